@@ -1,0 +1,3 @@
+from letterbox_tui.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,181 @@
+"""The ``letterbox-tui`` command: parses arguments, calls the core, prints text or JSON.
+
+Each command's handler lives in a sibling module and is imported only when that command
+runs, so reading commands never import Textual and start quickly. Exit codes (SPEC 7),
+first that applies: 2 usage or input error (one line on stderr); 1 ``check`` found a
+problem or ``owed --fail-late`` found a late item; 3 the scope is incomplete; 0 otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from letterbox_tui.core.errors import LetterboxError
+
+PROG = "letterbox-tui"
+
+# command -> (module:function, help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "init": ("write:cmd_init", "create a letterbox the protocol's tools accept"),
+    "demo": ("write:cmd_demo", "write a demo letterbox, then open it"),
+    "query": ("read:cmd_query", "letters matching header terms, three-valued"),
+    "exists": ("read:cmd_exists", "did this ever happen? yes, no or unknown"),
+    "show": ("read:cmd_show", "one letter: headers, answers, provenance, body"),
+    "current": ("read:cmd_current", "is this letter current? its chain and head"),
+    "answered": ("read:cmd_answered", "is this letter answered? its replies and acks"),
+    "thread": ("read:cmd_thread", "a thread as a reply tree"),
+    "owed": ("read:cmd_owed", "tasks still owed, by the seat that owes them"),
+    "disputes": ("read:cmd_disputes", "open disputes: where we still disagree"),
+    "check": ("read:cmd_check", "every problem and warning in the letterbox"),
+    "digest": ("read:cmd_digest", "current truth, citing letter ids"),
+    "send": ("write:cmd_send", "send a letter (body on stdin)"),
+    "reply": ("write:cmd_reply", "reply ack|nack|result|info to a letter (body on stdin)"),
+    "file": ("write:cmd_file", "file a non-task letter into your processed/"),
+    "supersede": ("write:cmd_supersede", "send a letter that supersedes ID (body on stdin)"),
+    "dispute": ("write:cmd_dispute", "raise a dispute naming letters that disagree"),
+    "rule": ("write:cmd_rule", "rule on a dispute, optionally upholding one letter"),
+    "review": ("write:cmd_review", "record a review of what is owed and late"),
+    "bench": ("bench:cmd_bench", "measure scanning speed against reading files raw"),
+}
+
+
+class UsageError(LetterboxError):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but every usage error is one line on stderr and exit 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        sub = self.prog.removeprefix(PROG).strip()
+        raise UsageError(f"{sub}: {message}" if sub else message)
+
+
+def _add_globals(p: argparse.ArgumentParser, suppress: bool) -> None:
+    default = argparse.SUPPRESS if suppress else None
+    p.add_argument("--root", metavar="DIR", default=default, help="the letterbox directory")
+    p.add_argument(
+        "--participant", metavar="SEAT", action="append", default=default,
+        help="restrict the scan to this seat (repeatable; the scope is then partial)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog=PROG, description="Terminal mail client for agent-letterbox letterboxes.")
+    _add_globals(parser, suppress=False)
+    parser.add_argument("--view", choices=["owed", "disputes", "truth", "all", "problems"], help="open the app on this view")
+    parser.add_argument("--letter", metavar="ID", help="open the app with this letter selected")
+    parser.add_argument("--theme", metavar="NAME", help="the app's theme")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name, (_, help_text) in COMMANDS.items():
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        _add_globals(p, suppress=True)
+        _configure(name, p)
+    return parser
+
+
+def _configure(name: str, p: argparse.ArgumentParser) -> None:
+    """Each command's own arguments (SPEC 7)."""
+    reading = {"query", "exists", "show", "current", "answered", "thread", "owed", "disputes", "check", "digest"}
+    if name in reading:
+        p.add_argument("--json", action="store_true", help="print JSON")
+    if name in ("query", "exists"):
+        p.add_argument("terms", nargs="*", metavar="TERM")
+    elif name in ("show", "current", "answered", "thread"):
+        p.add_argument("id", metavar="ID")
+    elif name == "owed":
+        p.add_argument("--seat", metavar="S")
+        p.add_argument("--at", metavar="T", help="'now' for lateness (RFC 3339 with offset)")
+        p.add_argument("--fail-late", action="store_true", help="exit 1 when anything is late")
+    elif name == "check":
+        p.add_argument("--verify", action="store_true", help="also verify the cache against file contents")
+    elif name == "digest":
+        p.add_argument("--seat", metavar="S")
+        p.add_argument("--at", metavar="T")
+    elif name == "init":
+        p.add_argument("dir", nargs="?", metavar="DIR")
+        p.add_argument("--seats", required=True, metavar="a,b")
+    elif name == "demo":
+        p.add_argument("dir", nargs="?", metavar="DIR")
+        p.add_argument("--no-open", action="store_true", help="write it, do not open the app")
+        p.add_argument("--seed", type=int, default=7, help=argparse.SUPPRESS)
+    elif name == "send":
+        p.add_argument("--as", dest="as_seat", required=True, metavar="S")
+        p.add_argument("--to", required=True, metavar="S")
+        p.add_argument("--type", required=True, metavar="T")
+        p.add_argument("--slug", required=True, metavar="X")
+        _writing_options(p)
+    elif name == "reply":
+        p.add_argument("id", metavar="ID")
+        p.add_argument("kind", choices=["ack", "nack", "result", "info"])
+        p.add_argument("--as", dest="as_seat", required=True, metavar="S")
+        p.add_argument("--slug", metavar="X")
+    elif name == "file":
+        p.add_argument("id", metavar="ID")
+        p.add_argument("--as", dest="as_seat", required=True, metavar="S")
+    elif name == "supersede":
+        p.add_argument("id", metavar="ID")
+        p.add_argument("--as", dest="as_seat", required=True, metavar="S")
+        p.add_argument("--to", metavar="S", help="default: the superseded letter's recipient")
+        p.add_argument("--type", metavar="T", help="default: the superseded letter's type")
+        p.add_argument("--slug", metavar="X", help="default: the superseded letter's slug")
+        _writing_options(p, supersedes=False)
+    elif name == "dispute":
+        p.add_argument("ids", nargs="+", metavar="ID")
+        p.add_argument("--as", dest="as_seat", required=True, metavar="S")
+        p.add_argument("--to", metavar="S", help="default: your own seat")
+        p.add_argument("--slug", metavar="X")
+        p.add_argument("--notify", action="store_true", help="also send info letters to the disputed letters' authors")
+    elif name == "rule":
+        p.add_argument("dispute", metavar="D")
+        p.add_argument("--as", dest="as_seat", required=True, metavar="S")
+        p.add_argument("--upholds", metavar="X")
+        p.add_argument("--to", metavar="S")
+        p.add_argument("--slug", metavar="X")
+    elif name == "review":
+        p.add_argument("--as", dest="as_seat", required=True, metavar="S")
+        p.add_argument("--at", metavar="T")
+    elif name == "bench":
+        p.add_argument("--letters", type=int, default=100_000, metavar="N")
+        p.add_argument("--dir", metavar="DIR")
+        p.add_argument("--json", action="store_true")
+        p.add_argument("--no-app", action="store_true", help="skip the app's first-paint measurement")
+
+
+def _writing_options(p: argparse.ArgumentParser, supersedes: bool = True) -> None:
+    p.add_argument("--ack", action="store_true", help="the letter is a task (requires_ack: true)")
+    p.add_argument("--priority", default="next", choices=["now", "next", "whenever"])
+    p.add_argument("--deadline", metavar="T")
+    p.add_argument("--thread", metavar="T")
+    p.add_argument("--re", metavar="ID")
+    if supersedes:
+        p.add_argument("--supersedes", metavar="ID")
+    p.add_argument("--subject", metavar="S")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args = build_parser().parse_args(argv)
+        if args.command is None:
+            from .app_launch import cmd_app
+
+            return cmd_app(args)
+        target, _ = COMMANDS[args.command]
+        module_name, func_name = target.split(":")
+        module = importlib.import_module(f"letterbox_tui.cli.{module_name}")
+        return int(getattr(module, func_name)(args) or 0)
+    except LetterboxError as exc:
+        print(f"{PROG}: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except (OSError, UnicodeError, RecursionError) as exc:
+        print(f"{PROG}: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 2

@@ -1,0 +1,148 @@
+"""The protocol's flat header grammar (SPEC 3), in one place.
+
+``parse_header(data)`` takes the first bytes of a file and returns ``HeaderResult``: either
+the ordered fields, or an error with whatever was legible around it. It never raises,
+whatever the bytes (a property test holds it to that).
+
+The fast path handles a well-formed header with a few C-level scans; only a broken header
+takes the line-by-line slow path that works out what is legible.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+MAX_LINE = 4096  # bytes, counting the line ending
+MAX_HEADER = 32768  # bytes, counting both delimiters
+
+_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
+# A closing delimiter: a line that is exactly '---' (LF or CRLF, or at end of data).
+_CLOSE = re.compile(rb"\n---(?:\r?\n|\r?$)")
+# Control characters not allowed in a header line (TAB included); CR is checked apart.
+_CONTROL = re.compile(r"[\x00-\x08\x09\x0b-\x0c\x0e-\x1f\x7f]")
+_CONTROL_B = re.compile(rb"[\x00-\x08\x09\x0b-\x0c\x0e-\x1f\x7f]")
+_LONG_LINE = re.compile(rb"[^\n]{%d,}" % MAX_LINE)  # with its '\n', over 4096 bytes
+
+
+@dataclass(slots=True)
+class HeaderResult:
+    fields: tuple[tuple[str, str], ...] | None  # None when the header is unreadable
+    error: str = ""
+    legible: dict[str, str] = field(default_factory=dict)
+    illegible: str = ""
+    complete: bool = True  # False when more bytes are needed to find the closing delimiter
+
+
+def needs_more(data: bytes, at_eof: bool) -> bool:
+    """True when ``data`` holds no closing delimiter yet and more of the file may help."""
+    if at_eof or len(data) >= MAX_HEADER + 8:
+        return False
+    return _CLOSE.search(data, 3) is None
+
+
+def parse_header(data: bytes) -> HeaderResult:
+    """Parse the header at the start of ``data`` (the first bytes of a letter file)."""
+    if data.startswith(b"---\n"):
+        start = 4
+    elif data.startswith(b"---\r\n"):
+        start = 5
+    else:
+        if data.startswith(b"\xef\xbb\xbf"):
+            why = "byte-order mark before the opening '---'"
+        elif not data:
+            why = "empty file"
+        else:
+            why = "first line is not '---'"
+        return _broken(data[:MAX_HEADER], 0, why, no_open=True)
+    m = _CLOSE.search(data, start - 1)
+    if m is None:
+        if len(data) > MAX_HEADER:
+            return _broken(data[:MAX_HEADER], start, "header over 32768 bytes (no closing '---' within it)")
+        return _broken(data, start, "no closing '---'")
+    body_start = m.start() + 1  # the '\n' before the closing line belongs to the last field line
+    end = m.end()
+    if end > MAX_HEADER:
+        return _broken(data[:end], start, "header over 32768 bytes")
+    raw = data[start:body_start]
+    # Fast path: no control bytes, no CR except in CRLF, no long line, valid UTF-8.
+    if _CONTROL_B.search(raw) is None and _LONG_LINE.search(raw) is None:
+        if b"\r" in raw:
+            if raw.count(b"\r") != raw.count(b"\r\n"):
+                return _broken(data[:end], start, "carriage return inside a line")
+            raw = raw.replace(b"\r\n", b"\n")
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return _broken(data[:end], start, "header is not UTF-8")
+        # Decoded text may still hold C1 or DEL? DEL was checked; C1 (U+0080..U+009F) is
+        # allowed by the grammar (only code points below 32 and 127 are refused).
+        fields: list[tuple[str, str]] = []
+        seen: set[str] = set()
+        for line in text.split("\n"):
+            if not line or line.isspace():
+                continue
+            key, sep, value = line.partition(":")
+            if not sep or _KEY.fullmatch(key) is None:
+                return _broken(data[:end], start, f"line is not 'key: value': {line[:60]!r}")
+            if key in seen:
+                return _broken(data[:end], start, f"key {key!r} repeats")
+            seen.add(key)
+            fields.append((key, value.strip()))
+        return HeaderResult(tuple(fields))
+    return _broken(data[:end], start, None)
+
+
+def _broken(data: bytes, start: int, why: str | None, *, no_open: bool = False) -> HeaderResult:
+    """Slow path: find the first error and separate legible lines from the rest.
+
+    ``data`` ends at the closing delimiter when there is one. Lines are judged one by one;
+    a line is legible when it is valid UTF-8, has no control character, is within the
+    length limit and parses as ``key: value`` with a valid key.
+    """
+    first_error = why
+    legible_values: dict[str, list[str]] = {}
+    legible_lines: dict[str, list[str]] = {}
+    illegible: list[str] = []
+    if no_open:
+        illegible.append(data.decode("utf-8", "replace"))
+        return HeaderResult(None, first_error or "unreadable", {}, "\n".join(illegible))
+    body = data[start:]
+    # Drop the closing delimiter line, if present, so it is not judged as a field.
+    m = _CLOSE.search(b"\n" + body)
+    if m is not None:
+        body = body[: max(m.start(), 0)]
+    for raw_line in body.split(b"\n"):
+        line_error = None
+        if len(raw_line) + 1 > MAX_LINE:
+            line_error = f"line over {MAX_LINE} bytes"
+        if raw_line.endswith(b"\r"):
+            raw_line = raw_line[:-1]
+        try:
+            line = raw_line.decode("utf-8")
+        except UnicodeDecodeError:
+            line = raw_line.decode("utf-8", "replace")
+            line_error = line_error or "header is not UTF-8"
+        if line_error is None and ("\r" in line or _CONTROL.search(line)):
+            line_error = "control character in a header line"
+        if line_error is None and (not line or line.isspace()):
+            continue
+        if line_error is None:
+            key, sep, value = line.partition(":")
+            if not sep or _KEY.fullmatch(key) is None:
+                line_error = f"line is not 'key: value': {line[:60]!r}"
+            else:
+                legible_values.setdefault(key, []).append(value.strip())
+                legible_lines.setdefault(key, []).append(line)
+                continue
+        illegible.append(line)
+        first_error = first_error or line_error
+    legible: dict[str, str] = {}
+    for key, values in legible_values.items():
+        if len(values) > 1:
+            first_error = first_error or f"key {key!r} repeats"
+            if any(v != values[0] for v in values):
+                illegible.extend(legible_lines[key])
+                continue
+        legible[key] = values[0]
+    return HeaderResult(None, first_error or "unreadable header", legible, "\n".join(illegible))

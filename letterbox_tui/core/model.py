@@ -1,0 +1,266 @@
+"""The value types every layer shares: letters, unreadable files, scope, answers.
+
+Data flows one way: files on disk -> scan (``Snapshot``) -> resolve (``Answer`` values)
+-> query and views. Nothing here reads files or knows about Textual.
+
+Letters are plain slotted classes rather than frozen dataclasses or pydantic models: a
+scan builds one per file and 100,000 of them must cost little. Treat them as immutable.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Literal
+
+AnswerValue = Literal["yes", "no", "unknown"]
+
+#: Reason codes of SPEC 5, exactly.
+REASON_CODES = (
+    "cycle",
+    "fork",
+    "malformed-pointer",
+    "ambiguous-reference",
+    "duplicate-id",
+    "unreadable-file",
+    "unsupported-entry",
+    "outside-scope",
+    "non-atomic-scan",
+    "ambiguous-timestamp",
+    "reply-to-superseded",
+    "external-route",
+)
+#: Informational reasons carried on yes/no answers.
+INFO_CODES = ("answered-by", "accepted-by", "ruled")
+
+#: Flags a readable letter may carry. Those in LEGACY_FLAGS count towards ``scope.legacy``.
+LEGACY_FLAGS = frozenset(
+    {"filename-alias", "id-filename-mismatch", "missing-sent", "missing-requires-ack", "time-from-id"}
+)
+
+#: Header fields whose values are letter ids (pointers). ``disputes`` is a list of ids.
+POINTER_FIELDS = ("re", "thread", "supersedes", "rules_on", "upholds", "disputes")
+
+EXTERNAL_BRIDGE = "external-bridge"
+
+
+class Letter:
+    """One readable letter file: its header fields and where it lies.
+
+    ``fields`` keeps every header line as written, in order. Named attributes are the
+    fields the spec gives meaning to, as strings ("" when absent). ``sent_at`` and
+    ``deadline_at`` are aware datetimes, or None when absent or ambiguous.
+    """
+
+    __slots__ = (
+        "id", "sender", "recipient", "type", "re", "thread", "priority", "requires_ack",
+        "deadline", "sent", "supersedes", "disputes", "rules_on", "upholds", "subject",
+        "fields", "seat", "folder", "path", "name", "sent_at", "deadline_at", "flags",
+        "malformed", "size", "mtime_ns", "inode",
+    )
+
+    def __init__(self, **kw: object) -> None:
+        for name in self.__slots__:
+            setattr(self, name, kw.get(name, ""))
+
+    # Declared for type checkers; assigned in __init__.
+    id: str
+    sender: str
+    recipient: str
+    type: str
+    re: str
+    thread: str
+    priority: str
+    requires_ack: str
+    deadline: str
+    sent: str
+    supersedes: str
+    disputes: tuple[str, ...]
+    rules_on: str
+    upholds: str
+    subject: str
+    fields: tuple[tuple[str, str], ...]
+    seat: str
+    folder: str
+    path: str  # relative to the root, with "/" separators
+    name: str
+    sent_at: datetime | None
+    deadline_at: datetime | None
+    flags: tuple[str, ...]
+    malformed: tuple[str, ...]  # pointer field names whose value is not a valid id
+    size: int
+    mtime_ns: int
+    inode: int
+
+    @property
+    def task(self) -> bool:
+        """A task is owed an ack, nack or final result."""
+        return self.requires_ack == "true"
+
+    @property
+    def thread_id(self) -> str:
+        """The thread this letter belongs to: its ``thread`` label, or its own id."""
+        return self.thread or self.id
+
+    @property
+    def legacy(self) -> bool:
+        return any(f in LEGACY_FLAGS for f in self.flags)
+
+    def field(self, key: str) -> str | None:
+        for k, v in self.fields:
+            if k == key:
+                return v
+        return None
+
+    def __repr__(self) -> str:
+        return f"Letter({self.id!r} at {self.path!r})"
+
+
+@dataclass(slots=True)
+class Unreadable:
+    """A ``*.md`` letter entry whose header could not be read.
+
+    ``legible`` holds the header lines that parse as ``key: value`` with a valid key (a
+    repeated key only when all its values agree); ``illegible`` is the rest of the header
+    text (decoded leniently), kept so the resolver can look for id mentions in it.
+    """
+
+    path: str
+    seat: str
+    folder: str
+    error: str
+    legible: dict[str, str] = field(default_factory=dict)
+    illegible: str = ""
+    size: int = 0
+    mtime_ns: int = 0
+    inode: int = 0
+
+
+@dataclass(slots=True, frozen=True)
+class Unsupported:
+    """An entry the scan may not read or follow; it makes the scope incomplete."""
+
+    path: str
+    reason: str
+
+
+@dataclass(slots=True)
+class Scope:
+    """What an answer was computed over (SPEC 5, "Scope")."""
+
+    root: str
+    participants: list[str]
+    files: int = 0
+    letters: int = 0
+    legacy: int = 0
+    unreadable: list[dict[str, str]] = field(default_factory=list)
+    unsupported: list[dict[str, str]] = field(default_factory=list)
+    partial: bool = False
+    atomic: bool = True
+    scanned_at: str = ""
+
+    @property
+    def complete(self) -> bool:
+        return not self.unreadable and not self.unsupported and not self.partial and self.atomic
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "root": self.root,
+            "participants": list(self.participants),
+            "files": self.files,
+            "letters": self.letters,
+            "legacy": self.legacy,
+            "unreadable": list(self.unreadable),
+            "unsupported": list(self.unsupported),
+            "partial": self.partial,
+            "atomic": self.atomic,
+            "complete": self.complete,
+            "scanned_at": self.scanned_at,
+        }
+
+    def why_incomplete(self) -> list[str]:
+        """Plain words for each cause of incompleteness (empty when complete)."""
+        why = []
+        if self.unreadable:
+            n = len(self.unreadable)
+            why.append(f"{n} unreadable file{'s' if n != 1 else ''}")
+        if self.unsupported:
+            n = len(self.unsupported)
+            why.append(f"{n} unsupported entr{'ies' if n != 1 else 'y'}")
+        if self.partial:
+            why.append("partial scope (" + ", ".join(self.participants) + " only)")
+        if not self.atomic:
+            why.append("files changed during the scan")
+        return why
+
+
+@dataclass(slots=True)
+class Snapshot:
+    """The result of one scan: letters, what could not be read, and the scope."""
+
+    root: str
+    letters: list[Letter]
+    unreadable: list[Unreadable]
+    unsupported: list[Unsupported]
+    scope: Scope
+    #: every seat found at the root (even those outside a partial scope)
+    seats: list[str] = field(default_factory=list)
+    #: relative paths of ``.md.ack`` sidecars whose letter exists beside them
+    sidecars: frozenset[str] = frozenset()
+    #: relative paths of ``.md.ack`` sidecars with no ``.md`` beside them
+    orphan_sidecars: list[str] = field(default_factory=list)
+    #: seat -> relative path of its ``status.md``
+    status_notes: dict[str, str] = field(default_factory=dict)
+    #: root entries that are neither seats nor known files (warnings for ``check``)
+    ignored: list[str] = field(default_factory=list)
+
+    def has_sidecar(self, letter: Letter) -> bool:
+        return letter.path + ".ack" in self.sidecars
+
+
+@dataclass(slots=True, frozen=True)
+class Reason:
+    """Why an answer is what it is. ``about`` names the answer it belongs to."""
+
+    code: str
+    about: str
+    detail: str = ""
+    letters: tuple[str, ...] = ()
+    paths: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "code": self.code,
+            "about": self.about,
+            "detail": self.detail,
+            "letters": list(self.letters),
+            "paths": list(self.paths),
+        }
+
+
+@dataclass(slots=True, frozen=True)
+class Answer:
+    """A derived answer: yes, no or unknown, with its reasons."""
+
+    value: AnswerValue
+    reasons: tuple[Reason, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.value not in ("yes", "no", "unknown"):
+            raise ValueError(f"bad answer value {self.value!r}")
+
+    @property
+    def yes(self) -> bool:
+        return self.value == "yes"
+
+    @property
+    def no(self) -> bool:
+        return self.value == "no"
+
+    @property
+    def unknown(self) -> bool:
+        return self.value == "unknown"
+
+
+YES = Answer("yes")
+NO = Answer("no")

@@ -1,0 +1,341 @@
+"""Turn a letterbox directory into letters plus an honest scope (SPEC 2, 3, 5 "Scope").
+
+Every directory is opened relative to its parent's descriptor with ``O_NOFOLLOW``, so a
+symlink swapped in mid-scan is refused, never followed. Letter files are opened with
+``O_NOFOLLOW | O_NONBLOCK`` and must ``fstat`` as regular files: a FIFO never blocks and a
+device is never read. Each header costs one ``os.read`` of 4 KiB (more only for a long
+header); bodies are never read.
+
+After reading, the scan lists every folder again; if entries appeared, vanished or moved it
+scans again, a bounded number of times, and otherwise reports ``atomic: false``.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from collections.abc import Iterable
+from datetime import datetime, timezone
+from typing import Protocol
+
+from .errors import LetterboxError
+from .grammar import valid_seat
+from .header import MAX_HEADER, needs_more, parse_header
+from .letters import build
+from .model import Letter, Scope, Snapshot, Unreadable, Unsupported
+
+FOLDERS = ("inbox", "processed")
+FIRST_READ = 4096
+MAX_ATTEMPTS = 3
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+
+class HeaderCache(Protocol):
+    """What the scanner asks of a derived cache (see ``core.cache``)."""
+
+    def get(self, path: str, size: int, mtime_ns: int, inode: int) -> Letter | Unreadable | None: ...
+
+    def put(self, item: Letter | Unreadable) -> None: ...
+
+
+def read_header_bytes(fd: int) -> bytes:
+    """The first bytes of an open file, enough to hold its header (bounded)."""
+    data = os.read(fd, FIRST_READ)
+    if len(data) == FIRST_READ and needs_more(data, at_eof=False):
+        while len(data) < MAX_HEADER + 8:
+            more = os.read(fd, MAX_HEADER + 8 - len(data))
+            if not more:
+                break
+            data += more
+    return data
+
+
+def scan(
+    root: str | os.PathLike[str],
+    participants: Iterable[str] | None = None,
+    *,
+    id_time_is_utc: bool | None = None,
+    cache: HeaderCache | None = None,
+    now: datetime | None = None,
+    max_attempts: int = MAX_ATTEMPTS,
+) -> Snapshot:
+    """Scan the letterbox at ``root``. ``participants`` restricts the scan (partial scope).
+
+    ``id_time_is_utc`` defaults to the letterbox's own setting. Raises ``LetterboxError``
+    when ``root`` cannot be opened or a named participant is not a seat.
+    """
+    root_s = os.path.realpath(os.fspath(root))
+    if id_time_is_utc is None:
+        from .settings import load_settings
+
+        id_time_is_utc = load_settings(root_s).id_time_is_utc
+    wanted = sorted(set(participants)) if participants is not None else None
+    scanned_at = (now or datetime.now(timezone.utc)).astimezone(timezone.utc)
+    attempt = 0
+    while True:
+        attempt += 1
+        scanner = _Scan(root_s, wanted, id_time_is_utc, cache)
+        snapshot = scanner.run()
+        if scanner.stable():
+            break
+        if attempt >= max_attempts:
+            snapshot.scope.atomic = False
+            break
+    snapshot.scope.scanned_at = scanned_at.isoformat().replace("+00:00", "Z")
+    return snapshot
+
+
+class _Scan:
+    """One pass over the letterbox. ``stable()`` re-lists folders to check nothing moved."""
+
+    def __init__(self, root: str, wanted: list[str] | None, id_time_is_utc: bool, cache: HeaderCache | None):
+        self.root = root
+        self.wanted = wanted
+        self.id_time_is_utc = id_time_is_utc
+        self.cache = cache
+        self.changed = False
+        self.listing: dict[str, frozenset[tuple[str, int]]] = {}
+        self.seat_names: frozenset[str] = frozenset()
+
+    def run(self) -> Snapshot:
+        try:
+            root_fd = os.open(self.root, _DIR_FLAGS)
+        except OSError as exc:
+            raise LetterboxError(f"cannot open letterbox {self.root}: {exc.strerror}") from None
+        letters: list[Letter] = []
+        unreadable: list[Unreadable] = []
+        unsupported: list[Unsupported] = []
+        sidecars: set[str] = set()
+        orphans: list[str] = []
+        status_notes: dict[str, str] = {}
+        ignored: list[str] = []
+        seats: list[str] = []
+        files = 0
+        try:
+            with os.scandir(root_fd) as it:
+                entries = sorted(it, key=lambda e: e.name)
+            for entry in entries:
+                name = entry.name
+                if name.startswith("."):
+                    continue
+                if name == "locks" or name == "letterbox-tui.toml":
+                    continue
+                if not valid_seat(name):
+                    ignored.append(name)
+                    continue
+                if entry.is_symlink():
+                    seats.append(name)
+                    if self.wanted is None or name in self.wanted:
+                        unsupported.append(Unsupported(name, "symlinked seat"))
+                    continue
+                if not entry.is_dir(follow_symlinks=False):
+                    ignored.append(name)
+                    continue
+                seats.append(name)
+            self.seat_names = frozenset(seats)
+            if self.wanted is not None:
+                missing = [w for w in self.wanted if w not in seats]
+                if missing:
+                    raise LetterboxError(f"no seat {missing[0]!r} in {self.root}")
+            for seat in seats:
+                if self.wanted is not None and seat not in self.wanted:
+                    continue
+                if any(u.path == seat for u in unsupported):
+                    continue
+                files += self._scan_seat(
+                    root_fd, seat, letters, unreadable, unsupported, sidecars, orphans, status_notes
+                )
+        finally:
+            os.close(root_fd)
+        legacy = sum(1 for letter in letters if letter.legacy)
+        scope = Scope(
+            root=self.root,
+            participants=list(self.wanted) if self.wanted is not None else [s for s in seats],
+            files=files,
+            letters=len(letters),
+            legacy=legacy,
+            unreadable=[{"path": u.path, "error": u.error} for u in unreadable],
+            unsupported=[{"path": u.path, "reason": u.reason} for u in unsupported],
+            partial=self.wanted is not None,
+            atomic=not self.changed,
+        )
+        return Snapshot(
+            root=self.root,
+            letters=letters,
+            unreadable=unreadable,
+            unsupported=unsupported,
+            scope=scope,
+            seats=seats,
+            sidecars=frozenset(sidecars),
+            orphan_sidecars=orphans,
+            status_notes=status_notes,
+            ignored=ignored,
+        )
+
+    def _scan_seat(self, root_fd, seat, letters, unreadable, unsupported, sidecars, orphans, status_notes) -> int:
+        try:
+            seat_fd = os.open(seat, _DIR_FLAGS, dir_fd=root_fd)
+        except OSError as exc:
+            unsupported.append(Unsupported(seat, _why(exc)))
+            return 0
+        files = 0
+        try:
+            with os.scandir(seat_fd) as it:
+                present = {e.name: e for e in it}
+            for extra in sorted(present):
+                e = present[extra]
+                if extra == "archive":
+                    unsupported.append(Unsupported(f"{seat}/archive", "archive folders are not read"))
+                elif extra == "status.md" and e.is_file(follow_symlinks=False):
+                    status_notes[seat] = f"{seat}/status.md"
+            for folder in FOLDERS:
+                e = present.get(folder)
+                rel = f"{seat}/{folder}"
+                if e is None:
+                    unsupported.append(Unsupported(rel, f"seat has no {folder}/"))
+                    continue
+                if e.is_symlink():
+                    unsupported.append(Unsupported(rel, "symlinked folder"))
+                    continue
+                if not e.is_dir(follow_symlinks=False):
+                    unsupported.append(Unsupported(rel, f"{folder} is not a directory"))
+                    continue
+                files += self._scan_folder(seat_fd, seat, folder, letters, unreadable, unsupported, sidecars, orphans)
+        finally:
+            os.close(seat_fd)
+        return files
+
+    def _scan_folder(self, seat_fd, seat, folder, letters, unreadable, unsupported, sidecars, orphans) -> int:
+        rel_dir = f"{seat}/{folder}"
+        try:
+            dir_fd = os.open(folder, _DIR_FLAGS, dir_fd=seat_fd)
+        except OSError as exc:
+            unsupported.append(Unsupported(rel_dir, _why(exc)))
+            return 0
+        files = 0
+        cache = self.cache
+        id_utc = self.id_time_is_utc
+        try:
+            with os.scandir(dir_fd) as it:
+                entries = [e for e in it if not e.name.startswith(".")]
+            entries.sort(key=lambda e: e.name)
+            self.listing[rel_dir] = frozenset((e.name, e.inode()) for e in entries)
+            names = {e.name for e in entries}
+            for entry in entries:
+                name = entry.name
+                if name.endswith(".md.ack"):
+                    rel = f"{rel_dir}/{name}"
+                    (sidecars.add(rel) if name[:-4] in names else orphans.append(rel))
+                    continue
+                if not name.endswith(".md"):
+                    continue
+                files += 1
+                rel = f"{rel_dir}/{name}"
+                if entry.is_symlink():
+                    unsupported.append(Unsupported(rel, "symlink"))
+                    continue
+                if not entry.is_file(follow_symlinks=False):
+                    unsupported.append(Unsupported(rel, _kind(entry)))
+                    continue
+                if cache is not None:
+                    try:
+                        st = entry.stat(follow_symlinks=False)
+                    except FileNotFoundError:
+                        self.changed = True
+                        continue
+                    except OSError as exc:
+                        unsupported.append(Unsupported(rel, _why(exc)))
+                        continue
+                    hit = cache.get(rel, st.st_size, st.st_mtime_ns, st.st_ino)
+                    if hit is not None:
+                        (letters if isinstance(hit, Letter) else unreadable).append(hit)
+                        continue
+                try:
+                    fd = os.open(name, _FILE_FLAGS, dir_fd=dir_fd)
+                except FileNotFoundError:
+                    self.changed = True
+                    continue
+                except OSError as exc:
+                    unsupported.append(Unsupported(rel, _why(exc)))
+                    continue
+                try:
+                    st = os.fstat(fd)
+                    if not stat.S_ISREG(st.st_mode):
+                        unsupported.append(Unsupported(rel, _kind_mode(st.st_mode)))
+                        continue
+                    data = read_header_bytes(fd)
+                except OSError as exc:
+                    unsupported.append(Unsupported(rel, _why(exc)))
+                    continue
+                finally:
+                    os.close(fd)
+                item = build(
+                    parse_header(data), path=rel, seat=seat, folder=folder, name=name,
+                    size=st.st_size, mtime_ns=st.st_mtime_ns, inode=st.st_ino, id_time_is_utc=id_utc,
+                )
+                if cache is not None:
+                    cache.put(item)
+                (letters if isinstance(item, Letter) else unreadable).append(item)
+        except OSError as exc:
+            unsupported.append(Unsupported(rel_dir, _why(exc)))
+        finally:
+            os.close(dir_fd)
+        return files
+
+    def stable(self) -> bool:
+        """List every scanned folder again: True when nothing appeared, vanished or moved."""
+        if self.changed:
+            return False
+        try:
+            with os.scandir(self.root) as it:
+                seats = frozenset(
+                    e.name for e in it
+                    if valid_seat(e.name) and (e.is_symlink() or e.is_dir(follow_symlinks=False))
+                )
+        except OSError:
+            return False
+        if seats != self.seat_names:
+            return False
+        for rel_dir, before in self.listing.items():
+            try:
+                with os.scandir(os.path.join(self.root, rel_dir)) as it:
+                    now = frozenset((e.name, e.inode()) for e in it if not e.name.startswith("."))
+            except OSError:
+                return False
+            if now != before:
+                return False
+        return True
+
+
+def _why(exc: OSError) -> str:
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return "permission denied"
+    if exc.errno == errno.ELOOP:
+        return "symlink"
+    if exc.errno == errno.ENXIO:
+        return "socket"
+    if exc.errno == errno.ENOTDIR:
+        return "not a directory"
+    return f"cannot open: {exc.strerror or exc}"
+
+
+def _kind(entry: os.DirEntry) -> str:
+    try:
+        return _kind_mode(entry.stat(follow_symlinks=False).st_mode)
+    except OSError as exc:
+        return _why(exc)
+
+
+def _kind_mode(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "fifo"
+    if stat.S_ISSOCK(mode):
+        return "socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "device"
+    if stat.S_ISDIR(mode):
+        return "directory"
+    return "not a regular file"
