@@ -112,7 +112,8 @@ def _configure(name: str, p: argparse.ArgumentParser) -> None:
         p.add_argument("id", metavar="ID")
         p.add_argument("kind", choices=["ack", "nack", "result", "info"])
         p.add_argument("--as", dest="as_seat", required=True, metavar="S")
-        p.add_argument("--slug", metavar="X")
+        p.add_argument("--slug", metavar="X", help="for info replies (default: the letter's slug)")
+        p.add_argument("--priority", default="next", choices=["now", "next", "whenever"])
     elif name == "file":
         p.add_argument("id", metavar="ID")
         p.add_argument("--as", dest="as_seat", required=True, metavar="S")
@@ -122,7 +123,7 @@ def _configure(name: str, p: argparse.ArgumentParser) -> None:
         p.add_argument("--to", metavar="S", help="default: the superseded letter's recipient")
         p.add_argument("--type", metavar="T", help="default: the superseded letter's type")
         p.add_argument("--slug", metavar="X", help="default: the superseded letter's slug")
-        _writing_options(p, supersedes=False)
+        _writing_options(p, supersedes=False, inherit=True)
     elif name == "dispute":
         p.add_argument("ids", nargs="+", metavar="ID")
         p.add_argument("--as", dest="as_seat", required=True, metavar="S")
@@ -145,9 +146,15 @@ def _configure(name: str, p: argparse.ArgumentParser) -> None:
         p.add_argument("--no-app", action="store_true", help="skip the app's first-paint measurement")
 
 
-def _writing_options(p: argparse.ArgumentParser, supersedes: bool = True) -> None:
-    p.add_argument("--ack", action="store_true", help="the letter is a task (requires_ack: true)")
-    p.add_argument("--priority", default="next", choices=["now", "next", "whenever"])
+def _writing_options(p: argparse.ArgumentParser, supersedes: bool = True, inherit: bool = False) -> None:
+    """``inherit``: unset options default to the superseded letter's values (supersede)."""
+    if inherit:
+        p.add_argument("--ack", action=argparse.BooleanOptionalAction, default=None,
+                       help="the letter is a task (default: as the superseded letter)")
+        p.add_argument("--priority", default=None, choices=["now", "next", "whenever"])
+    else:
+        p.add_argument("--ack", action="store_true", help="the letter is a task (requires_ack: true)")
+        p.add_argument("--priority", default="next", choices=["now", "next", "whenever"])
     p.add_argument("--deadline", metavar="T")
     p.add_argument("--thread", metavar="T")
     p.add_argument("--re", metavar="ID")

@@ -1,0 +1,221 @@
+"""The writing commands (SPEC 7): init, demo, send, reply, file, supersede, dispute, rule,
+review. Each parses its arguments into a call of the one write gate (``core.write``) and
+prints what was written; refusals are ``LetterboxError`` (exit 2, nothing written).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from argparse import Namespace
+from datetime import datetime
+from pathlib import Path
+
+from letterbox_tui.core.errors import LetterboxError
+from letterbox_tui.core.grammar import PRIORITIES, REPLY_KINDS, parse_time
+from letterbox_tui.core.root import candidate_root
+from letterbox_tui.core.write import (
+    Draft,
+    IdIndex,
+    default_slug,
+    deliver,
+    file_letter,
+    init_letterbox,
+    reply,
+    review_draft,
+    sent_stamp,
+    utc_now,
+)
+
+from .common import load, open_root
+
+
+def _stdin_body(*, optional: bool = False) -> str:
+    """The letter body from stdin. ``optional``: a terminal or empty stdin gives ""."""
+    stream = sys.stdin
+    if stream is None:
+        return ""
+    if optional and stream.isatty():
+        return ""
+    try:
+        data = stream.buffer.read() if hasattr(stream, "buffer") else stream.read().encode("utf-8")
+    except OSError as exc:
+        raise LetterboxError(f"cannot read the body from stdin: {exc.strerror}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise LetterboxError("the body on stdin is not UTF-8") from None
+
+
+def _emit(line: str) -> None:
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
+def _note(line: str) -> None:
+    sys.stderr.write(line + "\n")
+
+
+def _at(value: str | None) -> datetime:
+    if not value:
+        return utc_now()
+    parsed = parse_time(value)
+    if parsed is None:
+        raise LetterboxError(f"--at {value!r} needs a date, a time and an offset (e.g. 2026-12-01T09:00:00Z)")
+    return parsed
+
+
+# --- init and demo ---------------------------------------------------------------------
+
+
+def cmd_init(args: Namespace) -> int:
+    directory = Path(args.dir) if args.dir else candidate_root(getattr(args, "root", None))[0]
+    seats = [s for s in args.seats.split(",")]
+    created = init_letterbox(directory, seats)
+    names = ", ".join(dict.fromkeys(s.strip() for s in seats))
+    what = f"created {len(created)} director{'y' if len(created) == 1 else 'ies'}" if created else "already in place"
+    _emit(f"letterbox {directory} with seats {names}: {what}")
+    return 0
+
+
+def cmd_demo(args: Namespace) -> int:
+    from letterbox_tui.core.demo import DEMO_NOW, write_demo
+
+    directory = Path(args.dir or "demo-letterbox")
+    report = write_demo(directory, seed=args.seed, now=DEMO_NOW)
+    if args.no_open:
+        for line in report.summary():
+            _emit(line)
+        return 0
+    try:
+        from letterbox_tui.app import run_app
+    except ImportError:
+        for line in report.summary():
+            _emit(line)
+        _note("the terminal app is not available; the demo letterbox is written")
+        return 0
+    return int(run_app(root=str(directory), participants=None, view=None, letter=None, theme=None) or 0)
+
+
+# --- sending ---------------------------------------------------------------------------
+
+
+def cmd_send(args: Namespace) -> int:
+    root = open_root(args)
+    body = _stdin_body()
+    draft = Draft(
+        sender=args.as_seat, recipient=args.to, type=args.type, slug=args.slug, body=body,
+        priority=args.priority, requires_ack=args.ack, deadline=args.deadline or "",
+        thread=args.thread or "", re=args.re or "", supersedes=args.supersedes or "",
+        subject=args.subject or "",
+    )
+    published = deliver(root, draft)
+    _emit(published.id)
+    return 0
+
+
+def cmd_reply(args: Namespace) -> int:
+    root = open_root(args)
+    body = _stdin_body()
+    published = reply(root, args.id, args.kind, seat=args.as_seat, body=body, slug=args.slug or "",
+                      priority=args.priority)
+    _emit(published.id)
+    for note in published.notes:
+        _note(note)
+    return 0
+
+
+def cmd_file(args: Namespace) -> int:
+    root = open_root(args)
+    path, moved = file_letter(root, args.id, seat=args.as_seat)
+    rel = os.path.relpath(path, root)
+    _emit(f"filed: {args.id} -> {rel}" if moved else f"already filed: {args.id} ({rel})")
+    return 0
+
+
+def cmd_supersede(args: Namespace) -> int:
+    root, _settings, snapshot = load(_whole(args))
+    old = IdIndex(snapshot).one("supersedes", args.id)
+    kind = args.type or old.type
+    if kind in REPLY_KINDS:
+        raise LetterboxError(f"{args.id} is a {kind!r} reply; give --type for the new letter")
+    slug = args.slug or default_slug(old, "")
+    if not slug:
+        raise LetterboxError(f"cannot take a slug from {args.id}; give --slug")
+    draft = Draft(
+        sender=args.as_seat, recipient=args.to or old.recipient, type=kind, slug=slug, body=_stdin_body(),
+        priority=args.priority or (old.priority if old.priority in PRIORITIES else "next"),
+        requires_ack=old.task if args.ack is None else args.ack,
+        deadline=old.deadline if args.deadline is None else args.deadline,
+        thread=old.thread_id if args.thread is None else args.thread,
+        re=args.re or "", supersedes=old.id,
+        subject=old.subject if args.subject is None else args.subject,
+    )
+    published = deliver(root, draft, snapshot=snapshot)
+    _emit(published.id)
+    return 0
+
+
+def _whole(args: Namespace) -> Namespace:
+    """Writing checks pointers against the whole letterbox, never a partial scope."""
+    if getattr(args, "participant", None):
+        raise LetterboxError("--participant restricts reading; writing commands check the whole letterbox")
+    return args
+
+
+def cmd_dispute(args: Namespace) -> int:
+    root, _settings, snapshot = load(_whole(args))
+    index = IdIndex(snapshot)
+    disputed = [index.one("disputes", i) for i in args.ids]
+    if len(args.ids) < 2 or len(set(args.ids)) != len(args.ids):
+        raise LetterboxError("a dispute names two or more different letters")
+    body = _stdin_body(optional=True)
+    if not body.strip():
+        body = "These letters disagree and cannot all hold:\n" + "".join(f"- {i}\n" for i in args.ids)
+    draft = Draft(
+        sender=args.as_seat, recipient=args.to or args.as_seat, type="dispute",
+        slug=args.slug or default_slug(disputed[0], "dispute"), body=body, disputes=list(args.ids),
+    )
+    published = deliver(root, draft, snapshot=snapshot)
+    _emit(published.id)
+    if args.notify:
+        _root, _settings, snapshot = load(args)
+        authors = [a for a in dict.fromkeys(d.sender for d in disputed) if a != args.as_seat]
+        for author in authors:
+            named = [d.id for d in disputed if d.sender == author]
+            note = Draft(
+                sender=args.as_seat, recipient=author, type="info", slug=draft.slug,
+                body=(f"Dispute {published.id} names your letter(s):\n" + "".join(f"- {i}\n" for i in named)),
+                re=published.id, thread=published.id,
+            )
+            _emit(deliver(root, note, snapshot=snapshot).id)
+    return 0
+
+
+def cmd_rule(args: Namespace) -> int:
+    root, _settings, snapshot = load(_whole(args))
+    dispute = IdIndex(snapshot).one("rules_on", args.dispute)
+    if dispute.type != "dispute":
+        raise LetterboxError(f"{args.dispute} is a {dispute.type!r} letter, not a dispute")
+    body = _stdin_body(optional=True)
+    if not body.strip():
+        body = f"Ruling on dispute {dispute.id}: " + (
+            f"{args.upholds} is upheld.\n" if args.upholds else "closed without upholding any letter.\n"
+        )
+    draft = Draft(
+        sender=args.as_seat, recipient=args.to or dispute.sender, type="ruling",
+        slug=args.slug or default_slug(dispute, "ruling"), body=body, rules_on=dispute.id,
+        upholds=args.upholds or "", thread=dispute.thread_id,
+    )
+    _emit(deliver(root, draft, snapshot=snapshot).id)
+    return 0
+
+
+def cmd_review(args: Namespace) -> int:
+    root, _settings, snapshot = load(_whole(args))
+    at = _at(args.at)
+    draft = review_draft(snapshot, args.as_seat, at)
+    published = deliver(root, draft, snapshot=snapshot)
+    _emit(published.id)
+    _note(f"review recorded at {sent_stamp(at)} in {args.as_seat}/inbox/")
+    return 0
