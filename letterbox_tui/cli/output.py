@@ -1,0 +1,143 @@
+"""Human output for the reading commands: sanitized text, Rich tables, the scope line.
+
+Letter text is hostile. Everything from a letter goes through ``clean()`` (control
+characters, DEL, C1 and bidi controls become visible placeholders) and reaches Rich only as
+``rich.text.Text``, never as a markup string: ``[bold]`` and ``[@click=app.quit]`` print as
+written. Rich is imported lazily so ``--json`` runs never load it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from typing import TYPE_CHECKING, Any
+
+from letterbox_tui.core.model import Scope
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+# C0 except \n and \t, DEL, C1, and the bidi/direction controls.
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def _placeholder(m: re.Match[str]) -> str:
+    c = ord(m.group())
+    if c < 0x20:
+        return chr(0x2400 + c)  # the Control Pictures block: ESC -> U+241B
+    if c == 0x7F:
+        return "\u2421"
+    return f"<U+{c:04X}>"
+
+
+def clean(text: str) -> str:
+    """Text safe for a terminal: no control character survives (tabs become spaces)."""
+    text = text.replace("\r\n", "\n").replace("\t", "    ")
+    return _UNSAFE.sub(_placeholder, text)
+
+
+def dumps_json(obj: Any) -> str:
+    """JSON for a terminal or a pipe. JSON escapes C0 itself; C1 and bidi controls are
+    escaped here too (they can only occur inside strings, so the JSON stays equivalent)."""
+    text = json.dumps(obj, ensure_ascii=False, indent=2)
+    return re.sub("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]",
+                  lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def emit_json(obj: Any) -> None:
+    sys.stdout.write(dumps_json(obj))
+    sys.stdout.write("\n")
+
+
+def console() -> Console:
+    """A console that never interprets markup, emoji codes or highlights letter text."""
+    from rich.console import Console
+
+    width = None
+    if not sys.stdout.isatty():
+        try:
+            width = int(os.environ.get("COLUMNS", "")) or None
+        except ValueError:
+            width = None
+        width = width or 200
+    return Console(markup=False, emoji=False, highlight=False, width=width, soft_wrap=False)
+
+
+def text(value: object, style: str = "") -> Text:
+    """Letter data as Rich ``Text``: sanitized, never parsed as markup."""
+    from rich.text import Text
+
+    return Text(clean("" if value is None else str(value)), style=style)
+
+
+def table(*columns: str) -> Table:
+    from rich import box
+    from rich.table import Table
+
+    t = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, expand=False)
+    for c in columns:
+        t.add_column(c, overflow="fold")
+    return t
+
+
+_ANSWER_STYLE = {"yes": "green", "no": "", "unknown": "bold yellow", "open": "cyan", "closed": "dim"}
+
+
+def answer_text(value: str) -> Text:
+    return text(value, _ANSWER_STYLE.get(value, ""))
+
+
+def late_text(value: str) -> Text:
+    return text(value, "bold red" if value == "yes" else _ANSWER_STYLE.get(value, ""))
+
+
+def rows_table(rows: list[dict[str, Any]], *, unknown: bool = False) -> Table:
+    """The letter table: id, from -> to, type, state, answered, current, late, deadline."""
+    cols = ["id", "from → to", "type", "state", "answered", "current", "late", "deadline"]
+    if unknown:
+        cols.append("why unknown")
+    t = table(*cols)
+    for r in rows:
+        cells = [
+            text(r["id"]),
+            text(f"{r['from']} → {r['to']}"),
+            text(r["type"]),
+            answer_text(r["state"]),
+            answer_text(r["answered"]),
+            answer_text(r["current"]),
+            late_text(r["late"]),
+            text(r["deadline"]),
+        ]
+        if unknown:
+            cells.append(text(reasons_line(r.get("why") or r["reasons"])))
+        t.add_row(*cells)
+    return t
+
+
+def reasons_line(reasons: list[dict[str, Any]]) -> str:
+    """``code (about): detail`` for each reason, on one line."""
+    parts = []
+    for r in reasons:
+        s = f"{r['code']} ({r['about']})"
+        if r.get("detail"):
+            s += f": {r['detail']}"
+        parts.append(s)
+    return "; ".join(parts)
+
+
+def scope_line(scope: Scope, counts: str = "") -> str:
+    """One line: the counts, then ``complete`` or ``incomplete`` and why."""
+    head = f"{counts}; " if counts else ""
+    where = f"{scope.letters} letters in {scope.files} files"
+    if scope.complete:
+        return f"{head}scope complete ({where})"
+    why = ", ".join(scope.why_incomplete())
+    return f"{head}scope incomplete ({where}; {why}): not proof of global absence"
+
+
+def print_scope(con: Console, scope: Scope, counts: str = "") -> None:
+    con.print(text(scope_line(scope, counts), "" if scope.complete else "bold yellow"))

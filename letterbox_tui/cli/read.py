@@ -1,0 +1,528 @@
+"""The reading commands (SPEC 6, 7): query, exists, show, current, answered, thread, owed,
+disputes, check, digest. Each parses its input first (errors exit 2 before any scan),
+scans, resolves at one clock, and prints text or ``--json``. Nothing here writes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import stat
+from argparse import Namespace
+from datetime import datetime, timezone
+from typing import Any
+
+from letterbox_tui.core.check import check, has_problem
+from letterbox_tui.core.digest import digest
+from letterbox_tui.core.errors import LetterboxError
+from letterbox_tui.core.grammar import parse_time
+from letterbox_tui.core.model import Letter, Reason, Scope, Snapshot
+from letterbox_tui.core.owed import any_late, format_time, owed
+from letterbox_tui.core.query import Query, dedupe, parse_query, run_query
+from letterbox_tui.core.resolve import Resolution, resolve
+from letterbox_tui.core.rows import answers, row
+
+from . import output
+from .common import load, scope_exit
+
+#: ``show`` reads at most this much of a body.
+BODY_MAX = 1 << 20
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+_OPEN = re.compile(rb"---\r?\n")
+_CLOSE = re.compile(rb"\n---(?:\r?\n|\r?$)")
+
+
+# --- shared -------------------------------------------------------------------------
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def parse_at(value: str | None, what: str = "--at") -> datetime:
+    """``--at T``: RFC 3339 with an offset (default now), else exit 2."""
+    if value is None:
+        return _now()
+    when = parse_time(value)
+    if when is None:
+        raise LetterboxError(f"{what} {value!r}: expected RFC 3339 with an offset, e.g. 2026-10-04T00:00:00Z")
+    return when
+
+
+def _resolved(args: Namespace, at: datetime) -> tuple[Snapshot, Resolution]:
+    _, _, snapshot = load(args)
+    return snapshot, resolve(snapshot, at)
+
+
+def _letter(res: Resolution, letter_id: str) -> list[Letter]:
+    """Every readable copy of ``letter_id``, or exit 2 naming the scope's completeness."""
+    copies = res.by_id(letter_id)
+    if not copies:
+        scope = res.snapshot.scope
+        done = "complete scope" if scope.complete else "incomplete scope: " + ", ".join(scope.why_incomplete())
+        raise LetterboxError(f"no letter {output.clean(letter_id)} in scope ({done})")
+    return sorted(copies, key=lambda x: x.path)
+
+
+def _reasons(reasons: tuple[Reason, ...] | list[Reason]) -> list[dict[str, Any]]:
+    return [r.to_json() for r in reasons]
+
+
+def _scope_reasons(scope: Scope, snapshot: Snapshot) -> list[Reason]:
+    """Why an incomplete scope cannot prove absence, as reasons about the match."""
+    out = []
+    for u in snapshot.unreadable:
+        legible = u.legible.get("id", "")
+        out.append(Reason("unreadable-file", "match", u.error, (legible,) if legible else (), (u.path,)))
+    for e in snapshot.unsupported:
+        out.append(Reason("unsupported-entry", "match", e.reason, (), (e.path,)))
+    if scope.partial:
+        out.append(Reason("outside-scope", "match", "partial scope: " + ", ".join(scope.participants) + " only"))
+    if not scope.atomic:
+        out.append(Reason("non-atomic-scan", "match", "files changed while the scan ran"))
+    return out
+
+
+def _finish(scope: Scope) -> int:
+    return scope_exit(scope)
+
+
+# --- query, exists ----------------------------------------------------------------
+
+def _run(args: Namespace) -> tuple[Query, Snapshot, Resolution, Any]:
+    query = parse_query(args.terms)
+    snapshot, res = _resolved(args, query.at or _now())
+    return query, snapshot, res, run_query(query, res)
+
+
+def cmd_query(args: Namespace) -> int:
+    _, snapshot, res, result = _run(args)
+    scope = snapshot.scope
+    matches = [row(x, res) for x in result.matches]
+    unknown = []
+    for x, why in result.unknown:
+        r = row(x, res, why)
+        unknown.append(r)
+    if args.json:
+        output.emit_json({"matches": matches, "unknown": unknown, "scope": scope.to_json()})
+        return _finish(scope)
+    con = output.console()
+    if matches:
+        con.print(output.rows_table(matches))
+    if unknown:
+        con.print(output.text(f"unknown ({len(unknown)}): the record cannot settle these rows", "bold yellow"))
+        whys = {id(r): [w.to_json() for w in why] for r, (_, why) in zip(unknown, result.unknown)}
+        con.print(output.rows_table([{**r, "why": whys[id(r)]} for r in unknown], unknown=True))
+    counts = f"{len(matches)} match{'es' if len(matches) != 1 else ''}, {len(unknown)} unknown"
+    output.print_scope(con, scope, counts)
+    return _finish(scope)
+
+
+def cmd_exists(args: Namespace) -> int:
+    _, snapshot, res, result = _run(args)
+    scope = snapshot.scope
+    if result.matches:
+        value, reasons = "yes", []
+    elif scope.complete and not result.unknown:
+        value, reasons = "no", []
+    else:
+        collected = [r for _, why in result.unknown for r in why] + _scope_reasons(scope, snapshot)
+        value, reasons = "unknown", list(dedupe(collected))
+    out = {
+        "exists": value,
+        "matches": len(result.matches),
+        "unknown": len(result.unknown),
+        "reasons": _reasons(reasons),
+        "scope": scope.to_json(),
+    }
+    if args.json:
+        output.emit_json(out)
+        return _finish(scope)
+    con = output.console()
+    con.print(output.answer_text(value))
+    for r in reasons:
+        con.print(output.text("  " + output.reasons_line([r.to_json()])))
+    output.print_scope(con, scope, f"{out['matches']} matches, {out['unknown']} unknown")
+    return _finish(scope)
+
+
+# --- show ---------------------------------------------------------------------------
+
+def read_letter_file(root: str, letter: Letter, limit: int = BODY_MAX) -> dict[str, Any]:
+    """The file's sha256, its body (at most ``limit`` bytes, decoded leniently) and whether
+    it changed since the scan. Opens every component without following symlinks and never
+    blocks on a FIFO. Errors become ``error``, never exceptions."""
+    out: dict[str, Any] = {"sha256": None, "size": None, "changed": None, "body": None,
+                           "body_truncated": False, "error": None}
+    fds: list[int] = []
+    try:
+        fd = os.open(root, _DIR_FLAGS)
+        fds.append(fd)
+        for part in (letter.seat, letter.folder):
+            fd = os.open(part, _DIR_FLAGS, dir_fd=fd)
+            fds.append(fd)
+        fd = os.open(letter.name, _FILE_FLAGS, dir_fd=fd)
+        fds.append(fd)
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            out["error"] = "no longer a regular file"
+            return out
+        digest_ = hashlib.sha256()
+        head = bytearray()
+        keep = limit + 40 * 1024  # the header (at most 32 KiB) and the body's first bytes
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            digest_.update(chunk)
+            if len(head) < keep:
+                head += chunk[: keep - len(head)]
+        out["sha256"] = digest_.hexdigest()
+        out["size"] = st.st_size
+        out["changed"] = (st.st_size, st.st_mtime_ns, st.st_ino) != (letter.size, letter.mtime_ns, letter.inode)
+        data = bytes(head)
+        m = _OPEN.match(data)
+        close = _CLOSE.search(data, m.end() - 1) if m else None
+        if close is None:
+            out["error"] = "the header no longer closes"
+            return out
+        body = data[close.end():]
+        if len(body) > limit:
+            body = body[:limit]
+            out["body_truncated"] = True
+        out["body"] = body.decode("utf-8", errors="replace")
+    except OSError as exc:
+        out["error"] = f"cannot read: {exc.strerror or exc}"
+    finally:
+        for fd in reversed(fds):
+            os.close(fd)
+    return out
+
+
+def _show_one(letter: Letter, res: Resolution, root: str) -> dict[str, Any]:
+    found = answers(letter, res)
+    head = res.head(letter)
+    f = read_letter_file(root, letter)
+    return {
+        "id": letter.id,
+        "headers": dict(letter.fields),
+        "answers": {
+            name: {"value": a.value, "reasons": _reasons(a.reasons)} for name, a in found.items()
+        },
+        "head": head.id if head is not None else None,
+        "heads": [h.id for h in res.heads(letter)],
+        "provenance": {
+            "path": letter.path,
+            "seat": letter.seat,
+            "folder": letter.folder,
+            "sha256": f["sha256"],
+            "size": f["size"],
+            "changed_since_scan": f["changed"],
+            "legacy": list(letter.flags),
+            "malformed": list(letter.malformed),
+            "error": f["error"],
+        },
+        "body": f["body"],
+        "body_truncated": f["body_truncated"],
+    }
+
+
+def cmd_show(args: Namespace) -> int:
+    snapshot, res = _resolved(args, _now())
+    copies = _letter(res, args.id)
+    shown = [_show_one(x, res, snapshot.root) for x in copies]
+    scope = snapshot.scope
+    if args.json:
+        output.emit_json({"id": args.id, "letters": shown, "scope": scope.to_json()})
+        return _finish(scope)
+    con = output.console()
+    if len(shown) > 1:
+        con.print(output.text(f"{len(shown)} files hold this id (duplicate-id); each copy follows", "bold yellow"))
+    for item in shown:
+        _print_show(con, item)
+    output.print_scope(con, scope)
+    return _finish(scope)
+
+
+def _print_show(con: Any, item: dict[str, Any]) -> None:
+    from rich.rule import Rule
+
+    con.print(Rule(output.text(item["id"])))
+    t = output.table("field", "value")
+    for k, v in item["headers"].items():
+        t.add_row(output.text(k), output.text(v))
+    con.print(t)
+    a = output.table("answer", "value", "reasons")
+    for name, ans in item["answers"].items():
+        a.add_row(output.text(name), output.answer_text(ans["value"]), output.text(output.reasons_line(ans["reasons"])))
+    a.add_row(output.text("head"), output.text(item["head"] or "none"), output.text("heads: " + ", ".join(item["heads"])))
+    con.print(a)
+    p = item["provenance"]
+    con.print(output.text(f"path {p['path']}  sha256 {p['sha256']}  size {p['size']}"))
+    if p["legacy"]:
+        con.print(output.text("flags: " + ", ".join(p["legacy"])))
+    if p["changed_since_scan"]:
+        con.print(output.text("the file changed since the scan", "bold yellow"))
+    if p["error"]:
+        con.print(output.text(p["error"], "bold red"))
+    if item["body"] is not None:
+        con.print(Rule(output.text("body")))
+        con.print(output.text(item["body"]))
+        if item["body_truncated"]:
+            con.print(output.text(f"[body truncated at {BODY_MAX} bytes]", "dim"))
+
+
+# --- current, answered, thread ------------------------------------------------------
+
+def cmd_current(args: Namespace) -> int:
+    snapshot, res = _resolved(args, _now())
+    letter = _letter(res, args.id)[0]
+    ans = res.current(letter)
+    head = res.head(letter)
+    scope = snapshot.scope
+    out = {
+        "id": letter.id,
+        "current": ans.value,
+        "head": head.id if head is not None else None,
+        "heads": [h.id for h in res.heads(letter)],
+        "chain": [x.id for x in res.chain(letter)],
+        "reasons": _reasons(ans.reasons),
+        "scope": scope.to_json(),
+    }
+    if args.json:
+        output.emit_json(out)
+        return _finish(scope)
+    con = output.console()
+    con.print(output.text(f"current: {out['current']}  ({letter.id})"))
+    con.print(output.text(f"head: {out['head'] or 'none'}   heads: {', '.join(out['heads']) or 'none'}"))
+    con.print(output.text("chain: " + " , ".join(out["chain"])))
+    for r in out["reasons"]:
+        con.print(output.text("  " + output.reasons_line([r])))
+    output.print_scope(con, scope)
+    return _finish(scope)
+
+
+def cmd_answered(args: Namespace) -> int:
+    snapshot, res = _resolved(args, _now())
+    letter = _letter(res, args.id)[0]
+    ans = res.answered(letter)
+    scope = snapshot.scope
+    replies = [row(x, res) for x in res.replies(letter)]
+    acks = [row(x, res) for x in res.acks(letter)]
+    out = {
+        "id": letter.id,
+        "answered": ans.value,
+        "replies": replies,
+        "acks": acks,
+        "reasons": _reasons(ans.reasons),
+        "scope": scope.to_json(),
+    }
+    if args.json:
+        output.emit_json(out)
+        return _finish(scope)
+    con = output.console()
+    con.print(output.text(f"answered: {ans.value}  ({letter.id})"))
+    for r in out["reasons"]:
+        con.print(output.text("  " + output.reasons_line([r])))
+    if replies:
+        con.print(output.text("terminal replies:"))
+        con.print(output.rows_table(replies))
+    if acks:
+        con.print(output.text("acks:"))
+        con.print(output.rows_table(acks))
+    output.print_scope(con, scope)
+    return _finish(scope)
+
+
+def _time_key(letter: Letter) -> tuple:
+    t = letter.sent_at.timestamp() if letter.sent_at is not None else float("inf")
+    return (t, letter.id, letter.path)
+
+
+def thread_tree(res: Resolution, thread_id: str) -> tuple[str | None, list[dict[str, Any]]]:
+    """The thread's reply tree by ``re``: the root (the letter whose id is the thread, when
+    present) first, then letters whose parent is absent from the thread as extra roots. A
+    letter reached twice (an ``re`` loop) is listed once."""
+    members = sorted(res.thread(thread_id), key=_time_key)
+    first: dict[str, Letter] = {}
+    for x in members:
+        first.setdefault(x.id, x)
+    children: dict[int, list[Letter]] = {}
+    roots: list[Letter] = []
+    for x in members:
+        parent = first.get(x.re) if x.re and x.re != x.id else None
+        if parent is None:
+            roots.append(x)
+        else:
+            children.setdefault(id(parent), []).append(x)
+    roots.sort(key=lambda x: (x.id != thread_id, _time_key(x)))
+    seen: set[int] = set()
+    tree: list[dict[str, Any]] = []
+
+    def build(top: Letter) -> dict[str, Any]:
+        node: dict[str, Any] = {"id": top.id, "children": []}
+        seen.add(id(top))
+        stack = [(top, node)]
+        while stack:
+            letter, into = stack.pop()
+            for child in children.get(id(letter), []):
+                if id(child) in seen:
+                    continue
+                seen.add(id(child))
+                sub = {"id": child.id, "children": []}
+                into["children"].append(sub)
+                stack.append((child, sub))
+        return node
+
+    for r in roots:
+        tree.append(build(r))
+    for x in members:  # members on an re loop with no way in: extra roots
+        if id(x) not in seen:
+            tree.append(build(x))
+    root = thread_id if thread_id in first else None
+    return root, tree
+
+
+def cmd_thread(args: Namespace) -> int:
+    snapshot, res = _resolved(args, _now())
+    letter = _letter(res, args.id)[0]
+    thread_id = letter.thread_id
+    root, tree = thread_tree(res, thread_id)
+    scope = snapshot.scope
+    if args.json:
+        output.emit_json({"thread": thread_id, "root": root, "tree": tree, "scope": scope.to_json()})
+        return _finish(scope)
+    from rich.tree import Tree
+
+    by_id = {x.id: x for x in res.thread(thread_id)}
+    label = f"thread {thread_id}" + ("" if root else " (its root letter is not in scope)")
+    top = Tree(output.text(label))
+
+    def describe(node_id: str) -> Any:
+        x = by_id.get(node_id)
+        extra = f"  {x.sender} → {x.recipient} {x.type}" if x else ""
+        return output.text(node_id + extra)
+
+    stack = [(top, n) for n in reversed(tree)]
+    while stack:
+        parent, node = stack.pop()
+        branch = parent.add(describe(node["id"]))
+        stack.extend((branch, c) for c in reversed(node["children"]))
+    con = output.console()
+    con.print(top)
+    output.print_scope(con, scope)
+    return _finish(scope)
+
+
+# --- owed, disputes -----------------------------------------------------------------
+
+def _check_seat(snapshot: Snapshot, seat: str | None) -> None:
+    if seat is not None and seat not in snapshot.seats:
+        raise LetterboxError(f"no seat {output.clean(seat)!r} in {snapshot.root}")
+
+
+def cmd_owed(args: Namespace) -> int:
+    at = parse_at(args.at)
+    snapshot, res = _resolved(args, at)
+    _check_seat(snapshot, args.seat)
+    groups = owed(res, args.seat)
+    scope = snapshot.scope
+    late = any_late(groups, res)
+    code = 1 if (args.fail_late and late) else _finish(scope)
+    data = [{"seat": g.seat, "items": [row(x, res) for x in g.items]} for g in groups]
+    if args.json:
+        output.emit_json({"at": format_time(at), "owed": data, "scope": scope.to_json()})
+        return code
+    con = output.console()
+    con.print(output.text(f"owed at {format_time(at)}"))
+    total = 0
+    for g in data:
+        n_late = sum(1 for r in g["items"] if r["late"] == "yes")
+        total += len(g["items"])
+        con.print(output.text(f"{g['seat']} owes {len(g['items'])} ({n_late} late)", "bold"))
+        con.print(output.rows_table(g["items"]))
+    if not data:
+        con.print(output.text("nothing owed"))
+    output.print_scope(con, scope, f"{total} owed")
+    return code
+
+
+def cmd_disputes(args: Namespace) -> int:
+    snapshot, res = _resolved(args, _now())
+    scope = snapshot.scope
+    data = [
+        {"dispute": row(od.dispute, res), "disputed": [row(x, res) for x in od.disputed]}
+        for od in res.open_disputes()
+    ]
+    if args.json:
+        output.emit_json({"disputes": data, "scope": scope.to_json()})
+        return _finish(scope)
+    con = output.console()
+    for d in data:
+        con.print(output.text(f"dispute {d['dispute']['id']} ({d['dispute']['from']}): open", "bold"))
+        con.print(output.rows_table(d["disputed"]))
+    if not data:
+        con.print(output.text("no open disputes"))
+    output.print_scope(con, scope, f"{len(data)} open dispute{'s' if len(data) != 1 else ''}")
+    return _finish(scope)
+
+
+# --- check, digest ------------------------------------------------------------------
+
+def cmd_check(args: Namespace) -> int:
+    snapshot, res = _resolved(args, _now())
+    findings = check(res)
+    scope = snapshot.scope
+    code = 1 if has_problem(findings) else _finish(scope)
+    if args.json:
+        output.emit_json({"findings": [f.to_json() for f in findings], "scope": scope.to_json()})
+        return code
+    con = output.console()
+    t = output.table("severity", "code", "detail", "letters", "paths")
+    for f in findings:
+        t.add_row(
+            output.text(f.severity, "bold red" if f.problem else "yellow"),
+            output.text(f.code),
+            output.text(f.detail),
+            output.text(", ".join(f.letters)),
+            output.text(", ".join(f.paths)),
+        )
+    if findings:
+        con.print(t)
+    problems = sum(1 for f in findings if f.problem)
+    output.print_scope(con, scope, f"{problems} problem{'s' if problems != 1 else ''}, {len(findings) - problems} warnings")
+    return code
+
+
+def cmd_digest(args: Namespace) -> int:
+    at = parse_at(args.at)
+    snapshot, res = _resolved(args, at)
+    _check_seat(snapshot, args.seat)
+    data = digest(res, args.seat)
+    scope = snapshot.scope
+    if args.json:
+        output.emit_json({**data, "scope": scope.to_json()})
+        return _finish(scope)
+    con = output.console()
+    who = f" for {args.seat}" if args.seat else ""
+    con.print(output.text(f"digest{who} at {data['at']}", "bold"))
+    con.print(output.text(f"decisions in force ({len(data['decisions'])})", "bold"))
+    for d in data["decisions"]:
+        con.print(output.text(f"  {d['id']}  {d['subject']}  ({d['from']} → {d['to']}, sent {d['sent'] or '?'})"))
+    con.print(output.text(f"open disputes ({len(data['disputes'])})", "bold"))
+    for d in data["disputes"]:
+        names = ", ".join(x["id"] for x in d["disputed"])
+        con.print(output.text(f"  {d['id']}  disputes {names}"))
+    n_owed = sum(len(g["items"]) for g in data["owed"])
+    con.print(output.text(f"owed ({n_owed}, {len(data['late'])} late)", "bold"))
+    for g in data["owed"]:
+        for i in g["items"]:
+            mark = "LATE " if i["late"] == "yes" else ""
+            due = f" due {i['deadline']}" if i["deadline"] else ""
+            con.print(output.text(f"  {mark}{i['id']}  {g['seat']} owes {i['from']}{due}"))
+    con.print(output.text(f"uncertain ({len(data['uncertain'])})", "bold"))
+    for u in data["uncertain"]:
+        con.print(output.text(f"  {u['id']}  {u['answer']} unknown: {output.reasons_line(u['reasons'])}"))
+    output.print_scope(con, scope)
+    return _finish(scope)

@@ -1,0 +1,81 @@
+"""Current truth (SPEC 7 ``digest``): decisions in force, open disputes, what is owed and
+late, and what is uncertain. Every entry cites its letter id and path; bodies are never
+read or copied.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .model import Letter
+from .owed import format_time, owed
+from .query import subject
+from .resolve import Resolution
+
+
+def _cite(letter: Letter) -> dict[str, Any]:
+    return {
+        "id": letter.id,
+        "path": letter.path,
+        "from": letter.sender,
+        "to": letter.recipient,
+        "type": letter.type,
+        "subject": subject(letter),
+        "sent": letter.sent,
+    }
+
+
+def _involves(letter: Letter, seat: str | None) -> bool:
+    return seat is None or seat in (letter.sender, letter.recipient)
+
+
+def _by_time(letter: Letter) -> tuple:
+    t = letter.sent_at.timestamp() if letter.sent_at is not None else float("inf")
+    return (t, letter.id, letter.path)
+
+
+def digest(res: Resolution, seat: str | None = None) -> dict[str, Any]:
+    """The digest's data; ``seat`` keeps what that seat wrote, received or owes."""
+    letters = [x for x in res.snapshot.letters if _involves(x, seat)]
+    decisions = sorted((x for x in letters if x.type == "decision" and res.current(x).yes), key=_by_time)
+
+    disputes = []
+    for od in res.open_disputes():
+        if seat is None or _involves(od.dispute, seat) or any(_involves(d, seat) for d in od.disputed):
+            disputes.append({
+                **_cite(od.dispute),
+                "disputed": [_cite(d) for d in od.disputed],
+            })
+
+    owed_groups = []
+    for group in owed(res, seat):
+        items = []
+        for x in group.items:
+            late = res.late(x)
+            items.append({**_cite(x), "deadline": x.deadline, "late": late.value, "answered": res.answered(x).value})
+        owed_groups.append({"seat": group.seat, "items": items})
+
+    uncertain = []
+    for x in letters:
+        names: list[tuple[str, Any]] = []
+        if x.type == "decision":
+            names.append(("current", res.current(x)))
+        if x.task:
+            st = res.state(x)
+            if st.value != "closed":
+                names += [("state", st), ("answered", res.answered(x)), ("late", res.late(x))]
+        for name, ans in names:
+            if ans.value == "unknown":
+                uncertain.append({
+                    **_cite(x), "answer": name, "value": "unknown",
+                    "reasons": [r.to_json() for r in ans.reasons],
+                })
+    return {
+        "at": format_time(res.at),
+        "seat": seat,
+        "decisions": [_cite(x) for x in decisions],
+        "disputes": disputes,
+        "owed": owed_groups,
+        "late": [i["id"] for g in owed_groups for i in g["items"] if i["late"] == "yes"],
+        "uncertain": uncertain,
+    }

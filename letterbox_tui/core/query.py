@@ -1,0 +1,281 @@
+"""The query language (SPEC 6): terms parsed once, then evaluated per row in three values.
+
+``parse_query(["type=request", "answered=no"])`` gives a ``Query``; ``run_query(query,
+resolution)`` evaluates it over every readable letter and gives the matching letters and
+the letters whose outcome is unknown, each with the reasons that made it so. Evaluation is
+Kleene AND: every term yes is a match, any term no excludes the row, anything else leaves
+the row unknown. Cheap header terms run first, so derived answers are computed only for
+letters that survive them. Bodies are never read.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from .errors import LetterboxError
+from .grammar import parse_time, slug_of
+from .model import Answer, Letter, Reason
+from .resolve import Resolution
+
+# key -> the operators it takes
+_OPERATORS: dict[str, tuple[str, ...]] = {
+    "from": ("=",), "to": ("=",), "type": ("=",), "re": ("=",), "id": ("=",), "priority": ("=",),
+    "thread": ("=",),
+    "state": ("=",),
+    "answered": ("=",), "accepted": ("=",), "current": ("=",), "late": ("=",),
+    "superseded": ("=",),
+    "since": ("=",), "until": ("=",),
+    "due": ("<=", "<", ">=", ">"),
+    "slug": ("~=",), "subject": ("~=",),
+    "task": ("=",),
+    "at": ("=",),
+}
+_EQUALITY = ("from", "to", "type", "re", "id", "priority", "thread")
+_YES_NO_UNKNOWN = ("yes", "no", "unknown")
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "state": ("open", "closed", "any", "unknown"),
+    "answered": _YES_NO_UNKNOWN,
+    "accepted": _YES_NO_UNKNOWN,
+    "current": _YES_NO_UNKNOWN,
+    "late": _YES_NO_UNKNOWN,
+    "superseded": ("yes", "no", "head", "unknown"),
+    "task": ("yes", "no"),
+}
+_TIMES = ("since", "until", "due", "at")
+# Header terms cost nothing; derived ones ask the resolver. Evaluated in this order.
+_COST = {
+    "from": 0, "to": 0, "type": 0, "re": 0, "id": 0, "priority": 0, "thread": 0, "task": 0,
+    "slug": 1, "subject": 1, "since": 1, "until": 1, "due": 1,
+    "accepted": 2, "current": 3, "superseded": 3, "answered": 4, "state": 5, "late": 6,
+}
+_TERM_RE = re.compile(r"([a-z_]+)(~=|<=|>=|<|>|=)(.*)", re.DOTALL)
+
+#: Every key the query language knows (for help text and the app's query bar).
+KEYS = tuple(_OPERATORS)
+
+
+@dataclass(slots=True, frozen=True)
+class Term:
+    """One parsed term: ``key``, ``op`` and its value(s) (``when`` for time terms)."""
+
+    raw: str
+    key: str
+    op: str
+    values: tuple[str, ...]
+    when: datetime | None = None
+
+    @property
+    def value(self) -> str:
+        return self.values[0]
+
+
+@dataclass(slots=True, frozen=True)
+class Query:
+    """Parsed terms. ``at`` is the clock for ``late`` (None: the caller's now)."""
+
+    terms: tuple[Term, ...]
+    at: datetime | None = None
+
+    @property
+    def state(self) -> str:
+        """The ``state=`` term's value (default ``any``)."""
+        for t in self.terms:
+            if t.key == "state":
+                return t.value
+        return "any"
+
+
+@dataclass(slots=True, frozen=True)
+class Outcome:
+    """The result of evaluating a query on one letter: yes, no or unknown, with reasons."""
+
+    value: str
+    reasons: tuple[Reason, ...] = ()
+
+
+@dataclass(slots=True)
+class QueryResult:
+    matches: list[Letter]
+    unknown: list[tuple[Letter, tuple[Reason, ...]]]
+
+
+def _bad(raw: str, why: str) -> LetterboxError:
+    return LetterboxError(f"invalid term {raw!r}: {why}")
+
+
+def parse_term(raw: str) -> Term:
+    """One term, or ``LetterboxError`` naming it."""
+    if not raw.strip():
+        raise _bad(raw, "empty term")
+    m = _TERM_RE.fullmatch(raw)
+    if m is None:
+        raise _bad(raw, "expected KEY=VALUE (or due<=T, slug~=S)")
+    key, op, value = m.groups()
+    if key not in _OPERATORS:
+        raise _bad(raw, f"unknown key {key!r} (keys: {', '.join(KEYS)})")
+    if op not in _OPERATORS[key]:
+        raise _bad(raw, f"{key} takes {' '.join(key + o + 'VALUE' for o in _OPERATORS[key])}")
+    if value != value.strip() or not value:
+        raise _bad(raw, "empty value" if not value.strip() else "value has surrounding spaces")
+    if key in _EQUALITY:
+        values = tuple(value.split(","))
+        if any(not v for v in values):
+            raise _bad(raw, "empty alternative in a,b")
+        return Term(raw, key, op, values)
+    if key in _CHOICES:
+        if value not in _CHOICES[key]:
+            raise _bad(raw, f"{key} is one of {'|'.join(_CHOICES[key])}")
+        return Term(raw, key, op, (value,))
+    if key in _TIMES:
+        when = parse_time(value)
+        if when is None:
+            raise _bad(raw, "a time is RFC 3339 with an offset, e.g. 2026-10-04T00:00:00Z")
+        return Term(raw, key, op, (value,), when)
+    # slug~= subject~=: case-insensitive substring
+    return Term(raw, key, op, (value.casefold(),))
+
+
+def parse_query(raw_terms: Sequence[str]) -> Query:
+    """Parse every term; the same key with the same operator may not appear twice."""
+    terms: list[Term] = []
+    seen: dict[tuple[str, str], str] = {}
+    at: datetime | None = None
+    for raw in raw_terms:
+        term = parse_term(raw)
+        slot = (term.key, term.op)
+        if slot in seen:
+            raise LetterboxError(f"repeated term {raw!r}: {term.key}{term.op} already given as {seen[slot]!r}")
+        seen[slot] = raw
+        if term.key == "at":
+            at = term.when
+            continue
+        terms.append(term)
+    terms.sort(key=lambda t: _COST[t.key])
+    return Query(tuple(terms), at)
+
+
+def slug(letter: Letter) -> str:
+    return slug_of(letter.id, letter.sender, letter.type)
+
+
+def subject(letter: Letter) -> str:
+    return letter.subject or slug(letter)
+
+
+def _time_unknown(letter: Letter, term: Term, what: str) -> Outcome:
+    return Outcome(
+        "unknown",
+        (Reason(
+            "ambiguous-timestamp", "match",
+            f"{term.raw}: the letter's {what} is ambiguous",
+            (letter.id,), (letter.path,),
+        ),),
+    )
+
+
+_YES = Outcome("yes")
+_NO = Outcome("no")
+
+
+def _select(answer: Answer, wanted: str) -> Outcome:
+    """``answered=yes`` against an answer: unknown stays unknown unless asked for."""
+    if wanted == "unknown":
+        return _YES if answer.unknown else _NO
+    if answer.value == wanted:
+        return _YES
+    if answer.unknown:
+        return Outcome("unknown", tuple(answer.reasons))
+    return _NO
+
+
+def evaluate_term(term: Term, letter: Letter, res: Resolution) -> Outcome:
+    """One term on one letter: yes, no or unknown (with the reasons involved)."""
+    key = term.key
+    if key in ("from", "to", "type", "re", "id", "priority", "thread"):
+        have = {
+            "from": letter.sender, "to": letter.recipient, "type": letter.type, "re": letter.re,
+            "id": letter.id, "priority": letter.priority, "thread": letter.thread_id,
+        }[key]
+        return _YES if have in term.values else _NO
+    if key == "task":
+        return _YES if letter.task == (term.value == "yes") else _NO
+    if key == "slug":
+        return _YES if term.value in slug(letter).casefold() else _NO
+    if key == "subject":
+        return _YES if term.value in subject(letter).casefold() else _NO
+    if key in ("since", "until"):
+        if letter.sent_at is None:
+            return _time_unknown(letter, term, "sent time")
+        assert term.when is not None
+        ok = letter.sent_at >= term.when if key == "since" else letter.sent_at <= term.when
+        return _YES if ok else _NO
+    if key == "due":
+        if not letter.deadline:
+            return _NO
+        if letter.deadline_at is None:
+            return _time_unknown(letter, term, "deadline")
+        d, t = letter.deadline_at, term.when
+        assert t is not None
+        ok = {"<=": d <= t, "<": d < t, ">=": d >= t, ">": d > t}[term.op]
+        return _YES if ok else _NO
+    if key == "state":
+        wanted = term.value
+        if wanted == "any":
+            return _YES
+        st = res.state(letter)
+        if wanted == "unknown":
+            return _YES if st.value == "unknown" else _NO
+        if st.value == wanted:
+            return _YES
+        if st.value == "unknown":
+            return Outcome("unknown", tuple(st.reasons))
+        return _NO
+    if key == "superseded":
+        if term.value == "head":
+            return _select(res.current(letter), "yes")
+        return _select(res.superseded(letter), term.value)
+    if key == "answered":
+        return _select(res.answered(letter), term.value)
+    if key == "accepted":
+        return _select(res.accepted(letter), term.value)
+    if key == "current":
+        return _select(res.current(letter), term.value)
+    if key == "late":
+        return _select(res.late(letter), term.value)
+    raise AssertionError(f"unhandled key {key}")  # parse_term admits no other key
+
+
+def evaluate(query: Query, letter: Letter, res: Resolution) -> Outcome:
+    """Kleene AND of every term: any no -> no; all yes -> yes; else unknown with reasons."""
+    reasons: list[Reason] = []
+    unknown = False
+    for term in query.terms:
+        out = evaluate_term(term, letter, res)
+        if out.value == "no":
+            return _NO
+        if out.value == "unknown":
+            unknown = True
+            reasons.extend(out.reasons)
+    if unknown:
+        return Outcome("unknown", dedupe(reasons))
+    return _YES
+
+
+def dedupe(reasons: Iterable[Reason]) -> tuple[Reason, ...]:
+    return tuple(dict.fromkeys(reasons))
+
+
+def run_query(query: Query, res: Resolution, letters: Iterable[Letter] | None = None) -> QueryResult:
+    """Evaluate over ``letters`` (default: every readable letter, one per file, scan order)."""
+    matches: list[Letter] = []
+    unknown: list[tuple[Letter, tuple[Reason, ...]]] = []
+    for letter in res.snapshot.letters if letters is None else letters:
+        out = evaluate(query, letter, res)
+        if out.value == "yes":
+            matches.append(letter)
+        elif out.value == "unknown":
+            unknown.append((letter, out.reasons))
+    return QueryResult(matches, unknown)
