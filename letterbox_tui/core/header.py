@@ -19,6 +19,9 @@ MAX_HEADER = 32768  # bytes, counting both delimiters
 _KEY = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
 # A closing delimiter: a line that is exactly '---' (LF or CRLF, or at end of data).
 _CLOSE = re.compile(rb"\n---(?:\r?\n|\r?$)")
+# The same, ended by a line ending: only this settles a partial read (a '---' at the very
+# end of a read may be the start of a longer line such as '---x').
+_CLOSE_ENDED = re.compile(rb"\n---\r?\n")
 # Control characters not allowed in a header line (TAB included); CR is checked apart.
 _CONTROL = re.compile(r"[\x00-\x08\x09\x0b-\x0c\x0e-\x1f\x7f]")
 _CONTROL_B = re.compile(rb"[\x00-\x08\x09\x0b-\x0c\x0e-\x1f\x7f]")
@@ -35,10 +38,14 @@ class HeaderResult:
 
 
 def needs_more(data: bytes, at_eof: bool) -> bool:
-    """True when ``data`` holds no closing delimiter yet and more of the file may help."""
+    """True when ``data`` holds no closing delimiter yet and more of the file may help.
+
+    A '---' at the very end of ``data`` settles nothing unless the file ends there: the
+    line may go on ('---x'), so more is needed to judge it.
+    """
     if at_eof or len(data) >= MAX_HEADER + 8:
         return False
-    return _CLOSE.search(data, 3) is None
+    return _CLOSE_ENDED.search(data, 3) is None
 
 
 def parse_header(data: bytes) -> HeaderResult:
@@ -58,7 +65,9 @@ def parse_header(data: bytes) -> HeaderResult:
     m = _CLOSE.search(data, start - 1)
     if m is None:
         if len(data) > MAX_HEADER:
-            return _broken(data[:MAX_HEADER], start, "header over 32768 bytes (no closing '---' within it)")
+            return _broken(
+                data[:MAX_HEADER], start, "header over 32768 bytes (no closing '---' within it)", cut=True
+            )
         return _broken(data, start, "no closing '---'")
     body_start = m.start() + 1  # the '\n' before the closing line belongs to the last field line
     end = m.end()
@@ -93,12 +102,13 @@ def parse_header(data: bytes) -> HeaderResult:
     return _broken(data[:end], start, None)
 
 
-def _broken(data: bytes, start: int, why: str | None, *, no_open: bool = False) -> HeaderResult:
+def _broken(data: bytes, start: int, why: str | None, *, no_open: bool = False, cut: bool = False) -> HeaderResult:
     """Slow path: find the first error and separate legible lines from the rest.
 
     ``data`` ends at the closing delimiter when there is one. Lines are judged one by one;
     a line is legible when it is valid UTF-8, has no control character, is within the
-    length limit and parses as ``key: value`` with a valid key.
+    length limit and parses as ``key: value`` with a valid key. With ``cut`` the data was
+    cut at the size limit, so its last line is incomplete and never legible.
     """
     first_error = why
     legible_values: dict[str, list[str]] = {}
@@ -112,8 +122,12 @@ def _broken(data: bytes, start: int, why: str | None, *, no_open: bool = False) 
     m = _CLOSE.search(b"\n" + body)
     if m is not None:
         body = body[: max(m.start(), 0)]
-    for raw_line in body.split(b"\n"):
+    raw_lines = body.split(b"\n")
+    last = len(raw_lines) - 1
+    for n, raw_line in enumerate(raw_lines):
         line_error = None
+        if cut and n == last:
+            line_error = "header over 32768 bytes"
         if len(raw_line) + 1 > MAX_LINE:
             line_error = f"line over {MAX_LINE} bytes"
         if raw_line.endswith(b"\r"):
