@@ -1,17 +1,33 @@
 """Derived answers (SPEC 5): supersession, answered, accepted, state, late, disputes.
 
-INTERFACE STUB — the resolver helper replaces the bodies; the signatures are the contract
-other layers (query, commands, app) code against. Pure: takes a ``Snapshot`` and the clock
-``at``; no ``datetime.now()`` inside. Linear in the number of letters: index once in
-``resolve()``, answer per letter from the indexes (cache per-letter results).
+``resolve(snapshot, at)`` indexes the snapshot once (ids, pointers, replies, threads,
+disputes, what unreadable files and unsupported entries may be) and returns a
+``Resolution`` that answers per letter from those indexes, caching each answer. Pure: the
+clock is the parameter ``at``; nothing here reads a file or calls ``datetime.now()``.
+
+Supersession works on ids: ``X supersedes: Y`` is an edge from the id X to the id Y, and a
+*chain* is a connected component (union-find). A chain is analysed once, the first time one
+of its letters is asked about: strongly connected components (Tarjan, iterative) find the
+cycles, reverse reachability finds the branches of each fork, and disputes and rulings
+decide which forks are settled. Everything is linear in the number of letters, except that
+a letter inside k nested forks is visited once per fork.
+
+Every result is independent of scan order: lists are sorted by id then path, and reasons
+name letters and paths in sorted order.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime
+import heapq
+from dataclasses import dataclass, replace
+from datetime import datetime, timezone
 
-from .model import Answer, Letter, Reason, Snapshot
+from .grammar import ID_RE, tokens
+from .model import EXTERNAL_BRIDGE, NO, YES, Answer, Letter, Reason, Snapshot, Unreadable
+
+TERMINAL_TYPES = ("result", "nack")
+#: How many letters a reason names before it stops listing (the count is in its detail).
+_MAX_NAMED = 50
 
 
 @dataclass(slots=True, frozen=True)
@@ -28,80 +44,858 @@ class OpenDispute:
     disputed: tuple[Letter, ...]  # readable letters the dispute names, in its order
 
 
+@dataclass(slots=True, frozen=True)
+class Fork:
+    """Two or more letters supersede the letter ``at`` (for ``check`` and the app)."""
+
+    at: str  # the id superseded more than once
+    branches: tuple[str, ...]  # ids of the letters that supersede it, sorted
+    settled: bool
+    winner: str | None = None  # the branch (one of ``branches``) a ruling upheld
+    dispute: str | None = None  # the dispute that settled it
+    rulings: tuple[str, ...] = ()  # the rulings on that dispute
+    in_losing_branch: bool = False  # inside the losing branch of another settled fork
+
+
+@dataclass(slots=True, frozen=True)
+class Dangling:
+    """A pointer to an id no readable letter holds (harmless; ``check`` warns)."""
+
+    letter: Letter
+    field: str
+    target: str
+
+
+def _sorted_letters(letters) -> list[Letter]:
+    return sorted(letters, key=lambda x: (x.id, x.path))
+
+
+def _aware(at: datetime) -> datetime:
+    return at if at.tzinfo is not None else at.replace(tzinfo=timezone.utc)
+
+
+def _about(reasons: tuple[Reason, ...], about: str) -> tuple[Reason, ...]:
+    return tuple(r if r.about == about else replace(r, about=about) for r in reasons)
+
+
+def _names(ids) -> tuple[str, ...]:
+    return tuple(sorted(set(ids)))[:_MAX_NAMED]
+
+
+def _is_id(value: str) -> bool:
+    return bool(value) and ID_RE.fullmatch(value) is not None
+
+
+class _Chain:
+    """What one supersession chain says, computed once."""
+
+    __slots__ = (
+        "ids", "cycle_members", "losing", "winning", "doubts", "forks", "reply_below",
+        "malformed_thread", "order",
+    )
+
+    def __init__(self) -> None:
+        self.ids: list[str] = []
+        #: id -> sorted ids of the cycle(s) it is on or leads into
+        self.cycle_members: dict[str, tuple[str, ...]] = {}
+        #: id -> ``ruled`` reason, for letters on a losing branch of a settled fork
+        self.losing: dict[str, Reason] = {}
+        #: id -> ``ruled`` reason, for letters on the winning branch
+        self.winning: dict[str, Reason] = {}
+        #: reasons (about current) that put the whole chain in doubt
+        self.doubts: tuple[Reason, ...] = ()
+        self.forks: list[Fork] = []
+        #: id -> ids it supersedes (transitively) that have a terminal reply
+        self.reply_below: dict[str, tuple[str, ...]] = {}
+        #: malformed ``supersedes`` holders whose fallback (their thread) covers this chain
+        self.malformed_thread: tuple[Letter, ...] = ()
+        self.order: list[str] | None = None
+
+
 class Resolution:
     """Every derived answer over one snapshot at one clock ``at``."""
 
     snapshot: Snapshot
     at: datetime
 
+    def __init__(self, snapshot: Snapshot, at: datetime) -> None:
+        self.snapshot = snapshot
+        self.at = _aware(at)
+        scope = snapshot.scope
+        self._partial = bool(scope.partial)
+        self._atomic = bool(scope.atomic)
+        self._participants = frozenset(scope.participants)
+
+        by_id: dict[str, list[Letter]] = {}
+        for letter in snapshot.letters:
+            by_id.setdefault(letter.id, []).append(letter)
+        for group in by_id.values():
+            if len(group) > 1:
+                group.sort(key=lambda x: x.path)
+        self._by_id = by_id
+
+        children: dict[str, list[Letter]] = {}
+        superseders: dict[str, list[Letter]] = {}
+        threads: dict[str, list[Letter]] = {}
+        disputes_naming: dict[str, list[Letter]] = {}
+        rulings_on: dict[str, list[Letter]] = {}
+        malformed_re: dict[str, list[Letter]] = {}
+        malformed_sup_by_id: dict[str, list[Letter]] = {}
+        malformed_sup_by_thread: dict[str, list[Letter]] = {}
+        out: dict[str, set[str]] = {}
+        parent: dict[str, str] = {}
+
+        def find(x: str) -> str:
+            root = x
+            while True:
+                p = parent.get(root, root)
+                if p == root:
+                    break
+                root = p
+            while x != root:
+                nxt = parent.get(x, x)
+                parent[x] = root
+                x = nxt
+            return root
+
+        for letter in snapshot.letters:
+            malformed = letter.malformed or ()
+            threads.setdefault(letter.thread_id, []).append(letter)
+            if letter.re and "re" not in malformed:
+                children.setdefault(letter.re, []).append(letter)
+            elif letter.re:
+                for tok in tokens(letter.re):
+                    malformed_re.setdefault(tok, []).append(letter)
+            target = letter.supersedes
+            if target and "supersedes" not in malformed:
+                superseders.setdefault(target, []).append(letter)
+                if target in by_id:
+                    out.setdefault(letter.id, set()).add(target)
+                    parent.setdefault(letter.id, letter.id)
+                    parent.setdefault(target, target)
+                    a, b = find(letter.id), find(target)
+                    if a != b:
+                        if a < b:
+                            parent[b] = a
+                        else:
+                            parent[a] = b
+            elif target:
+                named = [t for t in tokens(target) if t in by_id]
+                if named:
+                    for t in named:
+                        malformed_sup_by_id.setdefault(t, []).append(letter)
+                else:
+                    malformed_sup_by_thread.setdefault(letter.thread_id, []).append(letter)
+            if letter.type == "dispute":
+                for d in set(letter.disputes or ()):
+                    disputes_naming.setdefault(d, []).append(letter)
+            if letter.type == "ruling" and _is_id(letter.rules_on) and "rules_on" not in malformed:
+                rulings_on.setdefault(letter.rules_on, []).append(letter)
+
+        self._children = children
+        self._superseders = superseders
+        self._threads = threads
+        self._disputes_naming = disputes_naming
+        self._rulings_on = rulings_on
+        self._malformed_re = malformed_re
+        self._malformed_sup_by_id = malformed_sup_by_id
+        self._malformed_sup_by_thread = malformed_sup_by_thread
+        self._out = {k: tuple(sorted(v)) for k, v in out.items()}
+        self._parent = parent
+        self._find = find
+
+        # Unreadable files: which ids they hold, and what they may be.
+        unreadable_holders: dict[str, list[Unreadable]] = {}
+        unreadable_superseders: dict[str, list[Unreadable]] = {}
+        unreadable_reply_by_re: dict[str, list[Unreadable]] = {}
+        unreadable_reply_open: dict[tuple[str | None, str | None], list[Unreadable]] = {}
+        for u in snapshot.unreadable:
+            legible = u.legible or {}
+            uid = legible.get("id", "")
+            if _is_id(uid):
+                unreadable_holders.setdefault(uid, []).append(u)
+            mentioned = tokens(u.illegible) if u.illegible else set()
+            sup = legible.get("supersedes")
+            if sup:
+                mentioned.add(sup)
+            for t in mentioned:
+                if t in by_id:
+                    unreadable_superseders.setdefault(t, []).append(u)
+            if "re" in legible:
+                unreadable_reply_by_re.setdefault(legible["re"], []).append(u)
+            elif legible.get("type", "result") in TERMINAL_TYPES:
+                key = (legible.get("from"), legible.get("to"))
+                unreadable_reply_open.setdefault(key, []).append(u)
+        self._unreadable_holders = unreadable_holders
+        self._unreadable_superseders = unreadable_superseders
+        self._unreadable_reply_by_re = unreadable_reply_by_re
+        self._unreadable_reply_open = unreadable_reply_open
+
+        # Reasons that hold for every letter of the snapshot (built once, shared).
+        unsupported = snapshot.unsupported
+        self._unsupported_paths = tuple(sorted(u.path for u in unsupported))
+        self._components: dict[str, list[str]] | None = None
+        self._chains: dict[str, _Chain] = {}
+        self._current: dict[str, Answer] = {}
+        self._superseded: dict[str, Answer] = {}
+        self._answered: dict[int, Answer] = {}
+        self._accepted: dict[int, Answer] = {}
+        self._state: dict[int, StateAnswer] = {}
+        self._late: dict[int, Answer] = {}
+        self._terminal: dict[int, list[Letter]] = {}
+
+    # --- shared reasons -----------------------------------------------------------
+    def _global_reasons(self, about: str, *, unsupported: bool = True, partial: bool = True) -> list[Reason]:
+        reasons = []
+        if unsupported and self._unsupported_paths:
+            n = len(self._unsupported_paths)
+            reasons.append(Reason(
+                "unsupported-entry", about,
+                f"{n} entr{'ies' if n != 1 else 'y'} the scan may not read may bear on this",
+                (), self._unsupported_paths[:_MAX_NAMED],
+            ))
+        if partial and self._partial:
+            reasons.append(Reason(
+                "outside-scope", about,
+                "the scope is partial (" + ", ".join(sorted(self._participants)) + " only): "
+                "letters of other seats may bear on this",
+            ))
+        if not self._atomic:
+            reasons.append(Reason("non-atomic-scan", about, "files changed while the scan ran"))
+        return reasons
+
+    # --- lookups ------------------------------------------------------------------
     def by_id(self, letter_id: str) -> list[Letter]:
         """Every readable letter holding this id (two or more: a duplicated id)."""
-        raise NotImplementedError
+        return list(self._by_id.get(letter_id, ()))
+
+    def holders(self, letter_id: str) -> list[str]:
+        """Paths of every file holding this id: readable letters and unreadable files whose
+        legible ``id`` is it. Two or more: the id is duplicated."""
+        paths = [x.path for x in self._by_id.get(letter_id, ())]
+        paths += [u.path for u in self._unreadable_holders.get(letter_id, ())]
+        return sorted(paths)
+
+    def _duplicated(self, letter_id: str) -> bool:
+        return len(self._by_id.get(letter_id, ())) + len(self._unreadable_holders.get(letter_id, ())) > 1
 
     # --- supersession -------------------------------------------------------------
+    def _chain(self, letter_id: str) -> _Chain:
+        root = self._find(letter_id)
+        chain = self._chains.get(root)
+        if chain is None:
+            if self._components is None:
+                comps: dict[str, list[str]] = {}
+                for node in self._parent:
+                    comps.setdefault(self._find(node), []).append(node)
+                self._components = comps
+            ids = sorted(self._components.get(root, [letter_id]))
+            chain = self._analyse(ids)
+            self._chains[root] = chain
+        return chain
+
+    def _analyse(self, ids: list[str]) -> _Chain:
+        chain = _Chain()
+        chain.ids = ids
+        out = self._out
+        superseder_ids = {i: sorted({s.id for s in self._superseders.get(i, ())}) for i in ids}
+
+        # 1. Cycles: strongly connected components, emitted sinks first.
+        sccs = _tarjan(ids, out)
+        reach: dict[str, frozenset[int]] = {}
+        cycles: list[tuple[str, ...]] = []
+        for comp in sccs:
+            members = set(comp)
+            cyclic = len(comp) > 1 or comp[0] in out.get(comp[0], ())
+            reached: set[int] = set()
+            if cyclic:
+                reached.add(len(cycles))
+                cycles.append(tuple(sorted(comp)))
+            for v in comp:
+                for t in out.get(v, ()):
+                    if t not in members:
+                        reached |= reach[t]
+            frozen = frozenset(reached)
+            for v in comp:
+                reach[v] = frozen
+        for v, r in reach.items():
+            if r:
+                chain.cycle_members[v] = tuple(sorted({m for i in r for m in cycles[i]}))
+
+        # 2. Forks, their branches, and which of them a ruling settles.
+        forks = [f for f in ids if len(superseder_ids[f]) >= 2]
+        settled: list[tuple[str, list[str], str, dict[str, set[str]], str, tuple[Letter, ...]]] = []
+        unsettled: list[str] = []
+        for f in forks:
+            branches = {s: _reverse_reach(s, superseder_ids) for s in superseder_ids[f]}
+            outcome = self._settle(branches)
+            if outcome is None:
+                unsettled.append(f)
+            else:
+                winner, dispute_id, rulings = outcome
+                settled.append((f, superseder_ids[f], winner, branches, dispute_id, rulings))
+        losing: dict[str, Reason] = {}
+        winning: dict[str, Reason] = {}
+        for f, sups, winner, branches, dispute_id, rulings in settled:
+            ruling_ids = tuple(sorted({r.id for r in rulings}))
+            ruling_paths = tuple(sorted(r.path for r in rulings))
+            letters = (dispute_id,) + ruling_ids
+            lose = Reason(
+                "ruled", "current",
+                f"fork at {f} settled by ruling {', '.join(ruling_ids)} on dispute {dispute_id}: "
+                f"the branch of {winner} wins, this letter is on a losing branch",
+                letters, ruling_paths,
+            )
+            win = Reason(
+                "ruled", "current",
+                f"fork at {f} settled by ruling {', '.join(ruling_ids)} on dispute {dispute_id}: "
+                f"the branch of {winner} wins",
+                letters, ruling_paths,
+            )
+            for s in sups:
+                if s == winner:
+                    continue
+                for m in branches[s]:
+                    if m not in branches[winner]:
+                        losing.setdefault(m, lose)
+            for m in branches[winner]:
+                winning.setdefault(m, win)
+        for m in losing:
+            winning.pop(m, None)
+        chain.losing = losing
+        chain.winning = winning
+        for f, sups, winner, branches, dispute_id, rulings in settled:
+            chain.forks.append(Fork(
+                f, tuple(sups), True, winner, dispute_id, tuple(sorted({r.id for r in rulings})),
+                f in losing,
+            ))
+        for f in unsettled:
+            chain.forks.append(Fork(f, tuple(superseder_ids[f]), False, in_losing_branch=f in losing))
+        chain.forks.sort(key=lambda x: x.at)
+
+        # 3. What puts the chain in doubt.
+        doubts: list[Reason] = []
+        for f in unsettled:
+            if f in losing:
+                continue  # a fork inside a losing branch does not touch the winner
+            sups = superseder_ids[f]
+            doubts.append(Reason(
+                "fork", "current",
+                f"{len(sups)} letters supersede {f} and no ruling settles which one is current",
+                tuple([f] + sups),
+                tuple(sorted(x.path for i in [f] + sups for x in self._by_id.get(i, ()))),
+            ))
+        for i in ids:
+            if superseder_ids[i] and self._duplicated(i):
+                doubts.append(Reason(
+                    "ambiguous-reference", "current",
+                    f"a supersedes pointer names {i}, which {len(self.holders(i))} files hold",
+                    tuple([i] + superseder_ids[i]), tuple(self.holders(i)),
+                ))
+        chain_letters = [x for i in ids for x in self._by_id.get(i, ())]
+        mal: dict[str, Letter] = {}
+        for i in ids:
+            for h in self._malformed_sup_by_id.get(i, ()):
+                mal.setdefault(h.path, h)
+        thread_holders: dict[str, Letter] = {}
+        root = self._find(ids[0])
+        for t in {x.thread_id for x in chain_letters}:
+            for h in self._malformed_sup_by_thread.get(t, ()):
+                if self._find(h.id) != root:  # every chain of its thread but its own
+                    thread_holders.setdefault(h.path, h)
+        chain.malformed_thread = tuple(thread_holders[p] for p in sorted(thread_holders))
+        mal.update(thread_holders)
+        if mal:
+            holders = [mal[p] for p in sorted(mal)]
+            doubts.append(Reason(
+                "malformed-pointer", "current",
+                "a supersedes pointer that could not be read may target this chain: "
+                + "; ".join(f"{h.id} has supersedes {h.supersedes!r}" for h in holders[:5]),
+                _names(h.id for h in holders), tuple(sorted(mal))[:_MAX_NAMED],
+            ))
+        unreadable: dict[str, Unreadable] = {}
+        for i in ids:
+            for u in self._unreadable_superseders.get(i, ()):
+                unreadable.setdefault(u.path, u)
+        if unreadable:
+            doubts.append(Reason(
+                "unreadable-file", "current",
+                f"{len(unreadable)} unreadable file{'s' if len(unreadable) != 1 else ''} may supersede "
+                "a letter of this chain",
+                (), tuple(sorted(unreadable))[:_MAX_NAMED],
+            ))
+        doubts.extend(self._global_reasons("current"))
+        chain.doubts = tuple(doubts)
+
+        # 4. Replies to letters each one supersedes (for reply-to-superseded).
+        answered_ids = {i for i in ids if any(self._terminal_replies(x) for x in self._by_id.get(i, ()))}
+        below: dict[str, tuple[str, ...]] = {}
+        for comp in sccs:
+            members = set(comp)
+            cyclic = len(comp) > 1 or comp[0] in out.get(comp[0], ())
+            shared: list[str] = sorted(m for m in comp if m in answered_ids) if cyclic else []
+            outside: list[str] = []
+            for v in comp:
+                for t in out.get(v, ()):
+                    if t not in members:
+                        if t in answered_ids:
+                            outside.append(t)
+                        outside.extend(below.get(t, ()))
+            for v in comp:
+                names = [m for m in shared if m != v] + outside
+                below[v] = tuple(dict.fromkeys(names))[:_MAX_NAMED]
+        chain.reply_below = below
+        return chain
+
+    def _settle(self, branches: dict[str, set[str]]) -> tuple[str, str, tuple[Letter, ...]] | None:
+        """The winning branch of a fork, the dispute and rulings that decide it, or None."""
+        per_branch: list[set[str]] = []
+        for members in branches.values():
+            named: set[str] = set()
+            for m in members:
+                for d in self._disputes_naming.get(m, ()):
+                    named.add(d.id)
+            per_branch.append(named)
+        qualifying = set.intersection(*per_branch) if per_branch else set()
+        outcomes: dict[str, tuple[str, tuple[Letter, ...]]] = {}
+        for dispute_id in sorted(qualifying):
+            rulings = self._rulings_on.get(dispute_id, ())
+            if not rulings:
+                continue
+            upheld = {r.upholds if "upholds" not in (r.malformed or ()) else "" for r in rulings}
+            if len(upheld) != 1:
+                continue
+            u = upheld.pop()
+            if not u:
+                continue
+            holding = [s for s, members in branches.items() if u in members]
+            if len(holding) != 1:
+                continue
+            outcomes.setdefault(holding[0], (dispute_id, tuple(_sorted_letters(rulings))))
+        if len(outcomes) != 1:
+            return None
+        ((winner, (dispute_id, rulings)),) = outcomes.items()
+        return winner, dispute_id, rulings
+
     def current(self, letter: Letter) -> Answer:
         """yes / no / unknown (reasons: cycle, fork, malformed-pointer, ambiguous-reference,
         unreadable-file, unsupported-entry, outside-scope, non-atomic-scan; ``ruled`` as info)."""
-        raise NotImplementedError
+        cached = self._current.get(letter.id)
+        if cached is not None:
+            return cached
+        answer = self._compute_current(letter.id)
+        self._current[letter.id] = answer
+        return answer
+
+    def _compute_current(self, letter_id: str) -> Answer:
+        chain = self._chain(letter_id)
+        members = chain.cycle_members.get(letter_id)
+        if members is not None:
+            on = letter_id in members
+            return Answer("unknown", (Reason(
+                "cycle", "current",
+                ("this letter is on a supersession cycle" if on else "this letter's supersedes pointers lead into a cycle")
+                + ": " + " -> ".join(members[:_MAX_NAMED]) + "; no winner is picked",
+                members[:_MAX_NAMED],
+                tuple(sorted(x.path for m in members[:_MAX_NAMED] for x in self._by_id.get(m, ()))),
+            ),))
+        if self._superseders.get(letter_id) and letter_id in self._by_id:
+            return NO
+        ruled = chain.losing.get(letter_id)
+        if ruled is not None:
+            return Answer("no", (ruled,))
+        if chain.doubts:
+            return Answer("unknown", chain.doubts)
+        win = chain.winning.get(letter_id)
+        return Answer("yes", (win,)) if win is not None else YES
 
     def superseded(self, letter: Letter) -> Answer:
-        raise NotImplementedError
+        """yes when current is no; no when nothing may supersede the letter; else unknown."""
+        cached = self._superseded.get(letter.id)
+        if cached is not None:
+            return cached
+        answer = self._compute_superseded(letter)
+        self._superseded[letter.id] = answer
+        return answer
+
+    def _compute_superseded(self, letter: Letter) -> Answer:
+        cur = self.current(letter)
+        if cur.no:
+            return Answer("yes", _about(cur.reasons, "superseded"))
+        if self._superseders.get(letter.id):
+            # A readable letter supersedes it, yet current is not no: a cycle.
+            return Answer("unknown", _about(cur.reasons, "superseded"))
+        reasons: list[Reason] = []
+        chain = self._chain(letter.id)
+        mal: dict[str, Letter] = {h.path: h for h in self._malformed_sup_by_id.get(letter.id, ())}
+        for h in chain.malformed_thread:
+            mal.setdefault(h.path, h)
+        if mal:
+            reasons.append(Reason(
+                "malformed-pointer", "superseded",
+                "a supersedes pointer that could not be read may target this letter",
+                _names(h.id for h in mal.values()), tuple(sorted(mal))[:_MAX_NAMED],
+            ))
+        unreadable = sorted({u.path for u in self._unreadable_superseders.get(letter.id, ())})
+        if unreadable:
+            reasons.append(Reason(
+                "unreadable-file", "superseded",
+                "an unreadable file may supersede this letter", (letter.id,), tuple(unreadable)[:_MAX_NAMED],
+            ))
+        reasons.extend(self._global_reasons("superseded"))
+        return Answer("unknown", tuple(reasons)) if reasons else NO
 
     def chain(self, letter: Letter) -> list[Letter]:
         """The letter's chain (connected component of supersedes edges), oldest-first by
         pointer order where possible, ties by id."""
-        raise NotImplementedError
+        chain = self._chain(letter.id)
+        if chain.order is None:
+            chain.order = _topological(chain.ids, self._out, self._superseders)
+        return [x for i in chain.order for x in self._by_id.get(i, ())]
+
+    def chain_ids(self, letter: Letter) -> list[str]:
+        """The ids of the letter's chain, in ``chain`` order (each id once)."""
+        self.chain(letter)
+        return list(self._chain(letter.id).order or ())
 
     def heads(self, letter: Letter) -> list[Letter]:
         """Candidate heads of the chain: letters that nothing readable supersedes."""
-        raise NotImplementedError
+        return [x for x in self.chain(letter) if not self._superseders.get(x.id)]
 
     def head(self, letter: Letter) -> Letter | None:
         """The single letter of the chain whose current is yes, else None."""
-        raise NotImplementedError
+        found = [x for x in self.chain(letter) if self.current(x).yes]
+        return found[0] if len(found) == 1 else None
 
     def superseders(self, letter: Letter) -> list[Letter]:
         """Readable letters whose ``supersedes`` is this letter's id."""
-        raise NotImplementedError
+        return _sorted_letters(self._superseders.get(letter.id, ()))
+
+    def forks(self) -> list[Fork]:
+        """Every fork of the snapshot, settled or not, sorted by the superseded id."""
+        found: list[Fork] = []
+        seen: set[str] = set()
+        for target, sups in self._superseders.items():
+            if target in self._by_id and len({s.id for s in sups}) >= 2:
+                root = self._find(target)
+                if root not in seen:
+                    seen.add(root)
+                    found.extend(self._chain(target).forks)
+        return sorted(found, key=lambda f: f.at)
+
+    def cycles(self) -> list[tuple[str, ...]]:
+        """Every supersession cycle, as its sorted member ids."""
+        found: set[tuple[str, ...]] = set()
+        seen: set[str] = set()
+        for node in self._out:
+            root = self._find(node)
+            if root in seen:
+                continue
+            seen.add(root)
+            chain = self._chain(node)
+            for v, members in chain.cycle_members.items():
+                if v in members:
+                    found.add(members)
+        # cycle_members of a node on a cycle may merge cycles it leads into; keep each
+        # strongly connected set once.
+        return sorted(found)
+
+    def dangling(self) -> list[Dangling]:
+        """Pointers (re, supersedes, rules_on, upholds, disputes) to ids no file holds."""
+        found: list[Dangling] = []
+        for letter in _sorted_letters(self.snapshot.letters):
+            malformed = letter.malformed or ()
+            for key in ("re", "supersedes", "rules_on", "upholds"):
+                value = getattr(letter, key)
+                if value and key not in malformed and not self.holders(value):
+                    found.append(Dangling(letter, key, value))
+            for d in letter.disputes or ():
+                if not self.holders(d):
+                    found.append(Dangling(letter, "disputes", d))
+        return found
 
     # --- replies ------------------------------------------------------------------
+    def _terminal_replies(self, letter: Letter) -> list[Letter]:
+        key = id(letter)
+        found = self._terminal.get(key)
+        if found is None:
+            found = _sorted_letters(
+                c for c in self._children.get(letter.id, ())
+                if c.type in TERMINAL_TYPES and c.sender == letter.recipient and c.recipient == letter.sender
+            )
+            self._terminal[key] = found
+        return found
+
     def answered(self, letter: Letter) -> Answer:
-        raise NotImplementedError
+        key = id(letter)
+        cached = self._answered.get(key)
+        if cached is None:
+            cached = self._compute_answered(letter)
+            self._answered[key] = cached
+        return cached
+
+    def _compute_answered(self, letter: Letter) -> Answer:
+        if EXTERNAL_BRIDGE in (letter.sender, letter.recipient):
+            return Answer("unknown", (Reason(
+                "external-route", "answered",
+                f"the letter crosses {EXTERNAL_BRIDGE}: no receipt is on disk", (letter.id,), (letter.path,),
+            ),))
+        if self._duplicated(letter.id):
+            paths = tuple(self.holders(letter.id))
+            return Answer("unknown", (Reason(
+                "duplicate-id", "answered",
+                f"{len(paths)} files hold the id {letter.id}", (letter.id,), paths,
+            ),))
+        replies = self._terminal_replies(letter)
+        if replies:
+            return Answer("yes", (Reason(
+                "answered-by", "answered",
+                "terminal reply from " + letter.recipient + ": " + ", ".join(r.id for r in replies[:5]),
+                tuple(r.id for r in replies), tuple(r.path for r in replies),
+            ),))
+        reasons: list[Reason] = []
+        if letter.id in self._out:
+            below = self._chain(letter.id).reply_below.get(letter.id, ())
+            if below:
+                reply_ids = sorted({r.id for b in below for x in self._by_id.get(b, ()) for r in self._terminal_replies(x)})
+                reasons.append(Reason(
+                    "reply-to-superseded", "answered",
+                    "a terminal reply answers an earlier version this letter supersedes: " + ", ".join(below[:5]),
+                    tuple(below) + tuple(reply_ids[:_MAX_NAMED]),
+                    tuple(sorted(r.path for b in below for x in self._by_id.get(b, ()) for r in self._terminal_replies(x)))[:_MAX_NAMED],
+                ))
+        maybe: dict[str, Unreadable] = {u.path: u for u in self._unreadable_reply_by_re.get(letter.id, ())}
+        for key in ((letter.recipient, letter.sender), (letter.recipient, None), (None, letter.sender), (None, None)):
+            for u in self._unreadable_reply_open.get(key, ()):
+                maybe.setdefault(u.path, u)
+        if maybe:
+            reasons.append(Reason(
+                "unreadable-file", "answered",
+                f"{len(maybe)} unreadable file{'s' if len(maybe) != 1 else ''} may be a terminal reply to this letter",
+                (), tuple(sorted(maybe))[:_MAX_NAMED],
+            ))
+        mal = self._malformed_re.get(letter.id, ())
+        if mal:
+            reasons.append(Reason(
+                "malformed-pointer", "answered",
+                "a letter's re could not be read and mentions this letter's id",
+                _names(h.id for h in mal), tuple(sorted(h.path for h in mal))[:_MAX_NAMED],
+            ))
+        reasons.extend(self._global_reasons("answered", partial=False))
+        if self._partial and letter.sender not in self._participants:
+            reasons.append(Reason(
+                "outside-scope", "answered",
+                f"the scope is partial and a reply would be delivered to {letter.sender}, outside it",
+                (letter.id,), (),
+            ))
+        return Answer("unknown", tuple(reasons)) if reasons else NO
 
     def replies(self, letter: Letter) -> list[Letter]:
         """Terminal replies (result/nack, re = id, reversed parties)."""
-        raise NotImplementedError
+        return list(self._terminal_replies(letter))
 
     def acks(self, letter: Letter) -> list[Letter]:
         """``ack`` letters with re = id and reversed parties."""
-        raise NotImplementedError
+        return _sorted_letters(
+            c for c in self._children.get(letter.id, ())
+            if c.type == "ack" and c.sender == letter.recipient and c.recipient == letter.sender
+        )
 
     def children(self, letter: Letter) -> list[Letter]:
         """Every readable letter whose ``re`` is this letter's id (any party, any type)."""
-        raise NotImplementedError
+        return _sorted_letters(self._children.get(letter.id, ()))
 
     def accepted(self, letter: Letter) -> Answer:
-        raise NotImplementedError
+        key = id(letter)
+        cached = self._accepted.get(key)
+        if cached is not None:
+            return cached
+        acks = self.acks(letter)
+        sidecar = self.snapshot.has_sidecar(letter)
+        if acks or sidecar:
+            paths = tuple(a.path for a in acks) + ((letter.path + ".ack",) if sidecar else ())
+            detail = []
+            if acks:
+                detail.append("ack from " + letter.recipient + ": " + ", ".join(a.id for a in acks[:5]))
+            if sidecar:
+                detail.append("sidecar " + letter.path + ".ack")
+            cached = Answer("yes", (Reason(
+                "accepted-by", "accepted", "; ".join(detail), tuple(a.id for a in acks), paths,
+            ),))
+        else:
+            cached = NO
+        self._accepted[key] = cached
+        return cached
 
     def state(self, letter: Letter) -> StateAnswer:
-        raise NotImplementedError
+        key = id(letter)
+        cached = self._state.get(key)
+        if cached is None:
+            cached = self._compute_state(letter)
+            self._state[key] = cached
+        return cached
+
+    def _compute_state(self, letter: Letter) -> StateAnswer:
+        if letter.folder == "processed":
+            return StateAnswer("closed")
+        answered = self.answered(letter)
+        if answered.yes:
+            return StateAnswer("closed")
+        reasons: list[Reason] = []
+        if self._duplicated(letter.id):
+            folders = {x.folder for x in self._by_id.get(letter.id, ())}
+            folders |= {u.folder for u in self._unreadable_holders.get(letter.id, ())}
+            if {"inbox", "processed"} <= folders:
+                reasons.append(Reason(
+                    "duplicate-id", "state",
+                    f"copies of {letter.id} lie in both inbox/ and processed/",
+                    (letter.id,), tuple(self.holders(letter.id)),
+                ))
+        if answered.unknown and not any(r.code == "external-route" for r in answered.reasons):
+            for r in _about(answered.reasons, "state"):
+                if r not in reasons:
+                    reasons.append(r)
+        return StateAnswer("unknown", tuple(reasons)) if reasons else StateAnswer("open")
 
     def late(self, letter: Letter, at: datetime | None = None) -> Answer:
         """Late at ``at`` (default: the resolution's ``at``)."""
-        raise NotImplementedError
+        if at is None:
+            key = id(letter)
+            cached = self._late.get(key)
+            if cached is None:
+                cached = self._compute_late(letter, self.at)
+                self._late[key] = cached
+            return cached
+        return self._compute_late(letter, _aware(at))
+
+    def _compute_late(self, letter: Letter, at: datetime) -> Answer:
+        if not letter.task:
+            return NO
+        state = self.state(letter)
+        if state.value == "closed":
+            return NO
+        deadline_at = letter.deadline_at or None
+        ambiguous = bool(letter.deadline) and deadline_at is None
+        overdue = deadline_at is not None and deadline_at < at
+        time_reason = Reason(
+            "ambiguous-timestamp", "late",
+            f"the deadline {letter.deadline!r} has no usable offset", (letter.id,), (letter.path,),
+        )
+        if state.value == "open":
+            answered = self.answered(letter)
+            if answered.no:
+                if ambiguous:
+                    return Answer("unknown", (time_reason,))
+                return YES if overdue else NO
+            reasons = _about(answered.reasons, "late")
+            return Answer("unknown", reasons + ((time_reason,) if ambiguous else ()))
+        if ambiguous:
+            return Answer("unknown", (time_reason,) + _about(state.reasons, "late"))
+        if overdue:
+            return Answer("unknown", _about(state.reasons, "late"))
+        return NO
 
     # --- threads and disputes -----------------------------------------------------
     def thread(self, thread_id: str) -> list[Letter]:
         """Letters whose thread is ``thread_id`` (the root included)."""
-        raise NotImplementedError
+        return _sorted_letters(self._threads.get(thread_id, ()))
 
     def open_disputes(self) -> list[OpenDispute]:
-        raise NotImplementedError
+        found = []
+        for letter in _sorted_letters(x for x in self.snapshot.letters if x.type == "dispute"):
+            if self._rulings_on.get(letter.id):
+                continue
+            disputed = tuple(x for d in (letter.disputes or ()) for x in self._by_id.get(d, ()))
+            found.append(OpenDispute(letter, disputed))
+        return found
 
     def rulings(self, dispute: Letter) -> list[Letter]:
-        raise NotImplementedError
+        return _sorted_letters(self._rulings_on.get(dispute.id, ()))
+
+
+def _tarjan(nodes: list[str], out: dict[str, tuple[str, ...]]) -> list[list[str]]:
+    """Strongly connected components, iteratively; emitted sinks first."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    result: list[list[str]] = []
+    counter = 0
+    for start in nodes:
+        if start in index:
+            continue
+        index[start] = low[start] = counter
+        counter += 1
+        stack.append(start)
+        on_stack.add(start)
+        work = [(start, iter(out.get(start, ())))]
+        while work:
+            v, it = work[-1]
+            pushed = False
+            for w in it:
+                if w not in index:
+                    index[w] = low[w] = counter
+                    counter += 1
+                    stack.append(w)
+                    on_stack.add(w)
+                    work.append((w, iter(out.get(w, ()))))
+                    pushed = True
+                    break
+                if w in on_stack and index[w] < low[v]:
+                    low[v] = index[w]
+            if pushed:
+                continue
+            work.pop()
+            if work:
+                u = work[-1][0]
+                if low[v] < low[u]:
+                    low[u] = low[v]
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                result.append(comp)
+    return result
+
+
+def _reverse_reach(start: str, superseder_ids: dict[str, list[str]]) -> set[str]:
+    """``start`` and every id that (transitively) supersedes it: one branch of a fork."""
+    seen = {start}
+    todo = [start]
+    while todo:
+        v = todo.pop()
+        for s in superseder_ids.get(v, ()):
+            if s not in seen:
+                seen.add(s)
+                todo.append(s)
+    return seen
+
+
+def _topological(ids: list[str], out: dict[str, tuple[str, ...]], superseders: dict[str, list[Letter]]) -> list[str]:
+    """Superseded first, heads last, ties by id; ids on cycles last, by id."""
+    id_set = set(ids)
+    remaining = {i: len([t for t in out.get(i, ()) if t in id_set]) for i in ids}
+    ready = [i for i in ids if remaining[i] == 0]
+    heapq.heapify(ready)
+    order: list[str] = []
+    done: set[str] = set()
+    while ready:
+        v = heapq.heappop(ready)
+        order.append(v)
+        done.add(v)
+        for s in sorted({x.id for x in superseders.get(v, ())}):
+            if s in id_set and s not in done:
+                remaining[s] -= 1
+                if remaining[s] == 0:
+                    heapq.heappush(ready, s)
+    order.extend(sorted(i for i in ids if i not in done))
+    return order
 
 
 def resolve(snapshot: Snapshot, at: datetime) -> Resolution:
     """Index the snapshot once; answers are computed on demand and cached."""
-    raise NotImplementedError
+    return Resolution(snapshot, at)
