@@ -19,6 +19,13 @@ PROTOCOL_TYPES = ("request", "delegate", "blocker", "status", "info", "ack", "na
 ADDED_TYPES = ("decision", "dispute", "ruling", "review")
 PRIORITIES = ("now", "next", "whenever")
 
+# "<seat>-<type>-" at the start of a parent id whose parties are not known: the earliest
+# "-<type>-" wins, as the protocol's own reader does.
+_PARENT_PREFIX_RE = re.compile(r"[a-z][a-z0-9-]*?-(?:" + "|".join(PROTOCOL_TYPES + ADDED_TYPES) + r")-")
+# A zero offset written with a minus sign: RFC 3339's "offset unknown" (-00:00, and the
+# -0000 / -00 / -00:00:00 spellings fromisoformat also takes).
+_UNKNOWN_OFFSET_RE = re.compile(r"-00(?::?00)?(?::?00(?:\.0+)?)?$")
+
 
 def valid_id(value: str) -> bool:
     return ID_RE.fullmatch(value) is not None
@@ -39,13 +46,17 @@ def parse_time(value: str) -> datetime | None:
     What ``datetime.fromisoformat`` accepts, ``Z`` included; a naive value, an invalid one
     and ``-00:00`` ("offset unknown") are ambiguous.
     """
-    if not value or value.endswith("-00:00"):
+    if not value:
         return None
     try:
         parsed = datetime.fromisoformat(value)
-    except ValueError:
+        if parsed.tzinfo is None:
+            return None
+        # A time that has no UTC equivalent (year 1 at +01:00) cannot be compared safely.
+        parsed.astimezone(timezone.utc)
+    except (ValueError, OverflowError):
         return None
-    if parsed.tzinfo is None:
+    if not parsed.utcoffset() and _UNKNOWN_OFFSET_RE.search(value.rstrip()):
         return None
     return parsed
 
@@ -75,9 +86,7 @@ def slug_of(letter_id: str, sender: str = "", kind: str = "") -> str:
     elif not sender:
         # Without the parties (a parent id), strip a leading "<seat>-<type>-" when the
         # type is one we know, which is how the protocol's writer builds ids.
-        for t in PROTOCOL_TYPES + ADDED_TYPES:
-            m = re.match(r"[a-z][a-z0-9-]*?-" + t + "-", s)
-            if m:
-                s = s[m.end():]
-                break
+        m = _PARENT_PREFIX_RE.match(s)
+        if m:
+            s = s[m.end():]
     return HEX8_TAIL_RE.sub("", s)
