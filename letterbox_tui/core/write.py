@@ -354,6 +354,8 @@ def deliver(
             # Same second, same suffix: pick another suffix.
             letter_id, _fields, data, letter = compose(token())
             continue
+        except OSError as exc:
+            raise LetterboxError(f"cannot publish into {inbox}: {exc.strerror or exc}") from None
         return Published(letter_id, inbox / (letter_id + ".md"), letter)
     raise LetterboxError(f"could not find a free id in {inbox} after {MAX_ATTEMPTS} attempts")
 
@@ -583,21 +585,29 @@ def reply(
             created = True
         except FileExistsError:
             existing = _existing_reply(root_p, parent.sender, name)
+        except OSError as exc:
+            raise LetterboxError(f"cannot publish into {parent.sender}/inbox/: {exc.strerror or exc}") from None
     if existing is not None:
         _same_body(existing, data_body)
         letter = _read_letter(existing, parent.sender) or letter
     path = existing or root_p / parent.sender / "inbox" / name
     published = Published(reply_id, path, letter, created=created)
     # Local state, after the reply is durable (protocol order).
-    if kind == "ack":
-        sidecar = "\n".join([f"ack_id: {reply_id}", f"acked_at: {sent_stamp(moment)}", f"by: {seat}", ""])
-        try:
-            publish_bytes(root_p, (seat, "inbox"), parent.name + ".ack", sidecar.encode())
-        except FileExistsError:
-            published.notes.append("the sidecar was already there")
-    else:
-        move_to_processed(root_p, seat, parent.name)
-        _remove_sidecar(root_p, seat, parent.name)
+    try:
+        if kind == "ack":
+            sidecar = "\n".join([f"ack_id: {reply_id}", f"acked_at: {sent_stamp(moment)}", f"by: {seat}", ""])
+            try:
+                publish_bytes(root_p, (seat, "inbox"), parent.name + ".ack", sidecar.encode())
+            except FileExistsError:
+                published.notes.append("the sidecar was already there")
+        else:
+            move_to_processed(root_p, seat, parent.name)
+            _remove_sidecar(root_p, seat, parent.name)
+    except OSError as exc:
+        raise LetterboxError(
+            f"the {kind} reply {reply_id} is published, but updating {seat}'s own folders failed "
+            f"({exc.strerror or exc}); run the same reply again to finish"
+        ) from None
     if not created:
         published.notes.append(f"the {kind} reply was already published")
     return published
@@ -655,7 +665,10 @@ def file_letter(
         raise LetterboxError(f"{letter_id} is a task: reply result or nack to close it")
     if letter.requires_ack != "false":
         raise LetterboxError(f"{letter_id} has no valid requires_ack; not filing it")
-    move_to_processed(root_p, seat, letter.name)
+    try:
+        move_to_processed(root_p, seat, letter.name)
+    except OSError as exc:
+        raise LetterboxError(f"cannot file {letter_id}: {exc.strerror or exc}") from None
     return root_p / seat / "processed" / letter.name, True
 
 
