@@ -1,0 +1,624 @@
+"""The letterbox app: mailboxes, the letter list and the selected letter.
+
+The scan runs in a worker thread and posts its result as a message, so the first paint
+happens before the scan ends. A cheap poll (directory mtimes) notices new letters and
+rescans in the same worker group, keeping the selection.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from textual import on, work
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.content import Content
+from textual.reactive import var
+from textual.message import Message
+from textual.widgets import Footer, Input, OptionList, Static, TabbedContent
+from textual.widgets.option_list import Option
+from textual.worker import Worker, WorkerState, get_current_worker
+
+from letterbox_tui.core.errors import LetterboxError
+from letterbox_tui.core.settings import Settings, load_settings
+
+from .commands import LetterboxCommands
+from .model import VIEW_BY_NAME, VIEWS, AppModel, span
+from .sanitize import clean, cleans
+from .themes import BUILTIN, DEFAULT_THEME, APP_VARIABLES, load_themes, shipped_themes_dir, user_themes_dir
+from .widgets.letter_list import LetterList, ListRow
+from .widgets.letter_pane import LetterPane
+
+Clock = Callable[[], datetime]
+
+
+@dataclass
+class ScanProgress(Message):
+    stage: str
+    step: int
+    steps: int
+
+
+@dataclass
+class ScanDone(Message):
+    model: AppModel
+    fingerprint: tuple
+
+
+def folder_fingerprint(root: str) -> tuple:
+    """Directory mtimes of the root, each seat, its inbox/ and processed/, and the
+    settings file: a new, moved or removed letter (or sidecar) changes one of them."""
+    out: list = []
+    try:
+        st = os.stat(root)
+        out.append(("", st.st_mtime_ns))
+        with os.scandir(root) as it:
+            names = sorted(e.name for e in it if not e.name.startswith(".") and e.is_dir(follow_symlinks=False))
+        for name in names:
+            for sub in ("", "/inbox", "/processed"):
+                try:
+                    out.append((name + sub, os.stat(os.path.join(root, name + sub), follow_symlinks=False).st_mtime_ns))
+                except OSError:
+                    out.append((name + sub, None))
+        try:
+            out.append(("toml", os.stat(os.path.join(root, "letterbox-tui.toml")).st_mtime_ns))
+        except OSError:
+            pass
+    except OSError:
+        out.append(("error", None))
+    return tuple(out)
+
+
+class LetterboxApp(App[int]):
+    """Humans auditing seats: what is owed and late, what is in dispute, what is true."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "letterbox-tui"
+    COMMANDS = App.COMMANDS | {LetterboxCommands}
+    ENABLE_COMMAND_PALETTE = True
+
+    BINDINGS = [
+        Binding("q", "quit", "Quit", id="app.quit"),
+        Binding("question_mark", "help", "Help", id="app.help"),
+        Binding("colon", "command_palette", "Commands", show=False, id="app.palette"),
+        Binding("slash", "query", "Query", id="app.query"),
+        Binding("n", "next_attention(1)", "Next", show=False, id="app.next"),
+        Binding("N", "next_attention(-1)", "Prev", show=False, id="app.prev"),
+        Binding("1", "view('owed')", "Owed", show=False, id="view.owed"),
+        Binding("2", "view('disputes')", "Disputes", show=False, id="view.disputes"),
+        Binding("3", "view('truth')", "Truth", show=False, id="view.truth"),
+        Binding("4", "view('all')", "All", show=False, id="view.all"),
+        Binding("5,p", "view('problems')", "Problems", show=False, id="view.problems"),
+        Binding("right_square_bracket", "tab(1)", "Next tab", show=False, id="letter.next_tab"),
+        Binding("left_square_bracket", "tab(-1)", "Prev tab", show=False, id="letter.prev_tab"),
+        Binding("c", "compose", "Compose", id="letter.compose"),
+        Binding("r", "reply", "Reply", id="letter.reply"),
+        Binding("s", "supersede", "Supersede", show=False, id="letter.supersede"),
+        Binding("m", "mark", "Mark", show=False, id="letter.mark"),
+        Binding("d", "dispute", "Dispute", show=False, id="letter.dispute"),
+        Binding("u", "rule", "Rule", show=False, id="letter.rule"),
+        Binding("R", "review", "Review", id="app.review"),
+        Binding("f5,ctrl+r", "rescan", "Rescan", show=False, id="app.rescan"),
+        Binding("escape", "escape", "Back", show=False, id="app.escape"),
+    ]
+
+    model: var[AppModel | None] = var(None, init=False)
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        participants: Iterable[str] | None = None,
+        *,
+        view: str | None = None,
+        letter: str | None = None,
+        theme: str | None = None,
+        now: datetime | Clock | None = None,
+        settings: Settings | None = None,
+        poll_interval: float | None = 2.0,
+        theme_dirs: Iterable[Path] | None = None,
+    ) -> None:
+        super().__init__()
+        self.root = os.path.realpath(os.fspath(root))
+        self.participants = list(participants) if participants else None
+        self.settings = settings if settings is not None else load_settings(self.root)
+        self.start_view = VIEW_BY_NAME.get(view or "owed", "view:owed")
+        self.start_letter = letter
+        if isinstance(now, datetime):
+            fixed = now
+            self.clock: Clock = lambda: fixed
+        else:
+            self.clock = now or (lambda: datetime.now(timezone.utc))
+        self.poll_interval = poll_interval
+        self.mailbox_id = self.start_view
+        self.query_text: str | None = None
+        self.fingerprint: tuple = ()
+        self.scanning = False
+        self.scan_count = 0
+        self.scan_error: str | None = None
+        self._mailbox_ids: list[str] = []
+        # themes: shipped, then the user's own folder (overrides by name)
+        dirs = list(theme_dirs) if theme_dirs is not None else [shipped_themes_dir(), user_themes_dir()]
+        loaded = load_themes(*dirs)
+        self.theme_errors = loaded.errors
+        self.register_theme(BUILTIN)
+        for t in loaded.themes.values():
+            self.register_theme(t)
+        wanted = theme or self.settings.theme or DEFAULT_THEME
+        if wanted not in self.available_themes:
+            self.theme_errors.append(f"no theme named {wanted!r}; using {DEFAULT_THEME}")
+            wanted = DEFAULT_THEME
+        self.theme = wanted
+        if self.settings.keymap:
+            self.set_keymap(dict(self.settings.keymap))
+
+    # --- layout -------------------------------------------------------------------
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return dict(APP_VARIABLES)
+
+    def compose(self) -> ComposeResult:
+        yield Static(Content("letterbox-tui"), id="topbar")
+        yield Static(Content(""), id="banner")
+        with Horizontal(id="main"):
+            with Vertical(id="mailboxes-pane"):
+                yield OptionList(id="mailboxes")
+            with Vertical(id="right"):
+                yield Static(Content(""), id="list-title")
+                yield LetterList(id="letters")
+                yield LetterPane(id="letter-pane")
+        with Vertical(id="query-bar"):
+            yield Input(placeholder="query terms, e.g.  type=request late=yes   (Enter: run, Esc: close)", id="query", compact=True)
+            yield Static(Content(""), id="query-error")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#letters", LetterList).describe = self._describe
+        self.query_one("#query-bar").display = False
+        self.query_one("#banner").display = False
+        self.query_one("#mailboxes-pane").border_title = "Mailboxes"
+        self.query_one("#right").border_title = "Letters"
+        self.query_one("#letters", LetterList).empty_text = Content("Scanning the letterbox…")
+        self._update_topbar()
+        self.query_one("#letters", LetterList).focus()
+        if self.theme_errors:
+            self.notify(clean("Theme problems:\n" + "\n".join(self.theme_errors)), title="Themes", severity="warning", timeout=10)
+        self.start_scan()
+        if self.poll_interval:
+            self.set_interval(self.poll_interval, self._poll, name="poll")
+
+    # --- scanning -----------------------------------------------------------------
+    def start_scan(self) -> None:
+        self.scanning = True
+        self._update_topbar()
+        self.scan_letterbox()
+
+    @work(thread=True, exclusive=True, group="scan", exit_on_error=False)
+    def scan_letterbox(self) -> None:
+        from letterbox_tui.core.resolve import resolve
+        from letterbox_tui.core.scan import scan
+
+        worker = get_current_worker()
+        at = self.clock()
+        self.post_message(ScanProgress("reading headers", 1, 3))
+        fingerprint = folder_fingerprint(self.root)
+        settings = load_settings(self.root)
+        snapshot = scan(self.root, self.participants, id_time_is_utc=settings.id_time_is_utc, now=at,
+                        cache=_open_cache(self.root))
+        if worker.is_cancelled:
+            return
+        self.post_message(ScanProgress("resolving answers", 2, 3))
+        res = resolve(snapshot, at)
+        if worker.is_cancelled:
+            return
+        self.post_message(ScanProgress("building views", 3, 3))
+        model = AppModel.build(self.root, settings, snapshot, res, at)
+        if worker.is_cancelled:
+            return
+        self.post_message(ScanDone(model, fingerprint))
+
+    def on_scan_progress(self, message: ScanProgress) -> None:
+        self.scan_stage = f"{message.stage} ({message.step}/{message.steps})"
+        self._update_topbar()
+
+    def on_scan_done(self, message: ScanDone) -> None:
+        self.scanning = False
+        self.scan_error = None
+        self.scan_count += 1
+        self.fingerprint = message.fingerprint
+        self.settings = message.model.settings
+        first = self.model is None
+        self.model = message.model
+        self._refresh_mailboxes()
+        keep = self._selected_key()
+        if first and self.start_letter:
+            found = [x for x in message.model.snapshot.letters if x.id == self.start_letter]
+            if found:
+                target = found[0]
+                mbox = self.mailbox_id
+                if self.mailbox_id not in self.model.views or not any(r.letter is target for r in self.model.views[mbox]):
+                    if not any(r.letter is target for r in self.model.rows(mbox)):
+                        self.mailbox_id = "view:all"
+                self._show_mailbox(keep=target.path)
+                self.query_one("#letter-pane", LetterPane).query_one(TabbedContent).active = "tab-body"
+            else:
+                self._show_mailbox()
+                self.notify(cleans(("no letter ", ""), (self.start_letter, "bold"), (" in scope", "")), severity="error")
+        else:
+            self._show_mailbox(keep=keep)
+        self._update_topbar()
+        self._update_banner()
+
+    @on(Worker.StateChanged)
+    def _worker_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "scan" and event.state == WorkerState.ERROR:
+            self.scanning = False
+            err = event.worker.error
+            self.scan_error = str(err) if isinstance(err, LetterboxError) else f"{type(err).__name__}: {err}"
+            self._update_topbar()
+            self.notify(clean(self.scan_error), title="Scan failed", severity="error")
+
+    def _poll(self) -> None:
+        if self.scanning:
+            return
+        if folder_fingerprint(self.root) != self.fingerprint:
+            self.start_scan()
+
+    def action_rescan(self) -> None:
+        self.start_scan()
+
+    # --- header, banner, mailboxes --------------------------------------------------
+    scan_stage = "starting"
+
+    def _update_topbar(self) -> None:
+        parts: list[Content] = [Content.styled(" letterbox-tui ", "bold reverse $primary"), Content(" "),
+                                clean(_home(self.root), single_line=True, style="bold")]
+        m = self.model
+        if m is not None:
+            scope = m.snapshot.scope
+            parts.append(Content.styled(f"  {scope.letters} letters", "$text-muted"))
+            parts.append(Content.styled("  complete" if scope.complete else "  incomplete", "$success" if scope.complete else "bold $error"))
+            parts.append(Content("  ·  "))
+            parts.append(self._review_text(m))
+        if self.scanning:
+            parts.append(Content.styled(f"  ⟳ scanning: {self.scan_stage}", "bold $warning"))
+        if self.scan_error:
+            parts.append(cleans(Content.styled("  scan failed: ", "bold $error"), (self.scan_error, "$error")))
+        self.query_one("#topbar", Static).update(Content("").join(parts))
+
+    def _review_text(self, m: AppModel) -> Content:
+        r = m.last_review
+        if r is None or r.sent_at is None:
+            return Content.styled("no review recorded yet", "bold $warning")
+        ago = m.at - r.sent_at
+        days = ago.days
+        if days >= 1:
+            words = f"no review for {days} day{'s' if days != 1 else ''}"
+            style = "bold $warning" if days >= 2 else ""
+        else:
+            words = f"last review {span(ago)} ago"
+            style = "$success"
+        return cleans(Content.styled(words, style), Content.styled(" (by ", "$text-muted"), (r.sender, "$text-muted"), Content.styled(")", "$text-muted"))
+
+    def _update_banner(self) -> None:
+        banner = self.query_one("#banner", Static)
+        m = self.model
+        if m is None or m.snapshot.scope.complete:
+            banner.display = False
+            banner.update(Content(""))
+            return
+        why = m.snapshot.scope.why_incomplete()
+        text = Content.assemble(
+            ("⚠ Incomplete scope: ", "bold"),
+            clean("; ".join(why), single_line=True),
+            (". Answers that depend on what could not be read are shown as unknown; absence is not proof. ", ""),
+            ("Press p for Problems.", "bold underline"),
+        )
+        banner.update(text)
+        banner.display = True
+
+    def _refresh_mailboxes(self) -> None:
+        m = self.model
+        if m is None:
+            return
+        ol = self.query_one("#mailboxes", OptionList)
+        options: list[Option | None] = []
+        ids: list[str] = []
+        seats_started = False
+        queries_started = False
+        for mb in m.mailboxes():
+            if mb.id.startswith("view:"):
+                label = Content.assemble((f"{mb.label}", "bold" if mb.id == "view:owed" else ""))
+                count = Content.styled(f"{mb.count if mb.count is not None else ''}", "$text-muted")
+                if mb.id == "view:owed" and mb.late:
+                    count = Content.assemble((f"{mb.count} ", ""), (f"{mb.late} late", "bold $late"))
+                if mb.id == "view:problems" and mb.count:
+                    count = Content.styled(f"{mb.count}", "bold $error")
+                prompt = label.pad_right(max(1, 15 - len(mb.label))) + count
+            elif mb.id.count(":") == 1 and mb.id.startswith("seat:"):
+                if not seats_started:
+                    options.append(None)
+                    seats_started = True
+                head = Content.styled(mb.label, "bold $accent")
+                if mb.status is not None:
+                    head = head + Content("\n ") + mb.status.truncate(22, ellipsis=True).stylize_before("italic $text-muted")
+                options.append(Option(head, id=mb.id, disabled=True))
+                continue
+            elif mb.id.startswith("seat:"):
+                prompt = Content(f"  {mb.label:<11}") + Content.styled(str(mb.count), "$text-muted")
+            else:
+                if not queries_started:
+                    options.append(None)
+                    options.append(Option(Content.styled("Saved queries", "bold $accent"), id="heading:queries", disabled=True))
+                    queries_started = True
+                prompt = Content("  ") + clean(mb.label, single_line=True).truncate(20, ellipsis=True)
+            options.append(Option(prompt, id=mb.id))
+            ids.append(mb.id)
+        highlighted = self.mailbox_id
+        ol.set_options(options)
+        self._mailbox_ids = ids
+        self._highlight_mailbox(highlighted)
+
+    def _highlight_mailbox(self, mailbox_id: str) -> None:
+        ol = self.query_one("#mailboxes", OptionList)
+        try:
+            ol.highlighted = ol.get_option_index(mailbox_id)
+        except Exception:
+            pass
+
+    @on(OptionList.OptionSelected, "#mailboxes")
+    def _mailbox_selected(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id and not event.option.id.startswith("heading:"):
+            self.open_mailbox(event.option.id)
+
+    def open_mailbox(self, mailbox_id: str) -> None:
+        self.mailbox_id = mailbox_id
+        self.query_text = None
+        self._highlight_mailbox(mailbox_id)
+        self._show_mailbox()
+
+    def _mailbox_label(self, mailbox_id: str) -> Content:
+        for vid, label, _ in VIEWS:
+            if vid == mailbox_id:
+                return Content(label)
+        if mailbox_id.startswith("seat:"):
+            _, seat, folder = (mailbox_id.split(":") + ["inbox"])[:3]
+            return Content(f"{seat} · {folder}")
+        if mailbox_id.startswith("query:"):
+            return Content("Saved query: ") + clean(mailbox_id[6:], single_line=True)
+        return Content(mailbox_id)
+
+    def _show_mailbox(self, keep: str | None = None) -> None:
+        m = self.model
+        lst = self.query_one("#letters", LetterList)
+        if m is None:
+            return
+        title = self._mailbox_label(self.mailbox_id)
+        empty = Content("Nothing here.")
+        try:
+            if self.query_text is not None:
+                rows = m.query_rows(self.query_text)
+                title = Content("Query: ") + clean(self.query_text, single_line=True)
+            else:
+                rows = m.rows(self.mailbox_id)
+        except LetterboxError as exc:
+            rows = []
+            empty = cleans(("Query error: ", "bold $error"), (str(exc), "$error"))
+        if not rows and self.mailbox_id == "view:owed" and self.query_text is None:
+            empty = Content("Nothing is owed: every task is answered, closed or superseded.")
+        n = sum(1 for r in rows if r.heading is None)
+        self.query_one("#list-title", Static).update(
+            Content.assemble(Content.styled(" ", ""), title.stylize_before("bold"), (f"  {n} row{'s' if n != 1 else ''}", "$text-muted")))
+        lst.set_rows(rows, keep=keep, empty=empty)
+        self._show_selected(force=True)
+
+    def _selected_key(self) -> str | None:
+        row = self.query_one("#letters", LetterList).current
+        return row.key if row else None
+
+    @on(LetterList.Highlighted)
+    def _row_highlighted(self, event: LetterList.Highlighted) -> None:
+        self._show_selected()
+
+    @on(LetterList.Opened)
+    def _row_opened(self, event: LetterList.Opened) -> None:
+        self.query_one("#letter-pane", LetterPane).query_one(TabbedContent).active = "tab-body"
+
+    def _show_selected(self, force: bool = False) -> None:
+        row = self.query_one("#letters", LetterList).current
+        self.query_one("#letter-pane", LetterPane).show(self.model, row, force=force)
+
+    def _describe(self, row: ListRow, width: int) -> Content:
+        m = self.model
+        if m is None:
+            return Content(row.key)
+        return m.describe(row, width)
+
+    # --- actions ------------------------------------------------------------------
+    def action_view(self, name: str) -> None:
+        self.open_mailbox(VIEW_BY_NAME[name])
+
+    def action_tab(self, step: int) -> None:
+        tabs = self.query_one("#letter-pane", LetterPane).query_one(TabbedContent)
+        order = ["tab-body", "tab-thread", "tab-chain", "tab-provenance"]
+        i = order.index(tabs.active) if tabs.active in order else 0
+        tabs.active = order[(i + step) % len(order)]
+
+    def action_show_tab(self, name: str) -> None:
+        self.query_one("#letter-pane", LetterPane).query_one(TabbedContent).active = f"tab-{name}"
+
+    def action_query(self) -> None:
+        bar = self.query_one("#query-bar")
+        bar.display = True
+        inp = self.query_one("#query", Input)
+        if self.query_text:
+            inp.value = self.query_text
+        inp.focus()
+
+    @on(Input.Submitted, "#query")
+    def _query_submitted(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        err = self.query_one("#query-error", Static)
+        m = self.model
+        if m is None:
+            err.update(Content.styled("Still scanning; try again in a moment.", "$warning"))
+            return
+        if not text:
+            self.query_text = None
+            err.update(Content(""))
+            self.query_one("#query-bar").display = False
+            self._show_mailbox()
+            self.query_one("#letters").focus()
+            return
+        try:
+            m.query_rows(text)
+        except LetterboxError as exc:
+            err.update(cleans(("✗ ", "bold $error"), (str(exc), "$error")))
+            return
+        err.update(Content(""))
+        self.query_text = text
+        self._show_mailbox()
+        self.query_one("#letters").focus()
+
+    def action_escape(self) -> None:
+        bar = self.query_one("#query-bar")
+        if bar.display:
+            bar.display = False
+            self.query_one("#query-error", Static).update(Content(""))
+            self.query_one("#letters").focus()
+            return
+        if self.query_text is not None:
+            self.query_text = None
+            self._show_mailbox()
+
+    def action_next_attention(self, step: int) -> None:
+        """Next (or previous) row that needs attention: late, unknown, or an open task
+        nobody has accepted yet."""
+        lst = self.query_one("#letters", LetterList)
+        m = self.model
+        if m is None or not lst.rows:
+            return
+        n = len(lst.rows)
+        i = lst.cursor
+        for _ in range(n):
+            i = (i + step) % n
+            row = lst.rows[i]
+            if row.heading is None and self._needs_attention(row):
+                lst.cursor = i
+                lst.scroll_to_cursor()
+                return
+        self.notify("Nothing else needs attention here.", timeout=2)
+
+    def _needs_attention(self, row: ListRow) -> bool:
+        from letterbox_tui.core.model import Letter
+
+        m = self.model
+        x = row.letter
+        if m is None:
+            return False
+        if not isinstance(x, Letter):
+            return row.item is not None
+        res = m.res
+        if res.late(x).value != "no" or res.current(x).unknown:
+            return True
+        if x.task and res.state(x).value != "closed" and not res.accepted(x).yes and not res.answered(x).yes:
+            return True
+        return False
+
+    def action_help(self) -> None:
+        from .screens.help import HelpScreen
+
+        self.push_screen(HelpScreen())
+
+    def action_mark(self) -> None:
+        lst = self.query_one("#letters", LetterList)
+        row = lst.current
+        if row is None or row.letter is None:
+            return
+        key = row.key
+        if key in lst.marked:
+            lst.marked.discard(key)
+        else:
+            lst.marked.add(key)
+        lst.invalidate()
+        n = len(lst.marked)
+        self.notify(f"{n} letter{'s' if n != 1 else ''} marked for a dispute (d to dispute)", timeout=3)
+
+    def marked_letters(self) -> list:
+        lst = self.query_one("#letters", LetterList)
+        m = self.model
+        if m is None:
+            return []
+        by_path = {x.path: x for x in m.snapshot.letters}
+        out = []
+        for key in sorted(lst.marked):
+            path = key.split(">")[-1]
+            if path in by_path and by_path[path] not in out:
+                out.append(by_path[path])
+        return out
+
+    def selected_letter(self):
+        row = self.query_one("#letters", LetterList).current
+        from letterbox_tui.core.model import Letter
+
+        return row.letter if row is not None and isinstance(row.letter, Letter) else None
+
+    def _open_writer(self, kind: str) -> None:
+        from .screens.write import open_writer
+
+        m = self.model
+        if m is None:
+            self.notify("Still scanning; try again in a moment.", severity="warning")
+            return
+        screen = open_writer(self, kind)
+        if screen is not None:
+            self.push_screen(screen, self._written)
+
+    def _written(self, result: str | None) -> None:
+        if result:
+            self.notify(cleans(("Written: ", "bold"), (result, "")), timeout=4)
+            self.query_one("#letters", LetterList).marked.clear()
+            self.start_scan()
+
+    def action_compose(self) -> None:
+        self._open_writer("compose")
+
+    def action_reply(self) -> None:
+        self._open_writer("reply")
+
+    def action_supersede(self) -> None:
+        self._open_writer("supersede")
+
+    def action_dispute(self) -> None:
+        self._open_writer("dispute")
+
+    def action_rule(self) -> None:
+        self._open_writer("rule")
+
+    def action_review(self) -> None:
+        self._open_writer("review")
+
+
+def _home(path: str) -> str:
+    home = os.path.expanduser("~")
+    if home and home != "/" and (path == home or path.startswith(home + os.sep)):
+        return "~" + path[len(home):]
+    return path
+
+
+def _open_cache(root: str):
+    """The derived header cache when ``core.cache`` offers one; None otherwise."""
+    try:
+        from letterbox_tui.core import cache as cache_mod
+    except ImportError:
+        return None
+    opener = getattr(cache_mod, "open_cache", None)
+    if opener is None:
+        return None
+    try:
+        return opener(root)
+    except Exception:
+        return None

@@ -1,0 +1,1 @@
+"""Screens of the letterbox app: help and the writing screens."""

@@ -1,0 +1,51 @@
+"""``?``: every key, as the current keymap has it."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+INTRO = """Owed & late opens first: tasks still owed, by the seat that owes them, late first.
+Unknown is an answer: the record cannot settle it, and the reason is named.
+A banner at the top means the scope is incomplete; press p to see why."""
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close", id="help.close")]
+    DEFAULT_CSS = """
+    HelpScreen { align: center middle; }
+    HelpScreen > VerticalScroll {
+        width: 90; height: 80%; border: round $primary; background: $surface; padding: 1 2;
+    }
+    """
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll() as vs:
+            vs.border_title = "Keys"
+            yield Static(self._text(), id="help-text")
+
+    def _text(self) -> Content:
+        lines = [Content(INTRO), Content("")]
+        seen = set()
+        app = self.app
+        keymap = getattr(app, "_keymap", {}) or {}
+        nodes = [app, app.query_one("#letters")] if app.screen_stack else [app]
+        for node in nodes:
+            for binding in node._bindings.key_to_bindings.values():
+                for b in binding:
+                    if not b.id or b.id in seen:
+                        continue
+                    seen.add(b.id)
+                    keys = keymap.get(b.id, b.key)
+                    lines.append(Content.assemble((f"  {keys:<22}", "bold $accent"), (f"{b.description or b.action:<20}", ""), (f"  {b.id}", "$text-muted")))
+        lines.append(Content(""))
+        lines.append(Content.styled("  : or ctrl+p       command palette (views, writing, themes)", ""))
+        lines.append(Content.styled("  Remap any key with [keymap] in letterbox-tui.toml: \"binding.id\" = \"keys\"", "$text-muted"))
+        return Content("\n").join(lines)
+
+    async def action_dismiss(self, result=None) -> None:
+        self.dismiss(None)

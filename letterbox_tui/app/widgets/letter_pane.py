@@ -1,0 +1,345 @@
+"""The selected letter: Body, Thread, Chain and Provenance tabs.
+
+Everything shown here that came from a letter goes through ``sanitize``. The body is
+read bounded (``O_NOFOLLOW | O_NONBLOCK``), cleaned, and rendered as Markdown with
+links that never open by themselves.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.widgets import Markdown, Static, TabbedContent, TabPane
+
+from letterbox_tui.core.model import Letter, Unreadable
+
+from ..model import (
+    AppModel,
+    Finding,
+    answer_text,
+    read_letter_file,
+    reason_lines,
+    sha256_of,
+    short_time,
+    split_body,
+)
+from ..sanitize import clean, clean_str, cleans
+
+TABS = ("body", "thread", "chain", "provenance")
+
+
+class LetterPane(Vertical):
+    """Shows one row: a letter, or a finding from the Problems view."""
+
+    DEFAULT_CSS = """
+    LetterPane { height: 1fr; }
+    LetterPane .pane-text { padding: 0 1; width: 1fr; height: auto; }
+    LetterPane #letter-head { padding: 0 1; background: $panel; height: auto; }
+    LetterPane Markdown { padding: 0 1; margin: 0; }
+    """
+
+    def __init__(self, **kw) -> None:
+        super().__init__(**kw)
+        self.model: AppModel | None = None
+        self.letter: Letter | None = None
+        self.shown_key: str | None = None
+        self.body_text: str = ""
+
+    def compose(self) -> ComposeResult:
+        with TabbedContent(id="letter-tabs", initial="tab-body"):
+            with TabPane("Body", id="tab-body"):
+                with VerticalScroll(id="body-scroll"):
+                    yield Static(Content(""), id="letter-head")
+                    yield Markdown("", id="letter-body", open_links=False)
+            with TabPane("Thread", id="tab-thread"):
+                with VerticalScroll():
+                    yield Static(Content(""), id="letter-thread", classes="pane-text")
+            with TabPane("Chain", id="tab-chain"):
+                with VerticalScroll():
+                    yield Static(Content(""), id="letter-chain", classes="pane-text")
+            with TabPane("Provenance", id="tab-provenance"):
+                with VerticalScroll():
+                    yield Static(Content(""), id="letter-provenance", classes="pane-text")
+
+    # --- public -------------------------------------------------------------------
+    def show(self, model: AppModel | None, row, *, force: bool = False) -> None:
+        """Show a list row (a ``ListRow``) or nothing."""
+        key = None if row is None else row.key
+        if not force and model is self.model and key == self.shown_key:
+            return
+        self.model = model
+        self.shown_key = key
+        letter = getattr(row, "letter", None)
+        self.letter = letter if isinstance(letter, Letter) else None
+        if model is None or row is None:
+            self._blank("No letter selected.")
+            return
+        if self.letter is None:
+            self._show_item(model, row.item)
+            return
+        x = self.letter
+        self.query_one("#letter-head", Static).update(self._head(model, x))
+        text, truncated, err = read_letter_file(model.root, x.path)
+        if err:
+            body = f"*The body could not be read: {clean_str(err, single_line=True)}*"
+        else:
+            body = clean_str(split_body(text))
+            if truncated:
+                body += "\n\n*… body truncated for display (over 256 KiB); see the file.*"
+        self.body_text = body
+        self.query_one("#letter-body", Markdown).update(body)
+        self.query_one("#letter-thread", Static).update(self._thread(model, x))
+        self.query_one("#letter-chain", Static).update(self._chain(model, x))
+        self.query_one("#letter-provenance", Static).update(self._provenance(model, x))
+
+    def _blank(self, message: str) -> None:
+        self.body_text = ""
+        self.query_one("#letter-head", Static).update(Content(message))
+        self.query_one("#letter-body", Markdown).update("")
+        for wid in ("#letter-thread", "#letter-chain", "#letter-provenance"):
+            self.query_one(wid, Static).update(Content(""))
+
+    def _show_item(self, model: AppModel, item) -> None:
+        lines: list[Content] = []
+        if isinstance(item, Finding):
+            lines.append(cleans(Content.styled(f"{item.severity.upper()}: ", "bold $error" if item.severity == "problem" else "bold $warning"), Content.styled(item.code, "bold")))
+            lines.append(clean(item.detail))
+            for p in item.paths:
+                lines.append(cleans(Content.styled("  file: ", "$text-muted"), (p, "")))
+                u = next((u for u in model.snapshot.unreadable if u.path == p), None)
+                if u is not None:
+                    lines.extend(_unreadable_lines(u))
+            for i in item.letters:
+                lines.append(cleans(Content.styled("  letter: ", "$text-muted"), (i, "")))
+        else:
+            lines.append(Content("Nothing to show for this row."))
+        text = Content("\n").join(lines)
+        self.body_text = ""
+        self.query_one("#letter-head", Static).update(text)
+        self.query_one("#letter-body", Markdown).update("")
+        self.query_one("#letter-provenance", Static).update(text)
+        self.query_one("#letter-thread", Static).update(Content(""))
+        self.query_one("#letter-chain", Static).update(Content(""))
+
+    # --- sections -----------------------------------------------------------------
+    def _head(self, model: AppModel, x: Letter) -> Content:
+        res = model.res
+        lines = [
+            cleans(Content.styled("Subject  ", "$text-muted"), (x.subject or _slug(x), "bold")),
+            cleans(Content.styled("From     ", "$text-muted"), (x.sender, "bold"), Content(" → "), (x.recipient, "bold"),
+                   Content.styled("   type ", "$text-muted"), (x.type, "bold"),
+                   Content.styled("   priority ", "$text-muted"), (x.priority or "-", "")),
+            cleans(Content.styled("Sent     ", "$text-muted"), (x.sent or "(none)", "" if x.sent_at else "$unknown"),
+                   Content.styled("   deadline ", "$text-muted"), (x.deadline or "(none)", "" if (x.deadline_at or not x.deadline) else "$unknown")),
+            cleans(Content.styled("Id       ", "$text-muted"), (x.id, "")),
+        ]
+        answers = []
+        for name, ans in (("state", res.state(x)), ("answered", res.answered(x)), ("current", res.current(x)),
+                          ("late", res.late(x))):
+            value, style = answer_text(ans)
+            answers.append(Content.assemble((f"{name} ", "$text-muted"), (value, style), ("   ", "")))
+        lines.append(Content("Answers  ") + Content("").join(answers))
+        if x.supersedes:
+            lines.append(cleans(Content.styled("Supersedes ", "$text-muted"), (x.supersedes, "")))
+        if x.disputes:
+            lines.append(cleans(Content.styled("Disputes ", "$text-muted"), (", ".join(x.disputes), "")))
+        if x.rules_on:
+            lines.append(cleans(Content.styled("Rules on ", "$text-muted"), (x.rules_on, ""),
+                                Content.styled("  upholds ", "$text-muted"), (x.upholds or "(nothing: closes without settling)", "")))
+        return Content("\n").join(lines)
+
+    def _thread(self, model: AppModel, x: Letter) -> Content:
+        res = model.res
+        members = res.thread(x.thread_id)
+        if x not in members:
+            members = list(members) + [x]
+        ids = {m.id for m in members}
+        kids: dict[str, list[Letter]] = {}
+        roots: list[Letter] = []
+        for m in sorted(members, key=_sent_key):
+            if m.re and m.re in ids and m.re != m.id:
+                kids.setdefault(m.re, []).append(m)
+            else:
+                roots.append(m)
+        lines: list[Content] = [cleans(Content.styled("Thread ", "bold"), (x.thread_id, "bold"),
+                                       Content.styled(f"  ({len(members)} letter{'s' if len(members) != 1 else ''})", "$text-muted")), Content("")]
+        seen: set[int] = set()
+
+        def walk(m: Letter, prefix: str, last: bool, top: bool) -> None:
+            if id(m) in seen:
+                return
+            seen.add(id(m))
+            glyph = "" if top else ("└─> " if last else "├─> ")
+            lines.append(self._tree_line(model, m, prefix + glyph, m is x))
+            children = kids.get(m.id, [])
+            for i, c in enumerate(children):
+                walk(c, prefix + ("" if top else ("    " if last else "│   ")), i == len(children) - 1, False)
+
+        for r in roots:
+            walk(r, "", True, True)
+        for m in members:  # anything left (a reply loop) is listed flat
+            if id(m) not in seen:
+                lines.append(self._tree_line(model, m, "?   ", m is x))
+        return Content("\n").join(lines)
+
+    def _tree_line(self, model: AppModel, m: Letter, prefix: str, selected: bool) -> Content:
+        when = short_time(m.sent_at, model.at) if m.sent_at else "?"
+        style = "bold reverse" if selected else ""
+        return cleans(
+            Content.styled(prefix, "$text-muted"),
+            (f"{m.type}", "bold" if not selected else style),
+            (f"  {m.sender}→{m.recipient}  ", style),
+            (m.subject or _slug(m), style),
+            Content.styled(f"  {when}", "$text-muted"),
+        )
+
+    def _chain(self, model: AppModel, x: Letter) -> Content:
+        res = model.res
+        chain = res.chain(x)
+        if x not in chain:
+            chain = [x] + [c for c in chain if c is not x]
+        lines: list[Content] = []
+        if len(chain) <= 1 and not x.supersedes:
+            cur = res.current(x)
+            lines.append(Content.styled("No supersession chain: nothing supersedes this letter and it supersedes nothing.", "$text-muted"))
+            lines.append(Content.assemble(("current: ", "$text-muted"), answer_text(cur)))
+            lines.extend(reason_lines(cur.reasons))
+            return Content("\n").join(lines)
+        head = res.head(x)
+        heads = res.heads(x)
+        if head is not None:
+            lines.append(cleans(Content.styled("Head (current): ", "bold $current"), (head.id, "bold")))
+        else:
+            lines.append(Content.styled(f"No single current head: {len(heads)} candidate head{'s' if len(heads) != 1 else ''}", "bold $unknown"))
+            for h in heads:
+                lines.append(cleans(Content.styled("   candidate ", "$text-muted"), (h.id, "")))
+        lines.append(Content(""))
+        ids = {c.id: c for c in chain}
+        # children of Y: letters in the chain whose supersedes is Y's id
+        kids: dict[str, list[Letter]] = {}
+        roots: list[Letter] = []
+        for c in sorted(chain, key=_sent_key):
+            if c.supersedes and c.supersedes in ids and c.supersedes != c.id:
+                kids.setdefault(c.supersedes, []).append(c)
+            else:
+                roots.append(c)
+        seen: set[int] = set()
+
+        def node(c: Letter, prefix: str, last: bool, top: bool) -> None:
+            if id(c) in seen:
+                lines.append(cleans(Content.styled(prefix + ("└─▶ " if last else "├─▶ "), "$text-muted"),
+                                    Content.styled("↺ cycle back to ", "bold $unknown"), (c.id, "")))
+                return
+            seen.add(id(c))
+            cur = res.current(c)
+            value, vstyle = answer_text(cur)
+            children = kids.get(c.id, [])
+            glyph = "" if top else ("└─▶ " if last else "├─▶ ")
+            fork = Content.styled("  ⑂ fork: superseded by " + str(len(children)) + " letters", "bold $unknown") if len(children) > 1 else Content("")
+            mark = "★ " if head is c else ("▶ " if c is x else "  ")
+            lines.append(cleans(
+                Content.styled(prefix + glyph, "$text-muted"),
+                Content.styled(mark, "bold $current" if head is c else "bold"),
+                (c.id, "bold reverse" if c is x else ("$superseded" if cur.no else "")),
+                Content.styled("  current: ", "$text-muted"), Content.styled(value, vstyle),
+                fork,
+            ))
+            sub = prefix + ("" if top else ("    " if last else "│   "))
+            for r in cur.reasons:
+                lines.append(cleans(Content.styled(sub + "      · ", "$text-muted"),
+                                    Content.styled(r.code, "$unknown" if r.code != "ruled" else "$success"),
+                                    (f": {r.detail}" if r.detail else "", "$text-muted")))
+            for i, k in enumerate(children):
+                node(k, sub, i == len(children) - 1, False)
+
+        for r in roots:
+            node(r, "", True, True)
+        rest = [c for c in chain if id(c) not in seen]
+        if rest:
+            lines.append(Content.styled("On a cycle (no letter starts it): ", "bold $unknown"))
+            for c in rest:
+                lines.append(cleans(Content("   ↺ "), (c.id, ""), Content.styled("  supersedes ", "$text-muted"), (c.supersedes, "")))
+                seen.add(id(c))
+        if x.supersedes and x.supersedes not in ids:
+            lines.append(cleans(Content.styled("Points at ", "$text-muted"), (x.supersedes, ""),
+                                Content.styled("  which no readable letter in scope holds", "$unknown")))
+        # disputes and rulings about letters of this chain
+        chain_ids = set(ids)
+        disputes = [d for d in model.snapshot.letters if d.type == "dispute" and chain_ids & set(d.disputes)]
+        if disputes:
+            lines.append(Content(""))
+            lines.append(Content.styled("Disputes and rulings", "bold"))
+        for d in disputes:
+            lines.append(cleans(Content.styled("  ⚖ dispute ", "$dispute"), (d.id, "bold"),
+                                Content.styled(" names ", "$text-muted"), (", ".join(d.disputes), "")))
+            rulings = res.rulings(d)
+            if not rulings:
+                lines.append(Content.styled("      open: no ruling yet", "$unknown"))
+            for r in rulings:
+                what = f"upholds {r.upholds}" if r.upholds else "upholds nothing (closes the dispute, settles nothing)"
+                lines.append(cleans(Content.styled("      ruled by ", "$text-muted"), (r.id, ""), Content(": "), (what, "$success" if r.upholds else "$unknown")))
+        return Content("\n").join(lines)
+
+    def _provenance(self, model: AppModel, x: Letter) -> Content:
+        res = model.res
+        snap = model.snapshot
+        lines: list[Content] = []
+
+        def row(label: str, value: str, style: str = "") -> None:
+            lines.append(cleans(Content.styled(f"{label:<12}", "$text-muted"), (value, style)))
+
+        row("Path", x.path, "bold")
+        row("Root", model.root)
+        row("Seat/folder", f"{x.seat} / {x.folder}")
+        row("File name", x.name)
+        row("Size", f"{x.size} bytes")
+        row("sha256", sha256_of(model.root, x.path))
+        row("Flags", ", ".join(x.flags) or "none", "$warning" if x.flags else "")
+        if x.malformed:
+            row("Malformed", "pointer fields not valid ids: " + ", ".join(x.malformed), "$error")
+        row("Sidecar", ".md.ack present (accepted)" if snap.has_sidecar(x) else "none")
+        dupes = res.by_id(x.id)
+        if len(dupes) > 1:
+            row("Duplicate", "this id is held by: " + ", ".join(d.path for d in dupes), "$error")
+        lines.append(Content(""))
+        lines.append(cleans(Content.styled("Derived answers", "bold"), Content.styled(f"  at {model.at.isoformat()}", "$text-muted")))
+        for name, ans in (("current", res.current(x)), ("superseded", res.superseded(x)), ("answered", res.answered(x)),
+                          ("accepted", res.accepted(x)), ("state", res.state(x)), ("late", res.late(x))):
+            lines.append(Content.assemble((f"  {name:<11}", ""), answer_text(ans)))
+            lines.extend(reason_lines(ans.reasons))
+        head = res.head(x)
+        row("  head", head.id if head else "none (no single current letter)")
+        replies = res.replies(x)
+        acks = res.acks(x)
+        if replies:
+            row("  replies", ", ".join(r.id for r in replies))
+        if acks:
+            row("  acks", ", ".join(r.id for r in acks))
+        lines.append(Content(""))
+        lines.append(Content.styled("Scope", "bold"))
+        scope = snap.scope
+        row("  complete", "yes" if scope.complete else "no: " + "; ".join(scope.why_incomplete()), "" if scope.complete else "$error")
+        row("  scanned", f"{scope.files} files, {scope.letters} letters, at {scope.scanned_at}")
+        lines.append(Content(""))
+        lines.append(Content.styled("Header fields as written", "bold"))
+        for k, v in x.fields:
+            lines.append(cleans(Content.styled(f"  {k}: ", "$text-muted"), (v, "")))
+        return Content("\n").join(lines)
+
+
+def _unreadable_lines(u: Unreadable) -> list[Content]:
+    out = [cleans(Content.styled("  error: ", "$text-muted"), (u.error, "$error"))]
+    for k, v in u.legible.items():
+        out.append(cleans(Content.styled(f"  {k}: ", "$text-muted"), (v, "")))
+    return out
+
+
+def _sent_key(x: Letter):
+    return (x.sent_at is None, x.sent_at.timestamp() if x.sent_at else 0.0, x.id)
+
+
+def _slug(x: Letter) -> str:
+    from letterbox_tui.core.query import slug
+
+    return slug(x)
