@@ -9,7 +9,6 @@ written. Rich is imported lazily so ``--json`` runs never load it.
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
 from typing import TYPE_CHECKING, Any
@@ -57,13 +56,8 @@ def console() -> Console:
     """A console that never interprets markup, emoji codes or highlights letter text."""
     from rich.console import Console
 
-    width = None
-    if not sys.stdout.isatty():
-        try:
-            width = int(os.environ.get("COLUMNS", "")) or None
-        except ValueError:
-            width = None
-        width = width or 200
+    # A pipe or a file gets the whole of every value: wide, never folded mid-id.
+    width = None if sys.stdout.isatty() else 400
     return Console(markup=False, emoji=False, highlight=False, width=width, soft_wrap=False)
 
 
@@ -101,6 +95,7 @@ def rows_table(rows: list[dict[str, Any]], *, unknown: bool = False) -> Table:
     if unknown:
         cols.append("why unknown")
     t = table(*cols)
+    t.columns[0].min_width = min(128, max((len(r["id"]) for r in rows), default=2))
     for r in rows:
         cells = [
             text(r["id"]),

@@ -33,7 +33,6 @@ CODES: dict[str, str] = {
     "settled-fork": WARNING,
 }
 _RANK = {code: i for i, code in enumerate(CODES)}
-_CHECKED_POINTERS = ("re", "supersedes", "rules_on", "upholds")
 
 
 @dataclass(slots=True, frozen=True)
@@ -69,16 +68,20 @@ def check(res: Resolution) -> list[Finding]:
     by_id: dict[str, list[Letter]] = {}
     for letter in snap.letters:
         by_id.setdefault(letter.id, []).append(letter)
-    for letter_id, copies in by_id.items():
-        if len(copies) > 1:
-            out.append(Finding(
-                "duplicate-id", f"{len(copies)} files hold id {letter_id}",
-                (letter_id,), tuple(c.path for c in copies),
-            ))
+    for letter_id in by_id:
+        holders = res.holders(letter_id)  # readable copies and unreadable files naming it
+        if len(holders) > 1:
+            out.append(Finding("duplicate-id", f"{len(holders)} files hold id {letter_id}", (letter_id,), tuple(holders)))
     for letter in snap.letters:
-        out += _letter_findings(letter, by_id, snap.scope.complete)
-    out += _cycles(snap.letters)
-    out += _forks(by_id, res)
+        out += _letter_findings(letter)
+    out += _cycles(res, by_id)
+    out += _forks(res, by_id)
+    if snap.scope.complete:
+        for d in res.dangling():
+            out.append(Finding(
+                "dangling-pointer", f"{d.field}: {d.target} is not in the letterbox",
+                (d.letter.id,), (d.letter.path,),
+            ))
     for rel in snap.orphan_sidecars:
         out.append(Finding("orphan-sidecar", "an .md.ack sidecar with no letter beside it", (), (rel,)))
     for name in snap.ignored:
@@ -103,7 +106,7 @@ def _scope_findings(snap: Snapshot) -> list[Finding]:
     return out
 
 
-def _letter_findings(letter: Letter, by_id: dict[str, list[Letter]], complete: bool) -> list[Finding]:
+def _letter_findings(letter: Letter) -> list[Finding]:
     out = []
     mine = ((letter.id,), (letter.path,))
     for flag in ("filename-alias", "id-filename-mismatch", "missing-requires-ack", "time-from-id"):
@@ -117,12 +120,6 @@ def _letter_findings(letter: Letter, by_id: dict[str, list[Letter]], complete: b
     for key in letter.malformed:
         raw = letter.field(key) or ""
         out.append(Finding("malformed-pointer", f"{key}: {raw!r} is not a valid id", *mine))
-    if complete:
-        pointers = [(k, getattr(letter, k)) for k in _CHECKED_POINTERS if k not in letter.malformed]
-        pointers += [("disputes", d) for d in letter.disputes]
-        for key, target in pointers:
-            if target and target not in by_id:
-                out.append(Finding("dangling-pointer", f"{key}: {target} is not in the letterbox", *mine))
     return out
 
 
@@ -134,102 +131,29 @@ _FLAG_DETAIL = {
 }
 
 
-def supersession_cycles(letters: list[Letter]) -> list[list[str]]:
-    """Strongly connected groups of ids on a supersedes cycle (a self-loop included)."""
-    edges: dict[str, set[str]] = {}
-    for letter in letters:
-        if letter.supersedes and "supersedes" not in letter.malformed:
-            edges.setdefault(letter.id, set()).add(letter.supersedes)
-    # Tarjan's algorithm, iterative (chains may be long).
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    on_stack: set[str] = set()
-    stack: list[str] = []
-    cycles: list[list[str]] = []
-    counter = 0
-    for start in sorted(edges):
-        if start in index:
-            continue
-        work: list[tuple[str, list[str]]] = [(start, sorted(edges.get(start, ())))]
-        index[start] = low[start] = counter
-        counter += 1
-        stack.append(start)
-        on_stack.add(start)
-        while work:
-            node, todo = work[-1]
-            if todo:
-                nxt = todo.pop()
-                if nxt not in index:
-                    index[nxt] = low[nxt] = counter
-                    counter += 1
-                    stack.append(nxt)
-                    on_stack.add(nxt)
-                    work.append((nxt, sorted(edges.get(nxt, ()))))
-                elif nxt in on_stack:
-                    low[node] = min(low[node], index[nxt])
-                continue
-            work.pop()
-            if work:
-                parent = work[-1][0]
-                low[parent] = min(low[parent], low[node])
-            if low[node] == index[node]:
-                group = []
-                while True:
-                    top = stack.pop()
-                    on_stack.discard(top)
-                    group.append(top)
-                    if top == node:
-                        break
-                if len(group) > 1 or node in edges.get(node, ()):
-                    cycles.append(sorted(group))
-    return sorted(cycles)
-
-
-def _cycles(letters: list[Letter]) -> list[Finding]:
-    paths_of: dict[str, list[str]] = {}
-    for letter in letters:
-        paths_of.setdefault(letter.id, []).append(letter.path)
+def _cycles(res: Resolution, by_id: dict[str, list[Letter]]) -> list[Finding]:
     out = []
-    for group in supersession_cycles(letters):
-        paths = tuple(p for i in group for p in paths_of.get(i, ()))
+    for group in res.cycles():
+        paths = tuple(x.path for i in group for x in by_id.get(i, ()))
         out.append(Finding("cycle", "supersession cycle: " + " -> ".join(group), tuple(group), paths))
     return out
 
 
-def _forks(by_id: dict[str, list[Letter]], res: Resolution) -> list[Finding]:
-    """A fork: two or more letters supersede the same letter. Settled when a ruling settles
-    it (the resolver marks the chain ``ruled`` and no answer in it is unknown for a fork)."""
-    superseders: dict[str, dict[str, Letter]] = {}
-    for copies in by_id.values():
-        for letter in copies:
-            if letter.supersedes and "supersedes" not in letter.malformed:
-                superseders.setdefault(letter.supersedes, {}).setdefault(letter.id, letter)
+def _forks(res: Resolution, by_id: dict[str, list[Letter]]) -> list[Finding]:
+    """A fork: two or more letters supersede the same letter. A settled one (a ruling on a
+    dispute naming every branch upholds one branch) is a warning; any other, a problem."""
     out = []
-    for target, branches in sorted(superseders.items()):
-        if len(branches) < 2:
-            continue
-        ids = tuple(sorted(branches))
-        members = list(branches.values())
-        paths = tuple(x.path for x in members)
-        settled = fork_settled(target, members, res)
-        if settled:
-            detail = f"{len(ids)} letters supersede {target}; a ruling settles it"
-            out.append(Finding("settled-fork", detail, (target, *ids), paths))
+    for fork in res.forks():
+        ids = (fork.at, *fork.branches)
+        paths = tuple(x.path for i in fork.branches for x in by_id.get(i, ()))
+        n = len(fork.branches)
+        if fork.settled:
+            detail = (f"{n} letters supersede {fork.at}; dispute {fork.dispute} settles it: "
+                      f"{fork.winner} upheld by {', '.join(fork.rulings)}")
+            out.append(Finding("settled-fork", detail, ids + ((fork.dispute,) if fork.dispute else ()), paths))
         else:
-            detail = f"{len(ids)} letters supersede {target}; no ruling settles it"
-            out.append(Finding("fork", detail, (target, *ids), paths))
+            detail = f"{n} letters supersede {fork.at}; no ruling settles it"
+            if fork.in_losing_branch:
+                detail += " (it lies on the losing branch of a settled fork)"
+            out.append(Finding("fork", detail, ids, paths))
     return out
-
-
-def fork_settled(target: str, branches: list[Letter], res: Resolution) -> bool:
-    """True when the resolver shows a ruling at work in the fork's chain and no letter of
-    the chain is unknown because of a fork."""
-    ruled = False
-    for letter in res.chain(branches[0]):
-        answer = res.current(letter)
-        codes = {r.code for r in answer.reasons}
-        if "fork" in codes:
-            return False
-        if "ruled" in codes:
-            ruled = True
-    return ruled
