@@ -149,12 +149,13 @@ def cmd_exists(args: Namespace) -> int:
 
 # --- show ---------------------------------------------------------------------------
 
-def read_letter_file(root: str, letter: Letter, limit: int = BODY_MAX) -> dict[str, Any]:
+def read_letter_file(root: str, letter: Letter, limit: int | None = None) -> dict[str, Any]:
     """The file's sha256, its body (at most ``limit`` bytes, decoded leniently) and whether
     it changed since the scan. Opens every component without following symlinks and never
     blocks on a FIFO. Errors become ``error``, never exceptions."""
     out: dict[str, Any] = {"sha256": None, "size": None, "changed": None, "body": None,
                            "body_truncated": False, "error": None}
+    limit = BODY_MAX if limit is None else limit
     fds: list[int] = []
     try:
         fd = os.open(root, _DIR_FLAGS)

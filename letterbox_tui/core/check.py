@@ -113,13 +113,13 @@ def _letter_findings(letter: Letter) -> list[Finding]:
         if flag in letter.flags:
             out.append(Finding(flag, _FLAG_DETAIL[flag].format(letter=letter), *mine))
     if letter.sent_at is None:
-        what = "no sent time" if not letter.sent else f"sent {letter.sent!r} has no usable offset"
+        what = "no sent time" if not letter.sent else f"sent '{letter.sent}' has no usable offset"
         out.append(Finding("ambiguous-timestamp", what, *mine))
     if letter.deadline and letter.deadline_at is None:
-        out.append(Finding("ambiguous-timestamp", f"deadline {letter.deadline!r} has no usable offset", *mine))
+        out.append(Finding("ambiguous-timestamp", f"deadline '{letter.deadline}' has no usable offset", *mine))
     for key in letter.malformed:
         raw = letter.field(key) or ""
-        out.append(Finding("malformed-pointer", f"{key}: {raw!r} is not a valid id", *mine))
+        out.append(Finding("malformed-pointer", f"{key}: '{raw}' is not a valid id", *mine))
     return out
 
 
