@@ -26,6 +26,8 @@ from .letters import build
 from .model import Letter, Scope, Snapshot, Unreadable, Unsupported
 
 FOLDERS = ("inbox", "processed")
+# The entries of a seat that decide what its scope is (a change to them is a change).
+_SEAT_PARTS = frozenset(FOLDERS + ("archive",))
 FIRST_READ = 4096
 MAX_ATTEMPTS = 3
 
@@ -38,18 +40,23 @@ class HeaderCache(Protocol):
 
     def get(self, path: str, size: int, mtime_ns: int, inode: int) -> Letter | Unreadable | None: ...
 
-    def put(self, item: Letter | Unreadable) -> None: ...
+    def put(self, item: Letter | Unreadable, data: bytes) -> None:
+        """Record what was built from a file; ``data`` is the header bytes read from it."""
 
 
 def read_header_bytes(fd: int) -> bytes:
-    """The first bytes of an open file, enough to hold its header (bounded)."""
+    """The first bytes of an open file, enough to hold its header (bounded).
+
+    One ``os.read`` of 4 KiB settles an ordinary header; more is read only while no
+    closing delimiter has been seen, never past the header limit. A short read is not
+    taken for the end of the file (network file systems return them).
+    """
     data = os.read(fd, FIRST_READ)
-    if len(data) == FIRST_READ and needs_more(data, at_eof=False):
-        while len(data) < MAX_HEADER + 8:
-            more = os.read(fd, MAX_HEADER + 8 - len(data))
-            if not more:
-                break
-            data += more
+    while data and len(data) < MAX_HEADER + 8 and needs_more(data, at_eof=False):
+        more = os.read(fd, MAX_HEADER + 8 - len(data))
+        if not more:
+            break
+        data += more
     return data
 
 
@@ -115,8 +122,11 @@ class _Scan:
         seats: list[str] = []
         files = 0
         try:
-            with os.scandir(root_fd) as it:
-                entries = sorted(it, key=lambda e: e.name)
+            try:
+                with os.scandir(root_fd) as it:
+                    entries = sorted(it, key=lambda e: e.name)
+            except OSError as exc:
+                raise LetterboxError(f"cannot list letterbox {self.root}: {exc.strerror}") from None
             for entry in entries:
                 name = entry.name
                 if name.startswith("."):
@@ -124,7 +134,7 @@ class _Scan:
                 if name == "locks" or name == "letterbox-tui.toml":
                     continue
                 if not valid_seat(name):
-                    ignored.append(name)
+                    ignored.append(_shown(name))
                     continue
                 if entry.is_symlink():
                     seats.append(name)
@@ -183,8 +193,13 @@ class _Scan:
             return 0
         files = 0
         try:
-            with os.scandir(seat_fd) as it:
-                present = {e.name: e for e in it}
+            try:
+                with os.scandir(seat_fd) as it:
+                    present = {e.name: e for e in it}
+            except OSError as exc:
+                unsupported.append(Unsupported(seat, _why(exc)))
+                return 0
+            self.listing[seat] = frozenset((n, e.inode()) for n, e in present.items() if n in _SEAT_PARTS)
             for extra in sorted(present):
                 e = present[extra]
                 if extra == "archive":
@@ -227,18 +242,27 @@ class _Scan:
             for entry in entries:
                 name = entry.name
                 if name.endswith(".md.ack"):
-                    rel = f"{rel_dir}/{name}"
+                    rel = _shown(f"{rel_dir}/{name}")
                     (sidecars.add(rel) if name[:-4] in names else orphans.append(rel))
                     continue
                 if not name.endswith(".md"):
                     continue
                 files += 1
                 rel = f"{rel_dir}/{name}"
+                if not _utf8(name):
+                    # Such a name is never a letter's canonical name and cannot be shown or
+                    # written to JSON as it is: listed, with its bytes escaped, never read.
+                    unsupported.append(Unsupported(_shown(rel), "file name is not UTF-8"))
+                    continue
                 if entry.is_symlink():
                     unsupported.append(Unsupported(rel, "symlink"))
                     continue
                 if not entry.is_file(follow_symlinks=False):
-                    unsupported.append(Unsupported(rel, _kind(entry)))
+                    kind = _kind(entry)
+                    if kind is None:  # vanished since the listing
+                        self.changed = True
+                    else:
+                        unsupported.append(Unsupported(rel, kind))
                     continue
                 if cache is not None:
                     try:
@@ -277,7 +301,7 @@ class _Scan:
                     size=st.st_size, mtime_ns=st.st_mtime_ns, inode=st.st_ino, id_time_is_utc=id_utc,
                 )
                 if cache is not None:
-                    cache.put(item)
+                    cache.put(item, data)
                 (letters if isinstance(item, Letter) else unreadable).append(item)
         except OSError as exc:
             unsupported.append(Unsupported(rel_dir, _why(exc)))
@@ -286,28 +310,68 @@ class _Scan:
         return files
 
     def stable(self) -> bool:
-        """List every scanned folder again: True when nothing appeared, vanished or moved."""
+        """List every scanned folder again: True when nothing appeared, vanished or moved.
+
+        Folders are reopened the way the scan opened them (relative, ``O_NOFOLLOW``), so a
+        folder swapped for a symlink is a change, never a listing of somewhere else.
+        """
         if self.changed:
             return False
         try:
-            with os.scandir(self.root) as it:
+            root_fd = os.open(self.root, _DIR_FLAGS)
+        except OSError:
+            return False
+        try:
+            with os.scandir(root_fd) as it:
                 seats = frozenset(
                     e.name for e in it
                     if valid_seat(e.name) and (e.is_symlink() or e.is_dir(follow_symlinks=False))
                 )
+            if seats != self.seat_names:
+                return False
+            for rel, before in self.listing.items():
+                if _listing(root_fd, rel, seat_level="/" not in rel) != before:
+                    return False
         except OSError:
             return False
-        if seats != self.seat_names:
-            return False
-        for rel_dir, before in self.listing.items():
-            try:
-                with os.scandir(os.path.join(self.root, rel_dir)) as it:
-                    now = frozenset((e.name, e.inode()) for e in it if not e.name.startswith("."))
-            except OSError:
-                return False
-            if now != before:
-                return False
+        finally:
+            os.close(root_fd)
         return True
+
+
+def _listing(root_fd: int, rel: str, *, seat_level: bool) -> frozenset[tuple[str, int]]:
+    """(name, inode) of a folder's entries, as the scan recorded them."""
+    fds: list[int] = []
+    fd = root_fd
+    try:
+        for part in rel.split("/"):
+            fd = os.open(part, _DIR_FLAGS, dir_fd=fd)
+            fds.append(fd)
+        with os.scandir(fd) as it:
+            if seat_level:
+                return frozenset((e.name, e.inode()) for e in it if e.name in _SEAT_PARTS)
+            return frozenset((e.name, e.inode()) for e in it if not e.name.startswith("."))
+    finally:
+        for opened in reversed(fds):
+            os.close(opened)
+
+
+def _utf8(name: str) -> bool:
+    """False when a file name held bytes that are not UTF-8 (decoded as lone surrogates)."""
+    if name.isascii():
+        return True
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _shown(text: str) -> str:
+    """A name fit for JSON and a terminal's encoder: undecodable bytes become \\xNN."""
+    if _utf8(text):
+        return text
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def _why(exc: OSError) -> str:
@@ -322,9 +386,12 @@ def _why(exc: OSError) -> str:
     return f"cannot open: {exc.strerror or exc}"
 
 
-def _kind(entry: os.DirEntry) -> str:
+def _kind(entry: os.DirEntry) -> str | None:
+    """Why a non-regular entry is unsupported; None when it vanished since the listing."""
     try:
         return _kind_mode(entry.stat(follow_symlinks=False).st_mode)
+    except FileNotFoundError:
+        return None
     except OSError as exc:
         return _why(exc)
 
