@@ -712,49 +712,34 @@ def init_letterbox(directory: str | os.PathLike[str], seats: Iterable[str]) -> l
 # --- review ----------------------------------------------------------------------------
 
 
-def owed_at(snapshot: Snapshot, at: datetime) -> list[tuple[Letter, str]]:
-    """Tasks still owed at ``at`` with their ``late`` value: not closed, not superseded,
-    not answered. Late first (most overdue first), then by deadline, then the rest."""
-    from .resolve import resolve
-
-    resolution = resolve(snapshot, at)
-    rows: list[tuple[Letter, str]] = []
-    for letter in snapshot.letters:
-        if not letter.task:
-            continue
-        if resolution.state(letter).value == "closed":
-            continue
-        if resolution.superseded(letter).value == "yes" or resolution.answered(letter).value == "yes":
-            continue
-        rows.append((letter, resolution.late(letter, at).value))
-    far = datetime.max.replace(tzinfo=timezone.utc)
-    rows.sort(key=lambda r: ({"yes": 0, "unknown": 1}.get(r[1], 2), r[0].deadline_at or far, r[0].id))
-    return rows
-
-
 def review_draft(snapshot: Snapshot, seat: str, at: datetime) -> Draft:
     """A ``review`` letter to the reviewer's own seat recording what was owed and late at
-    ``at`` (ids only: pointers, never copied bodies)."""
-    at_utc = at.astimezone(timezone.utc).replace(microsecond=0)
-    rows = owed_at(snapshot, at_utc)
-    late = [r for r in rows if r[1] == "yes"]
-    unsure = [r for r in rows if r[1] == "unknown"]
-    rest = [r for r in rows if r[1] == "no"]
+    ``at``: ids and the seats that owe them, never copied bodies."""
+    from .owed import owed
+    from .resolve import resolve
+
+    at_utc = _utc(at)
+    res = resolve(snapshot, at_utc)
+    groups = owed(res)
+    total = sum(len(g.items) for g in groups)
+    late = sum(1 for g in groups for x in g.items if res.late(x, at_utc).yes)
+    unsure = sum(1 for g in groups for x in g.items if res.late(x, at_utc).unknown)
     scope = snapshot.scope
     lines = [
         f"Review by {seat} of what is owed at {sent_stamp(at_utc)}.",
-        f"Owed: {len(rows)}; late: {len(late)}; lateness unknown: {len(unsure)}.",
+        f"Owed: {total}; late: {late}; lateness unknown: {unsure}.",
         "Scope: " + ("complete" if scope.complete else "incomplete (" + "; ".join(scope.why_incomplete()) + ")")
         + f", {scope.letters} letters.",
     ]
-    for title, group in (("Late", late), ("Lateness unknown", unsure), ("Owed, not late", rest)):
-        if group:
-            lines.append("")
-            lines.append(f"{title}:")
-            lines += [f"- {letter.id} (owed by {letter.recipient})" for letter, _ in group]
-    if not rows:
+    for group in groups:
+        lines += ["", f"{group.seat} owes:"]
+        for letter in group.items:
+            value = res.late(letter, at_utc).value
+            mark = {"yes": " (late)", "unknown": " (late: unknown)"}.get(value, "")
+            lines.append(f"- {letter.id}{mark}")
+    if not groups:
         lines.append("Nothing is owed.")
     return Draft(
-        sender=seat, recipient=seat, type="review", slug="review", body="\n".join(lines) + "\n",
-        subject=f"Review at {sent_stamp(at_utc)}: {len(rows)} owed, {len(late)} late",
+        sender=seat, recipient=seat, type="review", slug="owed-and-late", body="\n".join(lines) + "\n",
+        subject=f"Review at {sent_stamp(at_utc)}: {total} owed, {late} late",
     )

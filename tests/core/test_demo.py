@@ -1,0 +1,207 @@
+"""The demo letterbox: deterministic, and every case of SPEC 5 occurs in it, as the
+resolver sees it."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from letterbox_tui.core.demo import CASES, DEMO_NOW, DEMO_SEATS, write_demo
+from letterbox_tui.core.errors import LetterboxError
+from letterbox_tui.core.model import REASON_CODES
+from letterbox_tui.core.resolve import resolve
+from letterbox_tui.core.scan import scan
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    root = tmp_path_factory.mktemp("demo") / "box"
+    report = write_demo(root, seed=7, now=DEMO_NOW)
+    snapshot = scan(root, now=DEMO_NOW)
+    return report, snapshot, resolve(snapshot, DEMO_NOW)
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    out = {}
+    for dirpath, _dirs, files in os.walk(root):
+        for name in files:
+            p = Path(dirpath) / name
+            out[str(p.relative_to(root))] = p.read_bytes()
+    return out
+
+
+def one(res, letter_id):
+    letters = res.by_id(letter_id)
+    assert len(letters) == 1, letter_id
+    return letters[0]
+
+
+def codes(answer):
+    return {r.code for r in answer.reasons}
+
+
+def test_deterministic_for_a_seed_and_a_clock(demo, tmp_path):
+    report, _, _ = demo
+    again = write_demo(tmp_path / "again", seed=7, now=DEMO_NOW)
+    assert again.cases == report.cases
+    assert tree(tmp_path / "again") == tree(report.root)
+
+
+def test_every_case_is_listed(demo):
+    report, snapshot, _ = demo
+    assert set(report.cases) == set(CASES)
+    assert sorted(snapshot.seats) == sorted(DEMO_SEATS)
+    assert report.letters == snapshot.scope.files
+
+
+def test_letters_span_weeks_before_the_clock_and_none_after(demo):
+    _, snapshot, _ = demo
+    times = [x.sent_at for x in snapshot.letters if x.sent_at is not None]
+    assert max(times) < DEMO_NOW
+    assert (DEMO_NOW - min(times)).days >= 14
+
+
+def test_gate_written_letters_are_clean(demo):
+    report, snapshot, _ = demo
+    broken = {i for k in ("ambiguous-timestamp", "alias", "duplicate", "ambiguous-reference", "cycle",
+                          "malformed", "unreadable") for i in report.cases[k]}
+    for letter in snapshot.letters:
+        if letter.id not in broken:
+            assert letter.flags == () and letter.malformed == (), letter.id
+
+
+def test_requests_acks_results_and_nacks(demo):
+    report, snapshot, res = demo
+    acked = one(res, report.cases["acked"][0])
+    assert acked.deadline_at is not None and acked.folder == "inbox"
+    assert res.accepted(acked).yes and snapshot.has_sidecar(acked)
+    assert res.state(acked).value == "open" and res.late(acked).no
+    for key, kind in (("result", "result"), ("nack", "nack")):
+        done = one(res, report.cases[key][0])
+        assert done.folder == "processed" and res.state(done).value == "closed"
+        assert res.answered(done).yes and [r.type for r in res.replies(done)] == [kind]
+    filed = one(res, report.cases["filed"][0])
+    assert filed.folder == "processed" and not filed.task
+    unacked = [one(res, i) for i in report.cases["unacked"]]
+    assert all(x.task and res.accepted(x).no for x in unacked)
+
+
+def test_late_work(demo):
+    report, _, res = demo
+    late = one(res, report.cases["late"][0])
+    assert res.late(late).yes and res.answered(late).no
+    assert late.deadline_at < DEMO_NOW
+    assert any(res.late(x).yes and res.accepted(x).yes for x in res.snapshot.letters)  # acked, still late
+
+
+def test_supersession_chain_and_current_truth(demo):
+    report, _, res = demo
+    v1, v2, v3 = (one(res, i) for i in report.cases["chain"])
+    assert res.current(v1).no and res.current(v2).no and res.current(v3).yes
+    assert res.head(v1) is v3 and [x.id for x in res.chain(v1)] == [v1.id, v2.id, v3.id]
+    for decision in report.cases["truth"]:
+        letter = one(res, decision)
+        assert letter.type == "decision" and res.current(letter).yes
+
+
+def test_unresolved_fork_and_open_dispute(demo):
+    report, _, res = demo
+    for i in report.cases["fork"]:
+        answer = res.current(one(res, i))
+        assert answer.unknown and "fork" in codes(answer)
+    (dispute_id,) = report.cases["open-dispute"]
+    open_ids = [o.dispute.id for o in res.open_disputes()]
+    assert open_ids == [dispute_id]
+    assert set(one(res, dispute_id).disputes) == set(report.cases["fork"])
+
+
+def test_a_ruling_settles_another_fork(demo):
+    report, _, res = demo
+    dispute_id, ruling_id = report.cases["ruled"]
+    dispute, ruling = one(res, dispute_id), one(res, ruling_id)
+    winner, loser = (one(res, i) for i in dispute.disputes)
+    assert ruling.rules_on == dispute.id and ruling.upholds == winner.id
+    assert res.current(winner).yes and "ruled" in codes(res.current(winner))
+    assert res.current(loser).no
+    assert [r.id for r in res.rulings(dispute)] == [ruling.id]
+
+
+def test_cycle_malformed_duplicate_and_ambiguous_reference(demo):
+    report, _, res = demo
+    for i in report.cases["cycle"]:
+        assert "cycle" in codes(res.current(one(res, i)))
+    holder = one(res, report.cases["malformed"][0])
+    assert "supersedes" in holder.malformed
+    target = one(res, holder.supersedes.split()[0])
+    assert res.current(target).unknown and "malformed-pointer" in codes(res.current(target))
+    (dup,) = report.cases["duplicate"]
+    copies = res.by_id(dup)
+    assert len(copies) == 2 and {c.seat for c in copies} == {"builder", "reviewer"}
+    assert "duplicate-id" in codes(res.answered(copies[0]))
+    pointing = one(res, report.cases["ambiguous-reference"][0])
+    assert pointing.supersedes == dup
+    assert "ambiguous-reference" in codes(res.current(pointing))
+
+
+def test_ambiguous_timestamp_alias_and_unreadable(demo):
+    report, snapshot, res = demo
+    old = one(res, report.cases["ambiguous-timestamp"][0])
+    assert old.sent_at is None and "missing-sent" in old.flags and old.task
+    assert res.late(old).unknown and "ambiguous-timestamp" in codes(res.late(old))
+    alias = one(res, report.cases["alias"][0])
+    assert "filename-alias" in alias.flags and alias.name == alias.id + "-0badf00d.md"
+    (broken_id,) = report.cases["unreadable"]
+    assert [u.legible.get("id") for u in snapshot.unreadable] == [broken_id]
+    assert not snapshot.scope.complete
+    parent = one(res, broken_id.split("--")[0])
+    assert res.answered(parent).unknown and "unreadable-file" in codes(res.answered(parent))
+
+
+def test_reply_to_superseded_and_external_bridge(demo):
+    report, _, res = demo
+    v2 = one(res, report.cases["reply-to-superseded"][0])
+    assert res.current(one(res, v2.supersedes)).no
+    assert res.answered(v2).unknown and "reply-to-superseded" in codes(res.answered(v2))
+    ext = one(res, report.cases["external"][0])
+    assert ext.sender == "external-bridge" and ext.task
+    assert "external-route" in codes(res.answered(ext))
+
+
+def test_previous_review(demo):
+    report, _, res = demo
+    review = one(res, report.cases["review"][0])
+    assert review.type == "review" and review.sender == review.recipient == "simon"
+    body = (Path(res.snapshot.root) / review.path).read_text()
+    assert report.cases["late"][0] in body  # owed when the review was recorded (not yet late)
+    assert review.sent_at < DEMO_NOW
+
+
+def test_every_reason_code_that_a_static_letterbox_can_hold_occurs(demo):
+    _, snapshot, res = demo
+    seen = set()
+    for letter in snapshot.letters:
+        for answer in (res.current(letter), res.answered(letter), res.late(letter), res.superseded(letter)):
+            seen |= codes(answer)
+    # unsupported-entry would blank every answer; outside-scope and non-atomic-scan are
+    # properties of how a scan is taken, not of the letters.
+    expected = set(REASON_CODES) - {"unsupported-entry", "outside-scope", "non-atomic-scan"}
+    assert expected <= seen, expected - seen
+    assert {"answered-by", "accepted-by", "ruled"} <= seen | {
+        r.code for x in snapshot.letters for r in res.accepted(x).reasons}
+
+
+def test_refuses_a_non_empty_directory_that_is_not_a_demo(tmp_path):
+    (tmp_path / "notes.txt").write_text("mine")
+    with pytest.raises(LetterboxError, match="not empty"):
+        write_demo(tmp_path)
+    assert os.listdir(tmp_path) == ["notes.txt"]
+
+
+def test_a_previous_demo_is_left_as_it_is(demo):
+    report, _, _ = demo
+    before = tree(report.root)
+    again = write_demo(report.root)
+    assert again.existing and "already holds a demo" in again.summary()[0]
+    assert tree(report.root) == before
