@@ -4,16 +4,56 @@ then ./.letterbox. Not a letterbox: one line and exit 2 (a ``LetterboxError``)."
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 from .errors import LetterboxError
 from .grammar import valid_seat
 
 NOT_A_LETTERBOX_HINT = "run 'letterbox-tui init DIR --seats a,b' or 'letterbox-tui demo DIR'"
+_MAX_DEFAULT_DIR = 65536  # bytes: a path, never a stream
 
 
 def default_dir_file() -> Path:
+    """``~/.config/agent-letterbox/default-dir``, where the spec names it."""
     return Path(os.path.expanduser("~")) / ".config" / "agent-letterbox" / "default-dir"
+
+
+def default_dir_files(env: dict[str, str] | None = None) -> list[Path]:
+    """Where the protocol's tools keep the default letterbox: ``$XDG_CONFIG_HOME`` first
+    (as the protocol's own helper reads it), then ``~/.config``."""
+    env = os.environ if env is None else env
+    files = []
+    xdg = env.get("XDG_CONFIG_HOME", "")
+    if xdg and os.path.isabs(xdg):
+        files.append(Path(xdg) / "agent-letterbox" / "default-dir")
+    home = default_dir_file()
+    if home not in files:
+        files.append(home)
+    return files
+
+
+def _read_default_dir(path: Path) -> str:
+    """The path a default-dir file names, or "" when it is absent, empty or not a small
+    regular file (never blocks on a FIFO, never reads a device or a huge file)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except (OSError, ValueError):
+        return ""
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return ""
+        data = os.read(fd, _MAX_DEFAULT_DIR + 1)
+    except OSError:
+        return ""
+    finally:
+        os.close(fd)
+    if len(data) > _MAX_DEFAULT_DIR:
+        return ""
+    try:
+        return data.decode("utf-8").strip()
+    except UnicodeDecodeError:
+        return os.fsdecode(data).strip()
 
 
 def candidate_root(root: str | None = None, env: dict[str, str] | None = None) -> tuple[Path, str]:
@@ -23,13 +63,10 @@ def candidate_root(root: str | None = None, env: dict[str, str] | None = None) -
         return Path(root), "--root"
     if env.get("LETTERBOX_DIR"):
         return Path(env["LETTERBOX_DIR"]), "LETTERBOX_DIR"
-    dd = default_dir_file()
-    try:
-        text = dd.read_text(encoding="utf-8").strip()
-    except (OSError, UnicodeError):
-        text = ""
-    if text:
-        return Path(os.path.expanduser(text)), str(dd)
+    for dd in default_dir_files(env):
+        text = _read_default_dir(dd)
+        if text:
+            return Path(os.path.expanduser(text)), str(dd)
     return Path(".letterbox"), "./.letterbox"
 
 
@@ -42,7 +79,7 @@ def is_letterbox(path: Path) -> bool:
             for e in it:
                 if valid_seat(e.name) and e.is_dir() and (path / e.name / "inbox").is_dir():
                     return True
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a NUL byte in the path
         return False
     return False
 
@@ -51,5 +88,20 @@ def resolve_root(root: str | None = None, env: dict[str, str] | None = None) -> 
     """The letterbox to open, or ``LetterboxError`` saying it is not one."""
     path, source = candidate_root(root, env)
     if not is_letterbox(path):
-        raise LetterboxError(f"{path} is not a letterbox (from {source}); {NOT_A_LETTERBOX_HINT}")
+        raise LetterboxError(f"{_shown(str(path))} is not a letterbox (from {source}); {NOT_A_LETTERBOX_HINT}")
     return Path(os.path.realpath(path))
+
+
+def _shown(text: str) -> str:
+    """A path fit for one line on a terminal: control characters and undecodable bytes escaped."""
+    if text.isprintable():
+        return text
+    out = []
+    for ch in text:
+        if ch.isprintable():
+            out.append(ch)
+        elif 0xDC80 <= ord(ch) <= 0xDCFF:  # an undecodable byte, as os.fsdecode keeps it
+            out.append(f"\\x{ord(ch) - 0xDC00:02x}")
+        else:
+            out.append(ch.encode("unicode_escape").decode("ascii"))
+    return "".join(out)
