@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from .errors import LetterboxError
 
 SETTINGS_NAME = "letterbox-tui.toml"
+MAX_SETTINGS = 1 << 20  # bytes; a larger file is refused, never read in part
 
 
 @dataclass(slots=True, frozen=True)
@@ -50,9 +51,14 @@ def load_settings(root: str | os.PathLike[str]) -> Settings:
         with os.fdopen(fd, "rb") as fh:
             if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
                 raise LetterboxError(f"cannot read settings {path}: not a regular file")
-            data = tomllib.loads(fh.read(1 << 20).decode("utf-8"))
+            raw = fh.read(MAX_SETTINGS + 1)
+            if len(raw) > MAX_SETTINGS:
+                raise LetterboxError(f"cannot read settings {path}: larger than {MAX_SETTINGS} bytes")
+            data = tomllib.loads(raw.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise LetterboxError(f"cannot read settings {path}: {exc}") from None
+    except RecursionError:
+        raise LetterboxError(f"cannot read settings {path}: nested too deeply") from None
     except OSError as exc:
         raise LetterboxError(f"cannot read settings {path}: {exc.strerror}") from None
     time = data.get("time", {})
