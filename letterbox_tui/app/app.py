@@ -18,6 +18,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
+from textual.css.query import NoMatches
 from textual.reactive import var
 from textual.message import Message
 from textual.widgets import Footer, Input, OptionList, Static, TabbedContent
@@ -225,6 +226,8 @@ class LetterboxApp(App[int]):
         self._update_topbar()
 
     def on_scan_done(self, message: ScanDone) -> None:
+        if not self.query("#letters"):  # the app is shutting down
+            return
         self.scanning = False
         self.scan_error = None
         self.scan_count += 1
@@ -334,7 +337,7 @@ class LetterboxApp(App[int]):
                 label = Content.assemble((f"{mb.label}", "bold" if mb.id == "view:owed" else ""))
                 count = Content.styled(f"{mb.count if mb.count is not None else ''}", "$text-muted")
                 if mb.id == "view:owed" and mb.late:
-                    count = Content.assemble((f"{mb.count} ", ""), (f"{mb.late} late", "bold $late"))
+                    count = Content.assemble((f"{mb.count} · ", ""), (f"{mb.late} late", "bold $late"))
                 if mb.id == "view:problems" and mb.count:
                     count = Content.styled(f"{mb.count}", "bold $error")
                 prompt = label.pad_right(max(1, 15 - len(mb.label))) + count
@@ -428,8 +431,12 @@ class LetterboxApp(App[int]):
         self.query_one("#letter-pane", LetterPane).query_one(TabbedContent).active = "tab-body"
 
     def _show_selected(self, force: bool = False) -> None:
-        row = self.query_one("#letters", LetterList).current
-        self.query_one("#letter-pane", LetterPane).show(self.model, row, force=force)
+        try:
+            row = self.query_one("#letters", LetterList).current
+            pane = self.query_one("#letter-pane", LetterPane)
+        except NoMatches:  # the app is shutting down
+            return
+        pane.show(self.model, row, force=force)
 
     def _describe(self, row: ListRow, width: int) -> Content:
         m = self.model

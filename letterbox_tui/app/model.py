@@ -246,8 +246,8 @@ class AppModel:
     def describe(self, row: ListRow, width: int) -> Content:
         """One list line: marks, sent, parties, type, subject, status note."""
         x = row.letter
-        if not isinstance(x, Letter):
-            f = row.item
+        f = row.item
+        if isinstance(f, Finding) or not isinstance(x, Letter):
             if isinstance(f, Finding):
                 sev = "!" if f.severity == "problem" else "·"
                 return cleans(

@@ -79,7 +79,10 @@ class LetterPane(Vertical):
             self._show_item(model, row.item)
             return
         x = self.letter
-        self.query_one("#letter-head", Static).update(self._head(model, x))
+        head = self._head(model, x)
+        if isinstance(row.item, Finding):
+            head = Content("\n").join(self._finding_lines(model, row.item) + [Content(""), head])
+        self.query_one("#letter-head", Static).update(head)
         text, truncated, err = read_letter_file(model.root, x.path)
         if err:
             body = f"*The body could not be read: {clean_str(err, single_line=True)}*"
@@ -101,8 +104,20 @@ class LetterPane(Vertical):
             self.query_one(wid, Static).update(Content(""))
 
     def _show_item(self, model: AppModel, item) -> None:
-        lines: list[Content] = []
         if isinstance(item, Finding):
+            lines = self._finding_lines(model, item)
+        else:
+            lines = [Content("Nothing to show for this row.")]
+        text = Content("\n").join(lines)
+        self.body_text = ""
+        self.query_one("#letter-head", Static).update(text)
+        self.query_one("#letter-body", Markdown).update("")
+        for wid in ("#letter-thread", "#letter-chain", "#letter-provenance"):
+            self.query_one(wid, Static).update(text)
+
+    def _finding_lines(self, model: AppModel, item: Finding) -> list[Content]:
+        lines: list[Content] = []
+        if True:
             lines.append(cleans(Content.styled(f"{item.severity.upper()}: ", "bold $error" if item.severity == "problem" else "bold $warning"), Content.styled(item.code, "bold")))
             lines.append(clean(item.detail))
             for p in item.paths:
@@ -112,15 +127,7 @@ class LetterPane(Vertical):
                     lines.extend(_unreadable_lines(u))
             for i in item.letters:
                 lines.append(cleans(Content.styled("  letter: ", "$text-muted"), (i, "")))
-        else:
-            lines.append(Content("Nothing to show for this row."))
-        text = Content("\n").join(lines)
-        self.body_text = ""
-        self.query_one("#letter-head", Static).update(text)
-        self.query_one("#letter-body", Markdown).update("")
-        self.query_one("#letter-provenance", Static).update(text)
-        self.query_one("#letter-thread", Static).update(Content(""))
-        self.query_one("#letter-chain", Static).update(Content(""))
+        return lines
 
     # --- sections -----------------------------------------------------------------
     def _head(self, model: AppModel, x: Letter) -> Content:
@@ -238,16 +245,19 @@ class LetterPane(Vertical):
             glyph = "" if top else ("└─▶ " if last else "├─▶ ")
             fork = Content.styled("  ⑂ fork: superseded by " + str(len(children)) + " letters", "bold $unknown") if len(children) > 1 else Content("")
             mark = "★ " if head is c else ("▶ " if c is x else "  ")
+            sub = prefix + ("" if top else ("    " if last else "│   "))
             lines.append(cleans(
                 Content.styled(prefix + glyph, "$text-muted"),
                 Content.styled(mark, "bold $current" if head is c else "bold"),
-                (c.id, "bold reverse" if c is x else ("$superseded" if cur.no else "")),
+                (c.subject or _slug(c), "bold reverse" if c is x else ("$superseded" if cur.no else "bold")),
+                Content.styled(f"  {c.type} by ", "$text-muted"), (c.sender, "$text-muted"),
                 Content.styled("  current: ", "$text-muted"), Content.styled(value, vstyle),
                 fork,
             ))
-            sub = prefix + ("" if top else ("    " if last else "│   "))
+            lines.append(cleans(Content.styled(sub + ("│   " if children else "    ") + "  ", "$text-muted"),
+                                (c.id, "$text-muted")))
             for r in cur.reasons:
-                lines.append(cleans(Content.styled(sub + "      · ", "$text-muted"),
+                lines.append(cleans(Content.styled(sub + ("│   " if children else "    ") + "  · ", "$text-muted"),
                                     Content.styled(r.code, "$unknown" if r.code != "ruled" else "$success"),
                                     (f": {r.detail}" if r.detail else "", "$text-muted")))
             for i, k in enumerate(children):

@@ -1,0 +1,66 @@
+"""Driving the app in tests: build it at the fixed clock and wait for its scan."""
+
+from __future__ import annotations
+
+import asyncio
+
+from letterbox_tui.app import make_app
+from letterbox_tui.app.widgets.letter_list import LetterList
+
+from tests.app.letterboxes import NOW
+
+SIZE = (160, 48)
+
+
+def app_for(box, **kw):
+    kw.setdefault("now", NOW)
+    kw.setdefault("poll_interval", None)
+    return make_app(box.root, **kw)
+
+
+async def scanned(pilot, app, count: int = 1, timeout: float = 10.0) -> None:
+    """Wait until the app has finished ``count`` scans and processed the result."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while loop.time() < end:
+        await pilot.pause()
+        if app.scan_count >= count and not app.scanning:
+            await pilot.pause()
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"scan did not finish (scans: {app.scan_count}, error: {app.scan_error})")
+
+
+async def until(pilot, predicate, timeout: float = 10.0) -> None:
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while loop.time() < end:
+        await pilot.pause()
+        if predicate():
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError("condition not reached")
+
+
+def letters(app) -> LetterList:
+    return app.query_one("#letters", LetterList)
+
+
+def list_text(app) -> list[str]:
+    """The list's rows as plain text, as the list renders them."""
+    lst = letters(app)
+    out = []
+    for row in lst.rows:
+        content = row.heading if row.heading is not None else lst.describe(row, 130)
+        out.append(content.plain)
+    return out
+
+
+def screen_text(app) -> str:
+    """Every character currently on screen (the compositor's lines)."""
+    lines = app.screen._compositor.render_update(full=True)
+    from rich.console import Console
+
+    console = Console(width=SIZE[0], height=SIZE[1], record=True, force_terminal=False, color_system=None, file=open("/dev/null", "w"))
+    console.print(lines)
+    return console.export_text()

@@ -1,0 +1,62 @@
+"""Theme files: TOML, every colour checked at load, every failure reported at once."""
+
+from __future__ import annotations
+
+from letterbox_tui.app.themes import APP_VARIABLES, load_themes, parse_theme, shipped_themes_dir
+
+from tests.app.helpers import SIZE, app_for
+
+
+def test_shipped_themes_load_cleanly():
+    loaded = load_themes(shipped_themes_dir())
+    assert {"letterbox-dark", "letterbox-light", "letterbox-high-contrast"} <= set(loaded.themes)
+    assert loaded.errors == []
+    for theme in loaded.themes.values():
+        assert set(APP_VARIABLES) <= set(theme.variables)
+
+
+def test_every_bad_colour_is_reported_at_once(tmp_path):
+    (tmp_path / "bad.toml").write_text(
+        'name = "bad"\nprimary = "not-a-colour"\naccent = "#12345"\n[variables]\nlate = "blurple"\n'
+    )
+    (tmp_path / "broken.toml").write_text('name = "broken"\nprimary = \n')
+    (tmp_path / "good.toml").write_text('name = "good"\nprimary = "#112233"\n')
+    loaded = load_themes(tmp_path)
+    assert list(loaded.themes) == ["good"]
+    text = "\n".join(loaded.errors)
+    assert "primary = 'not-a-colour'" in text
+    assert "accent = '#12345'" in text
+    assert "variables.late = 'blurple'" in text
+    assert "broken.toml: not valid TOML" in text
+    assert len(loaded.errors) == 4
+
+
+def test_missing_fields_and_unknown_keys():
+    errors: list[str] = []
+    assert parse_theme('colour = "#fff"\n', "x.toml", errors) is None
+    assert any("name is missing" in e for e in errors)
+    assert any("primary is missing" in e for e in errors)
+    assert any("unknown key 'colour'" in e for e in errors)
+
+
+async def test_app_uses_theme_and_falls_back(letterbox, tmp_path):
+    app = app_for(letterbox, theme="letterbox-light")
+    async with app.run_test(size=SIZE):
+        assert app.theme == "letterbox-light"
+        assert app.get_css_variables()["late"].upper() == "#C0392B"
+    app = app_for(letterbox, theme="no-such-theme")
+    async with app.run_test(size=SIZE):
+        assert app.theme == "letterbox-dark"
+        assert any("no-such-theme" in e for e in app.theme_errors)
+
+
+async def test_user_theme_folder_is_read(letterbox, tmp_path):
+    user = tmp_path / "user-themes"
+    user.mkdir()
+    (user / "mine.toml").write_text('name = "mine"\nprimary = "#010203"\n[variables]\nlate = "#ABCDEF"\n')
+    (user / "oops.toml").write_text('name = "oops"\nprimary = "#zzz"\n')
+    app = app_for(letterbox, theme="mine", theme_dirs=[shipped_themes_dir(), user])
+    async with app.run_test(size=SIZE):
+        assert app.theme == "mine"
+        assert app.get_css_variables()["late"].upper() == "#ABCDEF"
+        assert any("oops.toml" in e for e in app.theme_errors)

@@ -1,0 +1,355 @@
+"""The app's views, banner, --letter, query bar, live refresh, keymap, palette and help."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from textual.widgets import Input, OptionList, Static, TabbedContent
+
+from letterbox_tui.app import make_app
+from letterbox_tui.app.widgets.letter_pane import LetterPane
+from letterbox_tui.core.errors import LetterboxError
+from tests.app.helpers import SIZE, app_for, letters, list_text, scanned, screen_text, until
+
+PLAN = "2026-11-20T090000-planner-request-renewal-plan-aaaa0001"
+BUDGET = "2026-11-21T090000-builder-request-budget-aaaa0004"
+V3A = "2026-11-14T090000-planner-decision-db-choice-bbbb0003"
+DISPUTE2 = "2026-11-26T090000-reviewer-dispute-plans-cccc0002"
+
+
+def static_text(app, selector: str) -> str:
+    return app.query_one(selector, Static).render().plain
+
+
+def pane(app) -> LetterPane:
+    return app.query_one("#letter-pane", LetterPane)
+
+
+async def test_owed_view_opens_first_grouped_late_first(letterbox):
+    app = app_for(letterbox)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        assert app.mailbox_id == "view:owed"
+        rows = list_text(app)
+        assert rows[0].strip().startswith("builder owes")
+        assert "1 late" in rows[0]
+        assert "Renewal plan" in rows[1] and "LATE 1d 22h" in rows[1]
+        assert "Review the docs" in rows[2] and "due in 18h" in rows[2]
+        assert "Write release notes" in rows[3] and "no deadline" in rows[3]
+        assert rows[4].strip().startswith("planner owes")
+        assert "Approve the budget" in rows[5] and "LATE 4d 3h" in rows[5]
+        assert len(rows) == 6
+        # the cursor starts on the first letter (headings are skipped)
+        assert letters(app).current.letter.id == PLAN
+        top = static_text(app, "#topbar")
+        assert "complete" in top and "no review for 3 days" in top
+        assert not app.query_one("#banner").display
+
+
+async def test_owed_unknown_answers_show_their_reason(incomplete_box):
+    app = app_for(incomplete_box)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        rows = list_text(app)
+        # the unreadable file in builder/inbox may be a reply to what builder sent
+        assert any("Approve the budget" in r and "? unreadable-file" in r for r in rows)
+
+
+async def test_each_builtin_view(letterbox):
+    app = app_for(letterbox)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        await pilot.press("2")
+        rows = list_text(app)
+        assert app.mailbox_id == "view:disputes"
+        assert "Plan and budget disagree" in rows[0] and "open dispute" in rows[0]
+        assert "Renewal plan" in rows[1] and "Approve the budget" in rows[2]
+        assert len(rows) == 3  # the ruled dispute is not open
+
+        await pilot.press("3")
+        rows = list_text(app)
+        assert rows[0].strip().startswith("In force")
+        assert any("Use Postgres 17 with replicas" in r and "in force" in r for r in rows)
+        assert not any("Use SQLite instead" in r for r in rows)
+
+        await pilot.press("4")
+        assert len([r for r in letters(app).rows if r.heading is None]) == 14
+
+        await pilot.press("5")
+        rows = list_text(app)
+        assert app.mailbox_id == "view:problems"
+        assert any("settled-fork" in r for r in rows)
+
+        # a seat's mailboxes
+        app.open_mailbox("seat:planner:processed")
+        await pilot.pause()
+        rows = list_text(app)
+        assert len(rows) == 1 and "Grant access" in rows[0]
+        app.open_mailbox("seat:builder:sent")
+        await pilot.pause()
+        assert all("builder→" in r for r in list_text(app))
+
+
+async def test_mailboxes_pane_lists_views_seats_status_and_queries(letterbox):
+    letterbox.raw("letterbox-tui.toml", '[queries]\n"Late requests" = "type=request late=yes"\n')
+    app = app_for(letterbox)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        ol = app.query_one("#mailboxes", OptionList)
+        prompts = [ol.get_option_at_index(i).prompt.plain for i in range(ol.option_count)]
+        joined = "\n".join(prompts)
+        for label in ("Owed & late", "Open disputes", "Current truth", "All letters", "Problems"):
+            assert label in joined
+        assert "Owed & late    4 · 2 late" in joined
+        assert "Drafting the Q1 plan" in joined
+        assert any(p.strip().startswith("Inbox") for p in prompts)
+        assert "Late requests" in joined
+        app.open_mailbox("query:Late requests")
+        await pilot.pause()
+        rows = list_text(app)
+        assert len(rows) == 2 and all("LATE" not in r for r in rows)
+        assert {r.letter.id for r in letters(app).rows} == {PLAN, BUDGET}
+
+
+async def test_view_option_and_letter_option(letterbox):
+    app = app_for(letterbox, view="disputes", letter=V3A)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        # the letter is not in the disputes view, so the app shows it in All
+        assert app.mailbox_id == "view:all"
+        assert letters(app).current.letter.id == V3A
+        assert pane(app).query_one(TabbedContent).active == "tab-body"
+        assert "Use Postgres 17 with replicas" in static_text(app, "#letter-head")
+
+    app = app_for(letterbox, letter=PLAN)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        assert app.mailbox_id == "view:owed"
+        assert letters(app).current.letter.id == PLAN
+        assert "Please draft the **renewal plan**." in pane(app).body_text
+        assert "Please draft the renewal plan." in screen_text(app)
+
+
+async def test_unknown_letter_option_is_reported(letterbox):
+    app = app_for(letterbox, letter="no-such-id")
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        assert any("no-such-id" in str(n.message) for n in app._notifications)
+
+
+def test_not_a_letterbox_fails_before_the_app(tmp_path):
+    with pytest.raises(LetterboxError, match="not a letterbox"):
+        make_app(tmp_path)
+
+
+async def test_thread_chain_and_provenance_tabs(letterbox):
+    app = app_for(letterbox, letter=V3A)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        await pilot.press("right_square_bracket")
+        assert pane(app).query_one(TabbedContent).active == "tab-thread"
+        await pilot.press("right_square_bracket")
+        chain = static_text(app, "#letter-chain")
+        assert "Head (current): " + V3A in chain
+        assert "⑂ fork: superseded by 2 letters" in chain
+        assert "ruled" in chain and "upholds " + V3A in chain
+        assert "Use SQLite instead" in chain
+        await pilot.press("right_square_bracket")
+        prov = static_text(app, "#letter-provenance")
+        assert "planner/inbox/" not in prov or "builder/inbox/" + V3A + ".md" in prov
+        assert "builder/inbox/" + V3A + ".md" in prov
+        import hashlib
+
+        digest = hashlib.sha256((letterbox.root / "builder" / "inbox" / (V3A + ".md")).read_bytes()).hexdigest()
+        assert digest in prov
+        for answer in ("current", "superseded", "answered", "accepted", "state", "late"):
+            assert answer in prov
+        assert "ruled" in prov
+
+
+async def test_thread_tree_uses_reply_glyphs(letterbox):
+    access = "2026-11-22T090000-builder-request-access-aaaa0005"
+    app = app_for(letterbox, letter=access)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        app.action_show_tab("thread")
+        await pilot.pause()
+        thread = static_text(app, "#letter-thread")
+        assert "Thread " + access in thread
+        assert "└─> result  planner→builder" in thread
+
+
+async def test_banner_appears_opens_problems_and_goes_away(incomplete_box):
+    app = app_for(incomplete_box, poll_interval=0.05)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        banner = app.query_one("#banner")
+        assert banner.display
+        text = static_text(app, "#banner")
+        assert "Incomplete scope: 1 unreadable file" in text and "Press p for Problems" in text
+        assert "incomplete" in static_text(app, "#topbar")
+        await pilot.press("p")
+        assert app.mailbox_id == "view:problems"
+        rows = list_text(app)
+        assert "unreadable-file" in rows[0] and "builder/inbox/broken.md" in rows[0]
+        assert "unreadable-file" in static_text(app, "#letter-head")
+        os.unlink(incomplete_box.root / "builder" / "inbox" / "broken.md")
+        await until(pilot, lambda: app.scan_count >= 2 and not app.scanning)
+        assert not banner.display
+        assert "complete" in static_text(app, "#topbar")
+
+
+async def test_query_bar_filters_and_shows_errors_inline(letterbox):
+    app = app_for(letterbox)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        await pilot.press("slash")
+        inp = app.query_one("#query", Input)
+        assert inp.has_focus
+        inp.value = "late=maybe"
+        await pilot.press("enter")
+        err = static_text(app, "#query-error")
+        assert "invalid term 'late=maybe'" in err
+        assert app.query_text is None  # the list is unchanged
+        inp.value = "type=request late=yes"
+        await pilot.press("enter")
+        assert static_text(app, "#query-error") == ""
+        assert {r.letter.id for r in letters(app).rows} == {PLAN, BUDGET}
+        assert "Query: type=request late=yes" in static_text(app, "#list-title")
+        await pilot.press("escape")
+        await pilot.press("escape")
+        assert app.query_text is None
+        assert app.mailbox_id == "view:owed"
+
+
+async def test_query_unknown_rows_are_listed_with_reasons(incomplete_box):
+    app = app_for(incomplete_box)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        await pilot.press("slash")
+        app.query_one("#query", Input).value = "answered=no task=yes"
+        await pilot.press("enter")
+        rows = list_text(app)
+        assert any(r.strip().startswith("Unknown (") for r in rows)
+        assert any("? unreadable-file" in r for r in rows)
+
+
+async def test_live_refresh_picks_up_a_new_letter_and_keeps_selection(letterbox):
+    app = app_for(letterbox, view="all", poll_interval=0.05)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        await pilot.press("j", "j")
+        chosen = letters(app).current.key
+        before = len(letters(app).rows)
+        letterbox.letter("2026-11-29T140000-planner-info-hello-ffff0001", frm="planner", to="builder",
+                         sent="2026-11-29T14:00:00Z", subject="A new letter arrives")
+        await until(pilot, lambda: len(letters(app).rows) == before + 1)
+        assert letters(app).current.key == chosen
+        assert any("A new letter arrives" in r for r in list_text(app))
+
+
+async def test_keymap_in_settings_remaps_bindings(letterbox):
+    letterbox.raw("letterbox-tui.toml", '[keymap]\n"view.all" = "a"\n"list.down" = "ctrl+n"\n')
+    app = app_for(letterbox)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        await pilot.press("4")
+        assert app.mailbox_id == "view:owed"  # 4 no longer opens All
+        await pilot.press("a")
+        assert app.mailbox_id == "view:all"
+        start = letters(app).cursor
+        await pilot.press("j")
+        assert letters(app).cursor == start  # j was replaced
+        await pilot.press("ctrl+n")
+        assert letters(app).cursor == start + 1
+
+
+async def test_navigation_keys_and_next_attention(letterbox):
+    app = app_for(letterbox, view="all")
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        lst = letters(app)
+        await pilot.press("G")
+        assert lst.cursor == len(lst.rows) - 1
+        await pilot.press("g")
+        assert lst.cursor == 0
+        await pilot.press("j", "k", "j")
+        assert lst.cursor == 1
+        await pilot.press("n")
+        assert app._needs_attention(lst.current)
+        first = lst.cursor
+        await pilot.press("n")
+        assert lst.cursor != first and app._needs_attention(lst.current)
+        await pilot.press("N")
+        assert lst.cursor == first
+
+
+async def test_command_palette_has_app_commands(letterbox):
+    from textual.command import CommandPalette
+
+    app = app_for(letterbox)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        await pilot.press("colon")
+        await until(pilot, lambda: isinstance(app.screen, CommandPalette))
+        await pilot.press(*"Problems")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await until(pilot, lambda: app.mailbox_id == "view:problems")
+        # Textual's own commands are still there
+        from textual.system_commands import SystemCommandsProvider
+
+        assert any(getattr(c, "__name__", "") == "get_system_commands_provider" or c is SystemCommandsProvider for c in app.COMMANDS)
+
+
+async def test_help_lists_every_binding_with_its_key(letterbox):
+    letterbox.raw("letterbox-tui.toml", '[keymap]\n"letter.reply" = "ctrl+y"\n')
+    app = app_for(letterbox)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        text = app.screen.query_one("#help-text", Static).render().plain
+        assert "letter.reply" in text and "ctrl+y" in text
+        assert "list.down" in text and "app.quit" in text
+        await pilot.press("escape")
+        assert app.screen is app.default_screen
+
+
+async def test_quit_key(letterbox):
+    app = app_for(letterbox)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        await pilot.press("q")
+        await pilot.pause()
+        assert not app.is_running
+
+
+async def test_first_paint_happens_before_the_scan_ends(letterbox, monkeypatch):
+    """The scan runs in a worker: the app paints and reacts while it is still going."""
+    import threading
+
+    import importlib
+
+    scan_mod = importlib.import_module("letterbox_tui.core.scan")
+
+    gate = threading.Event()
+    real = scan_mod.scan
+
+    def slow_scan(*a, **kw):
+        gate.wait(5)
+        return real(*a, **kw)
+
+    monkeypatch.setattr(scan_mod, "scan", slow_scan)
+    app = app_for(letterbox)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.scanning and app.model is None
+        assert "scanning" in static_text(app, "#topbar")
+        assert "Scanning the letterbox" in screen_text(app)
+        await pilot.press("2")  # the app responds while the scan runs
+        assert app.mailbox_id == "view:disputes"
+        gate.set()
+        await scanned(pilot, app)
+        assert app.model is not None and "scanning" not in static_text(app, "#topbar")
