@@ -623,7 +623,8 @@ def test_cache_hits_are_used_and_misses_put(box):
                 return item
             return None
 
-        def put(self, item):
+        def put(self, item, data):
+            assert data.startswith(b"---")  # the header bytes the scanner read
             self.items[item.path] = item
 
     cache = Cache()
