@@ -101,7 +101,7 @@ def cmd_demo(args: Namespace) -> int:
 
 
 def cmd_send(args: Namespace) -> int:
-    root = open_root(args)
+    root = open_root(_whole(args))
     body = _stdin_body()
     draft = Draft(
         sender=args.as_seat, recipient=args.to, type=args.type, slug=args.slug, body=body,
@@ -115,7 +115,7 @@ def cmd_send(args: Namespace) -> int:
 
 
 def cmd_reply(args: Namespace) -> int:
-    root = open_root(args)
+    root = open_root(_whole(args))
     body = _stdin_body()
     published = reply(root, args.id, args.kind, seat=args.as_seat, body=body, slug=args.slug or "",
                       priority=args.priority)
@@ -126,7 +126,7 @@ def cmd_reply(args: Namespace) -> int:
 
 
 def cmd_file(args: Namespace) -> int:
-    root = open_root(args)
+    root = open_root(_whole(args))
     path, moved = file_letter(root, args.id, seat=args.as_seat)
     rel = os.path.relpath(path, root)
     _emit(f"filed: {args.id} -> {rel}" if moved else f"already filed: {args.id} ({rel})")

@@ -595,11 +595,13 @@ def reply(
     # Local state, after the reply is durable (protocol order).
     try:
         if kind == "ack":
-            sidecar = "\n".join([f"ack_id: {reply_id}", f"acked_at: {sent_stamp(moment)}", f"by: {seat}", ""])
-            try:
-                publish_bytes(root_p, (seat, "inbox"), parent.name + ".ack", sidecar.encode())
-            except FileExistsError:
-                published.notes.append("the sidecar was already there")
+            # A terminal reply may have closed the letter meanwhile: no orphan sidecar then.
+            if _exists(root_p, (seat, "inbox"), parent.name):
+                sidecar = "\n".join([f"ack_id: {reply_id}", f"acked_at: {sent_stamp(moment)}", f"by: {seat}", ""])
+                try:
+                    publish_bytes(root_p, (seat, "inbox"), parent.name + ".ack", sidecar.encode())
+                except FileExistsError:
+                    published.notes.append("the sidecar was already there")
         else:
             move_to_processed(root_p, seat, parent.name)
             _remove_sidecar(root_p, seat, parent.name)

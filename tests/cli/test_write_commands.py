@@ -208,3 +208,10 @@ def test_send_end_to_end_in_a_real_process(box):
     assert proc.returncode == 0, proc.stderr
     new_id = proc.stdout.decode().strip()
     assert (box.root / "beta/inbox" / f"{new_id}.md").read_bytes().endswith("Grüße — a UTF-8 body\n".encode())
+
+
+def test_writing_refuses_a_partial_scope(cli, box):
+    before = box.tree_bytes()
+    code, out, err = cli("--participant", "alpha", "send", "--as", "alpha", "--to", "beta", "--type", "info",
+                         "--slug", "x", stdin="body\n")
+    assert code == 2 and "--participant" in err and box.tree_bytes() == before
