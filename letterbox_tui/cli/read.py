@@ -112,8 +112,9 @@ def cmd_query(args: Namespace) -> int:
         con.print(output.rows_table(matches))
     if unknown:
         con.print(output.text(f"unknown ({len(unknown)}): the record cannot settle these rows", "bold yellow"))
-        whys = {id(r): [w.to_json() for w in why] for r, (_, why) in zip(unknown, result.unknown)}
-        con.print(output.rows_table([{**r, "why": whys[id(r)]} for r in unknown], unknown=True))
+        con.print(output.rows_table(unknown))
+        for r, (_, why) in zip(unknown, result.unknown):
+            con.print(output.text(f"  {r['id']}: {output.reasons_line([w.to_json() for w in why])}"))
     counts = f"{len(matches)} match{'es' if len(matches) != 1 else ''}, {len(unknown)} unknown"
     output.print_scope(con, scope, counts)
     return _finish(scope)
@@ -523,7 +524,12 @@ def cmd_digest(args: Namespace) -> int:
             due = f" due {i['deadline']}" if i["deadline"] else ""
             con.print(output.text(f"  {mark}{i['id']}  {g['seat']} owes {i['from']}{due}"))
     con.print(output.text(f"uncertain ({len(data['uncertain'])})", "bold"))
+    merged: dict[str, tuple[list[str], list[dict[str, Any]]]] = {}
     for u in data["uncertain"]:
-        con.print(output.text(f"  {u['id']}  {u['answer']} unknown: {output.reasons_line(u['reasons'])}"))
+        names, reasons = merged.setdefault(u["id"], ([], []))
+        names.append(u["answer"])
+        reasons.extend(u["reasons"])
+    for letter_id, (names, reasons) in merged.items():
+        con.print(output.text(f"  {letter_id}  {', '.join(names)} unknown: {output.reasons_line(reasons)}"))
     output.print_scope(con, scope)
     return _finish(scope)

@@ -63,7 +63,7 @@ def digest(res: Resolution, seat: str | None = None) -> dict[str, Any]:
         if x.task:
             st = res.state(x)
             if st.value != "closed":
-                names += [("state", st), ("answered", res.answered(x)), ("late", res.late(x))]
+                names += [("answered", res.answered(x)), ("state", st), ("late", res.late(x))]
         for name, ans in names:
             if ans.value == "unknown":
                 uncertain.append({
