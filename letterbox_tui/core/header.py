@@ -108,9 +108,11 @@ def _broken(data: bytes, start: int, why: str | None, *, no_open: bool = False, 
     ``data`` ends at the closing delimiter when there is one. Lines are judged one by one;
     a line is legible when it is valid UTF-8, has no control character, is within the
     length limit and parses as ``key: value`` with a valid key. With ``cut`` the data was
-    cut at the size limit, so its last line is incomplete and never legible.
+    cut at the size limit, so its last line is incomplete and never legible, and a line
+    over the line limit before it is the first error a reader meets, so it is named.
     """
     first_error = why
+    first_long: str | None = None
     legible_values: dict[str, list[str]] = {}
     legible_lines: dict[str, list[str]] = {}
     illegible: list[str] = []
@@ -130,6 +132,7 @@ def _broken(data: bytes, start: int, why: str | None, *, no_open: bool = False, 
             line_error = "header over 32768 bytes"
         if len(raw_line) + 1 > MAX_LINE:
             line_error = f"line over {MAX_LINE} bytes"
+            first_long = first_long or line_error
         if raw_line.endswith(b"\r"):
             raw_line = raw_line[:-1]
         try:
@@ -159,4 +162,6 @@ def _broken(data: bytes, start: int, why: str | None, *, no_open: bool = False, 
                 illegible.extend(legible_lines[key])
                 continue
         legible[key] = values[0]
+    if cut and first_long:
+        first_error = first_long
     return HeaderResult(None, first_error or "unreadable header", legible, "\n".join(illegible))
