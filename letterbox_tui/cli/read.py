@@ -13,7 +13,7 @@ from argparse import Namespace
 from datetime import datetime, timezone
 from typing import Any
 
-from letterbox_tui.core.check import check, has_problem
+from letterbox_tui.core.check import Finding, check, has_problem
 from letterbox_tui.core.digest import digest
 from letterbox_tui.core.errors import LetterboxError
 from letterbox_tui.core.grammar import parse_time
@@ -473,8 +473,21 @@ def cmd_disputes(args: Namespace) -> int:
 # --- check, digest ------------------------------------------------------------------
 
 def cmd_check(args: Namespace) -> int:
-    snapshot, res = _resolved(args, _now())
+    root, settings, snapshot = load(args)
+    stale: list[str] = []
+    if args.verify:
+        # Re-read every file against the derived cache; a wrong row is dropped and the
+        # letterbox scanned again, so the findings below rest on the files themselves.
+        from letterbox_tui.core.cache import verify_cache
+
+        stale = verify_cache(root, snapshot, id_time_is_utc=settings.id_time_is_utc)
+        if stale:
+            root, settings, snapshot = load(args)
+    res = resolve(snapshot, _now())
     findings = check(res)
+    if stale:
+        detail = f"{len(stale)} cached header{'s' if len(stale) != 1 else ''} did not match the file; re-read"
+        findings.append(Finding("stale-cache", detail, (), tuple(stale)))
     scope = snapshot.scope
     code = 1 if has_problem(findings) else _finish(scope)
     if args.json:

@@ -31,6 +31,7 @@ CODES: dict[str, str] = {
     "orphan-sidecar": WARNING,
     "ignored-entry": WARNING,
     "settled-fork": WARNING,
+    "stale-cache": WARNING,
 }
 _RANK = {code: i for i, code in enumerate(CODES)}
 

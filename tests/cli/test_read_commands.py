@@ -313,3 +313,21 @@ def test_digest_seat_filter(capsys, disputed):
     _, data = cli_json(capsys, disputed, "digest", "--seat", "gamma")
     assert [d["id"] for d in data["decisions"]] == ["g-1"]
     assert data["disputes"] == []
+
+
+def test_check_verify_catches_a_stale_cache(capsys, box):
+    import os
+
+    path = box.letter("a-1", sent="2026-01-01T00:00:00Z")
+    code, data = cli_json(capsys, box, "check")  # fills the derived cache
+    assert (code, data["findings"]) == (0, [])
+    st = path.stat()
+    path.write_bytes(path.read_bytes().replace(b"00:00:00Z", b"00:00:00X"))  # same size
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    code, data = cli_json(capsys, box, "check")
+    assert data["findings"] == []  # the cache is trusted on size, mtime and inode
+    code, data = cli_json(capsys, box, "check", "--verify")
+    codes = [f["code"] for f in data["findings"]]
+    assert codes == ["ambiguous-timestamp", "stale-cache"]
+    assert data["findings"][1]["paths"] == ["beta/inbox/a-1.md"]
+    assert code == 0
