@@ -79,6 +79,8 @@ def scan(
         from .settings import load_settings
 
         id_time_is_utc = load_settings(root_s).id_time_is_utc
+    if isinstance(participants, str):  # one seat named on its own, not its letters
+        participants = [participants]
     wanted = sorted(set(participants)) if participants is not None else None
     scanned_at = (now or datetime.now(timezone.utc)).astimezone(timezone.utc)
     attempt = 0

@@ -634,3 +634,10 @@ def test_cache_hits_are_used_and_misses_put(box):
     assert [id(x) for x in second.letters] == [id(cache.items[x.path]) for x in second.letters]
     assert ids(first) == ids(second)
     assert all(isinstance(x, Letter) for x in second.letters)
+
+
+def test_a_single_participant_given_as_a_string(box):
+    box.letter("a-1", to="alpha")
+    box.letter("b-1", to="beta")
+    snap = scan(box.root, "alpha")
+    assert ids(snap) == ["a-1"] and snap.scope.participants == ["alpha"]
