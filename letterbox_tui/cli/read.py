@@ -250,7 +250,8 @@ def cmd_show(args: Namespace) -> int:
 def _print_show(con: Any, item: dict[str, Any]) -> None:
     from rich.rule import Rule
 
-    con.print(Rule(output.text(item["id"])))
+    width = min(con.width, 100)
+    con.print(Rule(output.text(item["id"])), width=width)
     t = output.table("field", "value")
     for k, v in item["headers"].items():
         t.add_row(output.text(k), output.text(v))
@@ -269,7 +270,7 @@ def _print_show(con: Any, item: dict[str, Any]) -> None:
     if p["error"]:
         con.print(output.text(p["error"], "bold red"))
     if item["body"] is not None:
-        con.print(Rule(output.text("body")))
+        con.print(Rule(output.text("body")), width=width)
         con.print(output.text(item["body"]))
         if item["body_truncated"]:
             con.print(output.text(f"[body truncated at {BODY_MAX} bytes]", "dim"))
@@ -298,7 +299,7 @@ def cmd_current(args: Namespace) -> int:
     con = output.console()
     con.print(output.text(f"current: {out['current']}  ({letter.id})"))
     con.print(output.text(f"head: {out['head'] or 'none'}   heads: {', '.join(out['heads']) or 'none'}"))
-    con.print(output.text("chain: " + " , ".join(out["chain"])))
+    con.print(output.text("chain: " + ", ".join(out["chain"])))
     for r in out["reasons"]:
         con.print(output.text("  " + output.reasons_line([r])))
     output.print_scope(con, scope)
