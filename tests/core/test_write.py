@@ -278,3 +278,30 @@ def test_init_refuses_a_file_where_a_folder_goes(tmp_path):
     with pytest.raises(LetterboxError):
         init_letterbox(root, ["alpha"])
     assert sorted(p.name for p in root.iterdir()) == ["alpha"]
+
+
+# --- any input: a letter that reads back exactly, or a refusal that writes nothing ---------
+
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+_values = st.text(st.characters(codec="utf-8"), max_size=40) | st.sampled_from(
+    ["ok", " padded", "a\nb", "x\x1b[31m", "é", "[b]markup[/b]", "\u202e", "a\tb", "z" * 300, "---"])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(subject=_values, slug=_values, body=_values, deadline=_values)
+def test_any_input_reads_back_as_written_or_is_refused(tmp_path_factory, subject, slug, body, deadline):
+    root = tmp_path_factory.mktemp("prop")
+    init_letterbox(root, ["alpha", "beta"])
+    try:
+        published = deliver(root, draft(subject=subject, slug=slug, body=body, deadline=deadline), now=NOW)
+    except LetterboxError as exc:
+        assert "\n" not in str(exc)
+        assert list((root / "beta/inbox").iterdir()) == []
+        return
+    snap = scan(root)
+    (letter,) = snap.letters
+    assert snap.scope.complete and letter.flags == () and letter.id == published.id
+    assert letter.subject == subject and slug in letter.id
+    assert (letter.deadline_at is None) == (deadline == "")
+    assert (root / letter.path).read_bytes().split(b"\n---\n", 1)[1].rstrip(b"\n") == body.encode().rstrip(b"\n")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import multiprocessing
 import random
+import time
 from datetime import datetime, timezone
 
 from letterbox_tui.core.scan import scan
@@ -35,6 +36,13 @@ def test_concurrent_senders_lose_nothing_and_ids_are_unique(box):
     procs = [ctx.Process(target=_writer, args=(str(box.root), n, out)) for n in range(WRITERS)]
     for p in procs:
         p.start()
+    # Meanwhile, read: a reader never sees a partial letter (no unreadable file, ever).
+    scans = 0
+    while any(p.is_alive() for p in procs) or scans == 0:
+        snap = scan(box.root, max_attempts=1)
+        assert snap.unreadable == [] and all(x.id + ".md" == x.name for x in snap.letters)
+        scans += 1
+        time.sleep(0.02)
     reported = [out.get(timeout=60) for _ in procs]
     for p in procs:
         p.join(timeout=60)
