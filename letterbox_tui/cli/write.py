@@ -101,7 +101,11 @@ def cmd_demo(args: Namespace) -> int:
 
 
 def cmd_send(args: Namespace) -> int:
-    root = open_root(_whole(args))
+    snapshot = None
+    if args.re or args.thread or args.supersedes:
+        root, _settings, snapshot = load(_whole(args))  # pointers are checked against the letterbox
+    else:
+        root = open_root(_whole(args))
     body = _stdin_body()
     draft = Draft(
         sender=args.as_seat, recipient=args.to, type=args.type, slug=args.slug, body=body,
@@ -109,16 +113,16 @@ def cmd_send(args: Namespace) -> int:
         thread=args.thread or "", re=args.re or "", supersedes=args.supersedes or "",
         subject=args.subject or "",
     )
-    published = deliver(root, draft)
+    published = deliver(root, draft, snapshot=snapshot)
     _emit(published.id)
     return 0
 
 
 def cmd_reply(args: Namespace) -> int:
-    root = open_root(_whole(args))
+    root, _settings, snapshot = load(_whole(args))
     body = _stdin_body()
     published = reply(root, args.id, args.kind, seat=args.as_seat, body=body, slug=args.slug or "",
-                      priority=args.priority)
+                      priority=args.priority, snapshot=snapshot)
     _emit(published.id)
     for note in published.notes:
         _note(note)
@@ -126,8 +130,8 @@ def cmd_reply(args: Namespace) -> int:
 
 
 def cmd_file(args: Namespace) -> int:
-    root = open_root(_whole(args))
-    path, moved = file_letter(root, args.id, seat=args.as_seat)
+    root, _settings, snapshot = load(_whole(args))
+    path, moved = file_letter(root, args.id, seat=args.as_seat, snapshot=snapshot)
     rel = os.path.relpath(path, root)
     _emit(f"filed: {args.id} -> {rel}" if moved else f"already filed: {args.id} ({rel})")
     return 0
