@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from argparse import Namespace
 from pathlib import Path
 from typing import Any
 
+from letterbox_tui.core.cache import scan_cached
 from letterbox_tui.core.model import Scope, Snapshot
 from letterbox_tui.core.root import resolve_root
 from letterbox_tui.core.scan import scan
@@ -23,7 +25,12 @@ def load(args: Namespace) -> tuple[Path, Settings, Snapshot]:
     """Resolve the root, read its settings and scan it (restricted by --participant)."""
     root = open_root(args)
     settings = load_settings(root)
-    snapshot = scan(root, getattr(args, "participant", None), id_time_is_utc=settings.id_time_is_utc)
+    participants = getattr(args, "participant", None)
+    if os.environ.get("LETTERBOX_TUI_NO_CACHE"):
+        snapshot = scan(root, participants, id_time_is_utc=settings.id_time_is_utc)
+    else:
+        # The derived cache in the user's cache directory: an unchanged letter costs a stat.
+        snapshot = scan_cached(root, participants, id_time_is_utc=settings.id_time_is_utc)
     return root, settings, snapshot
 
 

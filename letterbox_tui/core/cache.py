@@ -1,0 +1,404 @@
+"""The derived header cache (SPEC 9): an unchanged letter costs a ``stat``, never a parse.
+
+One file per letterbox root and ``id_time_is_utc`` setting, in the user's cache directory
+(``platformdirs.user_cache_dir("letterbox-tui")``, which honours ``XDG_CACHE_HOME``),
+named by a hash of the root's real path: never inside the letterbox. Deleting it loses
+nothing.
+
+Each row is keyed by the letter file's path relative to the root and holds its ``size``,
+``mtime_ns`` and ``inode``, a content hash (BLAKE2b-128 of the header bytes the scanner
+read), and the parsed result (the ``Letter`` or ``Unreadable`` fields). The scanner asks
+``get(path, size, mtime_ns, inode)``: a row is used only when all three match the file's
+``stat`` now; anything else is re-read. ``verify_cache`` re-reads every file and compares
+content hashes, for what a ``stat`` cannot see (an in-place edit with the mtime restored).
+
+File layout: ``MAGIC`` (8 bytes), then a little-endian header (format version, length of
+the meta pickle, length of the rows pickle), the meta pickle (root, setting), the rows
+pickle and the hashes pickle. The rows are plain tuples of ``str``/``int``/``bytes``;
+they are read with an unpickler that refuses every global, so a crafted cache file can
+never run code. A file with another magic, version, root or setting, or one that fails to
+unpickle, is ignored and rebuilt.
+
+Why pickle of tuples and not SQLite or marshal: measured on a 100,000-letter letterbox
+(see ``letterbox-tui bench`` and the commit that introduced this module), loading all rows
+in one go was fastest this way.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import operator
+import os
+import pickle
+import stat
+import struct
+import tempfile
+from collections.abc import Iterable
+from datetime import datetime
+
+from .header import _CLOSE
+from .model import Letter, Snapshot, Unreadable
+
+MAGIC = b"LBXCACHE"
+VERSION = 1
+_HEAD = struct.Struct("<IQQ")  # version, meta length, rows length
+
+# Letter slots stored as they are; sent_at/deadline_at are stored as a code and rebuilt
+# (0: None; 1: parsed from the field's text; 2: from the id's time prefix), and ``fields``
+# as (keys, values) so the key tuple is shared between letters.
+_TIMES = ("sent_at", "deadline_at")
+_STORED = tuple(s for s in Letter.__slots__ if s not in _TIMES and s != "fields")
+_get_stored = operator.attrgetter(*_STORED)
+_KIND_LETTER = 0
+_KIND_UNREADABLE = 1
+# index of each stored slot inside a row (after kind, keys, values, sent code, deadline code)
+_ROW_OFFSET = 5
+_I_SIZE = _ROW_OFFSET + _STORED.index("size")
+_I_MTIME = _ROW_OFFSET + _STORED.index("mtime_ns")
+_I_INODE = _ROW_OFFSET + _STORED.index("inode")
+
+
+def _make_builder():
+    """A straight-line function that makes a Letter from a row (fast: no per-slot loop)."""
+    targets = ", ".join(f"o.{name}" for name in _STORED)
+    src = (
+        "def _letter_from_row(row, _new=object.__new__, _L=Letter, _zip=zip, _tuple=tuple):\n"
+        "    o = _new(_L)\n"
+        f"    (_, keys, values, cs, cd, {targets}) = row\n"
+        "    o.fields = _tuple(_zip(keys, values))\n"
+        "    o.sent_at = None if not cs else (_fromiso(o.sent) if cs == 1 else _id_time(o.id))\n"
+        "    o.deadline_at = _fromiso(o.deadline) if cd else None\n"
+        "    return o\n"
+    )
+    from .grammar import id_time
+
+    ns = {"Letter": Letter, "_fromiso": datetime.fromisoformat, "_id_time": id_time}
+    exec(src, ns)  # noqa: S102 - generated from Letter.__slots__, no outside input
+    return ns["_letter_from_row"]
+
+
+_letter_from_row = _make_builder()
+
+
+def _time_codes(letter: Letter) -> tuple[int, int]:
+    """How ``build`` got the letter's times: 0 none, 1 parsed from the field, 2 from the id."""
+    if letter.sent_at is None:
+        sent = 0
+    else:
+        sent = 2 if "time-from-id" in letter.flags else 1
+    return sent, 0 if letter.deadline_at is None else 1
+
+
+def cache_dir() -> str:
+    from platformdirs import user_cache_dir
+
+    return user_cache_dir("letterbox-tui")
+
+
+def cache_path(root: str | os.PathLike[str], id_time_is_utc: bool) -> str:
+    """Where the cache for this root and setting lives (the root's real path, hashed)."""
+    real = os.path.realpath(os.fspath(root))
+    digest = hashlib.blake2b(os.fsencode(real), digest_size=12).hexdigest()
+    return os.path.join(cache_dir(), f"{digest}-{'utc' if id_time_is_utc else 'asis'}.headers")
+
+
+def header_hash(data: bytes) -> bytes:
+    """BLAKE2b-128 of the header bytes: through the closing delimiter, else all bytes read."""
+    m = _CLOSE.search(data, 3)
+    return hashlib.blake2b(data[: m.end()] if m else data, digest_size=16).digest()
+
+
+class _NoGlobals(pickle.Unpickler):
+    def find_class(self, module: str, name: str):  # noqa: D102
+        raise pickle.UnpicklingError(f"global {module}.{name} refused in a cache file")
+
+
+class HeaderCache:
+    """The scanner's ``HeaderCache``: rows loaded in one go, written back by ``save()``."""
+
+    def __init__(self, root: str | os.PathLike[str], id_time_is_utc: bool, *, path: str | None = None) -> None:
+        self.root = os.path.realpath(os.fspath(root))
+        self.id_time_is_utc = bool(id_time_is_utc)
+        self.path = path or cache_path(self.root, self.id_time_is_utc)
+        self.rows: dict[str, tuple] = {}
+        self.hashes: dict[str, bytes] = {}
+        self.loaded = False  # a valid cache file was read
+        self.hits = 0
+        self.misses = 0
+        self._fresh: dict[str, tuple] = {}  # rows seen by this scan (hits and new)
+        self._fresh_hashes: dict[str, bytes] = {}
+        self._changed = False
+        self._keys: dict[tuple[str, ...], tuple[str, ...]] = {}
+        self._load()
+
+    # --- the scanner's protocol -----------------------------------------------------
+    def get(self, path: str, size: int, mtime_ns: int, inode: int) -> Letter | Unreadable | None:
+        row = self.rows.get(path)
+        if row is None or row[_I_SIZE] != size or row[_I_MTIME] != mtime_ns or row[_I_INODE] != inode:
+            self.misses += 1
+            return None
+        self.hits += 1
+        self._fresh[path] = row
+        if row[0] == _KIND_LETTER:
+            return _letter_from_row(row)
+        u = row[1]
+        return Unreadable(u[0], u[1], u[2], u[3], dict(u[4]), *u[5:])
+
+    def put(self, item: Letter | Unreadable, data: bytes | None = None) -> None:
+        """Record what the scanner built from a file; ``data`` is the header bytes it read."""
+        if isinstance(item, Letter):
+            keys = tuple([k for k, _ in item.fields])
+            keys = self._keys.setdefault(keys, keys)
+            row = (_KIND_LETTER, keys, tuple([v for _, v in item.fields]), *_time_codes(item)) + _get_stored(item)
+        else:
+            cells: list = [""] * (_ROW_OFFSET + len(_STORED))
+            cells[0] = _KIND_UNREADABLE
+            cells[1] = (item.path, item.seat, item.folder, item.error, dict(item.legible), item.illegible,
+                        item.size, item.mtime_ns, item.inode)
+            cells[2], cells[3], cells[4] = (), 0, 0
+            cells[_I_SIZE], cells[_I_MTIME], cells[_I_INODE] = item.size, item.mtime_ns, item.inode
+            row = tuple(cells)
+        path = item.path
+        self._fresh[path] = row
+        if data is not None:
+            self._fresh_hashes[path] = header_hash(data)
+        self._changed = True
+
+    # --- persistence ----------------------------------------------------------------
+    def save(self, keep_seats: Iterable[str] = ()) -> bool:
+        """Write the rows seen by this scan (atomically); False when nothing needed writing.
+
+        Rows not seen are dropped (vanished files), except those of ``keep_seats``: the
+        seats a partial scan did not visit.
+        """
+        keep = set(keep_seats)
+        rows = dict(self._fresh)
+        if keep:
+            for p, row in self.rows.items():
+                if p not in rows and p.split("/", 1)[0] in keep:
+                    rows[p] = row
+        if not self._changed and self.loaded and rows.keys() == self.rows.keys():
+            return False
+        hashes = {}
+        for p in rows:
+            h = self._fresh_hashes.get(p) or self.hashes.get(p)
+            if h is not None:
+                hashes[p] = h
+        meta = pickle.dumps({"root": self.root, "id_time_is_utc": self.id_time_is_utc}, protocol=5)
+        body = pickle.dumps(rows, protocol=5)
+        tail = pickle.dumps(hashes, protocol=5)
+        _write_atomic(self.path, [MAGIC, _HEAD.pack(VERSION, len(meta), len(body)), meta, body, tail])
+        self.rows = rows
+        self.hashes = hashes
+        self.loaded = True
+        self._changed = False
+        return True
+
+    def _load(self) -> None:
+        data = _read_file(self.path)
+        if data is None:
+            return
+        parsed = _parse(data, self.root, self.id_time_is_utc, with_hashes=True)
+        if parsed is not None:
+            self.rows, self.hashes = parsed
+            self.loaded = True
+
+
+def _read_file(path: str) -> bytes | None:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        chunks = []
+        while True:
+            chunk = os.read(fd, 1 << 24)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _parse(data: bytes, root: str, id_time_is_utc: bool, *, with_hashes: bool):
+    """(rows, hashes) from a cache file's bytes, or None when it is not a usable cache."""
+    n = len(MAGIC)
+    if len(data) < n + _HEAD.size or data[:n] != MAGIC:
+        return None
+    try:
+        version, meta_len, rows_len = _HEAD.unpack_from(data, n)
+        if version != VERSION:
+            return None
+        view = memoryview(data)
+        at = n + _HEAD.size
+        meta = _NoGlobals(io.BytesIO(view[at : at + meta_len])).load()
+        if not isinstance(meta, dict) or meta.get("root") != root or meta.get("id_time_is_utc") is not id_time_is_utc:
+            return None
+        at += meta_len
+        rows = _NoGlobals(io.BytesIO(view[at : at + rows_len])).load()
+        hashes = _NoGlobals(io.BytesIO(view[at + rows_len :])).load() if with_hashes else {}
+    except Exception:  # noqa: BLE001 - any damage means "no cache"; the scan re-reads
+        return None
+    if not isinstance(rows, dict) or not isinstance(hashes, dict) or not _rows_look_right(rows):
+        return None
+    return rows, hashes
+
+
+def _rows_look_right(rows: dict) -> bool:
+    """Cheap shape check (a damaged or foreign file must never yield wrong letters)."""
+    width = _ROW_OFFSET + len(_STORED)
+    for p, row in rows.items():
+        if not (isinstance(p, str) and type(row) is tuple and len(row) == width):
+            return False
+        if row[0] == _KIND_LETTER:
+            if not (type(row[1]) is tuple and type(row[2]) is tuple and len(row[1]) == len(row[2])):
+                return False
+        elif row[0] != _KIND_UNREADABLE or type(row[1]) is not tuple or len(row[1]) != 9:
+            return False
+        if not (type(row[_I_SIZE]) is int and type(row[_I_MTIME]) is int and type(row[_I_INODE]) is int):
+            return False
+    return True
+
+
+def _write_atomic(path: str, parts: list[bytes]) -> None:
+    """Write to a temporary file beside ``path``, then ``os.replace``: readers see old or new."""
+    directory = os.path.dirname(path)
+    os.makedirs(directory, mode=0o700, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".headers", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            for part in parts:
+                fh.write(part)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def open_cache(root: str | os.PathLike[str], id_time_is_utc: bool) -> HeaderCache:
+    return HeaderCache(root, id_time_is_utc)
+
+
+def scan_cached(root, participants=None, *, id_time_is_utc: bool, now=None) -> Snapshot:
+    """``scan`` with the derived cache: load it, scan, save what changed (best effort).
+
+    A cache that cannot be written (read-only home, full disk) costs speed, never answers.
+    """
+    from .scan import scan
+
+    cache = HeaderCache(root, id_time_is_utc)
+    snapshot = scan(root, participants, id_time_is_utc=id_time_is_utc, cache=cache, now=now)
+    keep = [s for s in snapshot.seats if participants is not None and s not in set(participants)]
+    try:
+        cache.save(keep_seats=keep)
+    except OSError:
+        pass
+    return snapshot
+
+
+def letters_equal(a: Letter | Unreadable, b: Letter | Unreadable) -> bool:
+    """Every field, flag and time the same (how cached and uncached items are compared)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, Unreadable):
+        return a == b
+    for name in Letter.__slots__:
+        x, y = getattr(a, name), getattr(b, name)
+        if x != y:
+            return False
+        if isinstance(x, datetime) and x.tzinfo != y.tzinfo:
+            return False
+    return True
+
+
+def verify_cache(root: str | os.PathLike[str], snapshot: Snapshot, *, id_time_is_utc: bool | None = None) -> list[str]:
+    """Re-read every letter file of ``snapshot`` and list the paths the cache got wrong.
+
+    A path is listed when its header bytes no longer hash to what the cache recorded, or
+    when parsing the file now gives another letter than the snapshot holds (the snapshot
+    may have come from a stale row). Those rows are dropped from the cache file, so the
+    next scan re-reads them. For ``check --verify``.
+    """
+    from .header import parse_header
+    from .letters import build
+    from .scan import read_header_bytes
+
+    real = os.path.realpath(os.fspath(root))
+    if id_time_is_utc is None:
+        from .settings import load_settings
+
+        id_time_is_utc = load_settings(real).id_time_is_utc
+    cache_file = cache_path(real, id_time_is_utc)
+    data = _read_file(cache_file)
+    parsed = _parse(data, real, id_time_is_utc, with_hashes=True) if data is not None else None
+    rows, hashes = parsed if parsed is not None else ({}, {})
+    stale: list[str] = []
+    dir_fds: dict[str, int] = {}
+    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        for item in [*snapshot.letters, *snapshot.unreadable]:
+            rel = item.path
+            seat_folder, _, name = rel.rpartition("/")
+            fresh: bytes | None = None
+            try:
+                dfd = dir_fds.get(seat_folder)
+                if dfd is None:
+                    seat, folder = seat_folder.split("/")
+                    sfd = os.open(seat, flags, dir_fd=_root_fd(dir_fds, real, flags))
+                    try:
+                        dfd = dir_fds[seat_folder] = os.open(folder, flags, dir_fd=sfd)
+                    finally:
+                        os.close(sfd)
+                fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dfd)
+                try:
+                    st = os.fstat(fd)
+                    if stat.S_ISREG(st.st_mode):
+                        fresh = read_header_bytes(fd)
+                finally:
+                    os.close(fd)
+            except OSError:
+                fresh = None
+            if fresh is None:
+                stale.append(rel)
+                continue
+            recorded = hashes.get(rel)
+            if recorded is not None and recorded != header_hash(fresh):
+                stale.append(rel)
+                continue
+            now_item = build(
+                parse_header(fresh), path=rel, seat=item.seat, folder=item.folder, name=name,
+                size=item.size, mtime_ns=item.mtime_ns, inode=item.inode, id_time_is_utc=id_time_is_utc,
+            )
+            if not letters_equal(now_item, item):
+                stale.append(rel)
+    finally:
+        for fd in dir_fds.values():
+            os.close(fd)
+    if stale and parsed is not None:
+        for rel in stale:
+            rows.pop(rel, None)
+            hashes.pop(rel, None)
+        meta = pickle.dumps({"root": real, "id_time_is_utc": id_time_is_utc}, protocol=5)
+        body = pickle.dumps(rows, protocol=5)
+        try:
+            _write_atomic(cache_file, [MAGIC, _HEAD.pack(VERSION, len(meta), len(body)), meta, body,
+                                       pickle.dumps(hashes, protocol=5)])
+        except OSError:
+            pass
+    return sorted(stale)
+
+
+def _root_fd(dir_fds: dict[str, int], root: str, flags: int) -> int:
+    fd = dir_fds.get("")
+    if fd is None:
+        fd = dir_fds[""] = os.open(root, flags)
+    return fd
