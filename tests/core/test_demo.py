@@ -205,3 +205,14 @@ def test_a_previous_demo_is_left_as_it_is(demo):
     again = write_demo(report.root)
     assert again.existing and "already holds a demo" in again.summary()[0]
     assert tree(report.root) == before
+
+
+def test_saved_queries_in_the_demo_settings_parse(demo):
+    from letterbox_tui.core.query import parse_query
+    from letterbox_tui.core.settings import load_settings
+
+    report, _, _ = demo
+    queries = load_settings(report.root).queries
+    assert queries
+    for text in queries.values():
+        parse_query(text.split())
