@@ -162,3 +162,18 @@ def test_nothing_is_written_into_another_seats_processed(box):
     reply(box.root, f"{t.id}--beta--result", "info", seat="gamma", body="noted", now=NOW)
     assert names(box, "alpha/processed") == [] and names(box, "gamma/processed") == []
     assert os.listdir(box.root / "gamma/inbox") == []
+
+
+def test_one_seat_writing_to_itself(box):
+    """The ordinary case: a seat's own task, acknowledged and closed by itself."""
+    t = task(box, sender="alpha", recipient="alpha")
+    reply(box.root, t.id, "ack", seat="alpha", body="noted", now=NOW)
+    assert names(box, "alpha/inbox") == sorted([t.path.name, t.path.name + ".ack", f"{t.id}--alpha--ack.md"])
+    reply(box.root, t.id, "result", seat="alpha", body="done", now=LATER)
+    assert names(box, "alpha/inbox") == sorted([f"{t.id}--alpha--ack.md", f"{t.id}--alpha--result.md"])
+    assert names(box, "alpha/processed") == [t.path.name]
+    from letterbox_tui.core.resolve import resolve
+
+    res = resolve(scan(box.root), LATER)
+    (closed,) = res.by_id(t.id)
+    assert res.answered(closed).yes and res.state(closed).value == "closed"
