@@ -12,18 +12,20 @@ from datetime import datetime
 from pathlib import Path
 
 from letterbox_tui.core.errors import LetterboxError
-from letterbox_tui.core.grammar import PRIORITIES, REPLY_KINDS, parse_time
+from letterbox_tui.core.grammar import parse_time
 from letterbox_tui.core.root import candidate_root
 from letterbox_tui.core.write import (
     Draft,
-    IdIndex,
-    default_slug,
     deliver,
+    dispute_draft,
     file_letter,
     init_letterbox,
+    notify_drafts,
     reply,
     review_draft,
+    ruling_draft,
     sent_stamp,
+    supersede_draft,
     utc_now,
 )
 
@@ -139,24 +141,12 @@ def cmd_file(args: Namespace) -> int:
 
 def cmd_supersede(args: Namespace) -> int:
     root, _settings, snapshot = load(_whole(args))
-    old = IdIndex(snapshot).one("supersedes", args.id)
-    kind = args.type or old.type
-    if kind in REPLY_KINDS:
-        raise LetterboxError(f"{args.id} is a {kind!r} reply; give --type for the new letter")
-    slug = args.slug or default_slug(old, "")
-    if not slug:
-        raise LetterboxError(f"cannot take a slug from {args.id}; give --slug")
-    draft = Draft(
-        sender=args.as_seat, recipient=args.to or old.recipient, type=kind, slug=slug, body=_stdin_body(),
-        priority=args.priority or (old.priority if old.priority in PRIORITIES else "next"),
-        requires_ack=old.task if args.ack is None else args.ack,
-        deadline=old.deadline if args.deadline is None else args.deadline,
-        thread=old.thread_id if args.thread is None else args.thread,
-        re=args.re or "", supersedes=old.id,
-        subject=old.subject if args.subject is None else args.subject,
+    draft = supersede_draft(
+        snapshot, args.id, args.as_seat, _stdin_body(), to=args.to, type=args.type, slug=args.slug,
+        requires_ack=args.ack, priority=args.priority, deadline=args.deadline, thread=args.thread,
+        subject=args.subject, re=args.re or "",
     )
-    published = deliver(root, draft, snapshot=snapshot)
-    _emit(published.id)
+    _emit(deliver(root, draft, snapshot=snapshot).id)
     return 0
 
 
@@ -169,48 +159,20 @@ def _whole(args: Namespace) -> Namespace:
 
 def cmd_dispute(args: Namespace) -> int:
     root, _settings, snapshot = load(_whole(args))
-    index = IdIndex(snapshot)
-    disputed = [index.one("disputes", i) for i in args.ids]
-    if len(args.ids) < 2 or len(set(args.ids)) != len(args.ids):
-        raise LetterboxError("a dispute names two or more different letters")
-    body = _stdin_body(optional=True)
-    if not body.strip():
-        body = "These letters disagree and cannot all hold:\n" + "".join(f"- {i}\n" for i in args.ids)
-    draft = Draft(
-        sender=args.as_seat, recipient=args.to or args.as_seat, type="dispute",
-        slug=args.slug or default_slug(disputed[0], "dispute"), body=body, disputes=list(args.ids),
-    )
+    draft = dispute_draft(snapshot, args.ids, args.as_seat, _stdin_body(optional=True), to=args.to, slug=args.slug)
     published = deliver(root, draft, snapshot=snapshot)
     _emit(published.id)
     if args.notify:
         _root, _settings, snapshot = load(args)
-        authors = [a for a in dict.fromkeys(d.sender for d in disputed) if a != args.as_seat]
-        for author in authors:
-            named = [d.id for d in disputed if d.sender == author]
-            note = Draft(
-                sender=args.as_seat, recipient=author, type="info", slug=draft.slug,
-                body=(f"Dispute {published.id} names your letter(s):\n" + "".join(f"- {i}\n" for i in named)),
-                re=published.id, thread=published.id,
-            )
+        for note in notify_drafts(snapshot, published.letter, args.as_seat):
             _emit(deliver(root, note, snapshot=snapshot).id)
     return 0
 
 
 def cmd_rule(args: Namespace) -> int:
     root, _settings, snapshot = load(_whole(args))
-    dispute = IdIndex(snapshot).one("rules_on", args.dispute)
-    if dispute.type != "dispute":
-        raise LetterboxError(f"{args.dispute} is a {dispute.type!r} letter, not a dispute")
-    body = _stdin_body(optional=True)
-    if not body.strip():
-        body = f"Ruling on dispute {dispute.id}: " + (
-            f"{args.upholds} is upheld.\n" if args.upholds else "closed without upholding any letter.\n"
-        )
-    draft = Draft(
-        sender=args.as_seat, recipient=args.to or dispute.sender, type="ruling",
-        slug=args.slug or default_slug(dispute, "ruling"), body=body, rules_on=dispute.id,
-        upholds=args.upholds or "", thread=dispute.thread_id,
-    )
+    draft = ruling_draft(snapshot, args.dispute, args.as_seat, _stdin_body(optional=True),
+                         upholds=args.upholds or "", to=args.to, slug=args.slug)
     _emit(deliver(root, draft, snapshot=snapshot).id)
     return 0
 
