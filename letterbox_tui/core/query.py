@@ -11,9 +11,10 @@ letters that survive them. Bodies are never read.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from operator import attrgetter
 
 from .errors import LetterboxError
 from .grammar import parse_time, slug_of
@@ -268,12 +269,46 @@ def dedupe(reasons: Iterable[Reason]) -> tuple[Reason, ...]:
     return tuple(dict.fromkeys(reasons))
 
 
+_HEADER_ATTR = {
+    "from": "sender", "to": "recipient", "type": "type", "re": "re", "id": "id",
+    "priority": "priority",
+}
+
+
+def _header_test(term: Term) -> Callable[[Letter], bool] | None:
+    """A plain predicate for a header term (they are never unknown), else None."""
+    if term.key in _HEADER_ATTR:
+        get = attrgetter(_HEADER_ATTR[term.key])
+        values = frozenset(term.values)
+        return lambda x: get(x) in values
+    if term.key == "thread":
+        values = frozenset(term.values)
+        return lambda x: (x.thread or x.id) in values
+    if term.key == "task":
+        want = term.value == "yes"
+        return lambda x: (x.requires_ack == "true") == want
+    return None
+
+
 def run_query(query: Query, res: Resolution, letters: Iterable[Letter] | None = None) -> QueryResult:
-    """Evaluate over ``letters`` (default: every readable letter, one per file, scan order)."""
+    """Evaluate over ``letters`` (default: every readable letter, one per file, scan order).
+
+    Header terms filter first as plain predicates; the remaining terms are evaluated in
+    three values only on the letters that pass them.
+    """
+    tests = []
+    rest = []
+    for term in query.terms:
+        test = _header_test(term)
+        (tests.append(test) if test is not None else rest.append(term))
+    pool = res.snapshot.letters if letters is None else letters
+    for test in tests:
+        pool = [x for x in pool if test(x)]
+    remaining = Query(tuple(rest), query.at)
     matches: list[Letter] = []
     unknown: list[tuple[Letter, tuple[Reason, ...]]] = []
-    for letter in res.snapshot.letters if letters is None else letters:
-        out = evaluate(query, letter, res)
+    for letter in pool:
+        out = evaluate(remaining, letter, res)
         if out.value == "yes":
             matches.append(letter)
         elif out.value == "unknown":
