@@ -177,3 +177,15 @@ def test_one_seat_writing_to_itself(box):
     res = resolve(scan(box.root), LATER)
     (closed,) = res.by_id(t.id)
     assert res.answered(closed).yes and res.state(closed).value == "closed"
+
+
+def test_unreadable_settings_stop_replies_and_filing(box):
+    t = task(box)
+    box.letter("fyi", frm="alpha", to="beta", requires_ack="false")
+    box.raw("letterbox-tui.toml", "[time]\nid_time_is_utc = 3\n")
+    before = box.tree_bytes()
+    with pytest.raises(LetterboxError, match="settings"):
+        reply(box.root, t.id, "ack", seat="beta", body="ok", now=NOW)
+    with pytest.raises(LetterboxError, match="settings"):
+        file_letter(box.root, "fyi", seat="beta")
+    assert box.tree_bytes() == before
