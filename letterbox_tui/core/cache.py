@@ -26,7 +26,6 @@ in one go was fastest this way.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import operator
 import os
@@ -36,6 +35,11 @@ import struct
 import tempfile
 from collections.abc import Iterable
 from datetime import datetime
+
+try:  # BLAKE2 without loading OpenSSL (hashlib's import costs ~10 ms of start-up)
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - every CPython build has _blake2
+    from hashlib import blake2b
 
 from .header import _CLOSE
 from .model import Letter, Snapshot, Unreadable
@@ -99,14 +103,14 @@ def cache_dir() -> str:
 def cache_path(root: str | os.PathLike[str], id_time_is_utc: bool) -> str:
     """Where the cache for this root and setting lives (the root's real path, hashed)."""
     real = os.path.realpath(os.fspath(root))
-    digest = hashlib.blake2b(os.fsencode(real), digest_size=12).hexdigest()
+    digest = blake2b(os.fsencode(real), digest_size=12).hexdigest()
     return os.path.join(cache_dir(), f"{digest}-{'utc' if id_time_is_utc else 'asis'}.headers")
 
 
 def header_hash(data: bytes) -> bytes:
     """BLAKE2b-128 of the header bytes: through the closing delimiter, else all bytes read."""
     m = _CLOSE.search(data, 3)
-    return hashlib.blake2b(data[: m.end()] if m else data, digest_size=16).digest()
+    return blake2b(data[: m.end()] if m else data, digest_size=16).digest()
 
 
 class _NoGlobals(pickle.Unpickler):
@@ -284,7 +288,13 @@ def _write_atomic(path: str, parts: list[bytes]) -> None:
         raise
 
 
-def open_cache(root: str | os.PathLike[str], id_time_is_utc: bool) -> HeaderCache:
+def open_cache(root: str | os.PathLike[str], id_time_is_utc: bool | None = None) -> HeaderCache:
+    """The cache for ``root`` (the setting defaults to the letterbox's own). Call ``save()``
+    after the scan that used it."""
+    if id_time_is_utc is None:
+        from .settings import load_settings
+
+        id_time_is_utc = load_settings(root).id_time_is_utc
     return HeaderCache(root, id_time_is_utc)
 
 

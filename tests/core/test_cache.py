@@ -346,3 +346,51 @@ def test_letter_rows_cover_every_slot():
     # A slot added to Letter must be stored by the cache (or rebuilt like the times).
     stored = set(cache_mod._STORED) | {"sent_at", "deadline_at", "fields"}
     assert stored == set(Letter.__slots__)
+
+
+# --- the bench letterbox and the bench command (one tiny smoke run) ---------------------
+
+
+def test_generator_is_deterministic_exact_and_realistic(tmp_path):
+    from letterbox_tui import benchgen
+
+    a = benchgen.generate(tmp_path / "a", 400, seed=3)
+    b = benchgen.generate(tmp_path / "b", 400, seed=3)
+    files_a = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
+    assert files_a == sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
+    assert all((a / p).read_bytes() == (b / p).read_bytes() for p in files_a)
+    snap = scan(a, id_time_is_utc=False)
+    assert snap.scope.files == len(snap.letters) == 400 and snap.scope.complete
+    types = {x.type for x in snap.letters}
+    assert {"request", "delegate", "ack", "result", "info"} <= types
+    assert any(x.supersedes for x in snap.letters) and any(x.thread for x in snap.letters)
+    assert any(x.folder == "processed" and x.type == "request" for x in snap.letters)
+    assert snap.sidecars and len(snap.seats) == 8
+    assert benchgen.is_current(a, 400, 3) and not benchgen.is_current(a, 401, 3)
+
+
+def test_bench_smoke(tmp_path, capsys):
+    from letterbox_tui.cli import main
+
+    where = tmp_path / "bench"
+    assert main(["bench", "--letters", "200", "--no-app", "--dir", str(where), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["files"] == 200 and report["generated"] is True and report["raw_read"] > 0
+    assert report["scan_resolve_cold"]["misses"] == 200
+    assert report["scan_resolve_warm"]["hits"] == 200
+    for key in ("query_cold", "query_warm"):
+        assert report[key]["exit"] in (0, 3) and report[key]["ratio"] > 0, report[key]
+    assert report["query_cold"]["matches"] == report["query_warm"]["matches"]
+    assert report["app"] == {"measured": False, "reason": "--no-app"}
+    assert main(["bench", "--letters", "200", "--no-app", "--dir", str(where)]) == 0  # reused
+    assert "generated now" not in capsys.readouterr().out
+
+
+def test_bench_refuses_a_directory_that_is_not_its_own(box, capsys):
+    from letterbox_tui.cli import main
+
+    box.letter("a-1")
+    before = box.tree_bytes()
+    assert main(["bench", "--letters", "200", "--no-app", "--dir", str(box.root)]) == 2
+    assert "not an empty directory or a bench letterbox" in capsys.readouterr().err
+    assert box.tree_bytes() == before

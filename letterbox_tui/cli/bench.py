@@ -1,0 +1,259 @@
+"""``letterbox-tui bench``: how fast reading is, as ratios against reading the same files raw.
+
+Generates (or reuses) a bench letterbox of N letters (``letterbox_tui.benchgen``), warms the
+page cache, then measures in one run:
+
+- raw read: a plain Python loop that opens and reads every letter file fully (the yardstick);
+- cold scan+resolve: the scan with an empty derived cache (and the cache written), then the
+  resolver;
+- warm scan+resolve: the same on the unchanged letterbox, the cache loaded;
+- the accountability query as a subprocess (``letterbox-tui query ... --json``), process
+  start included, with an empty cache and again with the warm one;
+- unless ``--no-app``: the app's time to first paint and to the owed view filled in.
+
+It refuses to write into a directory that is not its own bench letterbox, and it never
+measures the user's letterbox unless ``--dir`` points there (which it then refuses, since
+that is not a bench letterbox).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from argparse import Namespace
+from datetime import datetime, timezone
+from pathlib import Path
+
+from letterbox_tui import benchgen
+from letterbox_tui.core.errors import LetterboxError
+
+QUERY = ("state=open", "answered=no", "type=request", "until=2026-10-04T00:00:00Z")
+#: targets the project set itself at 100,000 letters (ratio to the raw read)
+TARGETS = {"query_cold": 2.0, "query_warm": 0.5}
+SEED = 1
+
+
+def cmd_bench(args: Namespace) -> int:
+    n = int(args.letters)
+    if n < 1:
+        raise LetterboxError("bench: --letters must be at least 1")
+    root = Path(args.dir) if args.dir else default_dir(n)
+    made = prepare(root, n)
+    report = measure(root, n, app=not args.no_app)
+    report["generated"] = made
+    if args.json:
+        sys.stdout.write(json.dumps(report, indent=2) + "\n")
+    else:
+        print_report(report)
+    return 0
+
+
+def default_dir(n: int) -> Path:
+    from letterbox_tui.core.cache import cache_dir
+
+    return Path(cache_dir()) / "bench" / f"letters-{n}"
+
+
+def prepare(root: Path, n: int) -> bool:
+    """Make ``root`` a bench letterbox of ``n`` letters; True when it had to be generated."""
+    if benchgen.is_current(root, n, SEED):
+        return False
+    if root.exists():
+        if not root.is_dir():
+            raise LetterboxError(f"bench: {root} is not a directory")
+        if benchgen.marker(root) is not None:
+            _remove_bench(root)  # our own letterbox, of another size or generator version
+        elif any(root.iterdir()):
+            raise LetterboxError(
+                f"bench: {root} is not an empty directory or a bench letterbox; bench writes letters, "
+                "so it only uses a directory it made (or an empty one)"
+            )
+    try:
+        benchgen.generate(root, n, SEED)
+    except OSError as exc:
+        raise LetterboxError(f"bench: cannot write {root}: {exc.strerror or exc}") from None
+    return True
+
+
+def _remove_bench(root: Path) -> None:
+    """Empty a bench letterbox this command made (its marker says so)."""
+    for entry in root.iterdir():
+        if entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry)
+        else:
+            entry.unlink()
+
+
+# --- measuring ------------------------------------------------------------------------
+
+def raw_read(root: Path) -> tuple[int, int]:
+    """Open and read every letter file fully: the yardstick every figure is divided by."""
+    files = total = 0
+    for seat in sorted(os.listdir(root)):
+        for folder in ("inbox", "processed"):
+            d = os.path.join(root, seat, folder)
+            if not os.path.isdir(d):
+                continue
+            for name in os.listdir(d):
+                if name.endswith(".md") and not name.startswith("."):
+                    with open(os.path.join(d, name), "rb") as fh:
+                        total += len(fh.read())
+                    files += 1
+    return files, total
+
+
+def _timed(fn):
+    t = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t, out
+
+
+def _drop_cache(root: Path, utc: bool) -> None:
+    from letterbox_tui.core.cache import cache_path
+
+    try:
+        os.unlink(cache_path(root, utc))
+    except FileNotFoundError:
+        pass
+
+
+def _scan_resolve(root: Path, utc: bool) -> dict:
+    from letterbox_tui.core.cache import HeaderCache
+    from letterbox_tui.core.resolve import resolve
+    from letterbox_tui.core.scan import scan
+
+    t0 = time.perf_counter()
+    cache = HeaderCache(root, utc)
+    t1 = time.perf_counter()
+    snapshot = scan(root, id_time_is_utc=utc, cache=cache)
+    t2 = time.perf_counter()
+    cache.save()
+    t3 = time.perf_counter()
+    resolve(snapshot, datetime.now(timezone.utc))
+    t4 = time.perf_counter()
+    return {
+        "seconds": t4 - t0, "cache_load": t1 - t0, "scan": t2 - t1, "cache_save": t3 - t2, "resolve": t4 - t3,
+        "hits": cache.hits, "misses": cache.misses, "letters": len(snapshot.letters),
+    }
+
+
+def query_command() -> list[str]:
+    """The installed ``letterbox-tui`` script beside this interpreter, else ``python -m``."""
+    script = Path(sys.executable).with_name("letterbox-tui")
+    if script.is_file() and os.access(script, os.X_OK):
+        return [str(script)]
+    return [sys.executable, "-m", "letterbox_tui"]
+
+
+def _query(root: Path) -> dict:
+    cmd = [*query_command(), "--root", str(root), "query", *QUERY, "--json"]
+    env = {k: v for k, v in os.environ.items() if k != "LETTERBOX_TUI_NO_CACHE"}
+    t = time.perf_counter()
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    seconds = time.perf_counter() - t
+    out: dict = {"seconds": seconds, "exit": proc.returncode}
+    if proc.returncode in (0, 3):
+        try:
+            data = json.loads(proc.stdout)
+            out["matches"] = len(data["matches"])
+            out["unknown"] = len(data["unknown"])
+        except (ValueError, KeyError, TypeError):
+            out["error"] = "query printed no JSON"
+    else:
+        out["error"] = proc.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or ["failed"]
+    return out
+
+
+def _app(root: Path) -> dict:
+    """Time the app from start to first paint, and to the owed view filled in."""
+    try:
+        from letterbox_tui.app import make_app
+    except Exception as exc:  # noqa: BLE001 - the app is optional here
+        return {"measured": False, "reason": f"letterbox_tui.app cannot be imported ({type(exc).__name__})"}
+    import asyncio
+
+    async def run() -> dict:
+        t0 = time.perf_counter()
+        app = make_app(root, poll_interval=None)
+        async with app.run_test(size=(160, 48)) as pilot:
+            painted = time.perf_counter() - t0  # compose and mount done: the first frame
+            deadline = time.perf_counter() + 600
+            while getattr(app, "scan_count", 1) < 1 and time.perf_counter() < deadline:
+                await pilot.pause(0.02)
+            filled = time.perf_counter() - t0
+            done = getattr(app, "scan_count", 1) >= 1
+        return {"measured": True, "first_paint": painted, "owed_view": filled, "complete": done}
+
+    try:
+        return asyncio.run(run())
+    except Exception as exc:  # noqa: BLE001 - report, do not crash the bench
+        return {"measured": False, "reason": f"{type(exc).__name__}: {exc}"}
+
+
+def measure(root: Path, n: int, *, app: bool = True) -> dict:
+    from letterbox_tui.core.settings import load_settings
+
+    utc = load_settings(root).id_time_is_utc
+    raw_read(root)  # warm the page cache
+    raw_s, (files, total) = _timed(lambda: raw_read(root))
+    report: dict = {
+        "letters": n, "dir": str(root), "files": files, "bytes": total,
+        "raw_read": raw_s, "python": sys.version.split()[0], "cpus": os.cpu_count(),
+    }
+    _drop_cache(root, utc)
+    report["scan_resolve_cold"] = _scan_resolve(root, utc)
+    report["scan_resolve_warm"] = _scan_resolve(root, utc)
+    _drop_cache(root, utc)
+    report["query_cold"] = _query(root)
+    report["query_warm"] = _query(root)
+    report["app"] = _app(root) if app else {"measured": False, "reason": "--no-app"}
+    for key in ("scan_resolve_cold", "scan_resolve_warm", "query_cold", "query_warm"):
+        report[key]["ratio"] = report[key]["seconds"] / raw_s if raw_s > 0 else None
+        if key in TARGETS:
+            report[key]["target"] = TARGETS[key]
+            report[key]["met"] = report[key]["ratio"] is not None and report[key]["ratio"] <= TARGETS[key]
+    if report["app"].get("measured"):
+        for key in ("first_paint", "owed_view"):
+            report["app"][key + "_ratio"] = report["app"][key] / raw_s if raw_s > 0 else None
+    report["query"] = " ".join(QUERY)
+    return report
+
+
+def print_report(r: dict) -> None:
+    print(f"bench letterbox: {r['dir']} ({r['files']} letter files, {r['bytes'] / 1e6:.1f} MB)"
+          + ("  [generated now]" if r.get("generated") else ""))
+    print(f"python {r['python']}, {r['cpus']} cpus; page cache warm\n")
+    print(f"{'measure':<34}{'seconds':>9}{'x raw':>8}")
+    print(f"{'raw read (open+read every file)':<34}{r['raw_read']:>9.3f}{1.0:>8.2f}")
+
+    def line(label: str, d: dict) -> None:
+        extra = ""
+        if "target" in d:
+            extra = f"   target <= {d['target']:.1f}x: {'met' if d['met'] else 'MISSED'}"
+        if d.get("error"):
+            extra += f"   ({d['error']})"
+        print(f"{label:<34}{d['seconds']:>9.3f}{d['ratio']:>8.2f}{extra}")
+
+    cold, warm = r["scan_resolve_cold"], r["scan_resolve_warm"]
+    line("scan+resolve, empty cache", cold)
+    print(f"{'':<4}cache load {cold['cache_load']:.3f}  scan {cold['scan']:.3f}  save {cold['cache_save']:.3f}"
+          f"  resolve {cold['resolve']:.3f}")
+    line("scan+resolve, warm cache", warm)
+    print(f"{'':<4}cache load {warm['cache_load']:.3f}  scan {warm['scan']:.3f}  save {warm['cache_save']:.3f}"
+          f"  resolve {warm['resolve']:.3f}  ({warm['hits']} hits, {warm['misses']} misses)")
+    line("query subprocess, empty cache", r["query_cold"])
+    line("query subprocess, warm cache", r["query_warm"])
+    q = r["query_warm"]
+    if "matches" in q:
+        print(f"{'':<4}letterbox-tui query {r['query']} --json: {q['matches']} matches, {q['unknown']} unknown")
+    a = r["app"]
+    if a.get("measured"):
+        print(f"{'app: first paint':<34}{a['first_paint']:>9.3f}{a['first_paint_ratio']:>8.2f}")
+        print(f"{'app: owed view filled in':<34}{a['owed_view']:>9.3f}{a['owed_view_ratio']:>8.2f}"
+              + ("" if a.get("complete") else "   (scan did not finish)"))
+    else:
+        print(f"app: not measured ({a['reason']})")
