@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 import secrets
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -290,7 +290,7 @@ def deliver(
     root_p = Path(os.path.realpath(os.fspath(root)))
     settings = load_settings(root_p)
     moment = _utc(now)
-    d = draft
+    d = _normalized(draft)
     check_seat(root_p, d.sender, "from")
     check_seat(root_p, d.recipient, "to")
     if d.type in REPLY_KINDS:
@@ -358,6 +358,16 @@ def deliver(
             raise LetterboxError(f"cannot publish into {inbox}: {exc.strerror or exc}") from None
         return Published(letter_id, inbox / (letter_id + ".md"), letter)
     raise LetterboxError(f"could not find a free id in {inbox} after {MAX_ATTEMPTS} attempts")
+
+
+def _normalized(draft: Draft) -> Draft:
+    """The draft with absent optional values as "" and ``disputes`` as a list of ids."""
+    blanks = {k: "" for k in ("deadline", "thread", "re", "supersedes", "rules_on", "upholds", "subject")
+              if getattr(draft, k) is None}
+    disputes = draft.disputes or ()
+    if isinstance(disputes, str):
+        disputes = [p.strip() for p in disputes.split(",")]
+    return replace(draft, disputes=list(disputes), **blanks)
 
 
 def _check_kind_fields(d: Draft, disputes: list[str]) -> None:

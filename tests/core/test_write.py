@@ -305,3 +305,13 @@ def test_any_input_reads_back_as_written_or_is_refused(tmp_path_factory, subject
     assert letter.subject == subject and slug in letter.id
     assert (letter.deadline_at is None) == (deadline == "")
     assert (root / letter.path).read_bytes().split(b"\n---\n", 1)[1].rstrip(b"\n") == body.encode().rstrip(b"\n")
+
+
+def test_absent_optional_values_may_be_none_and_disputes_a_string(box):
+    box.letter("one", type="decision")
+    box.letter("two", type="decision")
+    d = Draft("alpha", "alpha", "dispute", "pair", "They disagree.", deadline=None, thread=None, re=None,
+              subject=None, disputes="one, two")
+    published = deliver(box.root, d, now=NOW)
+    assert published.letter.disputes == ("one", "two") and published.letter.re == ""
+    assert d.disputes == "one, two"  # the caller's draft is not changed
