@@ -18,8 +18,10 @@ name letters and paths in sorted order.
 
 from __future__ import annotations
 
+import gc
 import heapq
-from dataclasses import dataclass, replace
+from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from .grammar import ID_RE, tokens
@@ -28,6 +30,8 @@ from .model import EXTERNAL_BRIDGE, NO, YES, Answer, Letter, Reason, Snapshot, U
 TERMINAL_TYPES = ("result", "nack")
 #: How many letters a reason names before it stops listing (the count is in its detail).
 _MAX_NAMED = 50
+#: How many earlier answered versions reply-to-superseded names (nearest first).
+_MAX_BELOW = 10
 
 
 @dataclass(slots=True, frozen=True)
@@ -66,8 +70,15 @@ class Dangling:
     target: str
 
 
+def _letter_key(x: Letter) -> tuple[str, str]:
+    return (x.id, x.path)
+
+
 def _sorted_letters(letters) -> list[Letter]:
-    return sorted(letters, key=lambda x: (x.id, x.path))
+    found = list(letters)
+    if len(found) > 1:
+        found.sort(key=_letter_key)
+    return found
 
 
 def _aware(at: datetime) -> datetime:
@@ -75,7 +86,7 @@ def _aware(at: datetime) -> datetime:
 
 
 def _about(reasons: tuple[Reason, ...], about: str) -> tuple[Reason, ...]:
-    return tuple(r if r.about == about else replace(r, about=about) for r in reasons)
+    return tuple(r if r.about == about else Reason(r.code, about, r.detail, r.letters, r.paths) for r in reasons)
 
 
 def _names(ids) -> tuple[str, ...]:
@@ -91,7 +102,7 @@ class _Chain:
 
     __slots__ = (
         "ids", "cycle_members", "losing", "winning", "doubts", "forks", "reply_below",
-        "malformed_thread", "order",
+        "malformed_thread", "order", "replied", "letters", "head", "heads",
     )
 
     def __init__(self) -> None:
@@ -110,6 +121,11 @@ class _Chain:
         #: malformed ``supersedes`` holders whose fallback (their thread) covers this chain
         self.malformed_thread: tuple[Letter, ...] = ()
         self.order: list[str] | None = None
+        #: id -> terminal replies to the letters holding it (only ids that have some)
+        self.replied: dict[str, tuple[Letter, ...]] = {}
+        self.letters: list[Letter] | None = None
+        self.head: tuple[Letter | None] | None = None
+        self.heads: list[Letter] | None = None
 
 
 class Resolution:
@@ -119,6 +135,10 @@ class Resolution:
     at: datetime
 
     def __init__(self, snapshot: Snapshot, at: datetime) -> None:
+        with _gc_paused():
+            self._index(snapshot, at)
+
+    def _index(self, snapshot: Snapshot, at: datetime) -> None:
         self.snapshot = snapshot
         self.at = _aware(at)
         scope = snapshot.scope
@@ -201,6 +221,12 @@ class Resolution:
         self._malformed_sup_by_id = malformed_sup_by_id
         self._malformed_sup_by_thread = malformed_sup_by_thread
         self._out = {k: tuple(sorted(v)) for k, v in out.items()}
+        sup_ids: dict[str, list[str]] = {}
+        for src, targets in out.items():
+            for t in targets:
+                sup_ids.setdefault(t, []).append(src)
+        #: id -> sorted ids of the readable letters that supersede it (present ids only)
+        self._sup_ids = {k: tuple(sorted(v)) for k, v in sup_ids.items()}
         self._parent = parent
         self._find = find
 
@@ -230,10 +256,16 @@ class Resolution:
         self._unreadable_superseders = unreadable_superseders
         self._unreadable_reply_by_re = unreadable_reply_by_re
         self._unreadable_reply_open = unreadable_reply_open
+        self._duplicated_ids = frozenset(
+            [i for i, group in by_id.items() if len(group) > 1]
+            + [i for i, group in unreadable_holders.items() if len(group) + len(by_id.get(i, ())) > 1]
+        )
 
         # Reasons that hold for every letter of the snapshot (built once, shared).
         unsupported = snapshot.unsupported
         self._unsupported_paths = tuple(sorted(u.path for u in unsupported))
+        self._globals: dict[tuple[str, bool, bool], tuple[Reason, ...]] = {}
+        self._chain_of: dict[str, _Chain] = {}
         self._components: dict[str, list[str]] | None = None
         self._chains: dict[str, _Chain] = {}
         self._current: dict[str, Answer] = {}
@@ -245,7 +277,14 @@ class Resolution:
         self._terminal: dict[int, list[Letter]] = {}
 
     # --- shared reasons -----------------------------------------------------------
-    def _global_reasons(self, about: str, *, unsupported: bool = True, partial: bool = True) -> list[Reason]:
+    def _global_reasons(self, about: str, *, unsupported: bool = True, partial: bool = True) -> tuple[Reason, ...]:
+        key = (about, unsupported, partial)
+        cached = self._globals.get(key)
+        if cached is None:
+            cached = self._globals[key] = tuple(self._make_global_reasons(about, unsupported, partial))
+        return cached
+
+    def _make_global_reasons(self, about: str, unsupported: bool, partial: bool) -> list[Reason]:
         reasons = []
         if unsupported and self._unsupported_paths:
             n = len(self._unsupported_paths)
@@ -277,10 +316,13 @@ class Resolution:
         return sorted(paths)
 
     def _duplicated(self, letter_id: str) -> bool:
-        return len(self._by_id.get(letter_id, ())) + len(self._unreadable_holders.get(letter_id, ())) > 1
+        return letter_id in self._duplicated_ids
 
     # --- supersession -------------------------------------------------------------
     def _chain(self, letter_id: str) -> _Chain:
+        chain = self._chain_of.get(letter_id)
+        if chain is not None:
+            return chain
         root = self._find(letter_id)
         chain = self._chains.get(root)
         if chain is None:
@@ -292,25 +334,36 @@ class Resolution:
             ids = sorted(self._components.get(root, [letter_id]))
             chain = self._analyse(ids)
             self._chains[root] = chain
+            for i in ids:
+                self._chain_of[i] = chain
         return chain
 
     def _analyse(self, ids: list[str]) -> _Chain:
         chain = _Chain()
         chain.ids = ids
         out = self._out
-        superseder_ids = {i: sorted({s.id for s in self._superseders.get(i, ())}) for i in ids}
+        sup_ids = self._sup_ids
+        superseder_ids = {i: sup_ids.get(i, ()) for i in ids}
 
         # 1. Cycles: strongly connected components, emitted sinks first.
         sccs = _tarjan(ids, out)
         reach: dict[str, frozenset[int]] = {}
         cycles: list[tuple[str, ...]] = []
+        empty: frozenset[int] = frozenset()
         for comp in sccs:
+            if len(comp) == 1:
+                v = comp[0]
+                targets = out.get(v, ())
+                if v not in targets:  # the common case: one letter, no cycle through it
+                    reached_one = empty
+                    for t in targets:
+                        if reach[t]:
+                            reached_one = reached_one | reach[t]
+                    reach[v] = reached_one
+                    continue
             members = set(comp)
-            cyclic = len(comp) > 1 or comp[0] in out.get(comp[0], ())
-            reached: set[int] = set()
-            if cyclic:
-                reached.add(len(cycles))
-                cycles.append(tuple(sorted(comp)))
+            reached: set[int] = {len(cycles)}
+            cycles.append(tuple(sorted(comp)))
             for v in comp:
                 for t in out.get(v, ()):
                     if t not in members:
@@ -323,7 +376,7 @@ class Resolution:
                 chain.cycle_members[v] = tuple(sorted({m for i in r for m in cycles[i]}))
 
         # 2. Forks, their branches, and which of them a ruling settles.
-        forks = [f for f in ids if len(superseder_ids[f]) >= 2]
+        forks = [f for f in ids if len(superseder_ids[f]) >= 2]  # ids are sorted
         settled: list[tuple[str, list[str], str, dict[str, set[str]], str, tuple[Letter, ...]]] = []
         unsettled: list[str] = []
         for f in forks:
@@ -333,7 +386,7 @@ class Resolution:
                 unsettled.append(f)
             else:
                 winner, dispute_id, rulings = outcome
-                settled.append((f, superseder_ids[f], winner, branches, dispute_id, rulings))
+                settled.append((f, list(superseder_ids[f]), winner, branches, dispute_id, rulings))
         losing: dict[str, Reason] = {}
         winning: dict[str, Reason] = {}
         for f, sups, winner, branches, dispute_id, rulings in settled:
@@ -378,7 +431,7 @@ class Resolution:
         for f in unsettled:
             if f in losing:
                 continue  # a fork inside a losing branch does not touch the winner
-            sups = superseder_ids[f]
+            sups = list(superseder_ids[f])
             doubts.append(Reason(
                 "fork", "current",
                 f"{len(sups)} letters supersede {f} and no ruling settles which one is current",
@@ -390,7 +443,7 @@ class Resolution:
                 doubts.append(Reason(
                     "ambiguous-reference", "current",
                     f"a supersedes pointer names {i}, which {len(self.holders(i))} files hold",
-                    tuple([i] + superseder_ids[i]), tuple(self.holders(i)),
+                    (i,) + tuple(superseder_ids[i]), tuple(self.holders(i)),
                 ))
         chain_letters = [x for i in ids for x in self._by_id.get(i, ())]
         mal: dict[str, Letter] = {}
@@ -428,9 +481,17 @@ class Resolution:
         chain.doubts = tuple(doubts)
 
         # 4. Replies to letters each one supersedes (for reply-to-superseded).
-        answered_ids = {i for i in ids if any(self._terminal_replies(x) for x in self._by_id.get(i, ()))}
+        children = self._children
+        replied: dict[str, tuple[Letter, ...]] = {}
+        for i in ids:
+            if i in children:
+                found = tuple(r for x in self._by_id.get(i, ()) for r in self._terminal_replies(x))
+                if found:
+                    replied[i] = found
+        chain.replied = replied
+        answered_ids = replied
         below: dict[str, tuple[str, ...]] = {}
-        for comp in sccs:
+        for comp in sccs if answered_ids else ():
             members = set(comp)
             cyclic = len(comp) > 1 or comp[0] in out.get(comp[0], ())
             shared: list[str] = sorted(m for m in comp if m in answered_ids) if cyclic else []
@@ -443,7 +504,7 @@ class Resolution:
                         outside.extend(below.get(t, ()))
             for v in comp:
                 names = [m for m in shared if m != v] + outside
-                below[v] = tuple(dict.fromkeys(names))[:_MAX_NAMED]
+                below[v] = tuple(dict.fromkeys(names))[:_MAX_BELOW]
         chain.reply_below = below
         return chain
 
@@ -548,10 +609,15 @@ class Resolution:
     def chain(self, letter: Letter) -> list[Letter]:
         """The letter's chain (connected component of supersedes edges), oldest-first by
         pointer order where possible, ties by id."""
-        chain = self._chain(letter.id)
-        if chain.order is None:
-            chain.order = _topological(chain.ids, self._out, self._superseders)
-        return [x for i in chain.order for x in self._by_id.get(i, ())]
+        return list(self._chain_letters(letter.id))
+
+    def _chain_letters(self, letter_id: str) -> list[Letter]:
+        chain = self._chain(letter_id)
+        if chain.letters is None:
+            if chain.order is None:
+                chain.order = _topological(chain.ids, self._out, self._superseders)
+            chain.letters = [x for i in chain.order for x in self._by_id.get(i, ())]
+        return chain.letters
 
     def chain_ids(self, letter: Letter) -> list[str]:
         """The ids of the letter's chain, in ``chain`` order (each id once)."""
@@ -560,12 +626,18 @@ class Resolution:
 
     def heads(self, letter: Letter) -> list[Letter]:
         """Candidate heads of the chain: letters that nothing readable supersedes."""
-        return [x for x in self.chain(letter) if not self._superseders.get(x.id)]
+        chain = self._chain(letter.id)
+        if chain.heads is None:
+            chain.heads = [x for x in self._chain_letters(letter.id) if not self._superseders.get(x.id)]
+        return list(chain.heads)
 
     def head(self, letter: Letter) -> Letter | None:
         """The single letter of the chain whose current is yes, else None."""
-        found = [x for x in self.chain(letter) if self.current(x).yes]
-        return found[0] if len(found) == 1 else None
+        chain = self._chain(letter.id)
+        if chain.head is None:
+            found = [x for x in self._chain_letters(letter.id) if self.current(x).yes]
+            chain.head = (found[0] if len(found) == 1 else None,)
+        return chain.head[0]
 
     def superseders(self, letter: Letter) -> list[Letter]:
         """Readable letters whose ``supersedes`` is this letter's id."""
@@ -616,6 +688,8 @@ class Resolution:
 
     # --- replies ------------------------------------------------------------------
     def _terminal_replies(self, letter: Letter) -> list[Letter]:
+        if letter.id not in self._children:
+            return []
         key = id(letter)
         found = self._terminal.get(key)
         if found is None:
@@ -655,19 +729,21 @@ class Resolution:
             ),))
         reasons: list[Reason] = []
         if letter.id in self._out:
-            below = self._chain(letter.id).reply_below.get(letter.id, ())
+            chain = self._chain(letter.id)
+            below = chain.reply_below.get(letter.id, ())
             if below:
-                reply_ids = sorted({r.id for b in below for x in self._by_id.get(b, ()) for r in self._terminal_replies(x)})
+                replies = sorted({r for b in below for r in chain.replied[b]}, key=_letter_key)
                 reasons.append(Reason(
                     "reply-to-superseded", "answered",
                     "a terminal reply answers an earlier version this letter supersedes: " + ", ".join(below[:5]),
-                    tuple(below) + tuple(reply_ids[:_MAX_NAMED]),
-                    tuple(sorted(r.path for b in below for x in self._by_id.get(b, ()) for r in self._terminal_replies(x)))[:_MAX_NAMED],
+                    below + tuple(dict.fromkeys(r.id for r in replies)),
+                    tuple(r.path for r in replies),
                 ))
         maybe: dict[str, Unreadable] = {u.path: u for u in self._unreadable_reply_by_re.get(letter.id, ())}
-        for key in ((letter.recipient, letter.sender), (letter.recipient, None), (None, letter.sender), (None, None)):
-            for u in self._unreadable_reply_open.get(key, ()):
-                maybe.setdefault(u.path, u)
+        if self._unreadable_reply_open:
+            for key in ((letter.recipient, letter.sender), (letter.recipient, None), (None, letter.sender), (None, None)):
+                for u in self._unreadable_reply_open.get(key, ()):
+                    maybe.setdefault(u.path, u)
         if maybe:
             reasons.append(Reason(
                 "unreadable-file", "answered",
@@ -811,6 +887,19 @@ class Resolution:
 
     def rulings(self, dispute: Letter) -> list[Letter]:
         return _sorted_letters(self._rulings_on.get(dispute.id, ()))
+
+
+@contextmanager
+def _gc_paused():
+    """Indexing builds many small containers and no reference cycles; the cyclic collector
+    would re-walk every letter alive many times over (3x the indexing time at 100,000)."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _tarjan(nodes: list[str], out: dict[str, tuple[str, ...]]) -> list[list[str]]:
