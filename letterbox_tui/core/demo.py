@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import random
+import shlex
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -82,7 +83,7 @@ class DemoReport:
         for case, ids in self.cases.items():
             lines.append(f"  {CASES.get(case, case)}:")
             lines += [f"    {i}" for i in ids]
-        q = _quote(root)
+        q = shlex.quote(root)
         lines += [
             "",
             "Try:",
@@ -94,12 +95,6 @@ class DemoReport:
             f"  letterbox-tui --root {q}            (the terminal app)",
         ]
         return lines
-
-
-def _quote(path: str) -> str:
-    import shlex
-
-    return shlex.quote(path)
 
 
 def is_previous_demo(directory: Path) -> bool:
