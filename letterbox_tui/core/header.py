@@ -17,15 +17,24 @@ MAX_LINE = 4096  # bytes, counting the line ending
 MAX_HEADER = 32768  # bytes, counting both delimiters
 
 _KEY = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
-# A closing delimiter: a line that is exactly '---' (LF or CRLF, or at end of data).
-_CLOSE = re.compile(rb"\n---(?:\r?\n|\r?$)")
+# Line endings are the protocol reader's: a line is what is left once its trailing CRs
+# and LF are stripped, so CRLF (and CR...CRLF) end a line; a CR anywhere else is a
+# control character.
+_OPEN = re.compile(rb"---\r*\n")
+# A closing delimiter: a line that is exactly '---' (then its ending, or the end of data).
+_CLOSE = re.compile(rb"\n---\r*(?:\n|$)")
 # The same, ended by a line ending: only this settles a partial read (a '---' at the very
 # end of a read may be the start of a longer line such as '---x').
-_CLOSE_ENDED = re.compile(rb"\n---\r?\n")
+_CLOSE_ENDED = re.compile(rb"\n---\r*\n")
+_CR_ENDINGS = re.compile(rb"\r+\n")
 # Control characters not allowed in a header line (TAB included); CR is checked apart.
 _CONTROL = re.compile(r"[\x00-\x08\x09\x0b-\x0c\x0e-\x1f\x7f]")
 _CONTROL_B = re.compile(rb"[\x00-\x08\x09\x0b-\x0c\x0e-\x1f\x7f]")
 _LONG_LINE = re.compile(rb"[^\n]{%d,}" % MAX_LINE)  # with its '\n', over 4096 bytes
+# A whole well-formed header body: every line 'key:...' or blank (whitespace as str.isspace
+# sees it). The two branches start with disjoint characters, so matching is linear.
+_ALL_LINES_OK = re.compile(r"(?:[A-Za-z][A-Za-z0-9_-]*:[^\n]*\n|[^\S\n]*\n)*")
+_FIELD_LINE = re.compile(r"^([A-Za-z][A-Za-z0-9_-]*):(.*)$", re.MULTILINE)
 
 
 @dataclass(slots=True)
@@ -50,10 +59,9 @@ def needs_more(data: bytes, at_eof: bool) -> bool:
 
 def parse_header(data: bytes) -> HeaderResult:
     """Parse the header at the start of ``data`` (the first bytes of a letter file)."""
-    if data.startswith(b"---\n"):
-        start = 4
-    elif data.startswith(b"---\r\n"):
-        start = 5
+    opening = _OPEN.match(data)
+    if opening is not None:
+        start = opening.end()
     else:
         if data.startswith(b"\xef\xbb\xbf"):
             why = "byte-order mark before the opening '---'"
@@ -77,15 +85,20 @@ def parse_header(data: bytes) -> HeaderResult:
     # Fast path: no control bytes, no CR except in CRLF, no long line, valid UTF-8.
     if _CONTROL_B.search(raw) is None and _LONG_LINE.search(raw) is None:
         if b"\r" in raw:
-            if raw.count(b"\r") != raw.count(b"\r\n"):
+            raw = _CR_ENDINGS.sub(b"\n", raw)
+            if b"\r" in raw:
                 return _broken(data[:end], start, "carriage return inside a line")
-            raw = raw.replace(b"\r\n", b"\n")
         try:
             text = raw.decode("utf-8")
         except UnicodeDecodeError:
             return _broken(data[:end], start, "header is not UTF-8")
-        # Decoded text may still hold C1 or DEL? DEL was checked; C1 (U+0080..U+009F) is
-        # allowed by the grammar (only code points below 32 and 127 are refused).
+        # C1 (U+0080..U+009F) is allowed by the grammar (only code points below 32 and
+        # 127 are refused, and those were checked on the bytes).
+        if _ALL_LINES_OK.fullmatch(text) is not None:
+            pairs = _FIELD_LINE.findall(text)
+            if len({k for k, _ in pairs}) == len(pairs):
+                return HeaderResult(tuple([(k, v.strip()) for k, v in pairs]))
+        # Something is wrong: judge line by line to name it.
         fields: list[tuple[str, str]] = []
         seen: set[str] = set()
         for line in text.split("\n"):
@@ -133,8 +146,7 @@ def _broken(data: bytes, start: int, why: str | None, *, no_open: bool = False, 
         if len(raw_line) + 1 > MAX_LINE:
             line_error = f"line over {MAX_LINE} bytes"
             first_long = first_long or line_error
-        if raw_line.endswith(b"\r"):
-            raw_line = raw_line[:-1]
+        raw_line = raw_line.rstrip(b"\r")
         try:
             line = raw_line.decode("utf-8")
         except UnicodeDecodeError:
