@@ -331,3 +331,43 @@ def test_check_verify_catches_a_stale_cache(capsys, box):
     assert codes == ["ambiguous-timestamp", "stale-cache"]
     assert data["findings"][1]["paths"] == ["beta/inbox/a-1.md"]
     assert code == 0
+
+
+def test_show_says_when_the_file_changed_after_the_scan(capsys, box, monkeypatch):
+    import letterbox_tui.cli.read as read
+
+    path = box.letter("a-1", body="old body\n")
+    real = read.load
+
+    def then_edit(args):
+        loaded = real(args)
+        path.write_bytes(path.read_bytes() + b"appended\n")
+        return loaded
+
+    monkeypatch.setattr(read, "load", then_edit)
+    _, data = cli_json(capsys, box, "show", "a-1")
+    prov = data["letters"][0]["provenance"]
+    assert prov["changed_since_scan"] is True
+    assert prov["sha256"] == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert data["letters"][0]["body"] == "old body\nappended\n"
+
+
+def test_show_refuses_a_file_swapped_for_a_symlink(capsys, box, monkeypatch, tmp_path):
+    import letterbox_tui.cli.read as read
+
+    path = box.letter("a-1")
+    secret = tmp_path / "secret.md"
+    secret.write_text("---\nid: a-1\n---\nsecret\n")
+    real = read.load
+
+    def then_swap(args):
+        loaded = real(args)
+        path.unlink()
+        path.symlink_to(secret)
+        return loaded
+
+    monkeypatch.setattr(read, "load", then_swap)
+    code, data = cli_json(capsys, box, "show", "a-1")
+    item = data["letters"][0]
+    assert item["body"] is None and item["provenance"]["sha256"] is None
+    assert "cannot read" in item["provenance"]["error"]

@@ -278,3 +278,22 @@ def test_hostile_header_values_print_literally(capsys, box):
     code, out, _ = cli(capsys, box, "query", "--json")
     assert "\u202e" not in out and "\u009b" not in out
     assert json.loads(out)["matches"][0]["subject"] == HOSTILE_SUBJECT
+
+
+def test_a_non_atomic_scan_makes_absence_unknown(capsys, mail, monkeypatch):
+    import letterbox_tui.cli.read as read
+
+    real = read.load
+
+    def unsettled(args):
+        root, settings, snapshot = real(args)
+        snapshot.scope.atomic = False
+        return root, settings, snapshot
+
+    monkeypatch.setattr(read, "load", unsettled)
+    code, data = cli_json(capsys, mail, "exists", "type=decision")
+    assert code == 3
+    assert data["exists"] == "unknown"
+    assert [(r["code"], r["about"]) for r in data["reasons"]] == [("non-atomic-scan", "match")]
+    code, out, _ = cli(capsys, mail, "query", "type=decision")
+    assert code == 3 and "files changed during the scan" in out and "not proof of global absence" in out
