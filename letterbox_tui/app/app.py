@@ -199,6 +199,7 @@ class LetterboxApp(App[int]):
 
     @work(thread=True, exclusive=True, group="scan", exit_on_error=False)
     def scan_letterbox(self) -> None:
+        from letterbox_tui.core.cache import scan_cached
         from letterbox_tui.core.resolve import resolve
         from letterbox_tui.core.scan import scan
 
@@ -207,8 +208,11 @@ class LetterboxApp(App[int]):
         self.post_message(ScanProgress("reading headers", 1, 3))
         fingerprint = folder_fingerprint(self.root)
         settings = load_settings(self.root)
-        snapshot = scan(self.root, self.participants, id_time_is_utc=settings.id_time_is_utc, now=at,
-                        cache=_open_cache(self.root))
+        if os.environ.get("LETTERBOX_TUI_NO_CACHE"):
+            snapshot = scan(self.root, self.participants, id_time_is_utc=settings.id_time_is_utc, now=at)
+        else:
+            # the derived cache (outside the letterbox): an unchanged letter costs a stat
+            snapshot = scan_cached(self.root, self.participants, id_time_is_utc=settings.id_time_is_utc, now=at)
         if worker.is_cancelled:
             return
         self.post_message(ScanProgress("resolving answers", 2, 3))
@@ -338,8 +342,10 @@ class LetterboxApp(App[int]):
                 count = Content.styled(f"{mb.count if mb.count is not None else ''}", "$text-muted")
                 if mb.id == "view:owed" and mb.late:
                     count = Content.assemble((f"{mb.count} · ", ""), (f"{mb.late} late", "bold $late"))
-                if mb.id == "view:problems" and mb.count:
-                    count = Content.styled(f"{mb.count}", "bold $error")
+                if mb.id == "view:problems":
+                    count = Content.styled(f"{mb.count}", "bold $error" if mb.count else "$text-muted")
+                    if m.warning_count:
+                        count += Content.styled(f" · {m.warning_count} warn", "$warning")
                 prompt = label.pad_right(max(1, 15 - len(mb.label))) + count
             elif mb.id.count(":") == 1 and mb.id.startswith("seat:"):
                 if not seats_started:
@@ -615,17 +621,3 @@ def _home(path: str) -> str:
         return "~" + path[len(home):]
     return path
 
-
-def _open_cache(root: str):
-    """The derived header cache when ``core.cache`` offers one; None otherwise."""
-    try:
-        from letterbox_tui.core import cache as cache_mod
-    except ImportError:
-        return None
-    opener = getattr(cache_mod, "open_cache", None)
-    if opener is None:
-        return None
-    try:
-        return opener(root)
-    except Exception:
-        return None

@@ -70,6 +70,7 @@ class AppModel:
     views: dict[str, list[ListRow]] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)
     late_count: int = 0
+    warning_count: int = 0
     findings: list[Finding] = field(default_factory=list)
     last_review: Letter | None = None
     _cache: dict[str, list[ListRow]] = field(default_factory=dict)
@@ -91,6 +92,7 @@ class AppModel:
             "view:all": len(snapshot.letters),
             "view:problems": sum(1 for f in model.findings if f.severity == "problem"),
         }
+        model.warning_count = sum(1 for f in model.findings if f.severity != "problem")
         reviews = [x for x in snapshot.letters if x.type == "review" and x.sent_at is not None]
         model.last_review = max(reviews, key=lambda x: x.sent_at) if reviews else None
         return model

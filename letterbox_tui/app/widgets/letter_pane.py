@@ -164,9 +164,14 @@ class LetterPane(Vertical):
         ids = {m.id for m in members}
         kids: dict[str, list[Letter]] = {}
         roots: list[Letter] = []
+        root = next((m for m in members if m.id == x.thread_id), None)
+        loose: set[int] = set()  # in the thread by label, with no reply pointer inside it
         for m in sorted(members, key=_sent_key):
             if m.re and m.re in ids and m.re != m.id:
                 kids.setdefault(m.re, []).append(m)
+            elif root is not None and m is not root:
+                kids.setdefault(root.id, []).append(m)
+                loose.add(id(m))
             else:
                 roots.append(m)
         lines: list[Content] = [cleans(Content.styled("Thread ", "bold"), (x.thread_id, "bold"),
@@ -177,7 +182,12 @@ class LetterPane(Vertical):
             if id(m) in seen:
                 return
             seen.add(id(m))
-            glyph = "" if top else ("└─> " if last else "├─> ")
+            if top:
+                glyph = ""
+            elif id(m) in loose:
+                glyph = "└┄> " if last else "├┄> "
+            else:
+                glyph = "└─> " if last else "├─> "
             lines.append(self._tree_line(model, m, prefix + glyph, m is x))
             children = kids.get(m.id, [])
             for i, c in enumerate(children):
@@ -188,6 +198,9 @@ class LetterPane(Vertical):
         for m in members:  # anything left (a reply loop) is listed flat
             if id(m) not in seen:
                 lines.append(self._tree_line(model, m, "?   ", m is x))
+        if loose:
+            lines.append(Content(""))
+            lines.append(Content.styled("─> replies by re;  ┄> in the thread by its label, with no re inside it", "$text-muted"))
         return Content("\n").join(lines)
 
     def _tree_line(self, model: AppModel, m: Letter, prefix: str, selected: bool) -> Content:
