@@ -51,3 +51,21 @@ def test_scope_line_words():
     line = output.scope_line(scope)
     assert "scope incomplete" in line and "partial scope (a only)" in line
     assert line.endswith("not proof of global absence")
+
+
+def test_reading_commands_never_import_textual_and_json_skips_rich(box):
+    import subprocess
+    import sys
+
+    box.letter("a-1")
+    code = (
+        "import sys, io, contextlib\n"
+        "from letterbox_tui.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    main(['--root', {str(box.root)!r}, 'query', '--json'])\n"
+        "    json_rich = 'rich' in sys.modules\n"
+        f"    main(['--root', {str(box.root)!r}, 'owed'])\n"
+        "print(json_rich, 'rich' in sys.modules, 'textual' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "True", "False"]
