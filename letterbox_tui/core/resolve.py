@@ -438,26 +438,26 @@ class Resolution:
                 tuple([f] + sups),
                 tuple(sorted(x.path for i in [f] + sups for x in self._by_id.get(i, ()))),
             ))
-        for i in ids:
+        for i in ids if self._duplicated_ids else ():
             if superseder_ids[i] and self._duplicated(i):
                 doubts.append(Reason(
                     "ambiguous-reference", "current",
                     f"a supersedes pointer names {i}, which {len(self.holders(i))} files hold",
                     (i,) + tuple(superseder_ids[i]), tuple(self.holders(i)),
                 ))
-        chain_letters = [x for i in ids for x in self._by_id.get(i, ())]
         mal: dict[str, Letter] = {}
-        for i in ids:
+        for i in ids if self._malformed_sup_by_id else ():
             for h in self._malformed_sup_by_id.get(i, ()):
                 mal.setdefault(h.path, h)
-        thread_holders: dict[str, Letter] = {}
-        root = self._find(ids[0])
-        for t in {x.thread_id for x in chain_letters}:
-            for h in self._malformed_sup_by_thread.get(t, ()):
-                if self._find(h.id) != root:  # every chain of its thread but its own
-                    thread_holders.setdefault(h.path, h)
-        chain.malformed_thread = tuple(thread_holders[p] for p in sorted(thread_holders))
-        mal.update(thread_holders)
+        if self._malformed_sup_by_thread:
+            thread_holders: dict[str, Letter] = {}
+            root = self._find(ids[0])
+            for t in {x.thread_id for i in ids for x in self._by_id.get(i, ())}:
+                for h in self._malformed_sup_by_thread.get(t, ()):
+                    if self._find(h.id) != root:  # every chain of its thread but its own
+                        thread_holders.setdefault(h.path, h)
+            chain.malformed_thread = tuple(thread_holders[p] for p in sorted(thread_holders))
+            mal.update(thread_holders)
         if mal:
             holders = [mal[p] for p in sorted(mal)]
             doubts.append(Reason(
@@ -467,7 +467,7 @@ class Resolution:
                 _names(h.id for h in holders), tuple(sorted(mal))[:_MAX_NAMED],
             ))
         unreadable: dict[str, Unreadable] = {}
-        for i in ids:
+        for i in ids if self._unreadable_superseders else ():
             for u in self._unreadable_superseders.get(i, ()):
                 unreadable.setdefault(u.path, u)
         if unreadable:
