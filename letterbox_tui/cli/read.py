@@ -19,7 +19,7 @@ from letterbox_tui.core.errors import LetterboxError
 from letterbox_tui.core.grammar import parse_time
 from letterbox_tui.core.model import Letter, Reason, Scope, Snapshot
 from letterbox_tui.core.owed import any_late, format_time, owed
-from letterbox_tui.core.query import Query, dedupe, parse_query, run_query
+from letterbox_tui.core.query import Query, QueryResult, dedupe, parse_query, run_query
 from letterbox_tui.core.resolve import Resolution, resolve
 from letterbox_tui.core.rows import answers, row
 
@@ -30,6 +30,8 @@ from .common import load, scope_exit
 BODY_MAX = 1 << 20
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+#: ``exists`` lists this many reasons as text (all of them in ``--json``).
+_SHOWN_REASONS = 20
 _OPEN = re.compile(rb"---\r?\n")
 _CLOSE = re.compile(rb"\n---(?:\r?\n|\r?$)")
 
@@ -84,13 +86,9 @@ def _scope_reasons(scope: Scope, snapshot: Snapshot) -> list[Reason]:
     return out
 
 
-def _finish(scope: Scope) -> int:
-    return scope_exit(scope)
-
-
 # --- query, exists ----------------------------------------------------------------
 
-def _run(args: Namespace) -> tuple[Query, Snapshot, Resolution, Any]:
+def _run(args: Namespace) -> tuple[Query, Snapshot, Resolution, QueryResult]:
     query = parse_query(args.terms)
     snapshot, res = _resolved(args, query.at or _now())
     return query, snapshot, res, run_query(query, res)
@@ -100,13 +98,10 @@ def cmd_query(args: Namespace) -> int:
     _, snapshot, res, result = _run(args)
     scope = snapshot.scope
     matches = [row(x, res) for x in result.matches]
-    unknown = []
-    for x, why in result.unknown:
-        r = row(x, res, why)
-        unknown.append(r)
+    unknown = [row(x, res, why) for x, why in result.unknown]
     if args.json:
         output.emit_json({"matches": matches, "unknown": unknown, "scope": scope.to_json()})
-        return _finish(scope)
+        return scope_exit(scope)
     con = output.console()
     if matches:
         con.print(output.rows_table(matches))
@@ -117,7 +112,7 @@ def cmd_query(args: Namespace) -> int:
             con.print(output.text(f"  {r['id']}: {output.reasons_line([w.to_json() for w in why])}"))
     counts = f"{len(matches)} match{'es' if len(matches) != 1 else ''}, {len(unknown)} unknown"
     output.print_scope(con, scope, counts)
-    return _finish(scope)
+    return scope_exit(scope)
 
 
 def cmd_exists(args: Namespace) -> int:
@@ -139,13 +134,15 @@ def cmd_exists(args: Namespace) -> int:
     }
     if args.json:
         output.emit_json(out)
-        return _finish(scope)
+        return scope_exit(scope)
     con = output.console()
     con.print(output.answer_text(value))
-    for r in reasons:
+    for r in reasons[:_SHOWN_REASONS]:
         con.print(output.text("  " + output.reasons_line([r.to_json()])))
+    if len(reasons) > _SHOWN_REASONS:
+        con.print(output.text(f"  ... and {len(reasons) - _SHOWN_REASONS} more reasons (--json lists them all)"))
     output.print_scope(con, scope, f"{out['matches']} matches, {out['unknown']} unknown")
-    return _finish(scope)
+    return scope_exit(scope)
 
 
 # --- show ---------------------------------------------------------------------------
@@ -237,14 +234,14 @@ def cmd_show(args: Namespace) -> int:
     scope = snapshot.scope
     if args.json:
         output.emit_json({"id": args.id, "letters": shown, "scope": scope.to_json()})
-        return _finish(scope)
+        return scope_exit(scope)
     con = output.console()
     if len(shown) > 1:
         con.print(output.text(f"{len(shown)} files hold this id (duplicate-id); each copy follows", "bold yellow"))
     for item in shown:
         _print_show(con, item)
     output.print_scope(con, scope)
-    return _finish(scope)
+    return scope_exit(scope)
 
 
 def _print_show(con: Any, item: dict[str, Any]) -> None:
@@ -295,7 +292,7 @@ def cmd_current(args: Namespace) -> int:
     }
     if args.json:
         output.emit_json(out)
-        return _finish(scope)
+        return scope_exit(scope)
     con = output.console()
     con.print(output.text(f"current: {out['current']}  ({letter.id})"))
     con.print(output.text(f"head: {out['head'] or 'none'}   heads: {', '.join(out['heads']) or 'none'}"))
@@ -303,7 +300,7 @@ def cmd_current(args: Namespace) -> int:
     for r in out["reasons"]:
         con.print(output.text("  " + output.reasons_line([r])))
     output.print_scope(con, scope)
-    return _finish(scope)
+    return scope_exit(scope)
 
 
 def cmd_answered(args: Namespace) -> int:
@@ -323,7 +320,7 @@ def cmd_answered(args: Namespace) -> int:
     }
     if args.json:
         output.emit_json(out)
-        return _finish(scope)
+        return scope_exit(scope)
     con = output.console()
     con.print(output.text(f"answered: {ans.value}  ({letter.id})"))
     for r in out["reasons"]:
@@ -335,7 +332,7 @@ def cmd_answered(args: Namespace) -> int:
         con.print(output.text("acks:"))
         con.print(output.rows_table(acks))
     output.print_scope(con, scope)
-    return _finish(scope)
+    return scope_exit(scope)
 
 
 def _time_key(letter: Letter) -> tuple:
@@ -395,7 +392,7 @@ def cmd_thread(args: Namespace) -> int:
     scope = snapshot.scope
     if args.json:
         output.emit_json({"thread": thread_id, "root": root, "tree": tree, "scope": scope.to_json()})
-        return _finish(scope)
+        return scope_exit(scope)
     from rich.tree import Tree
 
     by_id = {x.id: x for x in res.thread(thread_id)}
@@ -415,7 +412,7 @@ def cmd_thread(args: Namespace) -> int:
     con = output.console()
     con.print(top)
     output.print_scope(con, scope)
-    return _finish(scope)
+    return scope_exit(scope)
 
 
 # --- owed, disputes -----------------------------------------------------------------
@@ -432,7 +429,7 @@ def cmd_owed(args: Namespace) -> int:
     groups = owed(res, args.seat)
     scope = snapshot.scope
     late = any_late(groups, res)
-    code = 1 if (args.fail_late and late) else _finish(scope)
+    code = 1 if (args.fail_late and late) else scope_exit(scope)
     data = [{"seat": g.seat, "items": [row(x, res) for x in g.items]} for g in groups]
     if args.json:
         output.emit_json({"at": format_time(at), "owed": data, "scope": scope.to_json()})
@@ -460,7 +457,7 @@ def cmd_disputes(args: Namespace) -> int:
     ]
     if args.json:
         output.emit_json({"disputes": data, "scope": scope.to_json()})
-        return _finish(scope)
+        return scope_exit(scope)
     con = output.console()
     for d in data:
         con.print(output.text(f"dispute {d['dispute']['id']} ({d['dispute']['from']}): open", "bold"))
@@ -468,7 +465,7 @@ def cmd_disputes(args: Namespace) -> int:
     if not data:
         con.print(output.text("no open disputes"))
     output.print_scope(con, scope, f"{len(data)} open dispute{'s' if len(data) != 1 else ''}")
-    return _finish(scope)
+    return scope_exit(scope)
 
 
 # --- check, digest ------------------------------------------------------------------
@@ -490,7 +487,7 @@ def cmd_check(args: Namespace) -> int:
         detail = f"{len(stale)} cached header{'s' if len(stale) != 1 else ''} did not match the file; re-read"
         findings.append(Finding("stale-cache", detail, (), tuple(stale)))
     scope = snapshot.scope
-    code = 1 if has_problem(findings) else _finish(scope)
+    code = 1 if has_problem(findings) else scope_exit(scope)
     if args.json:
         output.emit_json({"findings": [f.to_json() for f in findings], "scope": scope.to_json()})
         return code
@@ -519,7 +516,7 @@ def cmd_digest(args: Namespace) -> int:
     scope = snapshot.scope
     if args.json:
         output.emit_json({**data, "scope": scope.to_json()})
-        return _finish(scope)
+        return scope_exit(scope)
     con = output.console()
     who = f" for {args.seat}" if args.seat else ""
     con.print(output.text(f"digest{who} at {data['at']}", "bold"))
@@ -546,4 +543,4 @@ def cmd_digest(args: Namespace) -> int:
     for letter_id, (names, reasons) in merged.items():
         con.print(output.text(f"  {letter_id}  {', '.join(names)} unknown: {output.reasons_line(reasons)}"))
     output.print_scope(con, scope)
-    return _finish(scope)
+    return scope_exit(scope)
