@@ -59,9 +59,65 @@ class Letter:
         "malformed", "size", "mtime_ns", "inode",
     )
 
-    def __init__(self, **kw: object) -> None:
-        for name in self.__slots__:
-            setattr(self, name, kw.get(name, ""))
+    def __init__(
+        self,
+        *,
+        id: str = "",  # noqa: A002 - the protocol's field name
+        sender: str = "",
+        recipient: str = "",
+        type: str = "",  # noqa: A002 - the protocol's field name
+        re: str = "",
+        thread: str = "",
+        priority: str = "",
+        requires_ack: str = "",
+        deadline: str = "",
+        sent: str = "",
+        supersedes: str = "",
+        disputes: tuple[str, ...] = (),
+        rules_on: str = "",
+        upholds: str = "",
+        subject: str = "",
+        fields: tuple[tuple[str, str], ...] = (),
+        seat: str = "",
+        folder: str = "",
+        path: str = "",
+        name: str = "",
+        sent_at: datetime | None = None,
+        deadline_at: datetime | None = None,
+        flags: tuple[str, ...] = (),
+        malformed: tuple[str, ...] = (),
+        size: int = 0,
+        mtime_ns: int = 0,
+        inode: int = 0,
+    ) -> None:
+        # Straight-line stores: a scan builds 100,000 of these.
+        self.id = id
+        self.sender = sender
+        self.recipient = recipient
+        self.type = type
+        self.re = re
+        self.thread = thread
+        self.priority = priority
+        self.requires_ack = requires_ack
+        self.deadline = deadline
+        self.sent = sent
+        self.supersedes = supersedes
+        self.disputes = disputes
+        self.rules_on = rules_on
+        self.upholds = upholds
+        self.subject = subject
+        self.fields = fields
+        self.seat = seat
+        self.folder = folder
+        self.path = path
+        self.name = name
+        self.sent_at = sent_at
+        self.deadline_at = deadline_at
+        self.flags = flags
+        self.malformed = malformed
+        self.size = size
+        self.mtime_ns = mtime_ns
+        self.inode = inode
 
     # Declared for type checkers; assigned in __init__.
     id: str
