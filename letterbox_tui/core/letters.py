@@ -10,6 +10,7 @@ from .model import EXTERNAL_BRIDGE, Letter, Unreadable
 
 _ALIAS_RE = re.compile(r"-[0-9a-f]{8}\.md$")
 _SINGLE_POINTERS = ("re", "thread", "supersedes", "rules_on", "upholds")
+_valid_id = ID_RE.fullmatch
 
 
 def build(
@@ -25,20 +26,26 @@ def build(
     id_time_is_utc: bool = False,
 ) -> Letter | Unreadable:
     """Make the letter a parsed header describes, or say why the file is unreadable."""
-    if result.fields is None:
+    fields = result.fields
+    if fields is None:
         return Unreadable(path, seat, folder, result.error, result.legible, result.illegible, size, mtime_ns, inode)
-    f = dict(result.fields)
-    letter_id = f.get("id", "")
+    f = dict(fields)
+    get = f.get
+    letter_id = get("id", "")
+    sender = get("from", "")
+    recipient = get("to", "")
+    kind = get("type", "")
     error = ""
     if not letter_id:
         error = "no 'id' field" if "id" not in f else "empty 'id'"
-    elif ID_RE.fullmatch(letter_id) is None:
+    elif _valid_id(letter_id) is None:
         error = "invalid 'id'"
-    else:
-        for key in ("from", "to", "type"):
-            if not f.get(key):
-                error = f"missing or empty {key!r}"
-                break
+    elif not sender:
+        error = "missing or empty 'from'"
+    elif not recipient:
+        error = "missing or empty 'to'"
+    elif not kind:
+        error = "missing or empty 'type'"
     if error:
         return Unreadable(path, seat, folder, error, f, "", size, mtime_ns, inode)
 
@@ -48,47 +55,55 @@ def build(
             flags.append("filename-alias")
         else:
             flags.append("id-filename-mismatch")
-    malformed = [k for k in _SINGLE_POINTERS if f.get(k) and ID_RE.fullmatch(f[k]) is None]
-    disputes_raw = f.get("disputes", "")
+    malformed = []
+    for key in _SINGLE_POINTERS:
+        value = get(key)
+        if value and _valid_id(value) is None:
+            malformed.append(key)
+    disputes_raw = get("disputes", "")
     disputes: tuple[str, ...] = ()
     if disputes_raw:
-        disputes = tuple(p.strip() for p in disputes_raw.split(","))
-        if any(ID_RE.fullmatch(d) is None for d in disputes):
+        disputes = tuple([p.strip() for p in disputes_raw.split(",")])
+        if any(_valid_id(d) is None for d in disputes):
             malformed.append("disputes")
-            disputes = tuple(d for d in disputes if ID_RE.fullmatch(d))
-    sender, recipient = f["from"], f["to"]
-    sent = f.get("sent", "")
-    sent_at = parse_time(sent)
+            disputes = tuple([d for d in disputes if _valid_id(d)])
+    sent = get("sent", "")
+    sent_at = parse_time(sent) if sent else None
     if sent_at is None:
-        flags.append("missing-sent" if not sent else "ambiguous-sent")
-        if id_time_is_utc and EXTERNAL_BRIDGE not in (sender, recipient):
-            sent_at = id_time(letter_id)
-            if sent_at is not None:
-                flags.append("time-from-id")
-    deadline = f.get("deadline", "")
+        if not sent:
+            flags.append("missing-sent")
+            # As the protocol reads it: declared-UTC id prefixes stand in for a missing
+            # `sent` only (a present but bad `sent` stays ambiguous), never across the bridge.
+            if id_time_is_utc and sender != EXTERNAL_BRIDGE and recipient != EXTERNAL_BRIDGE:
+                sent_at = id_time(letter_id)
+                if sent_at is not None:
+                    flags.append("time-from-id")
+        else:
+            flags.append("ambiguous-sent")
+    deadline = get("deadline", "")
     deadline_at = parse_time(deadline) if deadline else None
     if deadline and deadline_at is None:
         flags.append("ambiguous-deadline")
-    requires_ack = f.get("requires_ack", "")
+    requires_ack = get("requires_ack", "")
     if not requires_ack:
         flags.append("missing-requires-ack")
     return Letter(
         id=letter_id,
         sender=sender,
         recipient=recipient,
-        type=f["type"],
-        re=f.get("re", ""),
-        thread=f.get("thread", ""),
-        priority=f.get("priority", ""),
+        type=kind,
+        re=get("re", ""),
+        thread=get("thread", ""),
+        priority=get("priority", ""),
         requires_ack=requires_ack,
         deadline=deadline,
         sent=sent,
-        supersedes=f.get("supersedes", ""),
+        supersedes=get("supersedes", ""),
         disputes=disputes,
-        rules_on=f.get("rules_on", ""),
-        upholds=f.get("upholds", ""),
-        subject=f.get("subject", ""),
-        fields=result.fields,
+        rules_on=get("rules_on", ""),
+        upholds=get("upholds", ""),
+        subject=get("subject", ""),
+        fields=fields,
         seat=seat,
         folder=folder,
         path=path,

@@ -152,11 +152,20 @@ def test_id_time_is_utc_uses_the_id_prefix(box):
     assert "time-from-id" in letter.flags and letter.legacy
 
 
-def test_id_time_is_utc_also_settles_a_naive_sent(box):
-    box.letter(ID, sent="2026-11-29T14:05:12")
+@pytest.mark.parametrize("sent", ["2026-11-29T14:05:12", "garbage", "2026-11-29T14:05:12-00:00"])
+def test_id_time_never_replaces_a_present_but_ambiguous_sent(box, sent):
+    # As the protocol's reader: the id prefix stands in only for a missing `sent`.
+    box.letter(ID, sent=sent)
     letter = one(box, id_time_is_utc=True)
-    assert letter.sent_at == datetime(2026, 11, 29, 14, 5, 12, tzinfo=timezone.utc)
-    assert "time-from-id" in letter.flags
+    assert letter.sent_at is None and "time-from-id" not in letter.flags
+    assert "ambiguous-sent" in letter.flags
+
+
+@pytest.mark.parametrize("sent", [None, ""])
+def test_id_time_for_a_missing_or_empty_sent(box, sent):
+    box.letter(ID, sent=sent)
+    letter = one(box, id_time_is_utc=True)
+    assert letter.sent_at is not None and letter.flags == ("missing-sent", "time-from-id")
 
 
 def test_id_time_never_overrides_a_valid_sent(box):
