@@ -1,0 +1,61 @@
+"""Snapshot tests of the main views at 160x48 and the fixed clock.
+
+The letterbox lives at a fixed path (the header shows it). Update with
+``pytest tests/app/test_snapshots.py --snapshot-update`` and review each SVG by eye.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from letterbox_tui.app.themes import shipped_themes_dir
+from tests.app.helpers import SIZE, app_for, scanned
+from tests.app.letterboxes import fill, ruling
+from tests.conftest import make_box
+
+V3A = "2026-11-14T090000-planner-decision-db-choice-bbbb0003"
+
+
+@pytest.fixture
+def fixed_box():
+    root = Path(tempfile.gettempdir()) / "letterbox-tui-snapshot" / "box"
+    shutil.rmtree(root.parent, ignore_errors=True)
+    box = fill(make_box(root, "planner", "builder", "reviewer"))
+    ruling(box)
+    yield box
+    shutil.rmtree(root.parent, ignore_errors=True)
+
+
+def _app(box, **kw):
+    return app_for(box, theme_dirs=[shipped_themes_dir()], **kw)
+
+
+async def _wait(pilot):
+    await scanned(pilot, pilot.app)
+
+
+def test_owed_view(snap_compare, fixed_box):
+    assert snap_compare(_app(fixed_box), terminal_size=SIZE, run_before=_wait)
+
+
+def test_incomplete_scope_problems_view(snap_compare, fixed_box):
+    fixed_box.raw("builder/inbox/broken.md", "---\nid: x\nfrom planner\n---\n")
+
+    async def run_before(pilot):
+        await _wait(pilot)
+        await pilot.press("p")
+
+    assert snap_compare(_app(fixed_box), terminal_size=SIZE, run_before=run_before)
+
+
+def test_chain_tab_with_settled_fork(snap_compare, fixed_box):
+    async def run_before(pilot):
+        await _wait(pilot)
+        pilot.app.action_show_tab("chain")
+        await pilot.pause()
+
+    assert snap_compare(_app(fixed_box, view="truth", letter=V3A), terminal_size=SIZE, run_before=run_before)
