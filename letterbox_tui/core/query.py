@@ -154,7 +154,7 @@ def parse_query(raw_terms: Sequence[str]) -> Query:
             at = term.when
             continue
         terms.append(term)
-    terms.sort(key=lambda t: _COST[t.key])
+    terms.sort(key=lambda t: (_COST[t.key], t.key, t.op))  # any order of terms, one result
     return Query(tuple(terms), at)
 
 

@@ -211,3 +211,28 @@ def test_header_terms_spare_the_resolver(mail):
     result, res = run(mail, ["from=beta", "answered=no", "late=no"])
     asked = {letter_id for _, letter_id in res.asked}
     assert asked == {"r2", "n4"}
+
+
+TERMS = ["type=request", "answered=no", "state=open", "until=2026-03-04T00:00:00Z", "due>=2026-01-01T00:00:00Z",
+         "task=yes", "slug~=r", "late=no", "current=yes", "from=alpha,beta"]
+
+
+def test_term_order_never_changes_the_result(mail):
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    snapshot = scan(mail.root)
+    scripted = {"answered": {"r2": unknown("answered")}, "state": {"d5": StateAnswer("closed")}}
+
+    def outcome(terms):
+        result = run_query(parse_query(terms), Scripted(snapshot, **scripted))
+        return ids(result.matches), sorted((x.id, r) for x, r in result.unknown)
+
+    @settings(max_examples=60, deadline=None)
+    @given(st.lists(st.sampled_from(TERMS), unique=True, max_size=6), st.randoms())
+    def check(terms, rnd):
+        shuffled = list(terms)
+        rnd.shuffle(shuffled)
+        assert outcome(terms) == outcome(shuffled)
+
+    check()
