@@ -828,9 +828,8 @@ class Resolution:
                     (letter.id,), tuple(self.holders(letter.id)),
                 ))
         if answered.unknown and not any(r.code == "external-route" for r in answered.reasons):
-            for r in _about(answered.reasons, "state"):
-                if r not in reasons:
-                    reasons.append(r)
+            present = {r.code for r in reasons}
+            reasons.extend(r for r in _about(answered.reasons, "state") if r.code not in present)
         return StateAnswer("unknown", tuple(reasons)) if reasons else StateAnswer("open")
 
     def late(self, letter: Letter, at: datetime | None = None) -> Answer:

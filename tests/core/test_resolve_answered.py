@@ -133,7 +133,7 @@ def test_duplicate_ids_never_collapse_silently(box):
         assert ans.reasons[0].paths == ("beta/inbox/req.md", "beta/processed/req.md")
     assert res.state(processed).value == "closed"
     state = res.state(inbox)
-    assert state.value == "unknown" and set(codes(state)) == {"duplicate-id"}
+    assert state.value == "unknown" and codes(state) == ["duplicate-id"]
     assert {r.about for r in state.reasons} == {"state"}
 
 
@@ -334,3 +334,15 @@ def test_state_unknown_task_is_late_unknown_only_when_overdue_or_ambiguous(box):
     assert vague.value == "unknown" and codes(vague) == ["ambiguous-timestamp", "unsupported-entry"]
     assert res.late(one(res, "pending")).value == "no"
     assert res.late(one(res, "none")).value == "no"
+
+
+def test_an_unreadable_copy_of_the_id_is_a_duplicate(box):
+    task(box)
+    box.raw("beta/processed/req.md", "---\nid: req\nfrom: alpha\nbroken\n---\n")
+    res = resolved(box)
+    req = one(res, "req")
+    ans = res.answered(req)
+    assert codes(ans) == ["duplicate-id"] and ans.reasons[0].paths == ("beta/inbox/req.md", "beta/processed/req.md")
+    state = res.state(req)
+    assert state.value == "unknown" and codes(state) == ["duplicate-id"]
+    assert "both" in state.reasons[0].detail

@@ -259,3 +259,40 @@ def test_every_reason_is_about_current_and_uses_spec_codes(box):
     assert codes(ans) == ["fork", "unreadable-file", "unsupported-entry", "non-atomic-scan"]
     assert {r.about for r in ans.reasons} == {"current"}
     assert all(r.detail for r in ans.reasons)
+
+
+def test_an_unreadable_file_holding_the_id_makes_a_pointer_ambiguous(box):
+    box.letter("a", type="decision")
+    box.raw("alpha/inbox/a.md", "---\nid: a\nbroken line\n---\n")
+    box.letter("b", type="decision", supersedes="a")
+    res = resolved(box)
+    assert res.holders("a") == ["alpha/inbox/a.md", "beta/inbox/a.md"]
+    ans = current(res, "b")
+    assert codes(ans) == ["ambiguous-reference"]
+    assert ans.reasons[0].paths == ("alpha/inbox/a.md", "beta/inbox/a.md")
+
+
+def test_malformed_thread_fallback_also_makes_superseded_unknown(box):
+    box.letter("root", type="decision")
+    box.letter("h", type="decision", thread="root", supersedes="%%%")
+    box.letter("apart", type="decision")
+    res = resolved(box)
+    ans = res.superseded(one(res, "root"))
+    assert ans.value == "unknown" and codes(ans) == ["malformed-pointer"]
+    assert ans.reasons[0].about == "superseded" and ans.reasons[0].letters == ("h",)
+    assert res.superseded(one(res, "apart")).value == "no"
+    assert res.superseded(one(res, "h")).value == "no"
+
+
+def test_heads_and_head_are_answered_per_chain(box):
+    box.letter("a", type="decision")
+    box.letter("b", type="decision", supersedes="a")
+    box.letter("c", type="decision", supersedes="b")
+    res = resolved(box)
+    heads = {x.id: res.head(x).id for x in res.snapshot.letters}
+    assert heads == {"a": "c", "b": "c", "c": "c"}
+    # Callers may change the lists they get without changing the resolution.
+    res.chain(one(res, "a")).clear()
+    res.heads(one(res, "a")).clear()
+    assert [x.id for x in res.chain(one(res, "b"))] == ["a", "b", "c"]
+    assert [x.id for x in res.heads(one(res, "b"))] == ["c"]
