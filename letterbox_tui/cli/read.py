@@ -210,7 +210,7 @@ def _show_one(letter: Letter, res: Resolution, root: str) -> dict[str, Any]:
             name: {"value": a.value, "reasons": _reasons(a.reasons)} for name, a in found.items()
         },
         "head": head.id if head is not None else None,
-        "heads": [h.id for h in res.heads(letter)],
+        "heads": list(dict.fromkeys(h.id for h in res.heads(letter))),
         "provenance": {
             "path": letter.path,
             "seat": letter.seat,
@@ -285,8 +285,8 @@ def cmd_current(args: Namespace) -> int:
         "id": letter.id,
         "current": ans.value,
         "head": head.id if head is not None else None,
-        "heads": [h.id for h in res.heads(letter)],
-        "chain": [x.id for x in res.chain(letter)],
+        "heads": list(dict.fromkeys(h.id for h in res.heads(letter))),
+        "chain": list(dict.fromkeys(x.id for x in res.chain(letter))),
         "reasons": _reasons(ans.reasons),
         "scope": scope.to_json(),
     }

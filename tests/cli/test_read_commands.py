@@ -371,3 +371,13 @@ def test_show_refuses_a_file_swapped_for_a_symlink(capsys, box, monkeypatch, tmp
     item = data["letters"][0]
     assert item["body"] is None and item["provenance"]["sha256"] is None
     assert "cannot read" in item["provenance"]["error"]
+
+
+def test_current_names_a_duplicated_id_once(capsys, box):
+    box.letter("dup-1")
+    box.letter("dup-1", seat="alpha", folder="processed")
+    box.letter("v-2", supersedes="dup-1")
+    _, data = cli_json(capsys, box, "current", "v-2")
+    assert data["chain"] == ["dup-1", "v-2"]
+    assert data["current"] == "unknown"
+    assert "ambiguous-reference" in [r["code"] for r in data["reasons"]]
