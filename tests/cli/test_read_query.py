@@ -297,3 +297,16 @@ def test_a_non_atomic_scan_makes_absence_unknown(capsys, mail, monkeypatch):
     assert [(r["code"], r["about"]) for r in data["reasons"]] == [("non-atomic-scan", "match")]
     code, out, _ = cli(capsys, mail, "query", "type=decision")
     assert code == 3 and "files changed during the scan" in out and "not proof of global absence" in out
+
+
+def test_not_a_letterbox_exits_2_with_one_line(capsys, tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    code = main(["--root", str(empty), "query", "type=request"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_unknown_participant_exits_2(capsys, mail):
+    code, out, err = cli(capsys, mail, "--participant", "nobody", "query")
+    assert code == 2 and out == "" and "nobody" in err
