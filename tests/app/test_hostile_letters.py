@@ -1,0 +1,77 @@
+"""Hostile letters: markup, control sequences, bidi and zero-width characters in headers,
+bodies and status notes reach the screen only as visible, literal text."""
+
+from __future__ import annotations
+
+from textual.widgets import Static
+
+from letterbox_tui.app.widgets.letter_pane import LetterPane
+from tests.app.helpers import SIZE, app_for, letters, list_text, scanned, screen_text
+
+EVIL = "2026-11-28T120000-alpha-request-evil-abcdef01"
+SUBJECT = "[@click=app.quit]Click me[/] [bold]x \u009b31m \u202eevil\u202c z\u200bw"
+BODY = (
+    "Hello [@click=app.quit]quit[/] [$accent]accent [/\n"
+    "\x1b]0;pwned title\x07 \x1b]52;c;cm0gLXJm\x07 \x1b[2J\x1b[31mred\x1b[0m \x9b1m\n"
+    "\x1b]8;;https://evil.example\x1b\\a link\x1b]8;;\x1b\\ and [click](https://evil.example)\n"
+    "bidi \u202eolleh\u202c zero\u200bwidth\u2060 tag\U000e0041\n"
+)
+
+
+def _box(box):
+    box.letter(EVIL, frm="alpha", to="beta", type="request", requires_ack="true",
+               sent="2026-11-28T12:00:00Z", subject=SUBJECT, body=BODY)
+    box.raw("beta/status.md", "\x1b]2;owned\x07[@click=app.quit]busy\u202e\n")
+    return box
+
+
+async def test_hostile_text_is_shown_literally_everywhere(box):
+    app = app_for(_box(box), letter=EVIL)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        assert letters(app).current.letter.id == EVIL
+        row = next(r for r in list_text(app) if "Click me" in r)
+        assert "[@click=app.quit]Click me[/]" in row
+        assert "<U+009B>" in row
+        head = app.query_one("#letter-head", Static).render().plain
+        assert "[@click=app.quit]Click me[/] [bold]x <U+009B>31m <U+202E>evil<U+202C> z<U+200B>w" in head
+        body = app.query_one(LetterPane).body_text
+        assert "[@click=app.quit]quit[/]" in body and "[$accent]accent [/" in body
+        assert "\u241b]52;c;" in body and "\u241b[2J" in body and "<U+009B>1m" in body
+        assert "<U+202E>olleh<U+202C>" in body and "zero<U+200B>width<U+2060>" in body
+        assert "<U+E0041>" in body
+        shown = screen_text(app)
+        for bad in ("\x1b", "\x9b", "\x07", "\u202e", "\u200b", "\u2060"):
+            assert bad not in shown
+        assert "[@click=app.quit]Click me[/]" in shown
+        assert "\u241b]2;owned\u2407[@click" in shown  # the seat's status note
+        for tab in ("thread", "chain", "provenance"):
+            app.action_show_tab(tab)
+            await pilot.pause()
+            assert "\x1b" not in screen_text(app) and "\u202e" not in screen_text(app)
+        prov = app.query_one("#letter-provenance", Static).render().plain
+        assert "subject: [@click=app.quit]Click me[/]" in prov
+        # clicking on the rendered text runs nothing
+        app.action_show_tab("body")
+        await pilot.pause()
+        await pilot.click("#letter-head")
+        await pilot.click("#letters")
+        await pilot.pause()
+        assert app.is_running
+        # the export of the screen carries no raw escape either
+        svg = app.export_screenshot()
+        assert "\x1b" not in svg and "\x9b" not in svg
+
+
+async def test_markdown_links_in_a_body_do_not_open(box, monkeypatch):
+    opened = []
+    app = app_for(_box(box), letter=EVIL)
+    monkeypatch.setattr(app, "open_url", lambda url, **kw: opened.append(url))
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        from textual.widgets import Markdown
+
+        md = app.query_one("#letter-body", Markdown)
+        md.post_message(Markdown.LinkClicked(md, "https://evil.example"))
+        await pilot.pause()
+        assert opened == []
