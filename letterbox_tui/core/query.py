@@ -154,8 +154,23 @@ def parse_query(raw_terms: Sequence[str]) -> Query:
             at = term.when
             continue
         terms.append(term)
+    _check_ranges(terms)
     terms.sort(key=lambda t: (_COST[t.key], t.key, t.op))  # any order of terms, one result
     return Query(tuple(terms), at)
+
+
+def _check_ranges(terms: list[Term]) -> None:
+    """A time range that no instant can satisfy is a mistake, not an empty answer."""
+    by = {(t.key, t.op): t for t in terms}
+    pairs = [(by.get(("since", "=")), by.get(("until", "=")))]
+    pairs += [(by.get(("due", lo)), by.get(("due", hi))) for lo in (">=", ">") for hi in ("<=", "<")]
+    for low, high in pairs:
+        if low is None or high is None:
+            continue
+        assert low.when is not None and high.when is not None
+        strict = low.op == ">" or high.op == "<"
+        if low.when > high.when or (strict and low.when == high.when):
+            raise LetterboxError(f"invalid term {high.raw!r}: no time is both {low.raw} and {high.raw}")
 
 
 def slug(letter: Letter) -> str:

@@ -137,3 +137,25 @@ def test_every_key_has_a_documented_shape():
         "from", "to", "type", "re", "id", "priority", "thread", "state", "answered", "accepted",
         "current", "late", "superseded", "since", "until", "due", "slug", "subject", "task", "at",
     }
+
+
+@pytest.mark.parametrize(
+    "terms",
+    [
+        ["since=2026-01-02T00:00:00Z", "until=2026-01-01T00:00:00Z"],
+        ["due>=2026-01-02T00:00:00Z", "due<=2026-01-01T00:00:00Z"],
+        ["due>2026-01-01T00:00:00Z", "due<=2026-01-01T00:00:00Z"],
+        ["due>=2026-01-01T00:00:00Z", "due<2026-01-01T00:00:00Z"],
+        ["since=2026-01-01T01:00:00+02:00", "until=2026-01-01T00:00:00Z"],
+    ],
+)
+def test_an_empty_time_range_is_an_error(terms):
+    with pytest.raises(LetterboxError) as err:
+        parse_query(terms)
+    assert repr(terms[1]) in str(err.value)
+
+
+def test_a_one_instant_range_is_fine():
+    parse_query(["since=2026-01-01T00:00:00Z", "until=2026-01-01T00:00:00Z"])
+    parse_query(["due>=2026-01-01T00:00:00Z", "due<=2026-01-01T00:00:00Z"])
+    parse_query(["since=2026-01-01T02:00:00+02:00", "until=2026-01-01T00:00:00Z"])
