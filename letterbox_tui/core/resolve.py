@@ -63,7 +63,7 @@ class Fork:
 
 @dataclass(slots=True, frozen=True)
 class Dangling:
-    """A pointer to an id no readable letter holds (harmless; ``check`` warns)."""
+    """A pointer to an id no file holds, readable or not (harmless; ``check`` warns)."""
 
     letter: Letter
     field: str
@@ -552,11 +552,11 @@ class Resolution:
         chain = self._chain(letter_id)
         members = chain.cycle_members.get(letter_id)
         if members is not None:
-            on = letter_id in members
+            where = "is on" if letter_id in members else "leads into"
             return Answer("unknown", (Reason(
                 "cycle", "current",
-                ("this letter is on a supersession cycle" if on else "this letter's supersedes pointers lead into a cycle")
-                + ": " + " -> ".join(members[:_MAX_NAMED]) + "; no winner is picked",
+                f"this letter {where} a supersession cycle through {', '.join(members[:10])}; "
+                "no winner is picked",
                 members[:_MAX_NAMED],
                 tuple(sorted(x.path for m in members[:_MAX_NAMED] for x in self._by_id.get(m, ()))),
             ),))
@@ -741,7 +741,8 @@ class Resolution:
                 ))
         maybe: dict[str, Unreadable] = {u.path: u for u in self._unreadable_reply_by_re.get(letter.id, ())}
         if self._unreadable_reply_open:
-            for key in ((letter.recipient, letter.sender), (letter.recipient, None), (None, letter.sender), (None, None)):
+            to, frm = letter.recipient, letter.sender
+            for key in ((to, frm), (to, None), (None, frm), (None, None)):
                 for u in self._unreadable_reply_open.get(key, ()):
                     maybe.setdefault(u.path, u)
         if maybe:
