@@ -53,10 +53,11 @@ def parse_time(value: str) -> datetime | None:
         if parsed.tzinfo is None:
             return None
         # A time that has no UTC equivalent (year 1 at +01:00) cannot be compared safely.
-        parsed.astimezone(timezone.utc)
+        if parsed.year == 1 or parsed.year == 9999:
+            parsed.astimezone(timezone.utc)
     except (ValueError, OverflowError):
         return None
-    if not parsed.utcoffset() and _UNKNOWN_OFFSET_RE.search(value.rstrip()):
+    if value[-1] not in "Zz" and not parsed.utcoffset() and _UNKNOWN_OFFSET_RE.search(value.rstrip()):
         return None
     return parsed
 

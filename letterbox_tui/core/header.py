@@ -96,7 +96,7 @@ def parse_header(data: bytes) -> HeaderResult:
         # 127 are refused, and those were checked on the bytes).
         if _ALL_LINES_OK.fullmatch(text) is not None:
             pairs = _FIELD_LINE.findall(text)
-            if len({k for k, _ in pairs}) == len(pairs):
+            if len(dict(pairs)) == len(pairs):
                 return HeaderResult(tuple([(k, v.strip()) for k, v in pairs]))
         # Something is wrong: judge line by line to name it.
         fields: list[tuple[str, str]] = []
