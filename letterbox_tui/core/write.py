@@ -576,6 +576,10 @@ def reply(
         if existing is None:
             raise LetterboxError(f"{letter_id} is already closed without your {kind} reply")
         _same_body(existing, data_body)
+        try:  # a writer killed after the move leaves the ack sidecar behind: finish the job
+            _remove_sidecar(root_p, seat, parent.name)
+        except OSError as exc:
+            raise LetterboxError(f"cannot remove {seat}/inbox/{parent.name}.ack: {exc.strerror or exc}") from None
         return Published(reply_id, existing, _read_letter(existing, parent.sender), created=False,
                          notes=[f"already closed: {letter_id} (your {kind} reply is published)"])
     if parent.requires_ack not in ("true", "false"):
