@@ -85,15 +85,6 @@ def _make_builder():
 _letter_from_row = _make_builder()
 
 
-def _time_codes(letter: Letter) -> tuple[int, int]:
-    """How ``build`` got the letter's times: 0 none, 1 parsed from the field, 2 from the id."""
-    if letter.sent_at is None:
-        sent = 0
-    else:
-        sent = 2 if "time-from-id" in letter.flags else 1
-    return sent, 0 if letter.deadline_at is None else 1
-
-
 def cache_dir() -> str:
     from platformdirs import user_cache_dir
 
@@ -152,9 +143,10 @@ class HeaderCache:
     def put(self, item: Letter | Unreadable, data: bytes | None = None) -> None:
         """Record what the scanner built from a file; ``data`` is the header bytes it read."""
         if isinstance(item, Letter):
-            keys = tuple([k for k, _ in item.fields])
+            keys, values = zip(*item.fields) if item.fields else ((), ())
             keys = self._keys.setdefault(keys, keys)
-            row = (_KIND_LETTER, keys, tuple([v for _, v in item.fields]), *_time_codes(item)) + _get_stored(item)
+            sent = 0 if item.sent_at is None else (2 if "time-from-id" in item.flags else 1)
+            row = (_KIND_LETTER, keys, values, sent, 0 if item.deadline_at is None else 1) + _get_stored(item)
         else:
             cells: list = [""] * (_ROW_OFFSET + len(_STORED))
             cells[0] = _KIND_UNREADABLE
@@ -170,20 +162,29 @@ class HeaderCache:
         self._changed = True
 
     # --- persistence ----------------------------------------------------------------
+    def needs_save(self, keep_seats: Iterable[str] = ()) -> bool:
+        """False when the file already holds exactly the rows this scan would write."""
+        if self._changed or not self.loaded:
+            return True
+        if len(self._fresh) == len(self.rows):
+            return False
+        keep = set(keep_seats)
+        return any(p not in self._fresh and p.split("/", 1)[0] not in keep for p in self.rows)
+
     def save(self, keep_seats: Iterable[str] = ()) -> bool:
         """Write the rows seen by this scan (atomically); False when nothing needed writing.
 
         Rows not seen are dropped (vanished files), except those of ``keep_seats``: the
         seats a partial scan did not visit.
         """
+        if not self.needs_save(keep_seats):
+            return False
         keep = set(keep_seats)
         rows = dict(self._fresh)
         if keep:
             for p, row in self.rows.items():
                 if p not in rows and p.split("/", 1)[0] in keep:
                     rows[p] = row
-        if not self._changed and self.loaded and rows.keys() == self.rows.keys():
-            return False
         hashes = {}
         for p in rows:
             h = self._fresh_hashes.get(p) or self.hashes.get(p)
@@ -298,21 +299,65 @@ def open_cache(root: str | os.PathLike[str], id_time_is_utc: bool | None = None)
     return HeaderCache(root, id_time_is_utc)
 
 
-def scan_cached(root, participants=None, *, id_time_is_utc: bool, now=None) -> Snapshot:
+def scan_cached(root, participants=None, *, id_time_is_utc: bool, now=None, background: bool = False) -> Snapshot:
     """``scan`` with the derived cache: load it, scan, save what changed (best effort).
 
     A cache that cannot be written (read-only home, full disk) costs speed, never answers.
+    With ``background`` (the command line), a large save is written by a forked child
+    while this process goes on to answer: the answer never waits for the cache.
     """
     from .scan import scan
 
     cache = HeaderCache(root, id_time_is_utc)
     snapshot = scan(root, participants, id_time_is_utc=id_time_is_utc, cache=cache, now=now)
     keep = [s for s in snapshot.seats if participants is not None and s not in set(participants)]
+    if background and cache.needs_save(keep) and len(cache._fresh) >= BACKGROUND_ROWS and _save_detached(cache, keep):
+        return snapshot
     try:
         cache.save(keep_seats=keep)
     except OSError:
         pass
     return snapshot
+
+
+#: below this many rows a save is quick enough to do in line
+BACKGROUND_ROWS = 20_000
+
+
+def _save_detached(cache: HeaderCache, keep: list[str]) -> bool:
+    """Save from a detached grandchild process; False when that is not safe here.
+
+    Only a single-threaded process forks (a fork with other threads alive may deadlock).
+    The child forks again and exits at once, so nothing is left to reap; the grandchild
+    closes the standard streams first, so whoever waits on our output is not kept waiting.
+    """
+    import threading
+
+    if not hasattr(os, "fork") or threading.active_count() != 1:
+        return False
+    try:
+        pid = os.fork()
+    except OSError:
+        return False
+    if pid:
+        try:
+            os.waitpid(pid, 0)
+        except OSError:
+            pass
+        return True
+    try:  # the child
+        if os.fork() == 0:  # the grandchild does the work
+            null = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(null, fd)
+            try:
+                cache.save(keep_seats=keep)
+            except BaseException:  # noqa: BLE001 - a cache that cannot be written is no error
+                pass
+    except BaseException:  # noqa: BLE001
+        pass
+    finally:
+        os._exit(0)
 
 
 def letters_equal(a: Letter | Unreadable, b: Letter | Unreadable) -> bool:

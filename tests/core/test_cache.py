@@ -394,3 +394,21 @@ def test_bench_refuses_a_directory_that_is_not_its_own(box, capsys):
     assert main(["bench", "--letters", "200", "--no-app", "--dir", str(box.root)]) == 2
     assert "not an empty directory or a bench letterbox" in capsys.readouterr().err
     assert box.tree_bytes() == before
+
+
+def test_background_save_writes_the_cache_from_a_detached_process(box, monkeypatch):
+    import time
+
+    monkeypatch.setattr(cache_mod, "BACKGROUND_ROWS", 1)
+    box.letter("a-1")
+    box.letter("a-2")
+    snap = scan_cached(box.root, id_time_is_utc=False, background=True)
+    assert sorted(x.id for x in snap.letters) == ["a-1", "a-2"]
+    deadline = time.monotonic() + 20
+    while not HeaderCache(box.root, False).loaded and time.monotonic() < deadline:
+        time.sleep(0.02)
+    c = HeaderCache(box.root, False)
+    assert sorted(c.rows) == ["beta/inbox/a-1.md", "beta/inbox/a-2.md"]
+    warm = scan(box.root, id_time_is_utc=False, cache=c)
+    assert c.hits == 2 and not c.needs_save()
+    assert_same(snap, warm)
