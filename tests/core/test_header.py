@@ -410,3 +410,83 @@ def test_round_trip_of_valid_fields(extra, ending, body):
     data = b"---" + ending + text + ending + b"---" + ending + body
     result = parse_header(data)
     assert result.fields == tuple(header.items())
+
+
+# --- differential: the fast parser against a plain line-by-line reading of SPEC 3 ----------
+
+
+def reference_reading(data: bytes) -> tuple[tuple[str, str], ...] | None:
+    """The header grammar read the slow, obvious way: one line at a time, as a protocol
+    reader does. None when the file is unreadable."""
+    at = 0
+    used = 0
+    lines_seen = 0
+    found: dict[str, str] = {}
+    while True:
+        nl = data.find(b"\n", at)
+        raw = data[at:] if nl < 0 else data[at : nl + 1]
+        at += len(raw)
+        used += len(raw)
+        if not raw or len(raw) > MAX_LINE or used > MAX_HEADER:
+            return None
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+        while text and text[-1] in "\r\n":
+            text = text[:-1]
+        if any(ord(c) < 32 or ord(c) == 127 for c in text):
+            return None
+        lines_seen += 1
+        if lines_seen == 1:
+            if text != "---":
+                return None
+            continue
+        if text == "---":
+            return tuple(found.items())
+        if text.strip() == "":
+            continue
+        key, colon, value = text.partition(":")
+        if not colon or not key or not (key[0].isascii() and key[0].isalpha()):
+            return None
+        if any(not (c.isascii() and (c.isalnum() or c in "_-")) for c in key) or key in found:
+            return None
+        found[key] = value.strip()
+
+
+_SOUP_LINES = st.one_of(
+    st.sampled_from([
+        b"---", b"--- ", b"----", b"id: a-1", b"from: alpha", b"re:", b"re: x", b"", b" ", b"\t", b"\r",
+        b"\x85", "\u3000".encode(), b"k\x00: v", b"k: v\x7f", b"k: \xff", b"9k: v", b"k v", b": v", b"k-_9: :v:",
+        b"a" * 5000 + b": v", b"k: " + b"v" * 4092, b"k: " + b"v" * 4093, b"\xef\xbb\xbf---",
+    ]),
+    st.binary(max_size=12),
+    st.text(alphabet=st.characters(max_codepoint=0x3000, blacklist_categories=("Cs",)), max_size=12).map(str.encode),
+)
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(st.tuples(_SOUP_LINES, st.sampled_from([b"\n", b"\r\n", b"\r\r\n", b"\r", b""])), max_size=14),
+    st.booleans(),
+)
+def test_parser_agrees_with_a_line_by_line_reading(lines, open_first):
+    data = (b"---\n" if open_first else b"") + b"".join(line + end for line, end in lines)
+    assert parse_header(data).fields == reference_reading(data)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(min_value=MAX_HEADER - 300, max_value=MAX_HEADER + 300), st.sampled_from([b"\n", b"\r\n"]))
+def test_parser_agrees_at_the_header_size_limit(total, ending):
+    head = b"---" + ending + b"id: a-1" + ending
+    room = total - len(head) - 3 - len(ending)
+    pad = []
+    while room > 0:
+        n = min(room, 4000)
+        if 0 < room - n < 6:
+            n -= 6
+        pad.append(b"p" + str(len(pad)).encode().rjust(4, b"0") + b":" + b"v" * (n - 6 - len(ending)) + ending)
+        room -= n
+    data = head + b"".join(pad) + b"---" + ending + b"body"
+    assert parse_header(data).fields == reference_reading(data)
+    assert (parse_header(data).fields is not None) == (data.index(b"---" + ending + b"body") + 3 + len(ending) <= MAX_HEADER)
