@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -379,7 +380,7 @@ _LINES = st.lists(
 )
 
 
-@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
 @given(_LINES, st.sampled_from([b"\n", b"\r\n"]), st.booleans())
 def test_any_line_soup_gives_a_letter_or_unreadable(lines, ending, opened):
     data = (b"---" + ending if opened else b"") + ending.join(lines)
@@ -415,6 +416,9 @@ def test_round_trip_of_valid_fields(extra, ending, body):
 # --- differential: the fast parser against a plain line-by-line reading of SPEC 3 ----------
 
 
+_ANY_CONTROL = re.compile("[\x00-\x1f\x7f]")
+
+
 def reference_reading(data: bytes) -> tuple[tuple[str, str], ...] | None:
     """The header grammar read the slow, obvious way: one line at a time, as a protocol
     reader does. None when the file is unreadable."""
@@ -435,7 +439,7 @@ def reference_reading(data: bytes) -> tuple[tuple[str, str], ...] | None:
             return None
         while text and text[-1] in "\r\n":
             text = text[:-1]
-        if any(ord(c) < 32 or ord(c) == 127 for c in text):
+        if _ANY_CONTROL.search(text):
             return None
         lines_seen += 1
         if lines_seen == 1:
@@ -465,7 +469,7 @@ _SOUP_LINES = st.one_of(
 )
 
 
-@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(st.tuples(_SOUP_LINES, st.sampled_from([b"\n", b"\r\n", b"\r\r\n", b"\r", b""])), max_size=14),
     st.booleans(),
@@ -475,7 +479,7 @@ def test_parser_agrees_with_a_line_by_line_reading(lines, open_first):
     assert parse_header(data).fields == reference_reading(data)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(min_value=MAX_HEADER - 300, max_value=MAX_HEADER + 300), st.sampled_from([b"\n", b"\r\n"]))
 def test_parser_agrees_at_the_header_size_limit(total, ending):
     head = b"---" + ending + b"id: a-1" + ending
