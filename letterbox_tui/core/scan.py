@@ -261,8 +261,9 @@ class _Scan:
                     continue
                 if not entry.is_file(follow_symlinks=False):
                     kind = _kind(entry)
-                    if kind is None:  # vanished since the listing
+                    if kind is None:  # vanished since the listing: not examined, not counted
                         self.changed = True
+                        files -= 1
                     else:
                         unsupported.append(Unsupported(rel, kind))
                     continue
@@ -271,6 +272,7 @@ class _Scan:
                         st = entry.stat(follow_symlinks=False)
                     except FileNotFoundError:
                         self.changed = True
+                        files -= 1
                         continue
                     except OSError as exc:
                         unsupported.append(Unsupported(rel, _why(exc)))
@@ -283,6 +285,7 @@ class _Scan:
                     fd = os.open(name, _FILE_FLAGS, dir_fd=dir_fd)
                 except FileNotFoundError:
                     self.changed = True
+                    files -= 1
                     continue
                 except OSError as exc:
                     unsupported.append(Unsupported(rel, _why(exc)))
