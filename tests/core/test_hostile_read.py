@@ -15,7 +15,6 @@ import socket
 import stat
 import sys
 import threading
-from pathlib import Path
 
 import pytest
 
@@ -580,20 +579,9 @@ def test_scan_on_a_read_only_letterbox(box, monkeypatch):
     assert box.tree_bytes() == before
 
 
-def test_hostile_inputs_tried_are_counted():
-    """The number of hostile inputs this file tries (reported by the test run with -s)."""
-    here = sys.modules[__name__]
-    count = (
-        len(CONTENT_CASES) + 31  # every control byte
-        + 3  # sparse and 20 MiB files
-        + 2  # body never reaches the snapshot; markup kept exactly
-        + 4 + 6 + 3  # undecodable names; odd names; dot names
-        + 2 + 5  # symlink loops; symlinks outside
-        + 2 + 1 + 2  # fifos; socket; devices
-        + 3 + 1  # permission denied file/folder/root; read error
-        + 1 + 1 + 5 + 1  # nested dirs; root fifo; participants; many letters
-        + 6  # changes mid-scan
-        + 1  # read-only
-    )
-    print(f"\nhostile inputs tried: {count}")
-    assert count >= 100 and here is not None
+def test_hostile_inputs_tried_are_counted(request):
+    """Each other test item of this file tries one hostile input; print how many ran."""
+    mine = [item for item in request.session.items if item.module is sys.modules[__name__] and item is not request.node]
+    print(f"\nhostile inputs tried: {len(mine)}")
+    if len(mine) > 1:  # the whole catalogue was collected, not a -k selection
+        assert len(mine) >= 120

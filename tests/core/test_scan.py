@@ -7,6 +7,7 @@ import os
 import shutil
 import socket
 import stat
+import sys
 import threading
 from datetime import datetime, timezone
 from pathlib import Path
@@ -402,10 +403,7 @@ def on_open(monkeypatch, hook):
 
 
 def count_attempts(monkeypatch):
-    from letterbox_tui.core import scan as _  # noqa: F401 - the module, not the function
-
-    import sys
-
+    """Count the scan's passes (``letterbox_tui.core.scan`` the module, not the function)."""
     mod = sys.modules["letterbox_tui.core.scan"]
     calls = {"n": 0}
     real = mod._Scan.run
