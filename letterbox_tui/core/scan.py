@@ -138,15 +138,13 @@ class _Scan:
                 if not valid_seat(name):
                     ignored.append(_shown(name))
                     continue
-                if entry.is_symlink():
-                    seats.append(name)
-                    if self.wanted is None or name in self.wanted:
-                        unsupported.append(Unsupported(name, "symlinked seat"))
-                    continue
-                if not entry.is_dir(follow_symlinks=False):
+                kind = _entry_kind(entry)
+                if kind == "other":
                     ignored.append(name)
                     continue
                 seats.append(name)
+                if kind != "dir" and (self.wanted is None or name in self.wanted):
+                    unsupported.append(Unsupported(name, "symlinked seat" if kind == "symlink" else kind))
             self.seat_names = frozenset(seats)
             if self.wanted is not None:
                 missing = [w for w in self.wanted if w not in seats]
@@ -202,23 +200,21 @@ class _Scan:
                 unsupported.append(Unsupported(seat, _why(exc)))
                 return 0
             self.listing[seat] = frozenset((n, e.inode()) for n, e in present.items() if n in _SEAT_PARTS)
-            for extra in sorted(present):
-                e = present[extra]
-                if extra == "archive":
-                    unsupported.append(Unsupported(f"{seat}/archive", "archive folders are not read"))
-                elif extra == "status.md" and e.is_file(follow_symlinks=False):
-                    status_notes[seat] = f"{seat}/status.md"
+            if "archive" in present:
+                unsupported.append(Unsupported(f"{seat}/archive", "archive folders are not read"))
+            note = present.get("status.md")
+            if note is not None and _entry_kind(note, regular=True) == "file":
+                status_notes[seat] = f"{seat}/status.md"
             for folder in FOLDERS:
                 e = present.get(folder)
                 rel = f"{seat}/{folder}"
                 if e is None:
                     unsupported.append(Unsupported(rel, f"seat has no {folder}/"))
                     continue
-                if e.is_symlink():
-                    unsupported.append(Unsupported(rel, "symlinked folder"))
-                    continue
-                if not e.is_dir(follow_symlinks=False):
-                    unsupported.append(Unsupported(rel, f"{folder} is not a directory"))
+                kind = _entry_kind(e)
+                if kind != "dir":
+                    why = {"symlink": "symlinked folder", "other": f"{folder} is not a directory"}.get(kind, kind)
+                    unsupported.append(Unsupported(rel, why))
                     continue
                 files += self._scan_folder(seat_fd, seat, folder, letters, unreadable, unsupported, sidecars, orphans)
         finally:
@@ -256,11 +252,10 @@ class _Scan:
                     # written to JSON as it is: listed, with its bytes escaped, never read.
                     unsupported.append(Unsupported(_shown(rel), "file name is not UTF-8"))
                     continue
-                if entry.is_symlink():
-                    unsupported.append(Unsupported(rel, "symlink"))
-                    continue
-                if not entry.is_file(follow_symlinks=False):
-                    kind = _kind(entry)
+                kind = _entry_kind(entry, regular=True)
+                if kind != "file":
+                    if kind == "other":
+                        kind = _kind(entry)
                     if kind is None:  # vanished since the listing: not examined, not counted
                         self.changed = True
                         files -= 1
@@ -328,10 +323,7 @@ class _Scan:
             return False
         try:
             with os.scandir(root_fd) as it:
-                seats = frozenset(
-                    e.name for e in it
-                    if valid_seat(e.name) and (e.is_symlink() or e.is_dir(follow_symlinks=False))
-                )
+                seats = frozenset(e.name for e in it if valid_seat(e.name) and _entry_kind(e) != "other")
             if seats != self.seat_names:
                 return False
             for rel, before in self.listing.items():
@@ -359,6 +351,18 @@ def _listing(root_fd: int, rel: str, *, seat_level: bool) -> frozenset[tuple[str
     finally:
         for opened in reversed(fds):
             os.close(opened)
+
+
+def _entry_kind(entry: os.DirEntry, *, regular: bool = False) -> str:
+    """"symlink", "dir" (or "file" with ``regular``), "other", or why it cannot be told."""
+    try:
+        if entry.is_symlink():
+            return "symlink"
+        if regular:
+            return "file" if entry.is_file(follow_symlinks=False) else "other"
+        return "dir" if entry.is_dir(follow_symlinks=False) else "other"
+    except OSError as exc:
+        return _why(exc)
 
 
 def _utf8(name: str) -> bool:

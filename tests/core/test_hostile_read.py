@@ -585,3 +585,62 @@ def test_hostile_inputs_tried_are_counted(request):
     print(f"\nhostile inputs tried: {len(mine)}")
     if len(mine) > 1:  # the whole catalogue was collected, not a -k selection
         assert len(mine) >= 120
+
+
+class _FlakyEntry:
+    """A directory entry whose type cannot be read (as on a failing network file system)."""
+
+    def __init__(self, entry):
+        self._entry = entry
+        self.name = entry.name
+        self.path = entry.path
+
+    def inode(self):
+        return self._entry.inode()
+
+    def _fail(self, *a, **kw):
+        raise PermissionError(13, "Permission denied", self.name)
+
+    is_symlink = is_dir = is_file = stat = _fail
+
+
+def flaky_scandir(monkeypatch, names: set[str]):
+    real = os.scandir
+
+    class Listing:
+        def __init__(self, arg):
+            self._it = real(arg)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self._it.close()
+
+        def __iter__(self):
+            for e in self._it:
+                yield _FlakyEntry(e) if e.name in names else e
+
+    monkeypatch.setattr(os, "scandir", Listing)
+
+
+def test_entry_types_that_cannot_be_read(box, monkeypatch):
+    box.raw("alpha/inbox/a-1.md", letter_bytes("a-1"))
+    box.raw("beta/inbox/b-1.md", letter_bytes("b-1"))
+    box.raw("alpha/status.md", "x")
+    box.seat("gamma")
+    box.raw("alpha/processed/p-1.md", letter_bytes("p-1"))
+    box.raw("alpha/processed/p-2.md", letter_bytes("p-2"))
+    box.raw("alpha/processed/p-3.md", letter_bytes("p-3"))
+    flaky_scandir(monkeypatch, {"gamma", "inbox", "status.md", "p-2.md"})
+    snap = guarded_scan(box.root)
+    # one entry whose type cannot be read costs that entry only, not its folder
+    assert sorted(x.id for x in snap.letters) == ["p-1", "p-3"]
+    assert snap.unsupported.pop([u.path for u in snap.unsupported].index("alpha/processed/p-2.md")).reason == (
+        "permission denied"
+    )
+    snap.scope.unsupported = [{"path": u.path, "reason": u.reason} for u in snap.unsupported]
+    assert {u.path: u.reason for u in snap.unsupported} == {
+        "gamma": "permission denied", "alpha/inbox": "permission denied", "beta/inbox": "permission denied",
+    }
+    assert snap.status_notes == {} and "gamma" in snap.seats and snap.scope.atomic
