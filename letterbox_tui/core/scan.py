@@ -74,7 +74,10 @@ def scan(
     ``id_time_is_utc`` defaults to the letterbox's own setting. Raises ``LetterboxError``
     when ``root`` cannot be opened or a named participant is not a seat.
     """
-    root_s = os.path.realpath(os.fspath(root))
+    root_s = os.fspath(root)
+    if "\x00" in root_s:
+        raise LetterboxError(f"cannot open letterbox {root_s!r}: a NUL byte in the path")
+    root_s = os.path.realpath(root_s)
     if id_time_is_utc is None:
         from .settings import load_settings
 

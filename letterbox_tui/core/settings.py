@@ -41,6 +41,8 @@ class Settings:
 def load_settings(root: str | os.PathLike[str]) -> Settings:
     """Read ``letterbox-tui.toml`` at ``root``; defaults when there is none."""
     path = os.path.join(os.fspath(root), SETTINGS_NAME)
+    if "\x00" in path:
+        raise LetterboxError(f"cannot read settings {path!r}: a NUL byte in the path")
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:

@@ -639,3 +639,11 @@ def test_a_single_participant_given_as_a_string(box):
     box.letter("b-1", to="beta")
     snap = scan(box.root, "alpha")
     assert ids(snap) == ["a-1"] and snap.scope.participants == ["alpha"]
+
+
+def test_nul_byte_in_the_root_is_an_error_not_a_valueerror():
+    with pytest.raises(LetterboxError) as err:
+        scan("bad\x00root", id_time_is_utc=False)
+    assert "\x00" not in str(err.value)
+    with pytest.raises(LetterboxError):
+        scan("bad\x00root")

@@ -134,3 +134,8 @@ def test_scan_stops_on_unreadable_settings_unless_told_the_time_rule(box):
     with pytest.raises(LetterboxError):
         scan(box.root)
     assert [x.id for x in scan(box.root, id_time_is_utc=False).letters] == ["a-1"]
+
+
+def test_nul_byte_in_the_root_is_an_error_not_a_valueerror():
+    with pytest.raises(LetterboxError):
+        load_settings("bad\x00root")
