@@ -647,3 +647,25 @@ def test_nul_byte_in_the_root_is_an_error_not_a_valueerror():
     assert "\x00" not in str(err.value)
     with pytest.raises(LetterboxError):
         scan("bad\x00root")
+
+
+def test_why_incomplete_names_every_cause_in_plain_words():
+    from letterbox_tui.core.model import Scope
+
+    scope = Scope(
+        root="/r", participants=["alpha"], unreadable=[{"path": "a", "error": "e"}] * 2,
+        unsupported=[{"path": "b", "reason": "fifo"}], partial=True, atomic=False,
+    )
+    assert scope.why_incomplete() == [
+        "2 unreadable files", "1 unsupported entry", "partial scope (alpha only)", "files changed during the scan",
+    ]
+    assert not scope.complete and Scope(root="/r", participants=[]).why_incomplete() == []
+
+
+def test_answer_values_are_checked():
+    from letterbox_tui.core.model import Answer, Reason
+
+    assert Answer("unknown", (Reason("cycle", "current"),)).unknown
+    with pytest.raises(ValueError):
+        Answer("maybe")  # type: ignore[arg-type]
+    assert list(Reason("fork", "current", "d", ("a",), ("p",)).to_json()) == ["code", "about", "detail", "letters", "paths"]
