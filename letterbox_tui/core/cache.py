@@ -26,6 +26,7 @@ in one go was fastest this way.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import operator
 import os
@@ -54,6 +55,8 @@ _HEAD = struct.Struct("<IQQ")  # version, meta length, rows length
 _TIMES = ("sent_at", "deadline_at")
 _STORED = tuple(s for s in Letter.__slots__ if s not in _TIMES and s != "fields")
 _get_stored = operator.attrgetter(*_STORED)
+#: Unreadable's fields, in order (it is rebuilt positionally)
+_UNREADABLE = tuple(f.name for f in dataclasses.fields(Unreadable))
 _KIND_LETTER = 0
 _KIND_UNREADABLE = 1
 # index of each stored slot inside a row (after kind, keys, values, sent code, deadline code)
@@ -137,8 +140,7 @@ class HeaderCache:
         self._fresh[path] = row
         if row[0] == _KIND_LETTER:
             return _letter_from_row(row)
-        u = row[1]
-        return Unreadable(u[0], u[1], u[2], u[3], dict(u[4]), *u[5:])
+        return Unreadable(*[dict(v) if isinstance(v, dict) else v for v in row[1]])
 
     def put(self, item: Letter | Unreadable, data: bytes | None = None) -> None:
         """Record what the scanner built from a file; ``data`` is the header bytes it read."""
@@ -150,8 +152,7 @@ class HeaderCache:
         else:
             cells: list = [""] * (_ROW_OFFSET + len(_STORED))
             cells[0] = _KIND_UNREADABLE
-            cells[1] = (item.path, item.seat, item.folder, item.error, dict(item.legible), item.illegible,
-                        item.size, item.mtime_ns, item.inode)
+            cells[1] = tuple([dict(v) if isinstance(v, dict) else v for v in map(item.__getattribute__, _UNREADABLE)])
             cells[2], cells[3], cells[4] = (), 0, 0
             cells[_I_SIZE], cells[_I_MTIME], cells[_I_INODE] = item.size, item.mtime_ns, item.inode
             row = tuple(cells)
@@ -264,7 +265,7 @@ def _rows_look_right(rows: dict) -> bool:
         if row[0] == _KIND_LETTER:
             if not (type(row[1]) is tuple and type(row[2]) is tuple and len(row[1]) == len(row[2])):
                 return False
-        elif row[0] != _KIND_UNREADABLE or type(row[1]) is not tuple or len(row[1]) != 9:
+        elif row[0] != _KIND_UNREADABLE or type(row[1]) is not tuple or len(row[1]) != len(_UNREADABLE):
             return False
         if not (type(row[_I_SIZE]) is int and type(row[_I_MTIME]) is int and type(row[_I_INODE]) is int):
             return False

@@ -412,3 +412,11 @@ def test_background_save_writes_the_cache_from_a_detached_process(box, monkeypat
     warm = scan(box.root, id_time_is_utc=False, cache=c)
     assert c.hits == 2 and not c.needs_save()
     assert_same(snap, warm)
+
+
+def test_unreadable_rows_cover_every_field(box):
+    box.raw("beta/inbox/broken.md", "---\nid: b-1\nfrom: alpha\nfrom: beta\nto x\n---\n")
+    cold, _ = cached_scan(box.root)
+    warm, c = cached_scan(box.root)
+    assert c.hits == 1 and warm.unreadable == cold.unreadable
+    assert warm.unreadable[0].legible == {"id": "b-1"} and "to x" in warm.unreadable[0].illegible
