@@ -7,6 +7,7 @@ rescans in the same worker group, keeping the selection.
 
 from __future__ import annotations
 
+import gc
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -47,8 +48,17 @@ class ScanProgress(Message):
 
 @dataclass
 class ScanDone(Message):
+    """The scan is resolved and its first view is ready (the app is usable)."""
+
     model: AppModel
     fingerprint: tuple
+
+
+@dataclass
+class ViewsDone(Message):
+    """Every built-in view of ``model`` is computed (counts are final)."""
+
+    model: AppModel
 
 
 def folder_fingerprint(root: str) -> tuple:
@@ -141,6 +151,8 @@ class LetterboxApp(App[int]):
         self.scanning = False
         self.scan_count = 0
         self.scan_error: str | None = None
+        self.views_pending = False
+        self._showing_pending = False
         self._mailbox_ids: list[str] = []
         # themes: shipped, then the user's own folder (overrides by name)
         dirs = list(theme_dirs) if theme_dirs is not None else [shipped_themes_dir(), user_themes_dir()]
@@ -187,7 +199,9 @@ class LetterboxApp(App[int]):
         self.query_one("#letters", LetterList).focus()
         if self.theme_errors:
             self.notify(clean("Theme problems:\n" + "\n".join(self.theme_errors)), title="Themes", severity="warning", timeout=10)
-        self.start_scan()
+        # paint first, then scan: the worker thread competes for the interpreter
+        self.scanning = True
+        self.call_after_refresh(self.start_scan)
         if self.poll_interval:
             self.set_interval(self.poll_interval, self._poll, name="poll")
 
@@ -219,26 +233,44 @@ class LetterboxApp(App[int]):
         res = resolve(snapshot, at)
         if worker.is_cancelled:
             return
-        self.post_message(ScanProgress("building views", 3, 3))
-        model = AppModel.build(self.root, settings, snapshot, res, at)
+        first = self.mailbox_id if self.mailbox_id.startswith("view:") else "view:owed"
+        self.post_message(ScanProgress(f"building {first[5:]}", 3, 4))
+        model = AppModel.build(self.root, settings, snapshot, res, at, first=first)
+        if self.start_letter and self.scan_count == 0:
+            model.compute("view:all")  # where --letter is looked for
         if worker.is_cancelled:
             return
         self.post_message(ScanDone(model, fingerprint))
+        self.post_message(ScanProgress("building the other views", 4, 4))
+        model.finish(cancelled=lambda: worker.is_cancelled)
+        if not worker.is_cancelled:
+            self.post_message(ViewsDone(model))
 
     def on_scan_progress(self, message: ScanProgress) -> None:
         self.scan_stage = f"{message.stage} ({message.step}/{message.steps})"
+        self._update_topbar()
+
+    def on_views_done(self, message: ViewsDone) -> None:
+        if message.model is not self.model or not self.query("#letters"):
+            return
+        self.views_pending = False
+        self._refresh_mailboxes()
+        if self.query_one("#letters", LetterList).rows == () or self._showing_pending:
+            self._show_mailbox(keep=self._selected_key())
         self._update_topbar()
 
     def on_scan_done(self, message: ScanDone) -> None:
         if not self.query("#letters"):  # the app is shutting down
             return
         self.scanning = False
+        self.views_pending = not message.model.finished
         self.scan_error = None
         self.scan_count += 1
         self.fingerprint = message.fingerprint
         self.settings = message.model.settings
         first = self.model is None
         self.model = message.model
+        _freeze_heap(self.scan_count)
         self._refresh_mailboxes()
         keep = self._selected_key()
         if first and self.start_letter:
@@ -292,6 +324,8 @@ class LetterboxApp(App[int]):
             parts.append(self._review_text(m))
         if self.scanning:
             parts.append(Content.styled(f"  ⟳ scanning: {self.scan_stage}", "bold $warning"))
+        elif self.views_pending:
+            parts.append(Content.styled("  ⟳ computing the other views", "$warning"))
         if self.scan_error:
             parts.append(cleans(Content.styled("  scan failed: ", "bold $error"), (self.scan_error, "$error")))
         self.query_one("#topbar", Static).update(Content("").join(parts))
@@ -339,13 +373,15 @@ class LetterboxApp(App[int]):
         for mb in m.mailboxes():
             if mb.id.startswith("view:"):
                 label = Content.assemble((f"{mb.label}", "bold" if mb.id == "view:owed" else ""))
-                count = Content.styled(f"{mb.count if mb.count is not None else ''}", "$text-muted")
-                if mb.id == "view:owed" and mb.late:
-                    count = Content.assemble((f"{mb.count} · ", ""), (f"{mb.late} late", "bold $late"))
-                if mb.id == "view:problems":
-                    count = Content.styled(f"{mb.count}", "bold $error" if mb.count else "$text-muted")
+                count = Content.styled(_n(mb.count), "$text-muted")
+                if mb.count is None:
+                    pass
+                elif mb.id == "view:owed" and mb.late:
+                    count = Content.assemble((f"{_n(mb.count)} · ", ""), (f"{_n(mb.late)} late", "bold $late"))
+                elif mb.id == "view:problems":
+                    count = Content.styled(_n(mb.count), "bold $error" if mb.count else "$text-muted")
                     if m.warning_count:
-                        count += Content.styled(f" · {m.warning_count} warn", "$warning")
+                        count += Content.styled(f" · {_n(m.warning_count)} warn", "$warning")
                 prompt = label.pad_right(max(1, 15 - len(mb.label))) + count
             elif mb.id.count(":") == 1 and mb.id.startswith("seat:"):
                 if not seats_started:
@@ -416,6 +452,10 @@ class LetterboxApp(App[int]):
         except LetterboxError as exc:
             rows = []
             empty = cleans(("Query error: ", "bold $error"), (str(exc), "$error"))
+        self._showing_pending = rows is None
+        if rows is None:
+            rows = []
+            empty = Content.styled("Computing this view… (the other views are ready first)", "$warning")
         if not rows and self.mailbox_id == "view:owed" and self.query_text is None:
             empty = Content("Nothing is owed: every task is answered, closed or superseded.")
         n = sum(1 for r in rows if r.heading is None)
@@ -615,9 +655,28 @@ class LetterboxApp(App[int]):
         self._open_writer("review")
 
 
+def _n(count: int | None) -> str:
+    """A count for the mailboxes pane: "…" while computing, 16.5k when large."""
+    if count is None:
+        return "…"
+    if count >= 10_000:
+        return f"{count / 1000:.1f}k"
+    return str(count)
+
+
 def _home(path: str) -> str:
     home = os.path.expanduser("~")
     if home and home != "/" and (path == home or path.startswith(home + os.sep)):
         return "~" + path[len(home):]
     return path
 
+
+def _freeze_heap(scans: int) -> None:
+    """Move what the scan built (100,000 letters and their answers) out of the garbage
+    collector's sight: a full collection would otherwise walk every letter again and
+    again, which showed up as pauses of seconds while scrolling. Cyclic garbage from
+    older scans is collected every tenth scan."""
+    gc.unfreeze()
+    if scans % 10 == 0:
+        gc.collect()
+    gc.freeze()

@@ -77,25 +77,46 @@ class AppModel:
 
     # --- building -----------------------------------------------------------------
     @classmethod
-    def build(cls, root: str, settings: Settings, snapshot: Snapshot, res: Resolution, at: datetime) -> AppModel:
+    def build(cls, root: str, settings: Settings, snapshot: Snapshot, res: Resolution, at: datetime,
+              first: str = "view:owed") -> AppModel:
+        """The cheap parts and the ``first`` view; ``finish()`` computes the other views."""
         model = cls(root, settings, snapshot, res, at)
-        model.views["view:owed"] = model._owed_rows()
-        model.views["view:disputes"] = model._dispute_rows()
-        model.views["view:truth"] = model._truth_rows()
-        model.findings = findings_for(snapshot, res)
-        model.views["view:problems"] = model._problem_rows()
-        model.views["view:all"] = [ListRow(x.path, x) for x in by_newest(snapshot.letters)]
-        model.counts = {
-            "view:owed": sum(1 for r in model.views["view:owed"] if r.letter is not None),
-            "view:disputes": len(res.open_disputes()),
-            "view:truth": sum(1 for r in model.views["view:truth"] if r.letter is not None),
-            "view:all": len(snapshot.letters),
-            "view:problems": sum(1 for f in model.findings if f.severity == "problem"),
-        }
-        model.warning_count = sum(1 for f in model.findings if f.severity != "problem")
+        model.counts = {"view:all": len(snapshot.letters)}
         reviews = [x for x in snapshot.letters if x.type == "review" and x.sent_at is not None]
         model.last_review = max(reviews, key=lambda x: x.sent_at) if reviews else None
+        if first in BUILDERS:
+            model.compute(first)
         return model
+
+    def finish(self, cancelled=lambda: False) -> None:
+        """Every built-in view not computed yet (run in the scan worker)."""
+        for vid in BUILDERS:
+            if cancelled():
+                return
+            if vid not in self.views:
+                self.compute(vid)
+
+    @property
+    def finished(self) -> bool:
+        return all(vid in self.views for vid in BUILDERS)
+
+    def compute(self, vid: str) -> list[ListRow]:
+        """Compute one built-in view and its count (safe to call from a worker)."""
+        rows = BUILDERS[vid](self)
+        if vid == "view:owed":
+            self.counts[vid] = sum(1 for r in rows if r.letter is not None)
+        elif vid == "view:disputes":
+            self.counts[vid] = sum(1 for r in rows if r.depth == 0 and r.letter is not None)
+        elif vid == "view:truth":
+            self.counts[vid] = sum(1 for r in rows if r.letter is not None)
+        elif vid == "view:problems":
+            self.counts[vid] = sum(1 for f in self.findings if f.severity == "problem")
+            self.warning_count = sum(1 for f in self.findings if f.severity != "problem")
+        self.views[vid] = rows
+        return rows
+
+    def _all_rows(self) -> list[ListRow]:
+        return [ListRow(x.path, x) for x in by_newest(self.snapshot.letters)]
 
     def _owed_rows(self) -> list[ListRow]:
         from letterbox_tui.core.owed import owed
@@ -164,6 +185,7 @@ class AppModel:
         return out
 
     def _problem_rows(self) -> list[ListRow]:
+        self.findings = findings_for(self.snapshot, self.res)
         rows = []
         by_path = {x.path: x for x in self.snapshot.letters}
         for i, f in enumerate(self.findings):
@@ -202,10 +224,13 @@ class AppModel:
         lines = [ln for ln in lines if not ln.startswith("#")] or lines
         return clean(lines[0][:120], single_line=True) if lines else None
 
-    def rows(self, mailbox_id: str) -> list[ListRow]:
-        """The rows of a mailbox; raises ``LetterboxError`` for a bad saved query."""
+    def rows(self, mailbox_id: str) -> list[ListRow] | None:
+        """The rows of a mailbox (None: a built-in view still being computed by the
+        worker); raises ``LetterboxError`` for a bad saved query."""
         if mailbox_id in self.views:
             return self.views[mailbox_id]
+        if mailbox_id in BUILDERS:
+            return None
         if mailbox_id in self._cache:
             return self._cache[mailbox_id]
         if mailbox_id.startswith("seat:"):
@@ -280,6 +305,16 @@ class AppModel:
             clean(note, single_line=True, style=note_style).truncate(note_w, ellipsis=True),
         )
         return line
+
+
+#: How each built-in view is computed, in the order the worker computes them.
+BUILDERS = {
+    "view:owed": AppModel._owed_rows,
+    "view:disputes": AppModel._dispute_rows,
+    "view:problems": AppModel._problem_rows,
+    "view:truth": AppModel._truth_rows,
+    "view:all": AppModel._all_rows,
+}
 
 
 # --- helpers shared with the letter pane -----------------------------------------------

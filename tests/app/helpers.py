@@ -24,7 +24,7 @@ async def scanned(pilot, app, count: int = 1, timeout: float = 10.0) -> None:
     end = loop.time() + timeout
     while loop.time() < end:
         await pilot.pause()
-        if app.scan_count >= count and not app.scanning:
+        if app.scan_count >= count and not app.scanning and not app.views_pending:
             await pilot.pause()
             return
         await asyncio.sleep(0.02)

@@ -25,6 +25,7 @@ from ..model import (
     split_body,
 )
 from ..sanitize import clean, clean_str, cleans
+from .body import LetterBody
 
 TABS = ("body", "thread", "chain", "provenance")
 
@@ -51,7 +52,7 @@ class LetterPane(Vertical):
             with TabPane("Body", id="tab-body"):
                 with VerticalScroll(id="body-scroll"):
                     yield Static(Content(""), id="letter-head")
-                    yield Markdown("", id="letter-body", open_links=False)
+                    yield LetterBody("", id="letter-body", open_links=False)
             with TabPane("Thread", id="tab-thread"):
                 with VerticalScroll():
                     yield Static(Content(""), id="letter-thread", classes="pane-text")
