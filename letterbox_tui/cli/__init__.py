@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -185,4 +186,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except (OSError, UnicodeError, RecursionError) as exc:
         print(f"{PROG}: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # a bug: still one line, never a traceback (unless asked for)
+        if os.environ.get("LETTERBOX_TUI_DEBUG"):
+            raise
+        detail = " ".join(str(exc).split())[:200]
+        print(f"{PROG}: internal error ({type(exc).__name__}: {detail}); "
+              "set LETTERBOX_TUI_DEBUG=1 to see the traceback and please report it", file=sys.stderr)
         return 2
