@@ -10,7 +10,7 @@ id_time_is_utc = false   # id prefixes were written in UTC: use them when `sent`
 "Late requests" = "type=request late=yes"
 
 [keymap]                 # binding id = keys, as Textual's set_keymap takes them
-"letter.reply" = "R"
+"letter.reply" = "a"
 ```
 
 Reading uses the standard library's ``tomllib`` (fast, read-only); unreadable settings
