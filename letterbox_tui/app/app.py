@@ -377,7 +377,7 @@ class LetterboxApp(App[int]):
                 if mb.count is None:
                     pass
                 elif mb.id == "view:owed" and mb.late:
-                    count = Content.assemble((f"{_n(mb.count)} · ", ""), (f"{_n(mb.late)} late", "bold $late"))
+                    count = Content.assemble((_n(mb.count), ""), ("\n  ", ""), (f"{_n(mb.late)} late", "bold $late"))
                 elif mb.id == "view:problems":
                     count = Content.styled(_n(mb.count), "bold $error" if mb.count else "$text-muted")
                     if m.warning_count:
@@ -389,7 +389,7 @@ class LetterboxApp(App[int]):
                     seats_started = True
                 head = Content.styled(mb.label, "bold $accent")
                 if mb.status is not None:
-                    head = head + Content("\n ") + mb.status.truncate(22, ellipsis=True).stylize_before("italic $text-muted")
+                    head = head + Content("\n ") + mb.status.truncate(26, ellipsis=True).stylize_before("italic $text-muted")
                 options.append(Option(head, id=mb.id, disabled=True))
                 continue
             elif mb.id.startswith("seat:"):
@@ -399,7 +399,7 @@ class LetterboxApp(App[int]):
                     options.append(None)
                     options.append(Option(Content.styled("Saved queries", "bold $accent"), id="heading:queries", disabled=True))
                     queries_started = True
-                prompt = Content("  ") + clean(mb.label, single_line=True).truncate(20, ellipsis=True)
+                prompt = Content("  ") + clean(mb.label, single_line=True).truncate(26, ellipsis=True)
             options.append(Option(prompt, id=mb.id))
             ids.append(mb.id)
         highlighted = self.mailbox_id
@@ -659,6 +659,8 @@ def _n(count: int | None) -> str:
     """A count for the mailboxes pane: "…" while computing, 16.5k when large."""
     if count is None:
         return "…"
+    if count >= 100_000:
+        return f"{count // 1000}k"
     if count >= 10_000:
         return f"{count / 1000:.1f}k"
     return str(count)

@@ -29,22 +29,29 @@ class HelpScreen(ModalScreen[None]):
             yield Static(self._text(), id="help-text")
 
     def _text(self) -> Content:
-        lines = [Content(INTRO), Content("")]
-        seen = set()
+        from textual.binding import Binding as B
+
         app = self.app
         keymap = getattr(app, "_keymap", {}) or {}
-        nodes = [app, app.query_one("#letters")] if app.screen_stack else [app]
+        found: dict[str, tuple[list[str], str]] = {}
+        nodes = [app, app.query_one("#letters")]
         for node in nodes:
-            for binding in node._bindings.key_to_bindings.values():
-                for b in binding:
-                    if not b.id or b.id in seen:
+            for key, bindings in node._bindings.key_to_bindings.items():
+                for b in bindings:
+                    if not b.id:
                         continue
-                    seen.add(b.id)
-                    keys = keymap.get(b.id, b.key)
-                    lines.append(Content.assemble((f"  {keys:<22}", "bold $accent"), (f"{b.description or b.action:<20}", ""), (f"  {b.id}", "$text-muted")))
+                    keys, _ = found.setdefault(b.id, ([], b.description or b.action))
+                    if key not in keys:
+                        keys.append(key)
+        lines = [Content(INTRO), Content("")]
+        for bid, (keys, description) in found.items():
+            if bid in keymap:
+                keys = [k.strip() for k in keymap[bid].split(",")]
+            shown = ", ".join(app.get_key_display(B(k, "")) for k in keys)
+            lines.append(Content.assemble((f"  {shown:<22}", "bold $accent"), (f"{description:<20}", ""), (f"  {bid}", "$text-muted")))
         lines.append(Content(""))
-        lines.append(Content.styled("  : or ctrl+p       command palette (views, writing, themes)", ""))
-        lines.append(Content.styled("  Remap any key with [keymap] in letterbox-tui.toml: \"binding.id\" = \"keys\"", "$text-muted"))
+        lines.append(Content("  : or ctrl+p             command palette (views, writing, themes)"))
+        lines.append(Content.styled('  Remap any key with [keymap] in letterbox-tui.toml: "binding.id" = "keys"', "$text-muted"))
         return Content("\n").join(lines)
 
     async def action_dismiss(self, result=None) -> None:
