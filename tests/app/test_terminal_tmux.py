@@ -28,10 +28,11 @@ import pytest
 
 from tests.conftest import make_box
 
-pytestmark = [
-    pytest.mark.tmux,
-    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is absent"),
-]
+
+
+def needs_tmux(test):
+    return pytest.mark.tmux(pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is absent")(test))
+
 
 EVIL = "2026-11-28T120000-alpha-request-evil-abcdef01"
 PLAIN = "2026-11-27T090000-beta-info-hello-abcdef03"
@@ -150,6 +151,7 @@ def assert_unharmed(tmux: Tmux, name: str) -> None:
     assert "PWNED" not in tmux.buffers()
 
 
+@needs_tmux
 def test_controls_the_probes_can_see_a_title_and_a_clipboard_change(tmux):
     """Printed raw, the sequences do what they are for: the tests below could fail."""
     tmux.start("control", "printf 'BEFORE\\n\\033]2;CONTROL-TITLE\\007\\033]52;c;Q09OVFJPTA==\\007after\\n'")
@@ -161,6 +163,7 @@ def test_controls_the_probes_can_see_a_title_and_a_clipboard_change(tmux):
     assert "BEFORE-MARK" not in shown
 
 
+@needs_tmux
 def test_the_app_shows_hostile_letters_literally_and_keeps_the_terminal(tmux, tmp_path):
     box = hostile_box(tmp_path / "box")
     tmux.start("app", cli(box.root, "--view", "all"))
@@ -214,6 +217,7 @@ COMMANDS = {
 }
 
 
+@needs_tmux
 def test_the_reading_commands_print_hostile_letters_literally(tmux, tmp_path):
     box = hostile_box(tmp_path / "box")
     for name, (args, _) in COMMANDS.items():
@@ -229,3 +233,19 @@ def test_the_reading_commands_print_hostile_letters_literally(tmux, tmp_path):
         for raw in ("\x1b", "\x9b", "\u202e", "\u200b"):
             assert raw not in shown, f"{name}: {raw!r} reached the screen"
         assert_unharmed(tmux, name)
+
+
+def test_cli_text_and_json_never_carry_invisible_characters():
+    """What the tmux test sees, without tmux: the reading commands' text and JSON show
+    zero-width and tag characters as placeholders or escapes, and JSON stays equivalent."""
+    import json
+
+    from letterbox_tui.cli.output import clean, dumps_json
+
+    value = "zero\u200bwidth\u2060 tag\U000e0041 \u202eevil\x9b\x1b]2;PWNED\x07"
+    shown = clean(value)
+    assert shown == "zero<U+200B>width<U+2060> tag<U+E0041> <U+202E>evil<U+009B>\u241b]2;PWNED\u2407"
+    for indent in (2, None):
+        text = dumps_json({"subject": value}, indent=indent)
+        assert text.isascii() or not any(c in text for c in "\u200b\u2060\U000e0041\u202e\x9b\x1b")
+        assert json.loads(text) == {"subject": value}
