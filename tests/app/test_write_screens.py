@@ -227,3 +227,24 @@ def test_written_letters_parse_as_letters(letterbox):
     """Guard for the helpers above: a header the app wrote is a readable header."""
     path = letterbox.root / "builder" / "inbox" / f"{PLAN}.md"
     assert parse_header(path.read_bytes()) is not None
+
+
+async def test_body_can_be_written_in_the_editor(letterbox, tmp_path, monkeypatch):
+    editor = tmp_path / "fake-editor"
+    editor.write_text('#!/bin/sh\nprintf "Written in the editor.\\n" > "$1"\n')
+    editor.chmod(0o755)
+    monkeypatch.setenv("EDITOR", str(editor))
+    monkeypatch.delenv("VISUAL", raising=False)
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    app = app_for(letterbox, letter=PLAN)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        screen = await open_screen(pilot, app, "r")
+        await pilot.press("ctrl+e")
+        await pilot.pause()
+        assert screen.query_one("#w-body", TextArea).text == "Written in the editor.\n"
+        assert "Ready to send" in error_text(screen)
+        assert not list(tmp_path.glob("letterbox-tui-*.md"))  # the temporary file is gone
+        assert not any("letterbox-tui-" in p.name for p in letterbox.root.rglob("*"))

@@ -59,6 +59,7 @@ class WriteScreen(ModalScreen[str | None]):
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="write.cancel"),
         Binding("ctrl+s", "send", "Send", id="write.send"),
+        Binding("ctrl+e", "editor", "Edit body in $EDITOR", id="write.editor"),
     ]
     DEFAULT_CSS = """
     WriteScreen { align: center middle; }
@@ -125,6 +126,7 @@ class WriteScreen(ModalScreen[str | None]):
                 yield TextArea(self._default_body(), id="w-body", soft_wrap=True, show_line_numbers=False)
             yield Static(Content(""), id="w-error")
             with Horizontal(id="w-buttons"):
+                yield Button("$EDITOR (ctrl+e)", id="w-editor")
                 yield Button("Cancel (esc)", id="w-cancel")
                 yield Button("Send (ctrl+s)", id="w-send", variant="primary")
 
@@ -271,10 +273,53 @@ class WriteScreen(ModalScreen[str | None]):
             self.query_one("#w-body", TextArea).text = self._review_draft(str(event.value)).body
         self.validate()
 
+    # --- $EDITOR -------------------------------------------------------------------
+    def action_editor(self) -> None:
+        """Edit the body in ``$VISUAL`` / ``$EDITOR`` (a private temporary file, never in
+        the letterbox); the form's validation and the gate still apply."""
+        import os
+        import shlex
+        import subprocess
+        import tempfile
+
+        from textual.app import SuspendNotSupported
+
+        area = self.query_one("#w-body", TextArea)
+        command = shlex.split(os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi")
+        fd, path = tempfile.mkstemp(prefix="letterbox-tui-", suffix=".md")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(area.text)
+            try:
+                with self.app.suspend():
+                    code = subprocess.call(command + [path])
+            except SuspendNotSupported:
+                if not self.app.is_headless:
+                    self.notify("This terminal cannot hand over to an editor.", severity="warning")
+                    return
+                code = subprocess.call(command + [path], stdin=subprocess.DEVNULL)
+            if code != 0:
+                self.notify(f"The editor exited with status {code}; the body is unchanged.", severity="warning")
+                return
+            with open(path, encoding="utf-8", errors="replace") as fh:
+                area.text = fh.read(1 << 20)
+        except OSError as exc:
+            self.notify(clean(f"Could not run the editor: {exc.strerror or exc}"), severity="error")
+        finally:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+        self.validate()
+
     # --- sending ------------------------------------------------------------------
     @on(Button.Pressed, "#w-cancel")
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+    @on(Button.Pressed, "#w-editor")
+    def _editor_pressed(self) -> None:
+        self.action_editor()
 
     @on(Button.Pressed, "#w-send")
     def _send_pressed(self) -> None:
