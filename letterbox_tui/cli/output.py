@@ -20,8 +20,11 @@ if TYPE_CHECKING:
     from rich.table import Table
     from rich.text import Text
 
-# C0 except \n and \t, DEL, C1, and the bidi/direction controls.
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+# Zero-width and other invisible characters (they hide text from a reader), line and
+# paragraph separators, and Unicode tag characters: shown as placeholders like controls.
+_INVISIBLE = "\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200d\u2060-\u2064\u2028\u2029\u3164\ufeff\uffa0\U000e0000-\U000e007f"
+# C0 except \n and \t, DEL, C1, the bidi/direction controls, and the invisible characters.
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069" + _INVISIBLE + "]")
 
 
 def _placeholder(m: re.Match[str]) -> str:
@@ -39,14 +42,22 @@ def clean(text: str) -> str:
     return _UNSAFE.sub(_placeholder, text)
 
 
-_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069" + _INVISIBLE + "]")
+
+
+def _json_escape(m: re.Match[str]) -> str:
+    c = ord(m.group())
+    if c > 0xFFFF:  # a surrogate pair, as JSON spells a character beyond the BMP
+        c -= 0x10000
+        return f"\\u{0xD800 + (c >> 10):04x}\\u{0xDC00 + (c & 0x3FF):04x}"
+    return f"\\u{c:04x}"
 
 
 def dumps_json(obj: Any, *, indent: int | None = 2) -> str:
     """JSON for a terminal or a pipe. JSON escapes C0 itself; C1 and bidi controls are
     escaped here too (they can only occur inside strings, so the JSON stays equivalent)."""
     text = json.dumps(obj, ensure_ascii=False, indent=indent, separators=None if indent else (",", ":"))
-    return _JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return _JSON_UNSAFE.sub(_json_escape, text)
 
 
 def emit_json(obj: Any) -> None:
