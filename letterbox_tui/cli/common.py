@@ -30,7 +30,7 @@ def load(args: Namespace) -> tuple[Path, Settings, Snapshot]:
         snapshot = scan(root, participants, id_time_is_utc=settings.id_time_is_utc)
     else:
         # The derived cache in the user's cache directory: an unchanged letter costs a stat.
-        snapshot = scan_cached(root, participants, id_time_is_utc=settings.id_time_is_utc, background=True)
+        snapshot = scan_cached(root, participants, id_time_is_utc=settings.id_time_is_utc, background=True, freeze=True)
     return root, settings, snapshot
 
 

@@ -26,7 +26,9 @@ in one go was fastest this way.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import gc
 import io
 import operator
 import os
@@ -34,6 +36,7 @@ import pickle
 import stat
 import struct
 import tempfile
+import time
 from collections.abc import Iterable
 from datetime import datetime
 
@@ -48,6 +51,8 @@ from .model import Letter, Snapshot, Unreadable
 MAGIC = b"LBXCACHE"
 VERSION = 1
 _HEAD = struct.Struct("<IQQ")  # version, meta length, rows length
+#: files modified this recently when read are not cached (coarse file system clocks)
+RACY_NS = 3_000_000_000
 
 # Letter slots stored as they are; sent_at/deadline_at are stored as a code and rebuilt
 # (0: None; 1: parsed from the field's text; 2: from the id's time prefix), and ``fields``
@@ -143,7 +148,16 @@ class HeaderCache:
         return Unreadable(*[dict(v) if isinstance(v, dict) else v for v in row[1]])
 
     def put(self, item: Letter | Unreadable, data: bytes | None = None) -> None:
-        """Record what the scanner built from a file; ``data`` is the header bytes it read."""
+        """Record what the scanner built from a file; ``data`` is the header bytes it read.
+
+        A file modified less than ``RACY_NS`` before it was read is not recorded: another
+        write within the file system's timestamp granularity could leave the same size and
+        mtime, and a ``stat`` could not tell (git's "racily clean" problem). It is simply
+        read again next time, until it is old enough to be trusted.
+        """
+        if time.time_ns() - item.mtime_ns < RACY_NS:
+            self._changed = True
+            return
         if isinstance(item, Letter):
             keys, values = zip(*item.fields) if item.fields else ((), ())
             keys = self._keys.setdefault(keys, keys)
@@ -300,17 +314,28 @@ def open_cache(root: str | os.PathLike[str], id_time_is_utc: bool | None = None)
     return HeaderCache(root, id_time_is_utc)
 
 
-def scan_cached(root, participants=None, *, id_time_is_utc: bool, now=None, background: bool = False) -> Snapshot:
+def scan_cached(
+    root, participants=None, *, id_time_is_utc: bool, now=None, background: bool = False, freeze: bool = False
+) -> Snapshot:
     """``scan`` with the derived cache: load it, scan, save what changed (best effort).
 
     A cache that cannot be written (read-only home, full disk) costs speed, never answers.
     With ``background`` (the command line), a large save is written by a forked child
     while this process goes on to answer: the answer never waits for the cache.
+
+    The cyclic garbage collector is paused while the cache loads and the scan runs: they
+    make hundreds of thousands of tuples and letters and no cycles, and the collector's
+    passes over them cost a quarter of the scan or more. With ``freeze`` (a short-lived
+    command), what exists afterwards is moved out of the collector's sight for good
+    (``gc.freeze``), so resolving and querying do not keep re-walking the letters.
     """
     from .scan import scan
 
-    cache = HeaderCache(root, id_time_is_utc)
-    snapshot = scan(root, participants, id_time_is_utc=id_time_is_utc, cache=cache, now=now)
+    with paused_gc():
+        cache = HeaderCache(root, id_time_is_utc)
+        snapshot = scan(root, participants, id_time_is_utc=id_time_is_utc, cache=cache, now=now)
+        if freeze and len(snapshot.letters) >= BACKGROUND_ROWS:
+            gc.freeze()  # only for big letterboxes: a test run calling this stays collectable
     keep = [s for s in snapshot.seats if participants is not None and s not in set(participants)]
     if background and cache.needs_save(keep) and len(cache._fresh) >= BACKGROUND_ROWS and _save_detached(cache, keep):
         return snapshot
@@ -319,6 +344,18 @@ def scan_cached(root, participants=None, *, id_time_is_utc: bool, now=None, back
     except OSError:
         pass
     return snapshot
+
+
+@contextlib.contextmanager
+def paused_gc():
+    """Pause the cyclic garbage collector (reference counting still frees everything)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
 
 
 #: below this many rows a save is quick enough to do in line

@@ -17,6 +17,13 @@ from letterbox_tui.core.model import Letter
 from letterbox_tui.core.scan import scan
 
 
+@pytest.fixture(autouse=True)
+def _no_racy_window(monkeypatch):
+    """Letters written by a test are seconds old at most: trust them, except in the test
+    of the racy window itself."""
+    monkeypatch.setattr(cache_mod, "RACY_NS", 0)
+
+
 def cached_scan(root, utc: bool = False, participants=None):
     """One scan through the cache, saved, as the CLI does it; returns (snapshot, cache)."""
     c = HeaderCache(root, utc)
@@ -420,3 +427,18 @@ def test_unreadable_rows_cover_every_field(box):
     warm, c = cached_scan(box.root)
     assert c.hits == 1 and warm.unreadable == cold.unreadable
     assert warm.unreadable[0].legible == {"id": "b-1"} and "to x" in warm.unreadable[0].illegible
+
+
+def test_a_file_modified_just_before_it_was_read_is_not_cached(box, monkeypatch):
+    monkeypatch.setattr(cache_mod, "RACY_NS", 3_000_000_000)
+    fresh = box.letter("fresh-1")
+    old = box.letter("old-1")
+    os.utime(old, ns=(0, 1_000_000_000))  # long ago
+    _, c = cached_scan(box.root)
+    assert list(c.rows) == ["beta/inbox/old-1.md"]  # the fresh one may still change unseen
+    _, c = cached_scan(box.root)
+    assert (c.hits, c.misses) == (1, 1)
+    st = fresh.stat()
+    os.utime(fresh, ns=(st.st_atime_ns, st.st_mtime_ns - 10_000_000_000))  # now it is old
+    _, c = cached_scan(box.root)
+    assert sorted(c.rows) == ["beta/inbox/fresh-1.md", "beta/inbox/old-1.md"]
