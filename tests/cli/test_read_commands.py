@@ -319,6 +319,7 @@ def test_check_verify_catches_a_stale_cache(capsys, box):
     import os
 
     path = box.letter("a-1", sent="2026-01-01T00:00:00Z")
+    os.utime(path, ns=(0, 10**18))  # old enough to be cached (a just-written file is re-read)
     code, data = cli_json(capsys, box, "check")  # fills the derived cache
     assert (code, data["findings"]) == (0, [])
     st = path.stat()
