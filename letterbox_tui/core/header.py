@@ -29,7 +29,8 @@ _CLOSE_ENDED = re.compile(rb"\n---\r*\n")
 _CR_ENDINGS = re.compile(rb"\r+\n")
 # Control characters not allowed in a header line (TAB included); CR is checked apart.
 _CONTROL = re.compile(r"[\x00-\x08\x09\x0b-\x0c\x0e-\x1f\x7f]")
-_CONTROL_B = re.compile(rb"[\x00-\x08\x09\x0b-\x0c\x0e-\x1f\x7f]")
+# The same as bytes, for bytes.translate: several times faster than a regex search.
+_CONTROL_BYTES = bytes([b for b in range(32) if b not in (10, 13)] + [127])
 _LONG_LINE = re.compile(rb"[^\n]{%d,}" % MAX_LINE)  # with its '\n', over 4096 bytes
 # A whole well-formed header body: every line 'key:...' or blank (whitespace as str.isspace
 # sees it). The two branches start with disjoint characters, so matching is linear.
@@ -83,7 +84,9 @@ def parse_header(data: bytes) -> HeaderResult:
         return _broken(data[:end], start, "header over 32768 bytes")
     raw = data[start:body_start]
     # Fast path: no control bytes, no CR except in CRLF, no long line, valid UTF-8.
-    if _CONTROL_B.search(raw) is None and _LONG_LINE.search(raw) is None:
+    if len(raw.translate(None, _CONTROL_BYTES)) == len(raw) and (
+        len(raw) < MAX_LINE or _LONG_LINE.search(raw) is None
+    ):
         if b"\r" in raw:
             raw = _CR_ENDINGS.sub(b"\n", raw)
             if b"\r" in raw:
@@ -94,8 +97,10 @@ def parse_header(data: bytes) -> HeaderResult:
             return _broken(data[:end], start, "header is not UTF-8")
         # C1 (U+0080..U+009F) is allowed by the grammar (only code points below 32 and
         # 127 are refused, and those were checked on the bytes).
-        if _ALL_LINES_OK.fullmatch(text) is not None:
-            pairs = _FIELD_LINE.findall(text)
+        pairs = _FIELD_LINE.findall(text)
+        # One match per line at most: as many matches as lines means every line is a field
+        # line; fewer means blank lines (fine) or a bad line (the full check tells which).
+        if len(pairs) == text.count("\n") or _ALL_LINES_OK.fullmatch(text) is not None:
             if len(dict(pairs)) == len(pairs):
                 return HeaderResult(tuple([(k, v.strip()) for k, v in pairs]))
         # Something is wrong: judge line by line to name it.
