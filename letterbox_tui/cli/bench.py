@@ -18,6 +18,7 @@ that is not a bench letterbox).
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import shutil
@@ -150,7 +151,7 @@ def _scan_only(root: Path, utc: bool) -> dict:
 
 def _scan_resolve(root: Path, utc: bool) -> dict:
     """Cache load, scan, cache save and resolve, in this process, each timed."""
-    from letterbox_tui.core.cache import HeaderCache, paused_gc
+    from letterbox_tui.core.cache import BACKGROUND_ROWS, HeaderCache, paused_gc
     from letterbox_tui.core.resolve import resolve
     from letterbox_tui.core.scan import scan
 
@@ -162,6 +163,8 @@ def _scan_resolve(root: Path, utc: bool) -> dict:
         stages["cache_load"], c = clock.lap()
         cpu_total += c
         snapshot = scan(root, id_time_is_utc=utc, cache=cache)
+        if len(snapshot.letters) >= BACKGROUND_ROWS:
+            gc.freeze()  # as the command line does after a big scan
         stages["scan"], c = clock.lap()
         cpu_total += c
     cache.save()
@@ -175,6 +178,7 @@ def _scan_resolve(root: Path, utc: bool) -> dict:
         "hits": cache.hits, "misses": cache.misses, "letters": len(snapshot.letters),
     }
     out["after_resolve"] = _query_stages(res)
+    gc.unfreeze()
     return out
 
 
