@@ -133,7 +133,11 @@ class HeaderCache:
         self._fresh_hashes: dict[str, bytes] = {}
         self._changed = False
         self._keys: dict[tuple[str, ...], tuple[str, ...]] = {}
-        self._load()
+        # A cache directory inside the letterbox (XDG_CACHE_HOME pointing there) would write
+        # into the letterbox and show up as a seat: then there is no cache at all.
+        self.disabled = _inside(os.path.dirname(self.path), self.root)
+        if not self.disabled:
+            self._load()
 
     # --- the scanner's protocol -----------------------------------------------------
     def get(self, path: str, size: int, mtime_ns: int, inode: int) -> Letter | Unreadable | None:
@@ -192,7 +196,7 @@ class HeaderCache:
         Rows not seen are dropped (vanished files), except those of ``keep_seats``: the
         seats a partial scan did not visit.
         """
-        if not self.needs_save(keep_seats):
+        if self.disabled or not self.needs_save(keep_seats):
             return False
         keep = set(keep_seats)
         rows = dict(self._fresh)
@@ -223,6 +227,11 @@ class HeaderCache:
         if parsed is not None:
             self.rows, self.hashes = parsed
             self.loaded = True
+
+
+def _inside(path: str, root: str) -> bool:
+    real = os.path.realpath(path)
+    return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def _read_file(path: str) -> bytes | None:

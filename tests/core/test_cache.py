@@ -442,3 +442,15 @@ def test_a_file_modified_just_before_it_was_read_is_not_cached(box, monkeypatch)
     os.utime(fresh, ns=(st.st_atime_ns, st.st_mtime_ns - 10_000_000_000))  # now it is old
     _, c = cached_scan(box.root)
     assert sorted(c.rows) == ["beta/inbox/fresh-1.md", "beta/inbox/old-1.md"]
+
+
+def test_a_cache_directory_inside_the_letterbox_is_never_used(box, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(box.root / ".cache"))
+    box.letter("a-1")
+    before = box.tree_bytes()
+    snap = scan_cached(box.root, id_time_is_utc=False)
+    assert [x.id for x in snap.letters] == ["a-1"]
+    assert box.tree_bytes() == before
+    monkeypatch.setenv("XDG_CACHE_HOME", str(box.root))  # would look like a seat
+    scan_cached(box.root, id_time_is_utc=False)
+    assert box.tree_bytes() == before
