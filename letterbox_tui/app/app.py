@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from textual import on, work
+from textual import getters, on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -22,7 +22,7 @@ from textual.content import Content
 from textual.css.query import NoMatches
 from textual.reactive import var
 from textual.message import Message
-from textual.widgets import Footer, Input, OptionList, Static, TabbedContent
+from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState, get_current_worker
 
@@ -120,6 +120,16 @@ class LetterboxApp(App[int]):
 
     model: var[AppModel | None] = var(None, init=False)
 
+    topbar = getters.query_one("#topbar", Static)
+    banner = getters.query_one("#banner", Static)
+    mailbox_list = getters.query_one("#mailboxes", OptionList)
+    list_title = getters.query_one("#list-title", Static)
+    letter_list = getters.query_one("#letters", LetterList)
+    letter_pane = getters.query_one("#letter-pane", LetterPane)
+    query_bar = getters.query_one("#query-bar", Vertical)
+    query_input = getters.query_one("#query", Input)
+    query_error = getters.query_one("#query-error", Static)
+
     def __init__(
         self,
         root: str | os.PathLike[str],
@@ -189,14 +199,14 @@ class LetterboxApp(App[int]):
         yield Footer()
 
     def on_mount(self) -> None:
-        self.query_one("#letters", LetterList).describe = self._describe
-        self.query_one("#query-bar").display = False
-        self.query_one("#banner").display = False
-        self.query_one("#mailboxes-pane").border_title = "Mailboxes"
-        self.query_one("#right").border_title = "Letters"
-        self.query_one("#letters", LetterList).empty_text = Content("Scanning the letterbox…")
+        self.letter_list.describe = self._describe
+        self.query_bar.display = False
+        self.banner.display = False
+        self.query_one("#mailboxes-pane", Vertical).border_title = "Mailboxes"
+        self.query_one("#right", Vertical).border_title = "Letters"
+        self.letter_list.empty_text = Content("Scanning the letterbox…")
         self._update_topbar()
-        self.query_one("#letters", LetterList).focus()
+        self.letter_list.focus()
         if self.theme_errors:
             self.notify(clean("Theme problems:\n" + "\n".join(self.theme_errors)), title="Themes", severity="warning", timeout=10)
         # paint first, then scan: the worker thread competes for the interpreter
@@ -255,7 +265,7 @@ class LetterboxApp(App[int]):
             return
         self.views_pending = False
         self._refresh_mailboxes()
-        if self.query_one("#letters", LetterList).rows == () or self._showing_pending:
+        if self.letter_list.rows == () or self._showing_pending:
             self._show_mailbox(keep=self._selected_key())
         self._update_topbar()
 
@@ -282,7 +292,7 @@ class LetterboxApp(App[int]):
                     if not any(r.letter is target for r in self.model.rows(mbox)):
                         self.mailbox_id = "view:all"
                 self._show_mailbox(keep=target.path)
-                self.query_one("#letter-pane", LetterPane).query_one(TabbedContent).active = "tab-body"
+                self.letter_pane.tabs.active = "tab-body"
             else:
                 self._show_mailbox()
                 self.notify(cleans(("no letter ", ""), (self.start_letter, "bold"), (" in scope", "")), severity="error")
@@ -328,7 +338,7 @@ class LetterboxApp(App[int]):
             parts.append(Content.styled("  ⟳ computing the other views", "$warning"))
         if self.scan_error:
             parts.append(cleans(Content.styled("  scan failed: ", "bold $error"), (self.scan_error, "$error")))
-        self.query_one("#topbar", Static).update(Content("").join(parts))
+        self.topbar.update(Content("").join(parts))
 
     def _review_text(self, m: AppModel) -> Content:
         r = m.last_review
@@ -345,7 +355,7 @@ class LetterboxApp(App[int]):
         return cleans(Content.styled(words, style), Content.styled(" (by ", "$text-muted"), (r.sender, "$text-muted"), Content.styled(")", "$text-muted"))
 
     def _update_banner(self) -> None:
-        banner = self.query_one("#banner", Static)
+        banner = self.banner
         m = self.model
         if m is None or m.snapshot.scope.complete:
             banner.display = False
@@ -365,7 +375,7 @@ class LetterboxApp(App[int]):
         m = self.model
         if m is None:
             return
-        ol = self.query_one("#mailboxes", OptionList)
+        ol = self.mailbox_list
         options: list[Option | None] = []
         ids: list[str] = []
         seats_started = False
@@ -408,7 +418,7 @@ class LetterboxApp(App[int]):
         self._highlight_mailbox(highlighted)
 
     def _highlight_mailbox(self, mailbox_id: str) -> None:
-        ol = self.query_one("#mailboxes", OptionList)
+        ol = self.mailbox_list
         try:
             ol.highlighted = ol.get_option_index(mailbox_id)
         except Exception:
@@ -438,7 +448,7 @@ class LetterboxApp(App[int]):
 
     def _show_mailbox(self, keep: str | None = None) -> None:
         m = self.model
-        lst = self.query_one("#letters", LetterList)
+        lst = self.letter_list
         if m is None:
             return
         title = self._mailbox_label(self.mailbox_id)
@@ -459,13 +469,13 @@ class LetterboxApp(App[int]):
         if not rows and self.mailbox_id == "view:owed" and self.query_text is None:
             empty = Content("Nothing is owed: every task is answered, closed or superseded.")
         n = sum(1 for r in rows if r.heading is None)
-        self.query_one("#list-title", Static).update(
+        self.list_title.update(
             Content.assemble(Content.styled(" ", ""), title.stylize_before("bold"), (f"  {n} row{'s' if n != 1 else ''}", "$text-muted")))
         lst.set_rows(rows, keep=keep, empty=empty)
         self._show_selected(force=True)
 
     def _selected_key(self) -> str | None:
-        row = self.query_one("#letters", LetterList).current
+        row = self.letter_list.current
         return row.key if row else None
 
     @on(LetterList.Highlighted)
@@ -474,12 +484,12 @@ class LetterboxApp(App[int]):
 
     @on(LetterList.Opened)
     def _row_opened(self, event: LetterList.Opened) -> None:
-        self.query_one("#letter-pane", LetterPane).query_one(TabbedContent).active = "tab-body"
+        self.letter_pane.tabs.active = "tab-body"
 
     def _show_selected(self, force: bool = False) -> None:
         try:
-            row = self.query_one("#letters", LetterList).current
-            pane = self.query_one("#letter-pane", LetterPane)
+            row = self.letter_list.current
+            pane = self.letter_pane
         except NoMatches:  # the app is shutting down
             return
         pane.show(self.model, row, force=force)
@@ -495,18 +505,18 @@ class LetterboxApp(App[int]):
         self.open_mailbox(VIEW_BY_NAME[name])
 
     def action_tab(self, step: int) -> None:
-        tabs = self.query_one("#letter-pane", LetterPane).query_one(TabbedContent)
+        tabs = self.letter_pane.tabs
         order = ["tab-body", "tab-thread", "tab-chain", "tab-provenance"]
         i = order.index(tabs.active) if tabs.active in order else 0
         tabs.active = order[(i + step) % len(order)]
 
     def action_show_tab(self, name: str) -> None:
-        self.query_one("#letter-pane", LetterPane).query_one(TabbedContent).active = f"tab-{name}"
+        self.letter_pane.tabs.active = f"tab-{name}"
 
     def action_query(self) -> None:
-        bar = self.query_one("#query-bar")
+        bar = self.query_bar
         bar.display = True
-        inp = self.query_one("#query", Input)
+        inp = self.query_input
         if self.query_text:
             inp.value = self.query_text
         inp.focus()
@@ -514,7 +524,7 @@ class LetterboxApp(App[int]):
     @on(Input.Submitted, "#query")
     def _query_submitted(self, event: Input.Submitted) -> None:
         text = event.value.strip()
-        err = self.query_one("#query-error", Static)
+        err = self.query_error
         m = self.model
         if m is None:
             err.update(Content.styled("Still scanning; try again in a moment.", "$warning"))
@@ -522,9 +532,9 @@ class LetterboxApp(App[int]):
         if not text:
             self.query_text = None
             err.update(Content(""))
-            self.query_one("#query-bar").display = False
+            self.query_bar.display = False
             self._show_mailbox()
-            self.query_one("#letters").focus()
+            self.letter_list.focus()
             return
         try:
             m.query_rows(text)
@@ -534,14 +544,14 @@ class LetterboxApp(App[int]):
         err.update(Content(""))
         self.query_text = text
         self._show_mailbox()
-        self.query_one("#letters").focus()
+        self.letter_list.focus()
 
     def action_escape(self) -> None:
-        bar = self.query_one("#query-bar")
+        bar = self.query_bar
         if bar.display:
             bar.display = False
-            self.query_one("#query-error", Static).update(Content(""))
-            self.query_one("#letters").focus()
+            self.query_error.update(Content(""))
+            self.letter_list.focus()
             return
         if self.query_text is not None:
             self.query_text = None
@@ -550,7 +560,7 @@ class LetterboxApp(App[int]):
     def action_next_attention(self, step: int) -> None:
         """Next (or previous) row that needs attention: late, unknown, or an open task
         nobody has accepted yet."""
-        lst = self.query_one("#letters", LetterList)
+        lst = self.letter_list
         m = self.model
         if m is None or not lst.rows:
             return
@@ -587,7 +597,7 @@ class LetterboxApp(App[int]):
         self.push_screen(HelpScreen())
 
     def action_mark(self) -> None:
-        lst = self.query_one("#letters", LetterList)
+        lst = self.letter_list
         row = lst.current
         if row is None or row.letter is None:
             return
@@ -601,7 +611,7 @@ class LetterboxApp(App[int]):
         self.notify(f"{n} letter{'s' if n != 1 else ''} marked for a dispute (d to dispute)", timeout=3)
 
     def marked_letters(self) -> list:
-        lst = self.query_one("#letters", LetterList)
+        lst = self.letter_list
         m = self.model
         if m is None:
             return []
@@ -614,7 +624,7 @@ class LetterboxApp(App[int]):
         return out
 
     def selected_letter(self):
-        row = self.query_one("#letters", LetterList).current
+        row = self.letter_list.current
         from letterbox_tui.core.model import Letter
 
         return row.letter if row is not None and isinstance(row.letter, Letter) else None
@@ -633,7 +643,7 @@ class LetterboxApp(App[int]):
     def _written(self, result: str | None) -> None:
         if result:
             self.notify(cleans(("Written: ", "bold"), (result, "")), timeout=4)
-            self.query_one("#letters", LetterList).marked.clear()
+            self.letter_list.marked.clear()
             self.start_scan()
 
     def action_compose(self) -> None:

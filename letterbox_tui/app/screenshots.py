@@ -14,7 +14,6 @@ import asyncio
 import os
 import shutil
 import tempfile
-from collections.abc import Awaitable, Callable
 from datetime import timedelta
 from pathlib import Path
 

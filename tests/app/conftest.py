@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.app.letterboxes import NOW, fill, ruling  # noqa: F401
+from tests.app.letterboxes import fill, ruling
 from tests.conftest import Box, make_box
 
 @pytest.fixture

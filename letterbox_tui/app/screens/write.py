@@ -8,7 +8,6 @@ written. The screen returns the new letter's id.
 
 from __future__ import annotations
 
-from datetime import datetime
 
 from textual import on
 from textual.app import ComposeResult

@@ -7,10 +7,11 @@ links that never open by themselves.
 
 from __future__ import annotations
 
+from textual import getters
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
-from textual.widgets import Markdown, Static, TabbedContent, TabPane
+from textual.widgets import Static, TabbedContent, TabPane
 
 from letterbox_tui.core.model import Letter, Unreadable
 
@@ -39,6 +40,13 @@ class LetterPane(Vertical):
     LetterPane #letter-head { padding: 0 1; background: $panel; height: auto; }
     LetterPane Markdown { padding: 0 1; margin: 0; }
     """
+
+    tabs = getters.query_one("#letter-tabs", TabbedContent)
+    head = getters.query_one("#letter-head", Static)
+    body = getters.query_one("#letter-body", LetterBody)
+    thread_text = getters.query_one("#letter-thread", Static)
+    chain_text = getters.query_one("#letter-chain", Static)
+    provenance_text = getters.query_one("#letter-provenance", Static)
 
     def __init__(self, **kw) -> None:
         super().__init__(**kw)
@@ -83,7 +91,7 @@ class LetterPane(Vertical):
         head = self._head(model, x)
         if isinstance(row.item, Finding):
             head = Content("\n").join(self._finding_lines(model, row.item) + [Content(""), head])
-        self.query_one("#letter-head", Static).update(head)
+        self.head.update(head)
         text, truncated, err = read_letter_file(model.root, x.path)
         if err:
             body = f"*The body could not be read: {clean_str(err, single_line=True)}*"
@@ -92,17 +100,17 @@ class LetterPane(Vertical):
             if truncated:
                 body += "\n\n*… body truncated for display (over 256 KiB); see the file.*"
         self.body_text = body
-        self.query_one("#letter-body", Markdown).update(body)
-        self.query_one("#letter-thread", Static).update(self._thread(model, x))
-        self.query_one("#letter-chain", Static).update(self._chain(model, x))
-        self.query_one("#letter-provenance", Static).update(self._provenance(model, x))
+        self.body.update(body)
+        self.thread_text.update(self._thread(model, x))
+        self.chain_text.update(self._chain(model, x))
+        self.provenance_text.update(self._provenance(model, x))
 
     def _blank(self, message: str) -> None:
         self.body_text = ""
-        self.query_one("#letter-head", Static).update(Content(message))
-        self.query_one("#letter-body", Markdown).update("")
-        for wid in ("#letter-thread", "#letter-chain", "#letter-provenance"):
-            self.query_one(wid, Static).update(Content(""))
+        self.head.update(Content(message))
+        self.body.update("")
+        for w in (self.thread_text, self.chain_text, self.provenance_text):
+            w.update(Content(""))
 
     def _show_item(self, model: AppModel, item) -> None:
         if isinstance(item, Finding):
@@ -111,10 +119,10 @@ class LetterPane(Vertical):
             lines = [Content("Nothing to show for this row.")]
         text = Content("\n").join(lines)
         self.body_text = ""
-        self.query_one("#letter-head", Static).update(text)
-        self.query_one("#letter-body", Markdown).update("")
-        for wid in ("#letter-thread", "#letter-chain", "#letter-provenance"):
-            self.query_one(wid, Static).update(text)
+        self.head.update(text)
+        self.body.update("")
+        for w in (self.thread_text, self.chain_text, self.provenance_text):
+            w.update(text)
 
     def _finding_lines(self, model: AppModel, item: Finding) -> list[Content]:
         lines: list[Content] = []
