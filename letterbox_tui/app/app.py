@@ -207,6 +207,10 @@ class LetterboxApp(App[int]):
         self.letter_list.empty_text = Content("Scanning the letterbox…")
         self._update_topbar()
         self.letter_list.focus()
+        unknown_ids = sorted(set(self.settings.keymap) - known_binding_ids())
+        if unknown_ids:
+            self.notify(clean("[keymap] names no such binding: " + ", ".join(unknown_ids) + " (see ? for the ids)"),
+                        title="Settings", severity="warning", timeout=10)
         if self.theme_errors:
             self.notify(clean("Theme problems:\n" + "\n".join(self.theme_errors)), title="Themes", severity="warning", timeout=10)
         # paint first, then scan: the worker thread competes for the interpreter
@@ -663,6 +667,19 @@ class LetterboxApp(App[int]):
 
     def action_review(self) -> None:
         self._open_writer("review")
+
+
+def known_binding_ids() -> set[str]:
+    """Every binding id the app defines (for checking ``[keymap]`` in the settings)."""
+    from .screens.help import HelpScreen
+    from .screens.write import WriteScreen
+
+    ids = set()
+    for cls in (LetterboxApp, LetterList, WriteScreen, HelpScreen):
+        for b in cls.BINDINGS:
+            if isinstance(b, Binding) and b.id:
+                ids.add(b.id)
+    return ids
 
 
 def _n(count: int | None) -> str:

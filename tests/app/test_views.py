@@ -354,3 +354,39 @@ async def test_first_paint_happens_before_the_scan_ends(letterbox, monkeypatch):
         gate.set()
         await scanned(pilot, app)
         assert app.model is not None and "scanning" not in static_text(app, "#topbar")
+
+
+async def test_unknown_keymap_ids_are_reported(letterbox):
+    letterbox.raw("letterbox-tui.toml", '[keymap]\n"view.nope" = "x"\n"app.quit" = "ctrl+q"\n')
+    app = app_for(letterbox)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        messages = [str(n.message) for n in app._notifications]
+        assert any("view.nope" in m for m in messages)
+        assert not any("app.quit" in m for m in messages)
+
+
+async def test_a_failed_scan_is_shown_not_raised(letterbox, monkeypatch):
+    import importlib
+
+    from letterbox_tui.core.errors import LetterboxError as LE
+
+    cache_mod = importlib.import_module("letterbox_tui.core.cache")
+
+    def broken(*a, **kw):
+        raise LE("cannot open letterbox: gone")
+
+    monkeypatch.setattr(cache_mod, "scan_cached", broken)
+    app = app_for(letterbox)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.scan_error is not None)
+        assert "scan failed: cannot open letterbox: gone" in static_text(app, "#topbar")
+        assert app.is_running
+
+
+async def test_unknown_answers_are_explained_in_the_body_tab(incomplete_box):
+    app = app_for(incomplete_box, letter=BUDGET)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        head = static_text(app, "#letter-head")
+        assert "Unknown because" in head and "unreadable-file" in head and "builder/inbox/broken.md" in head

@@ -151,11 +151,19 @@ class LetterPane(Vertical):
             cleans(Content.styled("Id       ", "$text-muted"), (x.id, "")),
         ]
         answers = []
+        unknown = []
         for name, ans in (("state", res.state(x)), ("answered", res.answered(x)), ("current", res.current(x)),
                           ("late", res.late(x))):
             value, style = answer_text(ans)
             answers.append(Content.assemble((f"{name} ", "$text-muted"), (value, style), ("   ", "")))
+            if ans.value == "unknown":
+                unknown.extend(r for r in ans.reasons if r not in unknown)
         lines.append(Content("Answers  ") + Content("").join(answers))
+        if unknown:
+            lines.append(Content.styled("Unknown because", "bold $unknown"))
+            lines.extend(reason_lines(unknown[:4]))
+            if len(unknown) > 4:
+                lines.append(Content.styled(f"    … {len(unknown) - 4} more reasons in Provenance", "$text-muted"))
         if x.supersedes:
             lines.append(cleans(Content.styled("Supersedes ", "$text-muted"), (x.supersedes, "")))
         if x.disputes:
