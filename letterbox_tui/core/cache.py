@@ -129,7 +129,7 @@ class HeaderCache:
         self.loaded = False  # a valid cache file was read
         self.hits = 0
         self.misses = 0
-        self._fresh: dict[str, tuple] = {}  # rows seen by this scan (hits and new)
+        self._fresh: dict[str, tuple | Letter | Unreadable] = {}  # seen by this scan: hit rows, new items
         self._fresh_hashes: dict[str, bytes] = {}
         self._changed = False
         self._keys: dict[tuple[str, ...], tuple[str, ...]] = {}
@@ -162,23 +162,24 @@ class HeaderCache:
         if time.time_ns() - item.mtime_ns < RACY_NS:
             self._changed = True
             return
+        path = item.path
+        self._fresh[path] = item  # made into a row by save(), off the answer's path
+        if data is not None:
+            self._fresh_hashes[path] = header_hash(data)
+        self._changed = True
+
+    def _row(self, item: Letter | Unreadable) -> tuple:
         if isinstance(item, Letter):
             keys, values = zip(*item.fields) if item.fields else ((), ())
             keys = self._keys.setdefault(keys, keys)
             sent = 0 if item.sent_at is None else (2 if "time-from-id" in item.flags else 1)
-            row = (_KIND_LETTER, keys, values, sent, 0 if item.deadline_at is None else 1) + _get_stored(item)
-        else:
-            cells: list = [""] * (_ROW_OFFSET + len(_STORED))
-            cells[0] = _KIND_UNREADABLE
-            cells[1] = tuple([dict(v) if isinstance(v, dict) else v for v in map(item.__getattribute__, _UNREADABLE)])
-            cells[2], cells[3], cells[4] = (), 0, 0
-            cells[_I_SIZE], cells[_I_MTIME], cells[_I_INODE] = item.size, item.mtime_ns, item.inode
-            row = tuple(cells)
-        path = item.path
-        self._fresh[path] = row
-        if data is not None:
-            self._fresh_hashes[path] = header_hash(data)
-        self._changed = True
+            return (_KIND_LETTER, keys, values, sent, 0 if item.deadline_at is None else 1) + _get_stored(item)
+        cells: list = [""] * (_ROW_OFFSET + len(_STORED))
+        cells[0] = _KIND_UNREADABLE
+        cells[1] = tuple([dict(v) if isinstance(v, dict) else v for v in map(item.__getattribute__, _UNREADABLE)])
+        cells[2], cells[3], cells[4] = (), 0, 0
+        cells[_I_SIZE], cells[_I_MTIME], cells[_I_INODE] = item.size, item.mtime_ns, item.inode
+        return tuple(cells)
 
     # --- persistence ----------------------------------------------------------------
     def needs_save(self, keep_seats: Iterable[str] = ()) -> bool:
@@ -199,7 +200,7 @@ class HeaderCache:
         if self.disabled or not self.needs_save(keep_seats):
             return False
         keep = set(keep_seats)
-        rows = dict(self._fresh)
+        rows = {p: r if type(r) is tuple else self._row(r) for p, r in self._fresh.items()}
         if keep:
             for p, row in self.rows.items():
                 if p not in rows and p.split("/", 1)[0] in keep:
