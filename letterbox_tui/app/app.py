@@ -291,11 +291,13 @@ class LetterboxApp(App[int]):
             found = [x for x in message.model.snapshot.letters if x.id == self.start_letter]
             if found:
                 target = found[0]
-                mbox = self.mailbox_id
-                if self.mailbox_id not in self.model.views or not any(r.letter is target for r in self.model.views[mbox]):
-                    if not any(r.letter is target for r in self.model.rows(mbox)):
-                        self.mailbox_id = "view:all"
-                self._show_mailbox(keep=target.path)
+                rows = self.model.rows(self.mailbox_id) or []
+                row = next((r for r in rows if r.letter is target), None)
+                if row is None:
+                    self.mailbox_id = "view:all"
+                    self._highlight_mailbox(self.mailbox_id)
+                    row = next((r for r in self.model.rows("view:all") or [] if r.letter is target), None)
+                self._show_mailbox(keep=row.key if row is not None else None)
                 self.letter_pane.tabs.active = "tab-body"
             else:
                 self._show_mailbox()

@@ -390,3 +390,15 @@ async def test_unknown_answers_are_explained_in_the_body_tab(incomplete_box):
         await scanned(pilot, app)
         head = static_text(app, "#letter-head")
         assert "Unknown because" in head and "unreadable-file" in head and "builder/inbox/broken.md" in head
+
+
+async def test_letter_option_selects_its_row_in_a_view_that_lists_it_as_a_finding(incomplete_box):
+    incomplete_box.letter("2026-11-29T100000-planner-info-aliased-abcdef12", frm="planner", to="builder",
+                          name="2026-11-29T100000-planner-info-aliased-abcdef12-0badf00d.md", sent="2026-11-29T10:00:00Z")
+    app = app_for(incomplete_box, view="problems", letter="2026-11-29T100000-planner-info-aliased-abcdef12")
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        assert app.mailbox_id == "view:problems"
+        current = letters(app).current
+        assert current.letter.id == "2026-11-29T100000-planner-info-aliased-abcdef12"
+        assert current.key.startswith("finding:")
