@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import os
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -163,6 +164,8 @@ class LetterboxApp(App[int]):
         self.scan_error: str | None = None
         self.views_pending = False
         self._showing_pending = False
+        self.scan_started = time.monotonic()
+        self.scan_seconds = 0.0
         self._mailbox_ids: list[str] = []
         # themes: shipped, then the user's own folder (overrides by name)
         dirs = list(theme_dirs) if theme_dirs is not None else [shipped_themes_dir(), user_themes_dir()]
@@ -221,6 +224,7 @@ class LetterboxApp(App[int]):
 
     # --- scanning -----------------------------------------------------------------
     def start_scan(self) -> None:
+        self.scan_started = time.monotonic()
         self.scanning = True
         self._update_topbar()
         self.scan_letterbox()
@@ -277,6 +281,7 @@ class LetterboxApp(App[int]):
         if not self.query("#letters"):  # the app is shutting down
             return
         self.scanning = False
+        self.scan_seconds = time.monotonic() - self.scan_started
         self.views_pending = not message.model.finished
         self.scan_error = None
         self.scan_count += 1
@@ -317,10 +322,19 @@ class LetterboxApp(App[int]):
             self.notify(clean(self.scan_error), title="Scan failed", severity="error")
 
     def _poll(self) -> None:
+        """Rescan when a folder changed, or when the clock has moved on enough that
+        lateness may have changed (at most every minute, and never more than a tenth
+        of the time, so a letterbox that takes 10 s to resolve is re-read every 100 s)."""
         if self.scanning:
             return
         if folder_fingerprint(self.root) != self.fingerprint:
             self.start_scan()
+            return
+        m = self.model
+        if m is not None:
+            age = (self.clock() - m.at).total_seconds()
+            if age >= max(60.0, 10 * self.scan_seconds):
+                self.start_scan()
 
     def action_rescan(self) -> None:
         self.start_scan()

@@ -402,3 +402,18 @@ async def test_letter_option_selects_its_row_in_a_view_that_lists_it_as_a_findin
         current = letters(app).current
         assert current.letter.id == "2026-11-29T100000-planner-info-aliased-abcdef12"
         assert current.key.startswith("finding:")
+
+
+async def test_lateness_is_recomputed_as_the_clock_moves(letterbox):
+    """Review the docs is due 2026-11-30T09:00Z; a day later it is late, with no file change."""
+    from datetime import timedelta
+
+    from tests.app.letterboxes import NOW
+
+    clock = {"now": NOW}
+    app = app_for(letterbox, now=lambda: clock["now"], poll_interval=0.05)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        assert any("Review the docs" in r and "due in 18h" in r for r in list_text(app))
+        clock["now"] = NOW + timedelta(days=1)
+        await until(pilot, lambda: any("Review the docs" in r and "LATE 6h" in r for r in list_text(app)))
