@@ -62,6 +62,8 @@ _STORED = tuple(s for s in Letter.__slots__ if s not in _TIMES and s != "fields"
 _get_stored = operator.attrgetter(*_STORED)
 #: Unreadable's fields, in order (it is rebuilt positionally)
 _UNREADABLE = tuple(f.name for f in dataclasses.fields(Unreadable))
+#: the row layout a file was written with (names, not just counts: a renamed slot counts)
+_LAYOUT = (_STORED, _UNREADABLE)
 _KIND_LETTER = 0
 _KIND_UNREADABLE = 1
 # index of each stored slot inside a row (after kind, keys, values, sent code, deadline code)
@@ -210,7 +212,7 @@ class HeaderCache:
             h = self._fresh_hashes.get(p) or self.hashes.get(p)
             if h is not None:
                 hashes[p] = h
-        meta = pickle.dumps({"root": self.root, "id_time_is_utc": self.id_time_is_utc}, protocol=5)
+        meta = pickle.dumps(_meta(self.root, self.id_time_is_utc), protocol=5)
         body = pickle.dumps(rows, protocol=5)
         tail = pickle.dumps(hashes, protocol=5)
         _write_atomic(self.path, [MAGIC, _HEAD.pack(VERSION, len(meta), len(body)), meta, body, tail])
@@ -230,6 +232,10 @@ class HeaderCache:
             self.loaded = True
 
 
+def _meta(root: str, id_time_is_utc: bool) -> dict:
+    return {"root": root, "id_time_is_utc": id_time_is_utc, "layout": _LAYOUT}
+
+
 def _inside(path: str, root: str) -> bool:
     real = os.path.realpath(path)
     return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
@@ -241,15 +247,16 @@ def _read_file(path: str) -> bytes | None:
     except OSError:
         return None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
             return None
-        chunks = []
-        while True:
-            chunk = os.read(fd, 1 << 24)
-            if not chunk:
-                break
-            chunks.append(chunk)
-        return b"".join(chunks)
+        data = os.read(fd, st.st_size + 1)  # one read, no joining copies (loops only if short)
+        if len(data) < st.st_size:
+            chunks = [data]
+            while chunk := os.read(fd, 1 << 24):
+                chunks.append(chunk)
+            data = b"".join(chunks)
+        return data
     except OSError:
         return None
     finally:
@@ -269,6 +276,8 @@ def _parse(data: bytes, root: str, id_time_is_utc: bool, *, with_hashes: bool):
         at = n + _HEAD.size
         meta = _NoGlobals(io.BytesIO(view[at : at + meta_len])).load()
         if not isinstance(meta, dict) or meta.get("root") != root or meta.get("id_time_is_utc") is not id_time_is_utc:
+            return None
+        if meta.get("layout") != _LAYOUT:  # written for another shape of Letter or Unreadable
             return None
         at += meta_len
         rows = _NoGlobals(io.BytesIO(view[at : at + rows_len])).load()
@@ -490,7 +499,7 @@ def verify_cache(root: str | os.PathLike[str], snapshot: Snapshot, *, id_time_is
         for rel in stale:
             rows.pop(rel, None)
             hashes.pop(rel, None)
-        meta = pickle.dumps({"root": real, "id_time_is_utc": id_time_is_utc}, protocol=5)
+        meta = pickle.dumps(_meta(real, id_time_is_utc), protocol=5)
         body = pickle.dumps(rows, protocol=5)
         try:
             _write_atomic(cache_file, [MAGIC, _HEAD.pack(VERSION, len(meta), len(body)), meta, body,

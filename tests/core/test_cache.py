@@ -199,7 +199,7 @@ def test_corrupt_cache_file_is_ignored_and_rebuilt(box, damage):
         data = b""
     elif damage == "global":  # a crafted pickle must never run code
         evil = pickle.dumps(_Evil(str(box.root.parent / "pwned")))
-        meta = pickle.dumps({"root": os.path.realpath(box.root), "id_time_is_utc": False})
+        meta = pickle.dumps(cache_mod._meta(os.path.realpath(box.root), False))
         data = cache_mod.MAGIC + cache_mod._HEAD.pack(cache_mod.VERSION, len(meta), len(evil)) + meta + evil + evil
     p.write_bytes(data)
     c = HeaderCache(box.root, False)
@@ -219,6 +219,15 @@ class _Evil:
         return (os.system, ("touch " + self.target,))
 
 
+def test_a_cache_written_for_another_letter_layout_is_ignored(box, monkeypatch):
+    box.letter("a-1")
+    cached_scan(box.root)
+    stored = list(cache_mod._STORED)
+    stored[0], stored[1] = stored[1], stored[0]  # same width, other names
+    monkeypatch.setattr(cache_mod, "_LAYOUT", (tuple(stored), cache_mod._UNREADABLE))
+    assert not HeaderCache(box.root, False).loaded
+
+
 def test_a_wrongly_shaped_row_is_not_trusted(box):
     box.letter("a-1")
     cached_scan(box.root)
@@ -226,7 +235,7 @@ def test_a_wrongly_shaped_row_is_not_trusted(box):
     c = HeaderCache(box.root, False)
     row = c.rows["beta/inbox/a-1.md"]
     c.rows["beta/inbox/a-1.md"] = row[:-1]  # one cell short
-    meta = pickle.dumps({"root": os.path.realpath(box.root), "id_time_is_utc": False})
+    meta = pickle.dumps(cache_mod._meta(os.path.realpath(box.root), False))
     body = pickle.dumps(c.rows)
     p.write_bytes(cache_mod.MAGIC + cache_mod._HEAD.pack(cache_mod.VERSION, len(meta), len(body)) + meta + body
                   + pickle.dumps({}))
