@@ -504,7 +504,9 @@ class LetterboxApp(App[int]):
 
     @on(LetterList.Opened)
     def _row_opened(self, event: LetterList.Opened) -> None:
+        """Enter: read the letter (the body gets focus, so the arrows scroll it)."""
         self.letter_pane.tabs.active = "tab-body"
+        self.letter_pane.query_one("#body-scroll").focus()
 
     def _show_selected(self, force: bool = False) -> None:
         try:
@@ -571,6 +573,10 @@ class LetterboxApp(App[int]):
         if bar.display:
             bar.display = False
             self.query_error.update(Content(""))
+            self.letter_list.focus()
+            return
+        focused = self.focused
+        if focused is not None and self.letter_pane in focused.ancestors_with_self:
             self.letter_list.focus()
             return
         if self.query_text is not None:

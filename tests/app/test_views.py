@@ -417,3 +417,15 @@ async def test_lateness_is_recomputed_as_the_clock_moves(letterbox):
         assert any("Review the docs" in r and "due in 18h" in r for r in list_text(app))
         clock["now"] = NOW + timedelta(days=1)
         await until(pilot, lambda: any("Review the docs" in r and "LATE 6h" in r for r in list_text(app)))
+
+
+async def test_enter_reads_the_letter_and_escape_returns_to_the_list(letterbox):
+    app = app_for(letterbox)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        await pilot.press("right_square_bracket")
+        await pilot.press("enter")
+        assert pane(app).tabs.active == "tab-body"
+        assert app.focused is not None and app.focused.id == "body-scroll"
+        await pilot.press("escape")
+        assert app.focused is letters(app)
