@@ -30,7 +30,12 @@ def load(args: Namespace) -> tuple[Path, Settings, Snapshot]:
         snapshot = scan(root, participants, id_time_is_utc=settings.id_time_is_utc)
     else:
         # The derived cache in the user's cache directory: an unchanged letter costs a stat.
-        snapshot = scan_cached(root, participants, id_time_is_utc=settings.id_time_is_utc, background=True, freeze=True)
+        # A big save is detached (the answer does not wait for it), except before
+        # `check --verify`, which rewrites the cache itself and must not race a saver.
+        detach = not getattr(args, "verify", False)
+        snapshot = scan_cached(
+            root, participants, id_time_is_utc=settings.id_time_is_utc, background=detach, freeze=True
+        )
     return root, settings, snapshot
 
 
