@@ -134,7 +134,8 @@ class AppModel:
             if unknown:
                 words.append(f"{unknown} uncertain")
             heading = Content.assemble(
-                (f" {group.seat}", "bold"), (" owes  ", ""), (" · ".join(words), "$late" if lates else "")
+                (" ", ""), clean(group.seat, single_line=True, style="bold"), (" owes  ", ""),
+                (" · ".join(words), "$late" if lates else ""),
             )
             rows.append(ListRow(f"group:{group.seat}", heading=heading))
             for x in group.items:

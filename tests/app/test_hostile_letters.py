@@ -21,6 +21,8 @@ BODY = (
 def _box(box):
     box.letter(EVIL, frm="alpha", to="beta", type="request", requires_ack="true",
                sent="2026-11-28T12:00:00Z", subject=SUBJECT, body=BODY)
+    box.letter("2026-11-28T130000-alpha-request-odd-abcdef02", frm="alpha", to="gh\u202eost", seat="beta",
+               type="request", requires_ack="true", sent="2026-11-28T13:00:00Z")
     box.raw("beta/status.md", "\x1b]2;owned\x07[@click=app.quit]busy\u202e\n")
     return box
 
@@ -61,6 +63,15 @@ async def test_hostile_text_is_shown_literally_everywhere(box):
         # the export of the screen carries no raw escape either
         svg = app.export_screenshot()
         assert "\x1b" not in svg and "\x9b" not in svg
+
+
+async def test_hostile_recipient_in_the_owed_heading(box):
+    app = app_for(_box(box))
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        headings = [r.heading.plain for r in letters(app).rows if r.heading is not None]
+        assert any("gh<U+202E>ost owes" in h for h in headings)
+        assert "\u202e" not in screen_text(app)
 
 
 async def test_markdown_links_in_a_body_do_not_open(box, monkeypatch):

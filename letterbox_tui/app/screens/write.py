@@ -159,13 +159,14 @@ class WriteScreen(ModalScreen[str | None]):
 
     def _default_to(self, as_seat: str) -> str:
         x = self.target
+        pick = as_seat
         if self.kind == "supersede" and x is not None:
-            return x.recipient
-        if self.kind == "rule" and x is not None:
-            return x.sender
-        if self.kind == "compose" and x is not None:
-            return x.sender if x.sender != as_seat else x.recipient
-        return as_seat
+            pick = x.recipient
+        elif self.kind == "rule" and x is not None:
+            pick = x.sender
+        elif self.kind == "compose" and x is not None:
+            pick = x.sender if x.sender != as_seat else x.recipient
+        return pick if pick in self.model.snapshot.seats else as_seat
 
     def _default_slug(self) -> str:
         from letterbox_tui.core.write import default_slug
@@ -199,7 +200,7 @@ class WriteScreen(ModalScreen[str | None]):
         x = self.target
         if self.kind == "reply" and x is not None:
             return cleans(Content.styled("Replying to ", "$text-muted"), (x.id, "bold"),
-                          Content.styled(f"  ({x.type} from {x.sender} to {x.recipient})", "$text-muted"),
+                          (f"  ({x.type} from {x.sender} to {x.recipient})", "$text-muted"),
                           Content("\nack accepts it; nack refuses and closes it; result answers and closes it; info is a note."))
         if self.kind == "supersede" and x is not None:
             return cleans(Content.styled("The new letter supersedes ", "$text-muted"), (x.id, "bold"),

@@ -280,7 +280,7 @@ class LetterPane(Vertical):
                 Content.styled(prefix + glyph, "$text-muted"),
                 Content.styled(mark, "bold $current" if head is c else "bold"),
                 (c.subject or _slug(c), "bold reverse" if c is x else ("$superseded" if cur.no else "bold")),
-                Content.styled(f"  {c.type} by ", "$text-muted"), (c.sender, "$text-muted"),
+                Content.styled("  ", ""), (c.type, "$text-muted"), Content.styled(" by ", "$text-muted"), (c.sender, "$text-muted"),
                 Content.styled("  current: ", "$text-muted"), Content.styled(value, vstyle),
                 fork,
             ))
