@@ -154,11 +154,13 @@ class AppModel:
         return rows
 
     def _truth_rows(self) -> list[ListRow]:
-        """What is in force: the head of every supersession chain and every current
-        decision or ruling; chains whose head is in doubt are listed with their reasons."""
+        """Current truth, as ``digest`` has it: decisions in force; then rulings and the
+        heads of other supersession chains; then chains whose head the record cannot
+        settle, each candidate head with its reasons."""
         res = self.res
         seen_chains: set[str] = set()
-        rows: list[ListRow] = []
+        decisions: list[ListRow] = []
+        others: list[ListRow] = []
         doubt: list[ListRow] = []
         for x in by_newest(self.snapshot.letters):
             in_chain = bool(x.supersedes) or bool(res.superseders(x))
@@ -166,23 +168,27 @@ class AppModel:
                 continue
             cur = res.current(x)
             if cur.yes:
-                rows.append(ListRow(x.path, x, note="in force", note_style="$current"))
-            elif cur.unknown and in_chain:
-                chain = res.chain(x)
+                note = "in force (ruled)" if any(r.code == "ruled" for r in cur.reasons) else "in force"
+                row = ListRow(x.path, x, note=note, note_style="$current")
+                (decisions if x.type == "decision" else others).append(row)
+            elif cur.unknown:
+                chain = res.chain(x) if in_chain else [x]
                 key = min(c.path for c in chain) if chain else x.path
                 if key in seen_chains:
                     continue
                 seen_chains.add(key)
-                for h in res.heads(x) or [x]:
+                for h in (res.heads(x) if in_chain else []) or [x]:
                     codes = ", ".join(sorted({r.code for r in res.current(h).reasons})) or "unknown"
                     doubt.append(ListRow(h.path, h, note=f"? {codes}", note_style="$unknown"))
         out: list[ListRow] = []
-        if rows:
-            out.append(ListRow("group:force", heading=Content.styled(f" In force ({len(rows)})", "bold")))
-            out.extend(rows)
-        if doubt:
-            out.append(ListRow("group:doubt", heading=Content.styled(f" In doubt: the record cannot settle these ({len(doubt)})", "bold $unknown")))
-            out.extend(doubt)
+        for key, title, rows, style in (
+            ("group:decisions", "Decisions in force", decisions, "bold"),
+            ("group:others", "Rulings and other superseding letters in force", others, "bold"),
+            ("group:doubt", "In doubt: the record cannot settle which is current", doubt, "bold $unknown"),
+        ):
+            if rows:
+                out.append(ListRow(key, heading=Content.styled(f" {title} ({len(rows)})", style)))
+                out.extend(rows)
         return out
 
     def _problem_rows(self) -> list[ListRow]:

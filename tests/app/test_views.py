@@ -69,9 +69,12 @@ async def test_each_builtin_view(letterbox):
 
         await pilot.press("3")
         rows = list_text(app)
-        assert rows[0].strip().startswith("In force")
-        assert any("Use Postgres 17 with replicas" in r and "in force" in r for r in rows)
-        assert not any("Use SQLite instead" in r for r in rows)
+        assert rows[0].strip() == "Decisions in force (1)"
+        assert "Use Postgres 17 with replicas" in rows[1] and "in force (ruled)" in rows[1]
+        assert rows[2].strip().startswith("Rulings and other superseding letters in force")
+        assert "reviewer→reviewer" in rows[3] and "ruling" in rows[3]
+        assert not any("Use SQLite instead" in r or "Use Postgres 17 " in r.split("with")[0] for r in rows[4:])
+        assert len(rows) == 4
 
         await pilot.press("4")
         assert len([r for r in letters(app).rows if r.heading is None]) == 14
@@ -429,3 +432,26 @@ async def test_enter_reads_the_letter_and_escape_returns_to_the_list(letterbox):
         assert app.focused is not None and app.focused.id == "body-scroll"
         await pilot.press("escape")
         assert app.focused is letters(app)
+
+
+async def test_unsettled_fork_is_in_doubt_and_drawn_in_the_chain(tmp_path):
+    from tests.app.letterboxes import fill
+    from tests.conftest import make_box
+
+    box = fill(make_box(tmp_path / "box", "planner", "builder", "reviewer"))  # no ruling
+    app = app_for(box, view="truth")
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        rows = list_text(app)
+        doubt = rows.index(next(r for r in rows if r.strip().startswith("In doubt")))
+        assert "(2)" in rows[doubt]
+        assert {("Use Postgres 17 with replicas" in r, "? fork" in r) for r in rows[doubt + 1:]} == {(True, True), (False, True)}
+        lst = letters(app)
+        lst.cursor = doubt + 1
+        app.action_show_tab("chain")
+        await pilot.pause()
+        chain = static_text(app, "#letter-chain")
+        assert "No single current head: 2 candidate heads" in chain
+        assert "⑂ fork: superseded by 2 letters" in chain
+        assert "open: no ruling yet" in chain
+        assert "fork:" in chain  # the reason, spelled out under each branch
