@@ -455,3 +455,18 @@ async def test_unsettled_fork_is_in_doubt_and_drawn_in_the_chain(tmp_path):
         assert "⑂ fork: superseded by 2 letters" in chain
         assert "open: no ruling yet" in chain
         assert "fork:" in chain  # the reason, spelled out under each branch
+
+
+async def test_an_empty_letterbox(tmp_path):
+    (tmp_path / "box" / "locks").mkdir(parents=True)
+    from tests.conftest import Box
+
+    app = app_for(Box(tmp_path / "box"))
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        assert letters(app).rows == []
+        assert "Nothing is owed" in screen_text(app)
+        assert "0 letters" in static_text(app, "#topbar") and "no review recorded yet" in static_text(app, "#topbar")
+        for key in ("2", "3", "4", "5", "c", "R", "r", "n", "G", "j"):
+            await pilot.press(key)
+        assert app.is_running and app.screen is app.default_screen

@@ -37,6 +37,9 @@ TITLES = {
 def open_writer(app, kind: str) -> WriteScreen | None:
     """The screen for ``kind``, or None (with a notice) when the selection does not fit."""
     m = app.model
+    if not m.snapshot.seats:
+        app.notify("This letterbox has no seats to write as or to.", severity="warning")
+        return None
     x: Letter | None = app.selected_letter()
     if kind in ("reply", "supersede") and x is None:
         app.notify("Select a letter first.", severity="warning")
