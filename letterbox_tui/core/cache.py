@@ -349,6 +349,27 @@ def _write_atomic(path: str, parts: list[bytes]) -> None:
         except OSError:
             pass
         raise
+    _sweep_temporaries(directory)
+
+
+#: a temporary this old was left by a writer that died mid-write (killed, power lost)
+STALE_TEMP_NS = 15 * 60 * 1_000_000_000
+
+
+def _sweep_temporaries(directory: str) -> None:
+    """Remove temporaries abandoned by writers that died (a live writer's is recent)."""
+    now = time.time_ns()
+    try:
+        with os.scandir(directory) as it:
+            for e in it:
+                if e.name.startswith(".tmp-") and e.name.endswith(".headers"):
+                    try:
+                        if now - e.stat(follow_symlinks=False).st_mtime_ns > STALE_TEMP_NS:
+                            os.unlink(e.path)
+                    except OSError:
+                        pass
+    except OSError:
+        pass
 
 
 def open_cache(root: str | os.PathLike[str], id_time_is_utc: bool | None = None) -> HeaderCache:

@@ -463,3 +463,16 @@ def test_a_cache_directory_inside_the_letterbox_is_never_used(box, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(box.root))  # would look like a seat
     scan_cached(box.root, id_time_is_utc=False)
     assert box.tree_bytes() == before
+
+
+def test_temporaries_of_dead_writers_are_swept(box):
+    box.letter("a-1")
+    where = Path(cache_path(box.root, False)).parent
+    where.mkdir(parents=True)
+    dead = where / ".tmp-dead.headers"
+    live = where / ".tmp-live.headers"
+    dead.write_bytes(b"half")
+    live.write_bytes(b"half")
+    os.utime(dead, ns=(0, 10**18))  # long ago
+    cached_scan(box.root)
+    assert not dead.exists() and live.exists()
