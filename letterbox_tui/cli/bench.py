@@ -11,6 +11,11 @@ page cache, then measures in one run:
   start included, with an empty cache and again with the warm one;
 - unless ``--no-app``: the app's time to first paint and to the owed view filled in.
 
+Each figure is given in wall-clock seconds and as a ratio to the raw read (the targets are
+wall-clock ratios), and also as CPU seconds, which stay meaningful on a machine busy with
+other work. The in-process runs also time their stages (cache load, scan, save, resolve,
+then the query command's evaluation, rows and JSON), to show where the time goes.
+
 It refuses to write into a directory that is not its own bench letterbox, and it never
 measures the user's letterbox unless ``--dir`` points there (which it then refuses, since
 that is not a bench letterbox).
@@ -73,6 +78,7 @@ def prepare(root: Path, n: int) -> bool:
                 f"bench: {root} is not an empty directory or a bench letterbox; bench writes letters, "
                 "so it only uses a directory it made (or an empty one)"
             )
+    print(f"bench: generating {n} letters in {root} ...", file=sys.stderr, flush=True)
     try:
         benchgen.generate(root, n, SEED)
     except OSError as exc:
