@@ -305,9 +305,9 @@ class AppModel:
             (mark + " ", mstyle),
             (indent, "$text-muted"),
             (f"{when:<12} ", "$text-muted"),
-            clean(parties, single_line=True).truncate(23, ellipsis=True).pad_right(24 - min(23, len(parties))),
-            clean(x.type, single_line=True, style=type_style(x.type)).truncate(9, ellipsis=True).pad_right(max(0, 10 - min(9, len(x.type)))),
-            clean(subject_text, single_line=True, style=dim).truncate(subj_w, ellipsis=True).pad_right(max(0, subj_w - len(subject_text))),
+            clean(parties, single_line=True).truncate(23, ellipsis=True, pad=True), (" ", ""),
+            clean(x.type, single_line=True, style=type_style(x.type)).truncate(9, ellipsis=True, pad=True), (" ", ""),
+            clean(subject_text, single_line=True, style=dim).truncate(subj_w, ellipsis=True, pad=True),
             ("  ", ""),
             clean(note, single_line=True, style=note_style).truncate(note_w, ellipsis=True),
         )

@@ -86,3 +86,16 @@ async def test_markdown_links_in_a_body_do_not_open(box, monkeypatch):
         md.post_message(Markdown.LinkClicked(md, "https://evil.example"))
         await pilot.pause()
         assert opened == []
+
+
+async def test_wide_characters_keep_the_columns_aligned(box):
+    box.letter("2026-11-28T140000-alpha-info-wide-abcdef03", frm="alpha", to="beta",
+               sent="2026-11-28T14:00:00Z", subject="計画の見直し 📦 plan review")
+    box.letter("2026-11-28T150000-alpha-info-narrow-abcdef04", frm="alpha", to="beta",
+               sent="2026-11-28T15:00:00Z", subject="plain subject")
+    app = app_for(box, view="all")
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        lst = letters(app)
+        widths = [lst.describe(r, 120).cell_length for r in lst.rows]
+        assert len(set(widths)) == 1  # every row is the same width in cells
