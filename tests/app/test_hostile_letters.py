@@ -99,3 +99,20 @@ async def test_wide_characters_keep_the_columns_aligned(box):
         lst = letters(app)
         widths = [lst.describe(r, 120).cell_length for r in lst.rows]
         assert len(set(widths)) == 1  # every row is the same width in cells
+
+
+async def test_a_long_body_is_plain_text_and_bounded(box):
+    from letterbox_tui.app.widgets.letter_pane import PLAIN_LIMIT
+
+    body = "".join(f"## Part {i}\n\n[bold]text[/bold] {i}\n\n" for i in range(4000))  # ~100 KiB
+    box.letter("2026-11-28T160000-alpha-info-long-abcdef05", frm="alpha", to="beta",
+               sent="2026-11-28T16:00:00Z", body=body)
+    app = app_for(box, letter="2026-11-28T160000-alpha-info-long-abcdef05")
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        pane = app.query_one(LetterPane)
+        assert not pane.body.display and pane.plain_body.display
+        shown = pane.plain_body.render().plain
+        assert "shown as plain text" in shown and "## Part 0" in shown and "[bold]text[/bold] 0" in shown
+        assert f"the first {PLAIN_LIMIT // 1024} KiB are shown" in shown
+        assert "## Part 3999" not in shown

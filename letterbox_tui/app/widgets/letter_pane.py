@@ -29,6 +29,11 @@ from ..sanitize import clean, clean_str, cleans
 from .body import LetterBody
 
 TABS = ("body", "thread", "chain", "provenance")
+#: Bodies larger than this are shown as plain text (Markdown makes a widget per block).
+MARKDOWN_LIMIT = 24 * 1024
+MARKDOWN_LINES = 600
+#: How much of a long body is shown as plain text.
+PLAIN_LIMIT = 32 * 1024
 
 
 class LetterPane(Vertical):
@@ -44,6 +49,7 @@ class LetterPane(Vertical):
     tabs = getters.query_one("#letter-tabs", TabbedContent)
     head = getters.query_one("#letter-head", Static)
     body = getters.query_one("#letter-body", LetterBody)
+    plain_body = getters.query_one("#letter-plain", Static)
     thread_text = getters.query_one("#letter-thread", Static)
     chain_text = getters.query_one("#letter-chain", Static)
     provenance_text = getters.query_one("#letter-provenance", Static)
@@ -61,6 +67,7 @@ class LetterPane(Vertical):
                 with VerticalScroll(id="body-scroll"):
                     yield Static(Content(""), id="letter-head")
                     yield LetterBody("", id="letter-body", open_links=False)
+                    yield Static(Content(""), id="letter-plain", classes="pane-text")
             with TabPane("Thread", id="tab-thread"):
                 with VerticalScroll():
                     yield Static(Content(""), id="letter-thread", classes="pane-text")
@@ -94,21 +101,39 @@ class LetterPane(Vertical):
         self.head.update(head)
         text, truncated, err = read_letter_file(model.root, x.path)
         if err:
-            body = f"*The body could not be read: {clean_str(err, single_line=True)}*"
+            self._set_body(f"*The body could not be read: {clean_str(err, single_line=True)}*")
         else:
-            body = clean_str(split_body(text))
-            if truncated:
-                body += "\n\n*… body truncated for display (over 256 KiB); see the file.*"
-        self.body_text = body
-        self.body.update(body)
+            self._set_body(clean_str(split_body(text)), truncated)
         self.thread_text.update(self._thread(model, x))
         self.chain_text.update(self._chain(model, x))
         self.provenance_text.update(self._provenance(model, x))
 
+    def _set_body(self, body: str, truncated: bool = False) -> None:
+        """Markdown for an ordinary body; a long one (thousands of blocks would each be
+        a widget) is shown as plain text, which costs one wrap."""
+        self.body_text = body
+        long = len(body) > MARKDOWN_LIMIT or body.count("\n") > MARKDOWN_LINES
+        note = ""
+        if truncated:
+            note = "… body truncated for display (over 256 KiB); see the file."
+        if long:
+            self.body.display = False
+            self.body.update("")
+            self.plain_body.display = True
+            head = Content.styled("(a long body: shown as plain text, not rendered as Markdown)\n\n", "italic $text-muted")
+            shown = body[:PLAIN_LIMIT]
+            if len(body) > PLAIN_LIMIT:
+                note = f"… the first {PLAIN_LIMIT // 1024} KiB are shown; the whole letter is at the path in Provenance."
+            self.plain_body.update(head + clean(shown) + Content.styled("\n" + note if note else "", "italic $text-muted"))
+        else:
+            self.plain_body.display = False
+            self.plain_body.update(Content(""))
+            self.body.display = True
+            self.body.update(body + (f"\n\n*{note}*" if note else ""))
+
     def _blank(self, message: str) -> None:
-        self.body_text = ""
         self.head.update(Content(message))
-        self.body.update("")
+        self._set_body("")
         for w in (self.thread_text, self.chain_text, self.provenance_text):
             w.update(Content(""))
 
@@ -118,9 +143,8 @@ class LetterPane(Vertical):
         else:
             lines = [Content("Nothing to show for this row.")]
         text = Content("\n").join(lines)
-        self.body_text = ""
         self.head.update(text)
-        self.body.update("")
+        self._set_body("")
         for w in (self.thread_text, self.chain_text, self.provenance_text):
             w.update(text)
 
