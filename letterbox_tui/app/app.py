@@ -99,8 +99,8 @@ class LetterboxApp(App[int]):
         Binding("question_mark", "help", "Help", id="app.help"),
         Binding("colon", "command_palette", "Commands", show=False, id="app.palette"),
         Binding("slash", "query", "Query", id="app.query"),
-        Binding("n", "next_attention(1)", "Next", show=False, id="app.next"),
-        Binding("N", "next_attention(-1)", "Prev", show=False, id="app.prev"),
+        Binding("n", "next_attention(1)", "Next to act on", show=False, id="app.next"),
+        Binding("N", "next_attention(-1)", "Previous to act on", show=False, id="app.prev"),
         Binding("1", "view('owed')", "Owed", show=False, id="view.owed"),
         Binding("2", "view('disputes')", "Disputes", show=False, id="view.disputes"),
         Binding("3", "view('truth')", "Truth", show=False, id="view.truth"),
@@ -203,6 +203,8 @@ class LetterboxApp(App[int]):
 
     def on_mount(self) -> None:
         self.letter_list.describe = self._describe
+        if self.is_headless:  # tests and screenshots: no blinking cursor
+            self.query_input.cursor_blink = False
         self.query_bar.display = False
         self.banner.display = False
         self.query_one("#mailboxes-pane", Vertical).border_title = "Mailboxes"

@@ -10,6 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 INTRO = """Owed & late opens first: tasks still owed, by the seat that owes them, late first.
+n and N jump to the next letter to act on: late, unknown, or a task nobody has accepted yet.
 Unknown is an answer: the record cannot settle it, and the reason is named.
 A banner at the top means the scope is incomplete; press p to see why."""
 
