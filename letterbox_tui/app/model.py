@@ -128,13 +128,13 @@ class AppModel:
             lates = sum(1 for x in group.items if res.late(x).yes)
             late_total += lates
             unknown = sum(1 for x in group.items if res.late(x).unknown or res.answered(x).unknown)
-            words = [f"{len(group.items)} owed"]
+            words = [f"{len(group.items)}"]
             if lates:
                 words.append(f"{lates} late")
             if unknown:
                 words.append(f"{unknown} uncertain")
             heading = Content.assemble(
-                (" ", ""), clean(group.seat, single_line=True, style="bold"), (" owes  ", ""),
+                (" ", ""), clean(group.seat, single_line=True, style="bold"), (" owes ", ""),
                 (" · ".join(words), "$late" if lates else ""),
             )
             rows.append(ListRow(f"group:{group.seat}", heading=heading))
