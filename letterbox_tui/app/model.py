@@ -266,7 +266,13 @@ class AppModel:
             raise LetterboxError(f"cannot split query: {exc}") from None
         if not terms:
             raise LetterboxError("empty query: type terms such as type=request late=yes")
-        result = run_query(parse_query(terms), self.res)
+        query = parse_query(terms)
+        res = self.res
+        if query.at is not None and query.at != self.at:
+            from letterbox_tui.core.resolve import resolve
+
+            res = resolve(self.snapshot, query.at)  # at=T: "now" for late
+        result = run_query(query, res)
         rows = [ListRow(x.path, x) for x in by_newest(result.matches)]
         if result.unknown:
             rows.append(ListRow("group:unknown", heading=Content.styled(

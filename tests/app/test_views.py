@@ -470,3 +470,29 @@ async def test_an_empty_letterbox(tmp_path):
         for key in ("2", "3", "4", "5", "c", "R", "r", "n", "G", "j"):
             await pilot.press(key)
         assert app.is_running and app.screen is app.default_screen
+
+
+async def test_query_at_term_moves_the_clock_for_late(letterbox):
+    app = app_for(letterbox)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        await pilot.press("slash")
+        app.query_one("#query", Input).value = "late=yes at=2026-11-26T00:00:00Z"
+        await pilot.press("enter")
+        # on Nov 26 only the budget (due Nov 25) was late; the plan was due Nov 27
+        assert {r.letter.id for r in letters(app).rows} == {BUDGET}
+
+
+async def test_unknown_query_rows_explain_themselves_in_the_pane(incomplete_box):
+    app = app_for(incomplete_box)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        await pilot.press("slash")
+        app.query_one("#query", Input).value = "answered=no task=yes"
+        await pilot.press("enter")
+        lst = letters(app)
+        lst.cursor = next(i for i, r in enumerate(lst.rows) if r.extra.get("reasons"))
+        await pilot.pause()
+        head = static_text(app, "#letter-head")
+        assert head.startswith("Whether this letter matches the query is unknown, because")
+        assert "unreadable-file" in head

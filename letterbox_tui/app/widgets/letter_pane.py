@@ -98,6 +98,11 @@ class LetterPane(Vertical):
         head = self._head(model, x)
         if isinstance(row.item, Finding):
             head = Content("\n").join(self._finding_lines(model, row.item) + [Content(""), head])
+        match_reasons = row.extra.get("reasons") if isinstance(row.extra, dict) else None
+        if match_reasons:
+            head = Content("\n").join(
+                [Content.styled("Whether this letter matches the query is unknown, because", "bold $unknown")]
+                + reason_lines(match_reasons) + [Content(""), head])
         self.head.update(head)
         text, truncated, err = read_letter_file(model.root, x.path)
         if err:
