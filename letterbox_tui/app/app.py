@@ -239,7 +239,7 @@ class LetterboxApp(App[int]):
 
         worker = get_current_worker()
         at = self.clock()
-        self.post_message(ScanProgress("reading headers", 1, 3))
+        self.post_message(ScanProgress("reading headers", 1, 4))
         fingerprint = folder_fingerprint(self.root)
         settings = load_settings(self.root)
         if os.environ.get("LETTERBOX_TUI_NO_CACHE"):
@@ -249,7 +249,7 @@ class LetterboxApp(App[int]):
             snapshot = scan_cached(self.root, self.participants, id_time_is_utc=settings.id_time_is_utc, now=at)
         if worker.is_cancelled:
             return
-        self.post_message(ScanProgress("resolving answers", 2, 3))
+        self.post_message(ScanProgress("resolving answers", 2, 4))
         res = resolve(snapshot, at)
         if worker.is_cancelled:
             return
@@ -269,6 +269,9 @@ class LetterboxApp(App[int]):
     def on_scan_progress(self, message: ScanProgress) -> None:
         self.scan_stage = f"{message.stage} ({message.step}/{message.steps})"
         self._update_topbar()
+        if self.model is None:
+            self.letter_list.empty_text = Content(f"Scanning the letterbox… {self.scan_stage}")
+            self.letter_list.refresh()
 
     def on_views_done(self, message: ViewsDone) -> None:
         if message.model is not self.model or not self.query("#letters"):
