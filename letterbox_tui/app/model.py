@@ -579,7 +579,16 @@ def reason_lines(reasons: Sequence[Reason]) -> list[Content]:
     return out
 
 
-def answer_text(a: Answer | object) -> tuple[str, str]:
+def answer_text(a: Answer | object, name: str = "") -> tuple[str, str]:
+    """An answer's value and its style: good news green, bad news in the alarm colour
+    (``late: yes`` is bad, ``superseded: yes`` is old news), unknown always marked."""
     value = getattr(a, "value", "?")
-    return value, {"yes": "$success", "no": "", "unknown": "bold $unknown", "open": "$accent",
-                   "closed": "$closed"}.get(value, "")
+    if value == "unknown":
+        return value, "bold $unknown"
+    if name == "late":
+        return value, "bold $late" if value == "yes" else ""
+    if name == "superseded":
+        return value, "$superseded" if value == "yes" else ""
+    if name == "current" and value == "no":
+        return value, "$superseded"
+    return value, {"yes": "$success", "open": "$accent", "closed": "$closed"}.get(value, "")

@@ -67,10 +67,10 @@ async def _prepare(app, pilot, step: str) -> None:
 
     lst = app.query_one("#letters")
     if step == "fork-chain":
-        for i, row in enumerate(lst.rows):
-            if row.note.startswith("? fork"):
-                lst.cursor = i
-                break
+        forks = [i for i, row in enumerate(lst.rows) if row.note.startswith("? fork")]
+        if not forks:
+            raise RuntimeError("the demo letterbox shows no unsettled fork in Current truth")
+        lst.cursor = forks[0]
         app.action_show_tab("chain")
     elif step == "thread":
         res = app.model.res
@@ -94,12 +94,12 @@ async def _prepare(app, pilot, step: str) -> None:
         app.query_one("#query", Input).value = "late=maybe"
         await pilot.press("enter")
     elif step == "dispute":
-        marked = 0
-        for i, row in enumerate(lst.rows):
-            if row.note.startswith("? fork") and marked < 2:
-                lst.cursor = i
-                app.action_mark()
-                marked += 1
+        forks = [i for i, row in enumerate(lst.rows) if row.note.startswith("? fork")][:2]
+        if len(forks) < 2:
+            raise RuntimeError("the demo letterbox shows no two-branch fork to dispute")
+        for i in forks:
+            lst.cursor = i
+            app.action_mark()
         app.clear_notifications()
         app.action_dispute()
     await pilot.pause()

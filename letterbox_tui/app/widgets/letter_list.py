@@ -233,6 +233,9 @@ class LetterList(ScrollView, can_focus=True):
                 component = "letter-list--heading"
             else:
                 content = Content("▌" if marked else " ") + self.describe(row, width - 1)
+                if is_cursor:
+                    # one colour on the cursor row: a coloured cell could vanish into it
+                    content = Content(content.plain)
                 component = "letter-list--cursor" if is_cursor else ("letter-list--marked" if marked else None)
             strip = self._strip(content, width, component)
             self._cache[key] = strip

@@ -183,7 +183,7 @@ class LetterPane(Vertical):
         unknown = []
         for name, ans in (("state", res.state(x)), ("answered", res.answered(x)), ("current", res.current(x)),
                           ("late", res.late(x))):
-            value, style = answer_text(ans)
+            value, style = answer_text(ans, name)
             answers.append(Content.assemble((f"{name} ", "$text-muted"), (value, style), ("   ", "")))
             if ans.value == "unknown":
                 unknown.extend(r for r in ans.reasons if r not in unknown)
@@ -269,7 +269,7 @@ class LetterPane(Vertical):
         if len(chain) <= 1 and not x.supersedes:
             cur = res.current(x)
             lines.append(Content.styled("No supersession chain: nothing supersedes this letter and it supersedes nothing.", "$text-muted"))
-            lines.append(Content.assemble(("current: ", "$text-muted"), answer_text(cur)))
+            lines.append(Content.assemble(("current: ", "$text-muted"), answer_text(cur, "current")))
             lines.extend(reason_lines(cur.reasons))
             return Content("\n").join(lines)
         head = res.head(x)
@@ -299,7 +299,7 @@ class LetterPane(Vertical):
                 return
             seen.add(id(c))
             cur = res.current(c)
-            value, vstyle = answer_text(cur)
+            value, vstyle = answer_text(cur, "current")
             children = kids.get(c.id, [])
             glyph = "" if top else ("└─▶ " if last else "├─▶ ")
             fork = Content.styled("  ⑂ fork: superseded by " + str(len(children)) + " letters", "bold $unknown") if len(children) > 1 else Content("")
@@ -375,7 +375,7 @@ class LetterPane(Vertical):
         lines.append(cleans(Content.styled("Derived answers", "bold"), Content.styled(f"  at {model.at.isoformat()}", "$text-muted")))
         for name, ans in (("current", res.current(x)), ("superseded", res.superseded(x)), ("answered", res.answered(x)),
                           ("accepted", res.accepted(x)), ("state", res.state(x)), ("late", res.late(x))):
-            lines.append(Content.assemble((f"  {name:<11}", ""), answer_text(ans)))
+            lines.append(Content.assemble((f"  {name:<11}", ""), answer_text(ans, name)))
             lines.extend(reason_lines(ans.reasons))
         head = res.head(x)
         row("  head", head.id if head else "none (no single current letter)")
