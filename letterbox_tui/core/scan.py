@@ -16,6 +16,7 @@ import errno
 import os
 import stat
 from collections.abc import Iterable
+from operator import attrgetter, methodcaller
 from datetime import datetime, timezone
 from typing import Protocol
 
@@ -23,7 +24,7 @@ from .errors import LetterboxError
 from .grammar import valid_seat
 from .header import MAX_HEADER, needs_more, parse_header
 from .letters import build
-from .model import Letter, Scope, Snapshot, Unreadable, Unsupported
+from .model import LEGACY_FLAGS, Letter, Scope, Snapshot, Unreadable, Unsupported
 
 FOLDERS = ("inbox", "processed")
 # The entries of a seat that decide what its scope is (a change to them is a change).
@@ -33,6 +34,10 @@ MAX_ATTEMPTS = 3
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+# C-level accessors for whole listings (a map over 12,000 entries, not a Python loop)
+_entry_name = attrgetter("name")
+_entry_inode = methodcaller("inode")
+_flags = attrgetter("flags")
 
 
 class HeaderCache(Protocol):
@@ -109,7 +114,8 @@ class _Scan:
         self.id_time_is_utc = id_time_is_utc
         self.cache = cache
         self.changed = False
-        self.listing: dict[str, frozenset[tuple[str, int]]] = {}
+        # folder -> its raw listing (every name and inode, in the order the system gave them)
+        self.listing: dict[str, tuple[list[str], list[int]]] = {}
         self.seat_names: frozenset[str] = frozenset()
 
     def run(self) -> Snapshot:
@@ -163,7 +169,8 @@ class _Scan:
                 )
         finally:
             os.close(root_fd)
-        legacy = sum(1 for letter in letters if letter.legacy)
+        # ``Letter.legacy``, without a property call per letter (most have no flags)
+        legacy = sum(1 for f in map(_flags, letters) if f and not LEGACY_FLAGS.isdisjoint(f))
         scope = Scope(
             root=self.root,
             participants=list(self.wanted) if self.wanted is not None else [s for s in seats],
@@ -198,11 +205,12 @@ class _Scan:
         try:
             try:
                 with os.scandir(seat_fd) as it:
-                    present = {e.name: e for e in it}
+                    raw = list(it)
             except OSError as exc:
                 unsupported.append(Unsupported(seat, _why(exc)))
                 return 0
-            self.listing[seat] = frozenset((n, e.inode()) for n, e in present.items() if n in _SEAT_PARTS)
+            present = {e.name: e for e in raw}
+            self.listing[seat] = _raw_listing(raw)
             if "archive" in present:
                 unsupported.append(Unsupported(f"{seat}/archive", "archive folders are not read"))
             note = present.get("status.md")
@@ -233,39 +241,50 @@ class _Scan:
             return 0
         files = 0
         cache = self.cache
+        get = cache.get if cache is not None else None
         id_utc = self.id_time_is_utc
+        prefix = rel_dir + "/"
+        add_letter = letters.append
+        add_unreadable = unreadable.append
+        # This loop runs once per letter file: locals, no per-entry helper calls on the
+        # common path (a regular file with an ASCII name).
         try:
             with os.scandir(dir_fd) as it:
-                entries = [e for e in it if not e.name.startswith(".")]
-            entries.sort(key=lambda e: e.name)
-            self.listing[rel_dir] = frozenset((e.name, e.inode()) for e in entries)
-            names = {e.name for e in entries}
+                raw = list(it)
+            self.listing[rel_dir] = _raw_listing(raw)
+            entries = [e for e in raw if not e.name.startswith(".")]
+            entries.sort(key=_entry_name)
+            names = set(map(_entry_name, entries))
             for entry in entries:
                 name = entry.name
-                if name.endswith(".md.ack"):
-                    rel = _shown(f"{rel_dir}/{name}")
-                    (sidecars.add(rel) if name[:-4] in names else orphans.append(rel))
-                    continue
                 if not name.endswith(".md"):
+                    if name.endswith(".md.ack"):
+                        rel = _shown(prefix + name)
+                        (sidecars.add(rel) if name[:-4] in names else orphans.append(rel))
                     continue
                 files += 1
-                rel = f"{rel_dir}/{name}"
-                if not _utf8(name):
+                rel = prefix + name
+                if not name.isascii() and not _utf8(name):
                     # Such a name is never a letter's canonical name and cannot be shown or
                     # written to JSON as it is: listed, with its bytes escaped, never read.
                     unsupported.append(Unsupported(_shown(rel), "file name is not UTF-8"))
                     continue
-                kind = _entry_kind(entry, regular=True)
-                if kind != "file":
-                    if kind == "other":
-                        kind = _kind(entry)
-                    if kind is None:  # vanished since the listing: not examined, not counted
-                        self.changed = True
-                        files -= 1
-                    else:
-                        unsupported.append(Unsupported(rel, kind))
-                    continue
-                if cache is not None:
+                try:
+                    regular = entry.is_file(follow_symlinks=False)  # a symlink is never one
+                except OSError:
+                    regular = False
+                if not regular:
+                    kind = _entry_kind(entry, regular=True)
+                    if kind != "file":
+                        if kind == "other":
+                            kind = _kind(entry)
+                        if kind is None:  # vanished since the listing: not examined, not counted
+                            self.changed = True
+                            files -= 1
+                        else:
+                            unsupported.append(Unsupported(rel, kind))
+                        continue
+                if get is not None:
                     try:
                         st = entry.stat(follow_symlinks=False)
                     except FileNotFoundError:
@@ -275,9 +294,9 @@ class _Scan:
                     except OSError as exc:
                         unsupported.append(Unsupported(rel, _why(exc)))
                         continue
-                    hit = cache.get(rel, st.st_size, st.st_mtime_ns, st.st_ino)
+                    hit = get(rel, st.st_size, st.st_mtime_ns, st.st_ino)
                     if hit is not None:
-                        (letters if isinstance(hit, Letter) else unreadable).append(hit)
+                        (add_letter if isinstance(hit, Letter) else add_unreadable)(hit)
                         continue
                 try:
                     fd = os.open(name, _FILE_FLAGS, dir_fd=dir_fd)
@@ -305,7 +324,7 @@ class _Scan:
                 )
                 if cache is not None:
                     cache.put(item, data)
-                (letters if isinstance(item, Letter) else unreadable).append(item)
+                (add_letter if isinstance(item, Letter) else add_unreadable)(item)
         except OSError as exc:
             unsupported.append(Unsupported(rel_dir, _why(exc)))
         finally:
@@ -316,7 +335,10 @@ class _Scan:
         """List every scanned folder again: True when nothing appeared, vanished or moved.
 
         Folders are reopened the way the scan opened them (relative, ``O_NOFOLLOW``), so a
-        folder swapped for a symlink is a change, never a listing of somewhere else.
+        folder swapped for a symlink is a change, never a listing of somewhere else. What
+        counts is the set of (name, inode) of a folder's letter entries (of a seat: of its
+        folders); the raw listings are compared first, and when they are the same, in the
+        same order, so are those sets (the common case costs two list comparisons).
         """
         if self.changed:
             return False
@@ -330,7 +352,11 @@ class _Scan:
             if seats != self.seat_names:
                 return False
             for rel, before in self.listing.items():
-                if _listing(root_fd, rel, seat_level="/" not in rel) != before:
+                after = _listing(root_fd, rel)
+                if after == before:
+                    continue
+                seat_level = "/" not in rel
+                if _entry_set(after, seat_level=seat_level) != _entry_set(before, seat_level=seat_level):
                     return False
         except OSError:
             return False
@@ -339,8 +365,21 @@ class _Scan:
         return True
 
 
-def _listing(root_fd: int, rel: str, *, seat_level: bool) -> frozenset[tuple[str, int]]:
-    """(name, inode) of a folder's entries, as the scan recorded them."""
+def _raw_listing(entries: list[os.DirEntry]) -> tuple[list[str], list[int]]:
+    """Every entry's name and inode, in listing order (no per-entry Python code)."""
+    return list(map(_entry_name, entries)), list(map(_entry_inode, entries))
+
+
+def _entry_set(listing: tuple[list[str], list[int]], *, seat_level: bool) -> frozenset[tuple[str, int]]:
+    """(name, inode) of the entries that matter: a seat's folders, a folder's non-dot entries."""
+    names, inodes = listing
+    if seat_level:
+        return frozenset((n, i) for n, i in zip(names, inodes) if n in _SEAT_PARTS)
+    return frozenset((n, i) for n, i in zip(names, inodes) if not n.startswith("."))
+
+
+def _listing(root_fd: int, rel: str) -> tuple[list[str], list[int]]:
+    """A folder's raw listing now, the folder reopened relative to the root."""
     fds: list[int] = []
     fd = root_fd
     try:
@@ -348,9 +387,7 @@ def _listing(root_fd: int, rel: str, *, seat_level: bool) -> frozenset[tuple[str
             fd = os.open(part, _DIR_FLAGS, dir_fd=fd)
             fds.append(fd)
         with os.scandir(fd) as it:
-            if seat_level:
-                return frozenset((e.name, e.inode()) for e in it if e.name in _SEAT_PARTS)
-            return frozenset((e.name, e.inode()) for e in it if not e.name.startswith("."))
+            return _raw_listing(list(it))
     finally:
         for opened in reversed(fds):
             os.close(opened)
