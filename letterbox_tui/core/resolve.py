@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import gc
 import heapq
+from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -40,6 +41,10 @@ class StateAnswer:
 
     value: str  # "open" | "closed" | "unknown"
     reasons: tuple[Reason, ...] = ()
+
+
+OPEN = StateAnswer("open")
+CLOSED = StateAnswer("closed")
 
 
 @dataclass(slots=True, frozen=True)
@@ -72,6 +77,10 @@ class Dangling:
 
 def _letter_key(x: Letter) -> tuple[str, str]:
     return (x.id, x.path)
+
+
+def _path_key(x: Letter) -> str:
+    return x.path
 
 
 def _sorted_letters(letters) -> list[Letter]:
@@ -128,11 +137,38 @@ class _Chain:
         self.heads: list[Letter] | None = None
 
 
+class _Plain:
+    """The answered, state and late answers every *plain* letter shares.
+
+    A letter is plain when nothing but the snapshot-wide doubt bears on those answers: no
+    reply or supersedes pointer, readable or not, concerns its id, its id is held once, and
+    its parties are ordinary (not the external bridge, not outside a partial scope). Its
+    answers then depend only on that doubt and, when unreadable files may be replies to
+    anyone, on its pair of parties; they are built once and shared.
+    """
+
+    __slots__ = ("answered", "state", "late_reasons", "late_overdue")
+
+    def __init__(self, answered: Answer) -> None:
+        self.answered = answered
+        if answered.no:
+            self.state = OPEN
+            self.late_reasons: tuple[Reason, ...] = ()
+            self.late_overdue = YES
+        else:
+            self.state = StateAnswer("unknown", _about(answered.reasons, "state"))
+            self.late_reasons = _about(answered.reasons, "late")
+            self.late_overdue = Answer("unknown", self.late_reasons)
+
+
 class Resolution:
     """Every derived answer over one snapshot at one clock ``at``."""
 
     snapshot: Snapshot
     at: datetime
+    #: answer plain letters and singleton chains from the shared answers built at indexing
+    #: (the tests turn this off to compare against the full analysis)
+    _fast_paths = True
 
     def __init__(self, snapshot: Snapshot, at: datetime) -> None:
         with _gc_paused():
@@ -145,23 +181,77 @@ class Resolution:
         self._partial = bool(scope.partial)
         self._atomic = bool(scope.atomic)
         self._participants = frozenset(scope.participants)
+        self._sidecars = snapshot.sidecars
 
-        by_id: dict[str, list[Letter]] = {}
-        for letter in snapshot.letters:
-            by_id.setdefault(letter.id, []).append(letter)
-        for group in by_id.values():
-            if len(group) > 1:
-                group.sort(key=lambda x: x.path)
-        self._by_id = by_id
-
-        children: dict[str, list[Letter]] = {}
-        superseders: dict[str, list[Letter]] = {}
-        threads: dict[str, list[Letter]] = {}
+        # One pass over the letters; pointers that need the whole id index wait in lists.
+        # An id (or re) held by one letter maps to that letter; only ids held by two or more
+        # get a list (in ``dups`` / ``more_children``): 100,000 one-item lists would cost
+        # the cyclic collector three walks over them once it runs again.
+        by_id: dict[str, Letter] = {}
+        dups: dict[str, list[Letter]] = {}
+        children: dict[str, Letter] = {}
+        more_children: dict[str, list[Letter]] = {}
+        # the same for results and nacks only (the candidates for terminal replies)
+        replied_ids: dict[str, Letter] = {}
+        more_replies: dict[str, list[Letter]] = {}
+        with_supersedes: list[Letter] = []
+        bad_supersedes: list[Letter] = []
+        bad_re: list[Letter] = []
         disputes_naming: dict[str, list[Letter]] = {}
         rulings_on: dict[str, list[Letter]] = {}
+        for letter in snapshot.letters:
+            lid = letter.id
+            first = by_id.setdefault(lid, letter)
+            if first is not letter:
+                group = dups.get(lid)
+                if group is None:
+                    dups[lid] = [first, letter]
+                else:
+                    group.append(letter)
+            malformed = letter.malformed or ()
+            re_id = letter.re
+            if re_id:
+                if "re" in malformed:
+                    bad_re.append(letter)
+                else:
+                    first = children.setdefault(re_id, letter)
+                    if first is not letter:
+                        group = more_children.get(re_id)
+                        if group is None:
+                            more_children[re_id] = [first, letter]
+                        else:
+                            group.append(letter)
+                    if letter.type in TERMINAL_TYPES:
+                        first = replied_ids.setdefault(re_id, letter)
+                        if first is not letter:
+                            group = more_replies.get(re_id)
+                            if group is None:
+                                more_replies[re_id] = [first, letter]
+                            else:
+                                group.append(letter)
+            if letter.supersedes:
+                if "supersedes" in malformed:
+                    bad_supersedes.append(letter)
+                else:
+                    with_supersedes.append(letter)
+            kind = letter.type
+            if kind == "dispute":
+                for d in set(letter.disputes or ()):
+                    disputes_naming.setdefault(d, []).append(letter)
+            elif kind == "ruling" and _is_id(letter.rules_on) and "rules_on" not in malformed:
+                rulings_on.setdefault(letter.rules_on, []).append(letter)
+        for lid, group in dups.items():
+            group.sort(key=_path_key)
+            by_id[lid] = group[0]
+        self._by_id = by_id
+        self._dups = dups
+
         malformed_re: dict[str, list[Letter]] = {}
-        malformed_sup_by_id: dict[str, list[Letter]] = {}
-        malformed_sup_by_thread: dict[str, list[Letter]] = {}
+        for letter in bad_re:
+            for tok in tokens(letter.re):
+                malformed_re.setdefault(tok, []).append(letter)
+
+        superseders: dict[str, list[Letter]] = {}
         out: dict[str, set[str]] = {}
         parent: dict[str, str] = {}
 
@@ -178,43 +268,34 @@ class Resolution:
                 x = nxt
             return root
 
-        for letter in snapshot.letters:
-            malformed = letter.malformed or ()
-            threads.setdefault(letter.thread_id, []).append(letter)
-            if letter.re and "re" not in malformed:
-                children.setdefault(letter.re, []).append(letter)
-            elif letter.re:
-                for tok in tokens(letter.re):
-                    malformed_re.setdefault(tok, []).append(letter)
+        for letter in with_supersedes:
             target = letter.supersedes
-            if target and "supersedes" not in malformed:
-                superseders.setdefault(target, []).append(letter)
-                if target in by_id:
-                    out.setdefault(letter.id, set()).add(target)
-                    parent.setdefault(letter.id, letter.id)
-                    parent.setdefault(target, target)
-                    a, b = find(letter.id), find(target)
-                    if a != b:
-                        if a < b:
-                            parent[b] = a
-                        else:
-                            parent[a] = b
-            elif target:
-                named = [t for t in tokens(target) if t in by_id]
-                if named:
-                    for t in named:
-                        malformed_sup_by_id.setdefault(t, []).append(letter)
-                else:
-                    malformed_sup_by_thread.setdefault(letter.thread_id, []).append(letter)
-            if letter.type == "dispute":
-                for d in set(letter.disputes or ()):
-                    disputes_naming.setdefault(d, []).append(letter)
-            if letter.type == "ruling" and _is_id(letter.rules_on) and "rules_on" not in malformed:
-                rulings_on.setdefault(letter.rules_on, []).append(letter)
+            superseders.setdefault(target, []).append(letter)
+            if target in by_id:
+                lid = letter.id
+                out.setdefault(lid, set()).add(target)
+                parent.setdefault(lid, lid)
+                parent.setdefault(target, target)
+                a, b = find(lid), find(target)
+                if a != b:
+                    if a < b:
+                        parent[b] = a
+                    else:
+                        parent[a] = b
+        malformed_sup_by_id: dict[str, list[Letter]] = {}
+        malformed_sup_by_thread: dict[str, list[Letter]] = {}
+        for letter in bad_supersedes:
+            named = [t for t in tokens(letter.supersedes) if t in by_id]
+            if named:
+                for t in named:
+                    malformed_sup_by_id.setdefault(t, []).append(letter)
+            else:
+                malformed_sup_by_thread.setdefault(letter.thread_id, []).append(letter)
 
         self._children = children
+        self._more_children = more_children
         self._superseders = superseders
-        self._threads = threads
+        self._threads: dict[str, list[Letter]] | None = None
         self._disputes_naming = disputes_naming
         self._rulings_on = rulings_on
         self._malformed_re = malformed_re
@@ -256,17 +337,15 @@ class Resolution:
         self._unreadable_superseders = unreadable_superseders
         self._unreadable_reply_by_re = unreadable_reply_by_re
         self._unreadable_reply_open = unreadable_reply_open
-        self._duplicated_ids = frozenset(
-            [i for i, group in by_id.items() if len(group) > 1]
-            + [i for i, group in unreadable_holders.items() if len(group) + len(by_id.get(i, ())) > 1]
-        )
+        dup_ids = set(dups)
+        dup_ids.update(i for i, group in unreadable_holders.items() if len(group) + len(self._holding(i)) > 1)
+        self._duplicated_ids = frozenset(dup_ids)
 
         # Reasons that hold for every letter of the snapshot (built once, shared).
         unsupported = snapshot.unsupported
         self._unsupported_paths = tuple(sorted(u.path for u in unsupported))
         self._globals: dict[tuple[str, bool, bool], tuple[Reason, ...]] = {}
         self._chain_of: dict[str, _Chain] = {}
-        self._components: dict[str, list[str]] | None = None
         self._chains: dict[str, _Chain] = {}
         self._current: dict[str, Answer] = {}
         self._superseded: dict[str, Answer] = {}
@@ -274,7 +353,52 @@ class Resolution:
         self._accepted: dict[int, Answer] = {}
         self._state: dict[int, StateAnswer] = {}
         self._late: dict[int, Answer] = {}
-        self._terminal: dict[int, list[Letter]] = {}
+        self._replied_ids = replied_ids
+        self._more_replies = more_replies
+
+        # Fast paths for supersession. A *simple* chain is a plain path of pointers: no
+        # fork, no cycle, no duplicated id, and nothing unreadable or malformed that may
+        # point into it. A letter alone in its chain is the simplest. In a simple chain a
+        # superseded letter is not current, and the head is in the snapshot-wide doubt only.
+        doubted = set(malformed_sup_by_id)
+        doubted.update(unreadable_superseders)
+        if malformed_sup_by_thread:
+            # a malformed pointer naming no present id may target any chain of its thread
+            doubted.update(x.id for x in snapshot.letters if x.thread_id in malformed_sup_by_thread)
+        doubted.update(i for i in dup_ids if i in parent)
+        comps: dict[str, list[str]] = {}
+        for node in parent:
+            comps.setdefault(find(node), []).append(node)
+        self._components = comps
+        edges: dict[str, int] = {}
+        for src, targets in out.items():
+            root = find(src)
+            edges[root] = edges.get(root, 0) + len(targets)
+        sup_ids = self._sup_ids
+        self._simple_roots = simple = {
+            root for root, nodes in comps.items()
+            if edges[root] == len(nodes) - 1
+            and not any(len(sup_ids.get(i, ())) > 1 or i in doubted for i in nodes)
+        }
+        touched = doubted
+        for root, nodes in comps.items():
+            if root not in simple:
+                touched.update(nodes)
+        self._touched = touched
+        doubt = self._global_reasons("current")
+        self._lone_current = Answer("unknown", doubt) if doubt else YES
+        doubt = self._global_reasons("superseded")
+        self._lone_superseded = Answer("unknown", doubt) if doubt else NO
+        # Plain letters (see _Plain): ids with no terminal reply, supersedes edge, unreadable
+        # or malformed reply pointer, and not duplicated.
+        special = set(replied_ids)
+        special.update(out)
+        special.update(unreadable_reply_by_re)
+        special.update(malformed_re)
+        special.update(dup_ids)
+        self._special = special
+        self._plain_by_pair: dict[tuple[str, str], _Plain] = {}
+        self._plain_all = None if unreadable_reply_open else _Plain(self._plain_answered("", ""))
 
     # --- shared reasons -----------------------------------------------------------
     def _global_reasons(self, about: str, *, unsupported: bool = True, partial: bool = True) -> tuple[Reason, ...]:
@@ -304,14 +428,30 @@ class Resolution:
         return reasons
 
     # --- lookups ------------------------------------------------------------------
+    def _holding(self, letter_id: str) -> Sequence[Letter]:
+        """The readable letters holding this id, by path."""
+        group = self._dups.get(letter_id)
+        if group is not None:
+            return group
+        x = self._by_id.get(letter_id)
+        return () if x is None else (x,)
+
+    def _kids(self, letter_id: str) -> Sequence[Letter]:
+        """The readable letters whose (well-formed) ``re`` is this id, in scan order."""
+        group = self._more_children.get(letter_id)
+        if group is not None:
+            return group
+        x = self._children.get(letter_id)
+        return () if x is None else (x,)
+
     def by_id(self, letter_id: str) -> list[Letter]:
         """Every readable letter holding this id (two or more: a duplicated id)."""
-        return list(self._by_id.get(letter_id, ()))
+        return list(self._holding(letter_id))
 
     def holders(self, letter_id: str) -> list[str]:
         """Paths of every file holding this id: readable letters and unreadable files whose
         legible ``id`` is it. Two or more: the id is duplicated."""
-        paths = [x.path for x in self._by_id.get(letter_id, ())]
+        paths = [x.path for x in self._holding(letter_id)]
         paths += [u.path for u in self._unreadable_holders.get(letter_id, ())]
         return sorted(paths)
 
@@ -326,16 +466,45 @@ class Resolution:
         root = self._find(letter_id)
         chain = self._chains.get(root)
         if chain is None:
-            if self._components is None:
-                comps: dict[str, list[str]] = {}
-                for node in self._parent:
-                    comps.setdefault(self._find(node), []).append(node)
-                self._components = comps
             ids = sorted(self._components.get(root, [letter_id]))
-            chain = self._analyse(ids)
+            if root in self._simple_roots and self._fast_paths:
+                chain = self._analyse_simple(ids)
+            else:
+                chain = self._analyse(ids)
             self._chains[root] = chain
             for i in ids:
                 self._chain_of[i] = chain
+        return chain
+
+    def _analyse_simple(self, ids: list[str]) -> _Chain:
+        """``_analyse`` for a simple chain (see ``_index``): a path with no cycle and no
+        fork, so no ruling and no doubt of its own; only the replies below each letter."""
+        chain = _Chain()
+        chain.ids = ids
+        chain.doubts = self._global_reasons("current")
+        children = self._children
+        replied: dict[str, tuple[Letter, ...]] = {}
+        for i in ids:
+            if i in children:
+                found = tuple(r for x in self._holding(i) for r in self._terminal_replies(x))
+                if found:
+                    replied[i] = found
+        chain.replied = replied
+        if replied:
+            # Walk up from the oldest letter (the one superseding nothing present).
+            out = self._out
+            sup_ids = self._sup_ids
+            v = next(i for i in ids if i not in out)
+            below: dict[str, tuple[str, ...]] = {v: ()}
+            names: tuple[str, ...] = ()
+            ups = sup_ids.get(v)
+            while ups:
+                if v in replied:
+                    names = ((v,) + names)[:_MAX_BELOW]
+                v = ups[0]
+                below[v] = names
+                ups = sup_ids.get(v)
+            chain.reply_below = below
         return chain
 
     def _analyse(self, ids: list[str]) -> _Chain:
@@ -436,7 +605,7 @@ class Resolution:
                 "fork", "current",
                 f"{len(sups)} letters supersede {f} and no ruling settles which one is current",
                 tuple([f] + sups),
-                tuple(sorted(x.path for i in [f] + sups for x in self._by_id.get(i, ()))),
+                tuple(sorted(x.path for i in [f] + sups for x in self._holding(i))),
             ))
         for i in ids if self._duplicated_ids else ():
             if superseder_ids[i] and self._duplicated(i):
@@ -452,7 +621,7 @@ class Resolution:
         if self._malformed_sup_by_thread:
             thread_holders: dict[str, Letter] = {}
             root = self._find(ids[0])
-            for t in {x.thread_id for i in ids for x in self._by_id.get(i, ())}:
+            for t in {x.thread_id for i in ids for x in self._holding(i)}:
                 for h in self._malformed_sup_by_thread.get(t, ()):
                     if self._find(h.id) != root:  # every chain of its thread but its own
                         thread_holders.setdefault(h.path, h)
@@ -485,7 +654,7 @@ class Resolution:
         replied: dict[str, tuple[Letter, ...]] = {}
         for i in ids:
             if i in children:
-                found = tuple(r for x in self._by_id.get(i, ()) for r in self._terminal_replies(x))
+                found = tuple(r for x in self._holding(i) for r in self._terminal_replies(x))
                 if found:
                     replied[i] = found
         chain.replied = replied
@@ -541,6 +710,8 @@ class Resolution:
     def current(self, letter: Letter) -> Answer:
         """yes / no / unknown (reasons: cycle, fork, malformed-pointer, ambiguous-reference,
         unreadable-file, unsupported-entry, outside-scope, non-atomic-scan; ``ruled`` as info)."""
+        if letter.id not in self._touched and self._fast_paths:  # a simple chain
+            return NO if letter.id in self._sup_ids else self._lone_current
         cached = self._current.get(letter.id)
         if cached is not None:
             return cached
@@ -558,7 +729,7 @@ class Resolution:
                 f"this letter {where} a supersession cycle through {', '.join(members[:10])}; "
                 "no winner is picked",
                 members[:_MAX_NAMED],
-                tuple(sorted(x.path for m in members[:_MAX_NAMED] for x in self._by_id.get(m, ()))),
+                tuple(sorted(x.path for m in members[:_MAX_NAMED] for x in self._holding(m))),
             ),))
         if self._superseders.get(letter_id) and letter_id in self._by_id:
             return NO
@@ -572,6 +743,8 @@ class Resolution:
 
     def superseded(self, letter: Letter) -> Answer:
         """yes when current is no; no when nothing may supersede the letter; else unknown."""
+        if letter.id not in self._touched and self._fast_paths:  # a simple chain
+            return YES if letter.id in self._sup_ids else self._lone_superseded
         cached = self._superseded.get(letter.id)
         if cached is not None:
             return cached
@@ -616,7 +789,7 @@ class Resolution:
         if chain.letters is None:
             if chain.order is None:
                 chain.order = _topological(chain.ids, self._out, self._superseders)
-            chain.letters = [x for i in chain.order for x in self._by_id.get(i, ())]
+            chain.letters = [x for i in chain.order for x in self._holding(i)]
         return chain.letters
 
     def chain_ids(self, letter: Letter) -> list[str]:
@@ -688,39 +861,100 @@ class Resolution:
 
     # --- replies ------------------------------------------------------------------
     def _terminal_replies(self, letter: Letter) -> list[Letter]:
-        if letter.id not in self._children:
+        """Terminal replies to this letter, sorted (built on each call: cheap, and a cache
+        of 100,000 small lists would cost the cyclic collector more than it saves)."""
+        lid = letter.id
+        one = self._replied_ids.get(lid)
+        if one is None:
             return []
-        key = id(letter)
-        found = self._terminal.get(key)
-        if found is None:
-            found = _sorted_letters(
-                c for c in self._children.get(letter.id, ())
-                if c.type in TERMINAL_TYPES and c.sender == letter.recipient and c.recipient == letter.sender
-            )
-            self._terminal[key] = found
+        sender = letter.sender
+        recipient = letter.recipient
+        more = self._more_replies.get(lid)
+        if more is None:
+            return [one] if one.sender == recipient and one.recipient == sender else []
+        found = [c for c in more if c.sender == recipient and c.recipient == sender]
+        if len(found) > 1:
+            found.sort(key=_letter_key)
         return found
 
+    def _closed_by_reply(self, letter: Letter) -> bool:
+        """``answered`` is yes (so ``state`` is closed), without building the answer."""
+        return (
+            letter.id in self._replied_ids
+            and letter.id not in self._duplicated_ids
+            and letter.sender != EXTERNAL_BRIDGE
+            and letter.recipient != EXTERNAL_BRIDGE
+            and bool(self._terminal_replies(letter))
+        )
+
+    def _plain(self, letter: Letter) -> _Plain | None:
+        """The shared answers of a plain letter (see ``_Plain``), or None when its id or
+        parties need a closer look."""
+        if letter.id in self._special or not self._fast_paths:
+            return None
+        sender = letter.sender
+        recipient = letter.recipient
+        if sender == EXTERNAL_BRIDGE or recipient == EXTERNAL_BRIDGE:
+            return None
+        if self._partial and sender not in self._participants:
+            return None  # the outside-scope reason names the letter
+        plain = self._plain_all
+        if plain is None:  # unreadable files may be replies to some pairs of parties
+            pair = (recipient, sender)
+            plain = self._plain_by_pair.get(pair)
+            if plain is None:
+                plain = self._plain_by_pair[pair] = _Plain(self._plain_answered(recipient, sender))
+        return plain
+
+    def _plain_answered(self, to: str, frm: str) -> Answer:
+        """``answered`` of a plain letter from ``frm`` to ``to``."""
+        reasons: list[Reason] = []
+        maybe = self._unreadable_open_replies(to, frm, {})
+        if maybe:
+            reasons.append(_unreadable_reply_reason(maybe))
+        reasons.extend(self._global_reasons("answered", partial=False))
+        return Answer("unknown", tuple(reasons)) if reasons else NO
+
+    def _unreadable_open_replies(self, to: str, frm: str, maybe: dict[str, Unreadable]) -> dict[str, Unreadable]:
+        """Add the unreadable files with no legible ``re`` that may be a terminal reply
+        from ``to`` to ``frm`` (by path); return ``maybe``."""
+        if self._unreadable_reply_open:
+            for key in ((to, frm), (to, None), (None, frm), (None, None)):
+                for u in self._unreadable_reply_open.get(key, ()):
+                    maybe.setdefault(u.path, u)
+        return maybe
+
     def answered(self, letter: Letter) -> Answer:
+        plain = self._plain(letter)
+        if plain is not None:
+            return plain.answered
         key = id(letter)
         cached = self._answered.get(key)
         if cached is None:
             cached = self._compute_answered(letter)
-            self._answered[key] = cached
+            if not cached.yes:  # state and late do not need a yes (``_closed_by_reply``)
+                self._answered[key] = cached
         return cached
 
     def _compute_answered(self, letter: Letter) -> Answer:
-        if EXTERNAL_BRIDGE in (letter.sender, letter.recipient):
+        if letter.sender == EXTERNAL_BRIDGE or letter.recipient == EXTERNAL_BRIDGE:
             return Answer("unknown", (Reason(
                 "external-route", "answered",
                 f"the letter crosses {EXTERNAL_BRIDGE}: no receipt is on disk", (letter.id,), (letter.path,),
             ),))
-        if self._duplicated(letter.id):
+        if letter.id in self._duplicated_ids:
             paths = tuple(self.holders(letter.id))
             return Answer("unknown", (Reason(
                 "duplicate-id", "answered",
                 f"{len(paths)} files hold the id {letter.id}", (letter.id,), paths,
             ),))
         replies = self._terminal_replies(letter)
+        if len(replies) == 1:
+            r = replies[0]
+            return Answer("yes", (Reason(
+                "answered-by", "answered", "terminal reply from " + letter.recipient + ": " + r.id,
+                (r.id,), (r.path,),
+            ),))
         if replies:
             return Answer("yes", (Reason(
                 "answered-by", "answered",
@@ -740,17 +974,9 @@ class Resolution:
                     tuple(r.path for r in replies),
                 ))
         maybe: dict[str, Unreadable] = {u.path: u for u in self._unreadable_reply_by_re.get(letter.id, ())}
-        if self._unreadable_reply_open:
-            to, frm = letter.recipient, letter.sender
-            for key in ((to, frm), (to, None), (None, frm), (None, None)):
-                for u in self._unreadable_reply_open.get(key, ()):
-                    maybe.setdefault(u.path, u)
+        self._unreadable_open_replies(letter.recipient, letter.sender, maybe)
         if maybe:
-            reasons.append(Reason(
-                "unreadable-file", "answered",
-                f"{len(maybe)} unreadable file{'s' if len(maybe) != 1 else ''} may be a terminal reply to this letter",
-                (), tuple(sorted(maybe))[:_MAX_NAMED],
-            ))
+            reasons.append(_unreadable_reply_reason(maybe))
         mal = self._malformed_re.get(letter.id, ())
         if mal:
             reasons.append(Reason(
@@ -774,15 +1000,17 @@ class Resolution:
     def acks(self, letter: Letter) -> list[Letter]:
         """``ack`` letters with re = id and reversed parties."""
         return _sorted_letters(
-            c for c in self._children.get(letter.id, ())
+            c for c in self._kids(letter.id)
             if c.type == "ack" and c.sender == letter.recipient and c.recipient == letter.sender
         )
 
     def children(self, letter: Letter) -> list[Letter]:
         """Every readable letter whose ``re`` is this letter's id (any party, any type)."""
-        return _sorted_letters(self._children.get(letter.id, ()))
+        return _sorted_letters(self._kids(letter.id))
 
     def accepted(self, letter: Letter) -> Answer:
+        if letter.id not in self._children and self._fast_paths and letter.path + ".ack" not in self._sidecars:
+            return NO  # no letter replies to it and no sidecar (``Snapshot.has_sidecar``)
         key = id(letter)
         cached = self._accepted.get(key)
         if cached is not None:
@@ -805,6 +1033,13 @@ class Resolution:
         return cached
 
     def state(self, letter: Letter) -> StateAnswer:
+        if letter.folder == "processed":
+            return CLOSED
+        plain = self._plain(letter)
+        if plain is not None:
+            return plain.state
+        if self._fast_paths and self._closed_by_reply(letter):
+            return CLOSED
         key = id(letter)
         cached = self._state.get(key)
         if cached is None:
@@ -814,13 +1049,13 @@ class Resolution:
 
     def _compute_state(self, letter: Letter) -> StateAnswer:
         if letter.folder == "processed":
-            return StateAnswer("closed")
+            return CLOSED
         answered = self.answered(letter)
         if answered.yes:
-            return StateAnswer("closed")
+            return CLOSED
         reasons: list[Reason] = []
         if self._duplicated(letter.id):
-            folders = {x.folder for x in self._by_id.get(letter.id, ())}
+            folders = {x.folder for x in self._holding(letter.id)}
             folders |= {u.folder for u in self._unreadable_holders.get(letter.id, ())}
             if {"inbox", "processed"} <= folders:
                 reasons.append(Reason(
@@ -831,11 +1066,23 @@ class Resolution:
         if answered.unknown and not any(r.code == "external-route" for r in answered.reasons):
             present = {r.code for r in reasons}
             reasons.extend(r for r in _about(answered.reasons, "state") if r.code not in present)
-        return StateAnswer("unknown", tuple(reasons)) if reasons else StateAnswer("open")
+        return StateAnswer("unknown", tuple(reasons)) if reasons else OPEN
 
     def late(self, letter: Letter, at: datetime | None = None) -> Answer:
         """Late at ``at`` (default: the resolution's ``at``)."""
         if at is None:
+            if letter.requires_ack != "true" or letter.folder == "processed":
+                return NO  # not a task, or closed
+            plain = self._plain(letter)
+            if plain is not None:
+                deadline_at = letter.deadline_at
+                if deadline_at is None:
+                    if letter.deadline:
+                        return Answer("unknown", (_ambiguous_deadline(letter),) + plain.late_reasons)
+                    return NO
+                return plain.late_overdue if deadline_at < self.at else NO
+            if self._fast_paths and self._closed_by_reply(letter):
+                return NO
             key = id(letter)
             cached = self._late.get(key)
             if cached is None:
@@ -853,10 +1100,7 @@ class Resolution:
         deadline_at = letter.deadline_at or None
         ambiguous = bool(letter.deadline) and deadline_at is None
         overdue = deadline_at is not None and deadline_at < at
-        time_reason = Reason(
-            "ambiguous-timestamp", "late",
-            f"the deadline {letter.deadline!r} has no usable offset", (letter.id,), (letter.path,),
-        )
+        time_reason = _ambiguous_deadline(letter) if ambiguous else None
         if state.value == "open":
             answered = self.answered(letter)
             if answered.no:
@@ -874,6 +1118,11 @@ class Resolution:
     # --- threads and disputes -----------------------------------------------------
     def thread(self, thread_id: str) -> list[Letter]:
         """Letters whose thread is ``thread_id`` (the root included)."""
+        if self._threads is None:
+            threads: dict[str, list[Letter]] = {}
+            for letter in self.snapshot.letters:
+                threads.setdefault(letter.thread_id, []).append(letter)
+            self._threads = threads
         return _sorted_letters(self._threads.get(thread_id, ()))
 
     def open_disputes(self) -> list[OpenDispute]:
@@ -881,12 +1130,27 @@ class Resolution:
         for letter in _sorted_letters(x for x in self.snapshot.letters if x.type == "dispute"):
             if self._rulings_on.get(letter.id):
                 continue
-            disputed = tuple(x for d in (letter.disputes or ()) for x in self._by_id.get(d, ()))
+            disputed = tuple(x for d in (letter.disputes or ()) for x in self._holding(d))
             found.append(OpenDispute(letter, disputed))
         return found
 
     def rulings(self, dispute: Letter) -> list[Letter]:
         return _sorted_letters(self._rulings_on.get(dispute.id, ()))
+
+
+def _unreadable_reply_reason(maybe: dict[str, Unreadable]) -> Reason:
+    return Reason(
+        "unreadable-file", "answered",
+        f"{len(maybe)} unreadable file{'s' if len(maybe) != 1 else ''} may be a terminal reply to this letter",
+        (), tuple(sorted(maybe))[:_MAX_NAMED],
+    )
+
+
+def _ambiguous_deadline(letter: Letter) -> Reason:
+    return Reason(
+        "ambiguous-timestamp", "late",
+        f"the deadline {letter.deadline!r} has no usable offset", (letter.id,), (letter.path,),
+    )
 
 
 @contextmanager
