@@ -63,9 +63,13 @@ RACY_NS = 3_000_000_000
 
 # Letter slots stored as they are; sent_at/deadline_at are stored as a code and rebuilt
 # (0: None; 1: parsed from the field's text; 2: from the id's time prefix), and ``fields``
-# as (keys, values) so the key tuple is shared between letters.
+# as (keys, values) so the key tuple is shared between letters (a rebuilt letter keeps
+# them apart and pairs them up only if its ``fields`` is asked for).
 _TIMES = ("sent_at", "deadline_at")
-_STORED = tuple(s for s in Letter.__slots__ if s not in _TIMES and s != "fields")
+_FIELD_SLOTS = ("_fields", "_field_keys", "_field_values")
+_STORED = tuple(s for s in Letter.__slots__ if s not in _TIMES and s not in _FIELD_SLOTS)
+#: what two letters must agree on to be the same letter (``fields`` as its pairs)
+_COMPARED = tuple(s for s in Letter.__slots__ if s not in _FIELD_SLOTS) + ("fields",)
 _get_stored = operator.attrgetter(*_STORED)
 #: Unreadable's fields, in order (it is rebuilt positionally)
 _UNREADABLE = tuple(f.name for f in dataclasses.fields(Unreadable))
@@ -84,10 +88,10 @@ def _make_builder():
     """A straight-line function that makes a Letter from a row (fast: no per-slot loop)."""
     targets = ", ".join(f"o.{name}" for name in _STORED)
     src = (
-        "def _letter_from_row(row, _new=object.__new__, _L=Letter, _zip=zip, _tuple=tuple):\n"
+        "def _letter_from_row(row, _new=object.__new__, _L=Letter):\n"
         "    o = _new(_L)\n"
-        f"    (_, keys, values, cs, cd, {targets}) = row\n"
-        "    o.fields = _tuple(_zip(keys, values))\n"
+        f"    (_, o._field_keys, o._field_values, cs, cd, {targets}) = row\n"
+        "    o._fields = None\n"
         "    o.sent_at = None if not cs else (_fromiso(o.sent) if cs == 1 else _id_time(o.id))\n"
         "    o.deadline_at = _fromiso(o.deadline) if cd else None\n"
         "    return o\n"
@@ -180,7 +184,10 @@ class HeaderCache:
 
     def _row(self, item: Letter | Unreadable) -> tuple:
         if isinstance(item, Letter):
-            keys, values = zip(*item.fields) if item.fields else ((), ())
+            if item._fields is None:  # rebuilt from a row: keys and values kept apart
+                keys, values = item._field_keys, item._field_values
+            else:
+                keys, values = zip(*item.fields) if item.fields else ((), ())
             keys = self._keys.setdefault(keys, keys)
             sent = 0 if item.sent_at is None else (2 if "time-from-id" in item.flags else 1)
             return (_KIND_LETTER, keys, values, sent, 0 if item.deadline_at is None else 1) + _get_stored(item)
@@ -472,7 +479,7 @@ def letters_equal(a: Letter | Unreadable, b: Letter | Unreadable) -> bool:
         return False
     if isinstance(a, Unreadable):
         return a == b
-    for name in Letter.__slots__:
+    for name in _COMPARED:
         x, y = getattr(a, name), getattr(b, name)
         if x != y:
             return False
