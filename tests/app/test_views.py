@@ -496,3 +496,25 @@ async def test_unknown_query_rows_explain_themselves_in_the_pane(incomplete_box)
         head = static_text(app, "#letter-head")
         assert head.startswith("Whether this letter matches the query is unknown, because")
         assert "unreadable-file" in head
+
+
+async def test_deep_threads_and_long_chains_do_not_recurse_or_flood(tmp_path):
+    """3,000 replies each answering the one before, and a 3,000-letter supersession chain."""
+    from tests.conftest import make_box
+
+    box = make_box(tmp_path / "box", "alpha", "beta")
+    prev = None
+    for i in range(3000):
+        lid = f"t{i:05d}"
+        box.letter(lid, frm="alpha", to="beta", re=prev or "", thread="t00000" if prev else "",
+                   supersedes=prev or "", sent=f"2026-11-01T00:00:00Z")
+        prev = lid
+    app = app_for(box, view="all", letter="t02999")
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app, timeout=60)
+        thread = static_text(app, "#letter-thread")
+        assert "more letters in this thread" in thread
+        assert len(thread.splitlines()) < 420
+        chain = static_text(app, "#letter-chain")
+        assert "more letters in this chain" in chain
+        assert max(len(line) for line in thread.splitlines()) < 200

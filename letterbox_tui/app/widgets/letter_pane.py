@@ -32,6 +32,9 @@ TABS = ("body", "thread", "chain", "provenance")
 #: Bodies larger than this are shown as plain text (Markdown makes a widget per block).
 MARKDOWN_LIMIT = 24 * 1024
 MARKDOWN_LINES = 600
+#: Thread and chain trees stop after this many letters; deeper levels share one margin.
+MAX_TREE_LINES = 400
+MAX_DEPTH_SHOWN = 12
 #: How much of a long body is shown as plain text.
 PLAIN_LIMIT = 32 * 1024
 
@@ -223,27 +226,36 @@ class LetterPane(Vertical):
         lines: list[Content] = [cleans(Content.styled("Thread ", "bold"), (x.thread_id, "bold"),
                                        Content.styled(f"  ({len(members)} letter{'s' if len(members) != 1 else ''})", "$text-muted")), Content("")]
         seen: set[int] = set()
-
-        def walk(m: Letter, prefix: str, last: bool, top: bool) -> None:
+        shown = 0
+        # iterative depth-first walk: a reply chain thousands deep must not recurse
+        stack: list[tuple[Letter, str, bool, bool]] = [(r, "", True, True) for r in reversed(roots)]
+        while stack:
+            m, prefix, last, top = stack.pop()
             if id(m) in seen:
-                return
+                continue
             seen.add(id(m))
+            shown += 1
+            if shown > MAX_TREE_LINES:
+                break
             if top:
                 glyph = ""
             elif id(m) in loose:
                 glyph = "└┄> " if last else "├┄> "
             else:
                 glyph = "└─> " if last else "├─> "
-            lines.append(self._tree_line(model, m, prefix + glyph, m is x))
+            lines.append(self._tree_line(model, m, _indent(prefix) + glyph, m is x))
             children = kids.get(m.id, [])
-            for i, c in enumerate(children):
-                walk(c, prefix + ("" if top else ("    " if last else "│   ")), i == len(children) - 1, False)
-
-        for r in roots:
-            walk(r, "", True, True)
-        for m in members:  # anything left (a reply loop) is listed flat
-            if id(m) not in seen:
-                lines.append(self._tree_line(model, m, "?   ", m is x))
+            sub = prefix + ("" if top else ("    " if last else "│   "))
+            for i in range(len(children) - 1, -1, -1):
+                stack.append((children[i], sub, i == len(children) - 1, False))
+        if shown > MAX_TREE_LINES:
+            lines.append(Content.styled(f"… and {len(members) - MAX_TREE_LINES} more letters in this thread "
+                                        "(letterbox-tui thread ID prints them all)", "$text-muted"))
+        else:
+            for m in members:  # anything left (a reply loop) is listed flat
+                if id(m) not in seen and shown < MAX_TREE_LINES:
+                    shown += 1
+                    lines.append(self._tree_line(model, m, "?   ", m is x))
         if loose:
             lines.append(Content(""))
             lines.append(Content.styled("─> replies by re;  ┄> in the thread by its label, with no re inside it", "$text-muted"))
@@ -291,13 +303,19 @@ class LetterPane(Vertical):
             else:
                 roots.append(c)
         seen: set[int] = set()
-
-        def node(c: Letter, prefix: str, last: bool, top: bool) -> None:
+        shown = 0
+        # iterative, as for threads: a chain thousands long must not recurse
+        stack: list[tuple[Letter, str, bool, bool]] = [(r, "", True, True) for r in reversed(roots)]
+        while stack:
+            c, prefix, last, top = stack.pop()
             if id(c) in seen:
-                lines.append(cleans(Content.styled(prefix + ("└─▶ " if last else "├─▶ "), "$text-muted"),
+                lines.append(cleans(Content.styled(_indent(prefix) + ("└─▶ " if last else "├─▶ "), "$text-muted"),
                                     Content.styled("↺ cycle back to ", "bold $unknown"), (c.id, "")))
-                return
+                continue
             seen.add(id(c))
+            shown += 1
+            if shown > MAX_TREE_LINES:
+                break
             cur = res.current(c)
             value, vstyle = answer_text(cur, "current")
             children = kids.get(c.id, [])
@@ -306,25 +324,26 @@ class LetterPane(Vertical):
             mark = "★ " if head is c else ("▶ " if c is x else "  ")
             sub = prefix + ("" if top else ("    " if last else "│   "))
             lines.append(cleans(
-                Content.styled(prefix + glyph, "$text-muted"),
+                Content.styled(_indent(prefix) + glyph, "$text-muted"),
                 Content.styled(mark, "bold $current" if head is c else "bold"),
                 (c.subject or _slug(c), "bold reverse" if c is x else ("$superseded" if cur.no else "bold")),
                 Content.styled("  ", ""), (c.type, "$text-muted"), Content.styled(" by ", "$text-muted"), (c.sender, "$text-muted"),
                 Content.styled("  current: ", "$text-muted"), Content.styled(value, vstyle),
                 fork,
             ))
-            lines.append(cleans(Content.styled(sub + ("│   " if children else "    ") + "  ", "$text-muted"),
+            lines.append(cleans(Content.styled(_indent(sub) + ("│   " if children else "    ") + "  ", "$text-muted"),
                                 (c.id, "$text-muted")))
             for r in cur.reasons:
-                lines.append(cleans(Content.styled(sub + ("│   " if children else "    ") + "  · ", "$text-muted"),
+                lines.append(cleans(Content.styled(_indent(sub) + ("│   " if children else "    ") + "  · ", "$text-muted"),
                                     Content.styled(r.code, "$unknown" if r.code != "ruled" else "$success"),
                                     (f": {r.detail}" if r.detail else "", "$text-muted")))
-            for i, k in enumerate(children):
-                node(k, sub, i == len(children) - 1, False)
-
-        for r in roots:
-            node(r, "", True, True)
-        rest = [c for c in chain if id(c) not in seen]
+            for i in range(len(children) - 1, -1, -1):
+                stack.append((children[i], sub, i == len(children) - 1, False))
+        capped = shown > MAX_TREE_LINES
+        if capped:
+            lines.append(Content.styled(f"… and {len(chain) - MAX_TREE_LINES} more letters in this chain "
+                                        "(letterbox-tui current ID lists them all)", "$text-muted"))
+        rest = [] if capped else [c for c in chain if id(c) not in seen][:MAX_TREE_LINES]
         if rest:
             lines.append(Content.styled("On a cycle (no letter starts it): ", "bold $unknown"))
             for c in rest:
@@ -395,6 +414,13 @@ class LetterPane(Vertical):
         for k, v in x.fields:
             lines.append(cleans(Content.styled(f"  {k}: ", "$text-muted"), (v, "")))
         return Content("\n").join(lines)
+
+
+def _indent(prefix: str) -> str:
+    """A tree prefix, kept readable when the tree is very deep."""
+    if len(prefix) <= 4 * MAX_DEPTH_SHOWN:
+        return prefix
+    return "┆" + prefix[-4 * MAX_DEPTH_SHOWN + 1:]
 
 
 def _unreadable_lines(u: Unreadable) -> list[Content]:
