@@ -1,11 +1,13 @@
 """The reading commands (SPEC 6, 7): query, exists, show, current, answered, thread, owed,
 disputes, check, digest. Each parses its input first (errors exit 2 before any scan),
 scans, resolves at one clock, and prints text or ``--json``. Nothing here writes.
+
+What only one command uses (check, digest, owed, hashlib) is imported inside it: every
+command's process start pays for this module's imports.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import stat
@@ -13,12 +15,9 @@ from argparse import Namespace
 from datetime import datetime, timezone
 from typing import Any
 
-from letterbox_tui.core.check import Finding, check, has_problem
-from letterbox_tui.core.digest import digest
 from letterbox_tui.core.errors import LetterboxError
 from letterbox_tui.core.grammar import parse_time
 from letterbox_tui.core.model import Letter, Reason, Scope, Snapshot
-from letterbox_tui.core.owed import any_late, format_time, owed
 from letterbox_tui.core.query import Query, QueryResult, dedupe, parse_query, run_query
 from letterbox_tui.core.resolve import Resolution, resolve
 from letterbox_tui.core.rows import answers, row
@@ -153,6 +152,8 @@ def read_letter_file(root: str, letter: Letter, limit: int | None = None) -> dic
     blocks on a FIFO. Errors become ``error``, never exceptions."""
     out: dict[str, Any] = {"sha256": None, "size": None, "changed": None, "body": None,
                            "body_truncated": False, "error": None}
+    import hashlib
+
     limit = BODY_MAX if limit is None else limit
     fds: list[int] = []
     try:
@@ -423,6 +424,8 @@ def _check_seat(snapshot: Snapshot, seat: str | None) -> None:
 
 
 def cmd_owed(args: Namespace) -> int:
+    from letterbox_tui.core.owed import any_late, format_time, owed
+
     at = parse_at(args.at)
     snapshot, res = _resolved(args, at)
     _check_seat(snapshot, args.seat)
@@ -471,6 +474,8 @@ def cmd_disputes(args: Namespace) -> int:
 # --- check, digest ------------------------------------------------------------------
 
 def cmd_check(args: Namespace) -> int:
+    from letterbox_tui.core.check import Finding, check, has_problem
+
     root, settings, snapshot = load(args)
     stale: list[str] = []
     if args.verify:
@@ -509,6 +514,8 @@ def cmd_check(args: Namespace) -> int:
 
 
 def cmd_digest(args: Namespace) -> int:
+    from letterbox_tui.core.digest import digest
+
     at = parse_at(args.at)
     snapshot, res = _resolved(args, at)
     _check_seat(snapshot, args.seat)
