@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from .model import Answer, Letter, Reason
-from .query import dedupe, slug, subject
+from .query import dedupe, slug
 from .resolve import Resolution, StateAnswer
 
 #: The row's keys, in the order SPEC 6 lists them.
@@ -51,6 +51,7 @@ def row(letter: Letter, res: Resolution, extra_reasons: tuple[Reason, ...] = ())
     """
     found = answers(letter, res)
     head = res.head(letter)
+    made_slug = slug(letter)
     return {
         "id": letter.id,
         "path": letter.path,
@@ -66,8 +67,8 @@ def row(letter: Letter, res: Resolution, extra_reasons: tuple[Reason, ...] = ())
         "requires_ack": letter.requires_ack,
         "deadline": letter.deadline,
         "sent": letter.sent,
-        "slug": slug(letter),
-        "subject": subject(letter),
+        "slug": made_slug,
+        "subject": letter.subject or made_slug,  # ``subject(letter)``, the slug made once
         "fields": dict(letter.fields),
         "state": found["state"].value,
         "answered": found["answered"].value,
