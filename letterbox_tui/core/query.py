@@ -10,6 +10,7 @@ letters that survive them. Bodies are never read.
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -209,68 +210,92 @@ def _select(answer: Answer, wanted: str) -> Outcome:
 
 def evaluate_term(term: Term, letter: Letter, res: Resolution) -> Outcome:
     """One term on one letter: yes, no or unknown (with the reasons involved)."""
+    return _term_fn(term, res)(letter)
+
+
+def _term_fn(term: Term, res: Resolution) -> Callable[[Letter], Outcome]:
+    """The term as a function of a letter (made once per query, called once per letter)."""
     key = term.key
-    if key in ("from", "to", "type", "re", "id", "priority", "thread"):
-        have = {
-            "from": letter.sender, "to": letter.recipient, "type": letter.type, "re": letter.re,
-            "id": letter.id, "priority": letter.priority, "thread": letter.thread_id,
-        }[key]
-        return _YES if have in term.values else _NO
-    if key == "task":
-        return _YES if letter.task == (term.value == "yes") else _NO
+    if key in _HEADER_ATTR or key == "thread" or key == "task":
+        test = _header_test(term)
+        assert test is not None
+        return lambda x: _YES if test(x) else _NO
     if key == "slug":
-        return _YES if term.value in slug(letter).casefold() else _NO
+        part = term.value
+        return lambda x: _YES if part in slug(x).casefold() else _NO
     if key == "subject":
-        return _YES if term.value in subject(letter).casefold() else _NO
-    if key in ("since", "until"):
-        if letter.sent_at is None:
-            return _time_unknown(letter, term, "sent time")
-        assert term.when is not None
-        ok = letter.sent_at >= term.when if key == "since" else letter.sent_at <= term.when
-        return _YES if ok else _NO
+        part = term.value
+        return lambda x: _YES if part in subject(x).casefold() else _NO
+    when = term.when
+    if key == "since" or key == "until":
+        assert when is not None
+        since = key == "since"
+
+        def sent(x: Letter) -> Outcome:
+            at = x.sent_at
+            if at is None:
+                return _time_unknown(x, term, "sent time")
+            return _YES if (at >= when if since else at <= when) else _NO
+
+        return sent
     if key == "due":
-        if not letter.deadline:
-            return _NO
-        if letter.deadline_at is None:
-            return _time_unknown(letter, term, "deadline")
-        d, t = letter.deadline_at, term.when
-        assert t is not None
-        ok = {"<=": d <= t, "<": d < t, ">=": d >= t, ">": d > t}[term.op]
-        return _YES if ok else _NO
+        assert when is not None
+        compare = _COMPARE[term.op]
+
+        def due(x: Letter) -> Outcome:
+            if not x.deadline:
+                return _NO
+            if x.deadline_at is None:
+                return _time_unknown(x, term, "deadline")
+            return _YES if compare(x.deadline_at, when) else _NO
+
+        return due
     if key == "state":
         wanted = term.value
         if wanted == "any":
-            return _YES
-        st = res.state(letter)
-        if wanted == "unknown":
-            return _YES if st.value == "unknown" else _NO
-        if st.value == wanted:
-            return _YES
-        if st.value == "unknown":
-            return Outcome("unknown", tuple(st.reasons))
-        return _NO
-    if key == "superseded":
-        if term.value == "head":
-            return _select(res.current(letter), "yes")
-        return _select(res.superseded(letter), term.value)
-    if key == "answered":
-        return _select(res.answered(letter), term.value)
-    if key == "accepted":
-        return _select(res.accepted(letter), term.value)
-    if key == "current":
-        return _select(res.current(letter), term.value)
-    if key == "late":
-        return _select(res.late(letter), term.value)
-    raise AssertionError(f"unhandled key {key}")  # parse_term admits no other key
+            return lambda x: _YES
+        state = res.state
+
+        def in_state(x: Letter) -> Outcome:
+            st = state(x)
+            if wanted == "unknown":
+                return _YES if st.value == "unknown" else _NO
+            if st.value == wanted:
+                return _YES
+            if st.value == "unknown":
+                return Outcome("unknown", tuple(st.reasons))
+            return _NO
+
+        return in_state
+    if key == "superseded" and term.value == "head":
+        current = res.current
+        return lambda x: _select(current(x), "yes")
+    answer = {
+        "superseded": res.superseded, "answered": res.answered, "accepted": res.accepted,
+        "current": res.current, "late": res.late,
+    }.get(key)
+    if answer is None:
+        raise AssertionError(f"unhandled key {key}")  # parse_term admits no other key
+    wanted = term.value
+    return lambda x: _select(answer(x), wanted)
+
+
+_COMPARE: dict[str, Callable[[datetime, datetime], bool]] = {
+    "<=": operator.le, "<": operator.lt, ">=": operator.ge, ">": operator.gt,
+}
 
 
 def evaluate(query: Query, letter: Letter, res: Resolution) -> Outcome:
     """Kleene AND of every term: any no -> no; all yes -> yes; else unknown with reasons."""
+    return _kleene([_term_fn(term, res) for term in query.terms], letter)
+
+
+def _kleene(fns: list[Callable[[Letter], Outcome]], letter: Letter) -> Outcome:
     reasons: list[Reason] = []
     unknown = False
-    for term in query.terms:
-        out = evaluate_term(term, letter, res)
-        if out.value == "no":
+    for fn in fns:
+        out = fn(letter)
+        if out is _NO or out.value == "no":
             return _NO
         if out.value == "unknown":
             unknown = True
@@ -305,26 +330,42 @@ def _header_test(term: Term) -> Callable[[Letter], bool] | None:
     return None
 
 
+def _time_test(term: Term) -> Callable[[Letter], bool] | None:
+    """For a time term: False when the term is surely no for a letter (its time is known
+    and outside), True otherwise (yes, or unknown: left to the three-valued evaluation)."""
+    when = term.when
+    if term.key == "since":
+        return lambda x: x.sent_at is None or x.sent_at >= when
+    if term.key == "until":
+        return lambda x: x.sent_at is None or x.sent_at <= when
+    if term.key == "due":
+        compare = _COMPARE[term.op]
+        return lambda x: bool(x.deadline) and (x.deadline_at is None or compare(x.deadline_at, when))
+    return None
+
+
 def run_query(query: Query, res: Resolution, letters: Iterable[Letter] | None = None) -> QueryResult:
     """Evaluate over ``letters`` (default: every readable letter, one per file, scan order).
 
-    Header terms filter first as plain predicates; the remaining terms are evaluated in
-    three values only on the letters that pass them.
+    Header terms filter first as plain predicates, then time terms drop the letters they
+    surely exclude; the remaining terms are evaluated in three values only on the letters
+    that pass them (a term that is no excludes a letter whatever the others say).
     """
     tests = []
     rest = []
     for term in query.terms:
         test = _header_test(term)
         (tests.append(test) if test is not None else rest.append(term))
+    tests += [t for t in map(_time_test, rest) if t is not None]
     pool = res.snapshot.letters if letters is None else letters
     for test in tests:
         pool = [x for x in pool if test(x)]
-    remaining = Query(tuple(rest), query.at)
+    fns = [_term_fn(term, res) for term in rest]
     matches: list[Letter] = []
     unknown: list[tuple[Letter, tuple[Reason, ...]]] = []
     for letter in pool:
-        out = evaluate(remaining, letter, res)
-        if out.value == "yes":
+        out = _kleene(fns, letter)
+        if out is _YES or out.value == "yes":
             matches.append(letter)
         elif out.value == "unknown":
             unknown.append((letter, out.reasons))
