@@ -518,3 +518,24 @@ async def test_deep_threads_and_long_chains_do_not_recurse_or_flood(tmp_path):
         chain = static_text(app, "#letter-chain")
         assert "more letters in this chain" in chain
         assert max(len(line) for line in thread.splitlines()) < 200
+
+
+async def test_provenance_follows_the_selection_and_is_computed_when_shown(letterbox, monkeypatch):
+    import letterbox_tui.app.widgets.letter_pane as lp
+
+    hashed = []
+    real = lp.sha256_of
+    monkeypatch.setattr(lp, "sha256_of", lambda root, rel: hashed.append(rel) or real(root, rel))
+    app = app_for(letterbox, view="all")
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        await pilot.press("j", "j", "j")
+        assert hashed == []  # nobody looked at Provenance yet
+        app.action_show_tab("provenance")
+        await pilot.pause()
+        first = letters(app).current.letter
+        assert hashed == [first.path] and first.path in static_text(app, "#letter-provenance")
+        await pilot.press("j")
+        second = letters(app).current.letter
+        assert second.path in static_text(app, "#letter-provenance")
+        assert hashed == [first.path, second.path]

@@ -7,7 +7,7 @@ links that never open by themselves.
 
 from __future__ import annotations
 
-from textual import getters
+from textual import getters, on
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
@@ -63,6 +63,7 @@ class LetterPane(Vertical):
         self.letter: Letter | None = None
         self.shown_key: str | None = None
         self.body_text: str = ""
+        self._provenance_for: Letter | None = None
 
     def compose(self) -> ComposeResult:
         with TabbedContent(id="letter-tabs", initial="tab-body"):
@@ -114,7 +115,21 @@ class LetterPane(Vertical):
             self._set_body(clean_str(split_body(text)), truncated)
         self.thread_text.update(self._thread(model, x))
         self.chain_text.update(self._chain(model, x))
-        self.provenance_text.update(self._provenance(model, x))
+        # provenance hashes the whole file: only when it is looked at
+        self._provenance_for = None
+        if self.tabs.active == "tab-provenance":
+            self._fill_provenance()
+
+    def _fill_provenance(self) -> None:
+        if self.model is None or self.letter is None or self._provenance_for is self.letter:
+            return
+        self._provenance_for = self.letter
+        self.provenance_text.update(self._provenance(self.model, self.letter))
+
+    @on(TabbedContent.TabActivated)
+    def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        if event.pane.id == "tab-provenance":
+            self._fill_provenance()
 
     def _set_body(self, body: str, truncated: bool = False) -> None:
         """Markdown for an ordinary body; a long one (thousands of blocks would each be
