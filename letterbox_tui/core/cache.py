@@ -154,6 +154,14 @@ class HeaderCache:
             self._load()
 
     # --- the scanner's protocol -----------------------------------------------------
+    def has_row(self, path: str) -> bool:
+        """Whether a row for ``path`` exists (when not, a miss is counted): the scanner
+        asks first, so a file the cache never saw costs no ``stat`` before it is read."""
+        if path in self.rows:
+            return True
+        self.misses += 1
+        return False
+
     def get(self, path: str, size: int, mtime_ns: int, inode: int) -> Letter | Unreadable | None:
         row = self.rows.get(path)
         if row is None or row[_I_SIZE] != size or row[_I_MTIME] != mtime_ns or row[_I_INODE] != inode:

@@ -45,6 +45,9 @@ class HeaderCache(Protocol):
 
     def get(self, path: str, size: int, mtime_ns: int, inode: int) -> Letter | Unreadable | None: ...
 
+    # Optional: ``has_row(path)`` is False when ``get`` could only miss for this path (the
+    # scanner then reads the file without a ``stat`` first; the cache counts the miss).
+
     def put(self, item: Letter | Unreadable, data: bytes) -> None:
         """Record what was built from a file; ``data`` is the header bytes read from it."""
 
@@ -242,6 +245,7 @@ class _Scan:
         files = 0
         cache = self.cache
         get = cache.get if cache is not None else None
+        has_row = getattr(cache, "has_row", None)
         id_utc = self.id_time_is_utc
         prefix = rel_dir + "/"
         add_letter = letters.append
@@ -284,7 +288,7 @@ class _Scan:
                         else:
                             unsupported.append(Unsupported(rel, kind))
                         continue
-                if get is not None:
+                if get is not None and (has_row is None or has_row(rel)):
                     try:
                         st = entry.stat(follow_symlinks=False)
                     except FileNotFoundError:
