@@ -561,14 +561,15 @@ def sha256_of(root: str, rel: str, limit: int = 64 * 1024 * 1024) -> str:
             os.close(f)
 
 
-def reason_lines(reasons: Sequence[Reason]) -> list[Content]:
-    """Each reason spelled out: code, what it is about, detail, the letters named."""
+def reason_lines(reasons: Sequence[Reason], brief: bool = False) -> list[Content]:
+    """Each reason spelled out: code, what it is about, detail, and (unless ``brief``)
+    the letters and files it names."""
     out = []
     for r in reasons:
         tail = ""
-        if r.letters:
+        if r.letters and not brief:
             tail += "  letters: " + ", ".join(r.letters[:6]) + (" …" if len(r.letters) > 6 else "")
-        if r.paths:
+        if r.paths and not brief:
             tail += "  files: " + ", ".join(r.paths[:4]) + (" …" if len(r.paths) > 4 else "")
         out.append(cleans(
             Content.styled(f"    {r.code}", "bold $unknown" if r.code not in ("answered-by", "accepted-by", "ruled") else "bold $success"),

@@ -392,7 +392,11 @@ async def test_unknown_answers_are_explained_in_the_body_tab(incomplete_box):
     async with app.run_test(size=SIZE) as pilot:
         await scanned(pilot, app)
         head = static_text(app, "#letter-head")
-        assert "Unknown because" in head and "unreadable-file" in head and "builder/inbox/broken.md" in head
+        assert "Unknown because" in head
+        assert "unreadable-file (state, answered, late)" in head  # one line, every answer it touches
+        app.action_show_tab("provenance")
+        await pilot.pause()
+        assert "builder/inbox/broken.md" in static_text(app, "#letter-provenance")  # the files, in full
 
 
 async def test_letter_option_selects_its_row_in_a_view_that_lists_it_as_a_finding(incomplete_box):

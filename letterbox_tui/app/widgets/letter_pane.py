@@ -13,7 +13,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.widgets import Static, TabbedContent, TabPane
 
-from letterbox_tui.core.model import Letter, Unreadable
+from letterbox_tui.core.model import Letter, Reason, Unreadable
 
 from ..model import (
     AppModel,
@@ -204,13 +204,20 @@ class LetterPane(Vertical):
             value, style = answer_text(ans, name)
             answers.append(Content.assemble((f"{name} ", "$text-muted"), (value, style), ("   ", "")))
             if ans.value == "unknown":
-                unknown.extend(r for r in ans.reasons if r not in unknown)
+                unknown.extend(ans.reasons)
         lines.append(Content("Answers  ") + Content("").join(answers))
         if unknown:
+            # one line per distinct reason, naming every answer it makes unknown
+            merged: dict[tuple[str, str], list[str]] = {}
+            for r in unknown:
+                abouts = merged.setdefault((r.code, r.detail), [])
+                if r.about not in abouts:
+                    abouts.append(r.about)
+            distinct = [Reason(code, ", ".join(abouts), detail) for (code, detail), abouts in merged.items()]
             lines.append(Content.styled("Unknown because", "bold $unknown"))
-            lines.extend(reason_lines(unknown[:4]))
-            if len(unknown) > 4:
-                lines.append(Content.styled(f"    … {len(unknown) - 4} more reasons in Provenance", "$text-muted"))
+            lines.extend(reason_lines(distinct[:4], brief=True))
+            if len(distinct) > 4:
+                lines.append(Content.styled(f"    … {len(distinct) - 4} more reasons in Provenance", "$text-muted"))
         if x.supersedes:
             lines.append(cleans(Content.styled("Supersedes ", "$text-muted"), (x.supersedes, "")))
         if x.disputes:
