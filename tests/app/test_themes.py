@@ -60,3 +60,21 @@ async def test_user_theme_folder_is_read(letterbox, tmp_path):
         assert app.theme == "mine"
         assert app.get_css_variables()["late"].upper() == "#ABCDEF"
         assert any("oops.toml" in e for e in app.theme_errors)
+
+
+async def test_switching_theme_repaints_the_cached_list_rows(letterbox):
+    from tests.app.helpers import letters, scanned
+
+    app = app_for(letterbox)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        lst = letters(app)
+
+        def colours():
+            return {seg.style.color.name for seg in lst.render_line(2) if seg.style and seg.style.color}
+
+        before = colours()
+        app.theme = "letterbox-light"
+        await pilot.pause()
+        after = colours()
+        assert before != after and "#1e2329" in after  # the light theme's foreground
