@@ -142,15 +142,17 @@ class _Plain:
 
     A letter is plain when nothing but the snapshot-wide doubt bears on those answers: no
     reply or supersedes pointer, readable or not, concerns its id, its id is held once, and
-    its parties are ordinary (not the external bridge, not outside a partial scope). Its
-    answers then depend only on that doubt and, when unreadable files may be replies to
-    anyone, on its pair of parties; they are built once and shared.
+    neither party is the external bridge. Its answers then depend only on that doubt and,
+    when unreadable files may be replies to anyone, on its pair of parties; they are built
+    once and shared. When the scope is partial and the sender is outside it (``outside``),
+    each answer adds an outside-scope reason naming the letter, built per letter.
     """
 
-    __slots__ = ("answered", "state", "late_reasons", "late_overdue")
+    __slots__ = ("answered", "state", "late_reasons", "late_overdue", "outside")
 
-    def __init__(self, answered: Answer) -> None:
+    def __init__(self, answered: Answer, outside: bool) -> None:
         self.answered = answered
+        self.outside = outside
         if answered.no:
             self.state = OPEN
             self.late_reasons: tuple[Reason, ...] = ()
@@ -179,9 +181,10 @@ class Resolution:
         self.at = _aware(at)
         scope = snapshot.scope
         self._partial = bool(scope.partial)
+        #: paths of the letters that have a sidecar (``Snapshot.has_sidecar``)
+        self._sidecar_letters = frozenset(p[:-4] for p in snapshot.sidecars if p.endswith(".ack"))
         self._atomic = bool(scope.atomic)
         self._participants = frozenset(scope.participants)
-        self._sidecars = snapshot.sidecars
 
         # One pass over the letters; pointers that need the whole id index wait in lists.
         # An id (or re) held by one letter maps to that letter; only ids held by two or more
@@ -194,6 +197,8 @@ class Resolution:
         # the same for results and nacks only (the candidates for terminal replies)
         replied_ids: dict[str, Letter] = {}
         more_replies: dict[str, list[Letter]] = {}
+        acked_ids: dict[str, Letter] = {}  # and for acks
+        more_acks: dict[str, list[Letter]] = {}
         with_supersedes: list[Letter] = []
         bad_supersedes: list[Letter] = []
         bad_re: list[Letter] = []
@@ -221,12 +226,21 @@ class Resolution:
                             more_children[re_id] = [first, letter]
                         else:
                             group.append(letter)
-                    if letter.type in TERMINAL_TYPES:
+                    kind = letter.type
+                    if kind in TERMINAL_TYPES:
                         first = replied_ids.setdefault(re_id, letter)
                         if first is not letter:
                             group = more_replies.get(re_id)
                             if group is None:
                                 more_replies[re_id] = [first, letter]
+                            else:
+                                group.append(letter)
+                    elif kind == "ack":
+                        first = acked_ids.setdefault(re_id, letter)
+                        if first is not letter:
+                            group = more_acks.get(re_id)
+                            if group is None:
+                                more_acks[re_id] = [first, letter]
                             else:
                                 group.append(letter)
             if letter.supersedes:
@@ -350,11 +364,12 @@ class Resolution:
         self._current: dict[str, Answer] = {}
         self._superseded: dict[str, Answer] = {}
         self._answered: dict[int, Answer] = {}
-        self._accepted: dict[int, Answer] = {}
         self._state: dict[int, StateAnswer] = {}
         self._late: dict[int, Answer] = {}
         self._replied_ids = replied_ids
         self._more_replies = more_replies
+        self._acked_ids = acked_ids
+        self._more_acks = more_acks
 
         # Fast paths for supersession. A *simple* chain is a plain path of pointers: no
         # fork, no cycle, no duplicated id, and nothing unreadable or malformed that may
@@ -398,7 +413,11 @@ class Resolution:
         special.update(dup_ids)
         self._special = special
         self._plain_by_pair: dict[tuple[str, str], _Plain] = {}
-        self._plain_all = None if unreadable_reply_open else _Plain(self._plain_answered("", ""))
+        self._plain_all: _Plain | None = None
+        self._plain_all_outside: _Plain | None = None
+        if not unreadable_reply_open:
+            self._plain_all = _Plain(self._plain_answered("", ""), False)
+            self._plain_all_outside = _Plain(self._plain_all.answered, True)
 
     # --- shared reasons -----------------------------------------------------------
     def _global_reasons(self, about: str, *, unsupported: bool = True, partial: bool = True) -> tuple[Reason, ...]:
@@ -863,19 +882,7 @@ class Resolution:
     def _terminal_replies(self, letter: Letter) -> list[Letter]:
         """Terminal replies to this letter, sorted (built on each call: cheap, and a cache
         of 100,000 small lists would cost the cyclic collector more than it saves)."""
-        lid = letter.id
-        one = self._replied_ids.get(lid)
-        if one is None:
-            return []
-        sender = letter.sender
-        recipient = letter.recipient
-        more = self._more_replies.get(lid)
-        if more is None:
-            return [one] if one.sender == recipient and one.recipient == sender else []
-        found = [c for c in more if c.sender == recipient and c.recipient == sender]
-        if len(found) > 1:
-            found.sort(key=_letter_key)
-        return found
+        return _from_recipient(letter, self._replied_ids, self._more_replies)
 
     def _closed_by_reply(self, letter: Letter) -> bool:
         """``answered`` is yes (so ``state`` is closed), without building the answer."""
@@ -896,14 +903,16 @@ class Resolution:
         recipient = letter.recipient
         if sender == EXTERNAL_BRIDGE or recipient == EXTERNAL_BRIDGE:
             return None
-        if self._partial and sender not in self._participants:
-            return None  # the outside-scope reason names the letter
-        plain = self._plain_all
-        if plain is None:  # unreadable files may be replies to some pairs of parties
-            pair = (recipient, sender)
-            plain = self._plain_by_pair.get(pair)
-            if plain is None:
-                plain = self._plain_by_pair[pair] = _Plain(self._plain_answered(recipient, sender))
+        if self._plain_all is not None:
+            if self._partial and sender not in self._participants:
+                return self._plain_all_outside
+            return self._plain_all
+        # unreadable files may be replies to some pairs of parties
+        pair = (recipient, sender)
+        plain = self._plain_by_pair.get(pair)
+        if plain is None:
+            outside = self._partial and sender not in self._participants
+            plain = self._plain_by_pair[pair] = _Plain(self._plain_answered(recipient, sender), outside)
         return plain
 
     def _plain_answered(self, to: str, frm: str) -> Answer:
@@ -927,6 +936,8 @@ class Resolution:
     def answered(self, letter: Letter) -> Answer:
         plain = self._plain(letter)
         if plain is not None:
+            if plain.outside:
+                return Answer("unknown", plain.answered.reasons + (_outside_scope(letter, "answered"),))
             return plain.answered
         key = id(letter)
         cached = self._answered.get(key)
@@ -986,11 +997,7 @@ class Resolution:
             ))
         reasons.extend(self._global_reasons("answered", partial=False))
         if self._partial and letter.sender not in self._participants:
-            reasons.append(Reason(
-                "outside-scope", "answered",
-                f"the scope is partial and a reply would be delivered to {letter.sender}, outside it",
-                (letter.id,), (),
-            ))
+            reasons.append(_outside_scope(letter, "answered"))
         return Answer("unknown", tuple(reasons)) if reasons else NO
 
     def replies(self, letter: Letter) -> list[Letter]:
@@ -999,44 +1006,40 @@ class Resolution:
 
     def acks(self, letter: Letter) -> list[Letter]:
         """``ack`` letters with re = id and reversed parties."""
-        return _sorted_letters(
-            c for c in self._kids(letter.id)
-            if c.type == "ack" and c.sender == letter.recipient and c.recipient == letter.sender
-        )
+        return _from_recipient(letter, self._acked_ids, self._more_acks)
 
     def children(self, letter: Letter) -> list[Letter]:
         """Every readable letter whose ``re`` is this letter's id (any party, any type)."""
         return _sorted_letters(self._kids(letter.id))
 
     def accepted(self, letter: Letter) -> Answer:
-        if letter.id not in self._children and self._fast_paths and letter.path + ".ack" not in self._sidecars:
-            return NO  # no letter replies to it and no sidecar (``Snapshot.has_sidecar``)
-        key = id(letter)
-        cached = self._accepted.get(key)
-        if cached is not None:
-            return cached
-        acks = self.acks(letter)
-        sidecar = self.snapshot.has_sidecar(letter)
-        if acks or sidecar:
-            paths = tuple(a.path for a in acks) + ((letter.path + ".ack",) if sidecar else ())
-            detail = []
-            if acks:
-                detail.append("ack from " + letter.recipient + ": " + ", ".join(a.id for a in acks[:5]))
-            if sidecar:
-                detail.append("sidecar " + letter.path + ".ack")
-            cached = Answer("yes", (Reason(
-                "accepted-by", "accepted", "; ".join(detail), tuple(a.id for a in acks), paths,
+        acks = _from_recipient(letter, self._acked_ids, self._more_acks)
+        sidecar = letter.path in self._sidecar_letters
+        if not acks:
+            if not sidecar:
+                return NO
+            return Answer("yes", (Reason(
+                "accepted-by", "accepted", "sidecar " + letter.path + ".ack", (), (letter.path + ".ack",),
             ),))
-        else:
-            cached = NO
-        self._accepted[key] = cached
-        return cached
+        if len(acks) == 1 and not sidecar:
+            a = acks[0]
+            return Answer("yes", (Reason(
+                "accepted-by", "accepted", "ack from " + letter.recipient + ": " + a.id, (a.id,), (a.path,),
+            ),))
+        paths = tuple([a.path for a in acks])
+        detail = "ack from " + letter.recipient + ": " + ", ".join([a.id for a in acks[:5]])
+        if sidecar:
+            paths += (letter.path + ".ack",)
+            detail += "; sidecar " + letter.path + ".ack"
+        return Answer("yes", (Reason("accepted-by", "accepted", detail, tuple([a.id for a in acks]), paths),))
 
     def state(self, letter: Letter) -> StateAnswer:
         if letter.folder == "processed":
             return CLOSED
         plain = self._plain(letter)
         if plain is not None:
+            if plain.outside:
+                return StateAnswer("unknown", plain.state.reasons + (_outside_scope(letter, "state"),))
             return plain.state
         if self._fast_paths and self._closed_by_reply(letter):
             return CLOSED
@@ -1077,10 +1080,18 @@ class Resolution:
             if plain is not None:
                 deadline_at = letter.deadline_at
                 if deadline_at is None:
-                    if letter.deadline:
-                        return Answer("unknown", (_ambiguous_deadline(letter),) + plain.late_reasons)
+                    if not letter.deadline:
+                        return NO
+                    reasons = (_ambiguous_deadline(letter),) + plain.late_reasons
+                elif deadline_at < self.at:
+                    if not plain.outside:
+                        return plain.late_overdue
+                    reasons = plain.late_reasons
+                else:
                     return NO
-                return plain.late_overdue if deadline_at < self.at else NO
+                if plain.outside:
+                    reasons += (_outside_scope(letter, "late"),)
+                return Answer("unknown", reasons)
             if self._fast_paths and self._closed_by_reply(letter):
                 return NO
             key = id(letter)
@@ -1138,11 +1149,36 @@ class Resolution:
         return _sorted_letters(self._rulings_on.get(dispute.id, ()))
 
 
+def _from_recipient(letter: Letter, first: dict[str, Letter], more: dict[str, list[Letter]]) -> list[Letter]:
+    """The letters indexed under this letter's id (``first`` / ``more``, see ``_index``)
+    sent back by its recipient to its sender, sorted."""
+    one = first.get(letter.id)
+    if one is None:
+        return []
+    sender = letter.sender
+    recipient = letter.recipient
+    group = more.get(letter.id)
+    if group is None:
+        return [one] if one.sender == recipient and one.recipient == sender else []
+    found = [c for c in group if c.sender == recipient and c.recipient == sender]
+    if len(found) > 1:
+        found.sort(key=_letter_key)
+    return found
+
+
 def _unreadable_reply_reason(maybe: dict[str, Unreadable]) -> Reason:
     return Reason(
         "unreadable-file", "answered",
         f"{len(maybe)} unreadable file{'s' if len(maybe) != 1 else ''} may be a terminal reply to this letter",
         (), tuple(sorted(maybe))[:_MAX_NAMED],
+    )
+
+
+def _outside_scope(letter: Letter, about: str) -> Reason:
+    return Reason(
+        "outside-scope", about,
+        f"the scope is partial and a reply would be delivered to {letter.sender}, outside it",
+        (letter.id,), (),
     )
 
 
