@@ -1,10 +1,6 @@
-"""Fixtures for the app tests (the letterbox is described in letterboxes.py).
-
-    planner asks builder for a plan (late), a review (due soon) and notes (no deadline);
-    builder answered one request; decision v1 is superseded by v2 and forked by v3a/v3b;
-    a dispute names v3a and v3b and a ruling upholds v3a; an unreadable file in
-    builder/inbox makes the scope incomplete (only in ``incomplete_box``).
-"""
+"""Fixtures for the app tests: ``letterbox`` (described in letterboxes.py, with the
+ruling that settles its fork) and ``incomplete_box`` (the same, plus an unreadable file in
+builder/inbox that makes the scope incomplete)."""
 
 from __future__ import annotations
 
@@ -14,6 +10,7 @@ import pytest
 
 from tests.app.letterboxes import fill, ruling
 from tests.conftest import Box, make_box
+
 
 @pytest.fixture
 def letterbox(tmp_path: Path) -> Box:
