@@ -113,7 +113,8 @@ class WriteScreen(ModalScreen[str | None]):
                     options = [("(none: close the dispute without settling it)", "")] + [(clean(d, single_line=True), d) for d in x.disputes]
                     yield from self._row("Upholds", Select(options, value=x.disputes[0] if x.disputes else "", allow_blank=False, id="w-upholds"))
                 if self.kind != "review":
-                    yield from self._row("Slug", Input(value=self._default_slug(), id="w-slug", placeholder="a-z0-9 and -"))
+                    hint = "only for info replies (ack, nack and result take the letter's id)" if self.kind == "reply" else "a-z0-9 and -"
+                    yield from self._row("Slug", Input(value=self._default_slug(), id="w-slug", placeholder=hint))
                 if self.kind in ("compose", "supersede"):
                     yield from self._row("Subject", Input(value=clean_str(x.subject, single_line=True) if (x and self.kind == "supersede") else "", id="w-subject", placeholder="optional, one line"))
                     yield from self._row("Priority", Select([(p, p) for p in PRIORITIES], value=(x.priority if x and x.priority in PRIORITIES and self.kind == "supersede" else "next"), allow_blank=False, id="w-priority"))
