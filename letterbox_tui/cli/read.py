@@ -3,7 +3,8 @@ disputes, check, digest. Each parses its input first (errors exit 2 before any s
 scans, resolves at one clock, and prints text or ``--json``. Nothing here writes.
 
 What only one command uses (check, digest, owed, hashlib) is imported inside it: every
-command's process start pays for this module's imports.
+command's process start pays for this module's imports. Each command runs with the cyclic
+garbage collector paused (``_collector_paused``).
 """
 
 from __future__ import annotations
@@ -12,7 +13,9 @@ import os
 import re
 import stat
 from argparse import Namespace
+from collections.abc import Callable
 from datetime import datetime, timezone
+from functools import wraps
 from typing import Any
 
 from letterbox_tui.core.errors import LetterboxError
@@ -21,6 +24,8 @@ from letterbox_tui.core.model import Letter, Reason, Scope, Snapshot
 from letterbox_tui.core.query import Query, QueryResult, dedupe, parse_query, run_query
 from letterbox_tui.core.resolve import Resolution, resolve
 from letterbox_tui.core.rows import answers, row
+
+from letterbox_tui.core.cache import paused_gc
 
 from . import output
 from .common import load, scope_exit
@@ -36,6 +41,23 @@ _CLOSE = re.compile(rb"\n---(?:\r?\n|\r?$)")
 
 
 # --- shared -------------------------------------------------------------------------
+
+def _collector_paused(command: Callable[[Namespace], int]) -> Callable[[Namespace], int]:
+    """Run a reading command with the cyclic garbage collector paused (then as it was).
+
+    A reading command is short and makes no garbage cycles worth finding, but at 100,000
+    letters the resolver's indexes, the rows and the JSON are hundreds of thousands of
+    containers, and the collector's passes over them (about 550 in one warm query) cost
+    0.3 s of CPU. Reference counting still frees everything as usual.
+    """
+
+    @wraps(command)
+    def run(args: Namespace) -> int:
+        with paused_gc():
+            return command(args)
+
+    return run
+
 
 def _now() -> datetime:
     return datetime.now(timezone.utc)
@@ -93,6 +115,7 @@ def _run(args: Namespace) -> tuple[Query, Snapshot, Resolution, QueryResult]:
     return query, snapshot, res, run_query(query, res)
 
 
+@_collector_paused
 def cmd_query(args: Namespace) -> int:
     _, snapshot, res, result = _run(args)
     scope = snapshot.scope
@@ -114,6 +137,7 @@ def cmd_query(args: Namespace) -> int:
     return scope_exit(scope)
 
 
+@_collector_paused
 def cmd_exists(args: Namespace) -> int:
     _, snapshot, res, result = _run(args)
     scope = snapshot.scope
@@ -228,6 +252,7 @@ def _show_one(letter: Letter, res: Resolution, root: str) -> dict[str, Any]:
     }
 
 
+@_collector_paused
 def cmd_show(args: Namespace) -> int:
     snapshot, res = _resolved(args, _now())
     copies = _letter(res, args.id)
@@ -276,6 +301,7 @@ def _print_show(con: Any, item: dict[str, Any]) -> None:
 
 # --- current, answered, thread ------------------------------------------------------
 
+@_collector_paused
 def cmd_current(args: Namespace) -> int:
     snapshot, res = _resolved(args, _now())
     letter = _letter(res, args.id)[0]
@@ -304,6 +330,7 @@ def cmd_current(args: Namespace) -> int:
     return scope_exit(scope)
 
 
+@_collector_paused
 def cmd_answered(args: Namespace) -> int:
     snapshot, res = _resolved(args, _now())
     letter = _letter(res, args.id)[0]
@@ -385,6 +412,7 @@ def thread_tree(res: Resolution, thread_id: str) -> tuple[str | None, list[dict[
     return root, tree
 
 
+@_collector_paused
 def cmd_thread(args: Namespace) -> int:
     snapshot, res = _resolved(args, _now())
     letter = _letter(res, args.id)[0]
@@ -423,6 +451,7 @@ def _check_seat(snapshot: Snapshot, seat: str | None) -> None:
         raise LetterboxError(f"no seat {output.clean(seat)!r} in {snapshot.root}")
 
 
+@_collector_paused
 def cmd_owed(args: Namespace) -> int:
     from letterbox_tui.core.owed import any_late, format_time, owed
 
@@ -451,6 +480,7 @@ def cmd_owed(args: Namespace) -> int:
     return code
 
 
+@_collector_paused
 def cmd_disputes(args: Namespace) -> int:
     snapshot, res = _resolved(args, _now())
     scope = snapshot.scope
@@ -473,6 +503,7 @@ def cmd_disputes(args: Namespace) -> int:
 
 # --- check, digest ------------------------------------------------------------------
 
+@_collector_paused
 def cmd_check(args: Namespace) -> int:
     from letterbox_tui.core.check import Finding, check, has_problem
 
@@ -513,6 +544,7 @@ def cmd_check(args: Namespace) -> int:
     return code
 
 
+@_collector_paused
 def cmd_digest(args: Namespace) -> int:
     from letterbox_tui.core.digest import digest
 
