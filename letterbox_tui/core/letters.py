@@ -87,32 +87,33 @@ def build(
     requires_ack = get("requires_ack", "")
     if not requires_ack:
         flags.append("missing-requires-ack")
+    # By position, in Letter.__init__'s order (keywords cost more than the work here)
     return Letter(
-        id=letter_id,
-        sender=sender,
-        recipient=recipient,
-        type=kind,
-        re=get("re", ""),
-        thread=get("thread", ""),
-        priority=get("priority", ""),
-        requires_ack=requires_ack,
-        deadline=deadline,
-        sent=sent,
-        supersedes=get("supersedes", ""),
-        disputes=disputes,
-        rules_on=get("rules_on", ""),
-        upholds=get("upholds", ""),
-        subject=get("subject", ""),
-        fields=fields,
-        seat=seat,
-        folder=folder,
-        path=path,
-        name=name,
-        sent_at=sent_at,
-        deadline_at=deadline_at,
-        flags=tuple(flags),
-        malformed=tuple(malformed),
-        size=size,
-        mtime_ns=mtime_ns,
-        inode=inode,
+        letter_id,  # id
+        sender,  # sender
+        recipient,  # recipient
+        kind,  # type
+        get("re", ""),  # re
+        get("thread", ""),  # thread
+        get("priority", ""),  # priority
+        requires_ack,  # requires_ack
+        deadline,  # deadline
+        sent,  # sent
+        get("supersedes", ""),  # supersedes
+        disputes,  # disputes
+        get("rules_on", ""),  # rules_on
+        get("upholds", ""),  # upholds
+        get("subject", ""),  # subject
+        fields,  # fields
+        seat,  # seat
+        folder,  # folder
+        path,  # path
+        name,  # name
+        sent_at,  # sent_at
+        deadline_at,  # deadline_at
+        tuple(flags),  # flags
+        tuple(malformed),  # malformed
+        size,  # size
+        mtime_ns,  # mtime_ns
+        inode,  # inode
     )

@@ -64,9 +64,10 @@ class Letter:
         "malformed", "size", "mtime_ns", "inode", "_field_keys", "_field_values",
     )
 
+    # The parameters may be given by position, in this order: the scanner's build() does,
+    # since matching 27 keywords cost more than the stores (0.45 s -> 0.17 s per 100,000).
     def __init__(
         self,
-        *,
         id: str = "",  # noqa: A002 - the protocol's field name
         sender: str = "",
         recipient: str = "",
