@@ -400,6 +400,7 @@ class Resolution:
             if root not in simple:
                 touched.update(nodes)
         self._touched = touched
+        self._tops: dict[str, Letter] = {}  # root -> the newest letter of a simple chain
         doubt = self._global_reasons("current")
         self._lone_current = Answer("unknown", doubt) if doubt else YES
         doubt = self._global_reasons("superseded")
@@ -486,7 +487,7 @@ class Resolution:
         chain = self._chains.get(root)
         if chain is None:
             ids = sorted(self._components.get(root, [letter_id]))
-            if root in self._simple_roots and self._fast_paths:
+            if letter_id not in self._touched and self._fast_paths:  # alone, or a simple chain
                 chain = self._analyse_simple(ids)
             else:
                 chain = self._analyse(ids)
@@ -825,6 +826,23 @@ class Resolution:
 
     def head(self, letter: Letter) -> Letter | None:
         """The single letter of the chain whose current is yes, else None."""
+        lid = letter.id
+        if lid not in self._touched and self._fast_paths:
+            # alone or in a simple chain: only the newest id may be current, and is when
+            # the snapshot-wide doubt is empty
+            if not self._lone_current.yes:
+                return None
+            if lid not in self._parent:
+                holders = self._holding(lid)
+                return holders[0] if len(holders) == 1 else None
+            root = self._find(lid)
+            top = self._tops.get(root)
+            if top is None:
+                sup_ids = self._sup_ids
+                while lid in sup_ids:
+                    lid = sup_ids[lid][0]
+                top = self._tops[root] = self._by_id[lid]
+            return top
         chain = self._chain(letter.id)
         if chain.head is None:
             found = [x for x in self._chain_letters(letter.id) if self.current(x).yes]
