@@ -203,8 +203,9 @@ class LetterboxApp(App[int]):
 
     def on_mount(self) -> None:
         self.letter_list.describe = self._describe
-        if self.is_headless:  # tests and screenshots: no blinking cursor
+        if self.is_headless:  # tests and screenshots: no blinking cursor, no animation
             self.query_input.cursor_blink = False
+            self.animation_level = "none"
         self.query_bar.display = False
         self.banner.display = False
         self.query_one("#mailboxes-pane", Vertical).border_title = "Mailboxes"
