@@ -12,6 +12,14 @@ cycles, reverse reachability finds the branches of each fork, and disputes and r
 decide which forks are settled. Everything is linear in the number of letters, except that
 a letter inside k nested forks is visited once per fork.
 
+Most letters need none of that. Indexing also builds the answers the common cases share:
+the snapshot-wide doubt (unsupported entries, a partial scope, a non-atomic scan), the
+answered/state/late of a *plain* letter (nothing but that doubt bears on them: see
+``_Plain``), and which ids lie in a *simple* chain (a path of pointers with no fork, cycle,
+duplicate, or unreadable or malformed pointer that may reach it; a lone letter is one).
+Those letters are answered by a set lookup and a shared, immutable answer; the rest take the
+full analysis. ``Resolution._fast_paths = False`` turns the shortcuts off (the tests compare).
+
 Every result is independent of scan order: lists are sorted by id then path, and reasons
 name letters and paths in sorted order.
 """
@@ -204,55 +212,43 @@ class Resolution:
         bad_re: list[Letter] = []
         disputes_naming: dict[str, list[Letter]] = {}
         rulings_on: dict[str, list[Letter]] = {}
+        # bound once: the loop runs 100,000 times
+        first_by_id = by_id.setdefault
+        first_child = children.setdefault
+        first_reply = replied_ids.setdefault
+        first_ack = acked_ids.setdefault
         for letter in snapshot.letters:
             lid = letter.id
-            first = by_id.setdefault(lid, letter)
+            first = first_by_id(lid, letter)
             if first is not letter:
-                group = dups.get(lid)
-                if group is None:
-                    dups[lid] = [first, letter]
-                else:
-                    group.append(letter)
-            malformed = letter.malformed or ()
+                _also(dups, lid, first, letter)
             re_id = letter.re
+            kind = letter.type
+            malformed = letter.malformed
             if re_id:
-                if "re" in malformed:
+                if malformed and "re" in malformed:
                     bad_re.append(letter)
                 else:
-                    first = children.setdefault(re_id, letter)
+                    first = first_child(re_id, letter)
                     if first is not letter:
-                        group = more_children.get(re_id)
-                        if group is None:
-                            more_children[re_id] = [first, letter]
-                        else:
-                            group.append(letter)
-                    kind = letter.type
-                    if kind in TERMINAL_TYPES:
-                        first = replied_ids.setdefault(re_id, letter)
+                        _also(more_children, re_id, first, letter)
+                    if kind == "result" or kind == "nack":  # TERMINAL_TYPES
+                        first = first_reply(re_id, letter)
                         if first is not letter:
-                            group = more_replies.get(re_id)
-                            if group is None:
-                                more_replies[re_id] = [first, letter]
-                            else:
-                                group.append(letter)
+                            _also(more_replies, re_id, first, letter)
                     elif kind == "ack":
-                        first = acked_ids.setdefault(re_id, letter)
+                        first = first_ack(re_id, letter)
                         if first is not letter:
-                            group = more_acks.get(re_id)
-                            if group is None:
-                                more_acks[re_id] = [first, letter]
-                            else:
-                                group.append(letter)
+                            _also(more_acks, re_id, first, letter)
             if letter.supersedes:
-                if "supersedes" in malformed:
+                if malformed and "supersedes" in malformed:
                     bad_supersedes.append(letter)
                 else:
                     with_supersedes.append(letter)
-            kind = letter.type
             if kind == "dispute":
                 for d in set(letter.disputes or ()):
                     disputes_naming.setdefault(d, []).append(letter)
-            elif kind == "ruling" and _is_id(letter.rules_on) and "rules_on" not in malformed:
+            elif kind == "ruling" and _is_id(letter.rules_on) and "rules_on" not in (malformed or ()):
                 rulings_on.setdefault(letter.rules_on, []).append(letter)
         for lid, group in dups.items():
             group.sort(key=_path_key)
@@ -1165,6 +1161,15 @@ class Resolution:
 
     def rulings(self, dispute: Letter) -> list[Letter]:
         return _sorted_letters(self._rulings_on.get(dispute.id, ()))
+
+
+def _also(more: dict[str, list[Letter]], key: str, first: Letter, letter: Letter) -> None:
+    """Record a second (third, ...) letter under ``key``: ``more`` lists them all."""
+    group = more.get(key)
+    if group is None:
+        more[key] = [first, letter]
+    else:
+        group.append(letter)
 
 
 def _from_recipient(letter: Letter, first: dict[str, Letter], more: dict[str, list[Letter]]) -> list[Letter]:

@@ -201,3 +201,17 @@ def test_unreadable_replies_matched_by_their_legible_parties(box):
     assert res.answered(a).reasons[0].paths == ("alpha/inbox/broken.md",)
     assert res.answered(b).value == "no"
     assert res.state(b).value == "open"
+
+
+def test_the_collector_is_running_again_after_a_failed_resolve():
+    import gc
+
+    assert gc.isenabled()
+    broken = Snapshot("/box", None, [], [], Scope(root="/box", participants=["beta"]))  # type: ignore[arg-type]
+    try:
+        resolve(broken, AT)
+    except TypeError:
+        pass
+    else:  # pragma: no cover - a snapshot without letters cannot index
+        raise AssertionError("resolve accepted letters=None")
+    assert gc.isenabled()
