@@ -21,7 +21,6 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.css.query import NoMatches
-from textual.reactive import var
 from textual.message import Message
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
@@ -119,7 +118,8 @@ class LetterboxApp(App[int]):
         Binding("escape", "escape", "Back", show=False, id="app.escape"),
     ]
 
-    model: var[AppModel | None] = var(None, init=False)
+    #: what the last scan built (None until the first scan is done)
+    model: AppModel | None = None
 
     topbar = getters.query_one("#topbar", Static)
     banner = getters.query_one("#banner", Static)
@@ -166,7 +166,6 @@ class LetterboxApp(App[int]):
         self._showing_pending = False
         self.scan_started = time.monotonic()
         self.scan_seconds = 0.0
-        self._mailbox_ids: list[str] = []
         # themes: shipped, then the user's own folder (overrides by name)
         dirs = list(theme_dirs) if theme_dirs is not None else [shipped_themes_dir(), user_themes_dir()]
         loaded = load_themes(*dirs)
@@ -403,7 +402,6 @@ class LetterboxApp(App[int]):
             return
         ol = self.mailbox_list
         options: list[Option | None] = []
-        ids: list[str] = []
         seats_started = False
         queries_started = False
         for mb in m.mailboxes():
@@ -437,10 +435,8 @@ class LetterboxApp(App[int]):
                     queries_started = True
                 prompt = Content("  ") + clean(mb.label, single_line=True).truncate(26, ellipsis=True)
             options.append(Option(prompt, id=mb.id))
-            ids.append(mb.id)
         highlighted = self.mailbox_id
         ol.set_options(options)
-        self._mailbox_ids = ids
         self._highlight_mailbox(highlighted)
 
     def _highlight_mailbox(self, mailbox_id: str) -> None:
