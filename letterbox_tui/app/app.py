@@ -23,7 +23,7 @@ from textual.content import Content
 from textual.css.query import NoMatches
 from textual.message import Message
 from textual.widgets import Footer, Input, OptionList, Static
-from textual.widgets.option_list import Option
+from textual.widgets.option_list import Option, OptionDoesNotExist
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from letterbox_tui.core.errors import LetterboxError
@@ -443,7 +443,7 @@ class LetterboxApp(App[int]):
         ol = self.mailbox_list
         try:
             ol.highlighted = ol.get_option_index(mailbox_id)
-        except Exception:
+        except OptionDoesNotExist:  # a saved query removed from the settings
             pass
 
     @on(OptionList.OptionSelected, "#mailboxes")
