@@ -450,28 +450,10 @@ def type_style(kind: str) -> str:
 
 
 def findings_for(snapshot: Snapshot, res: Resolution) -> list[Finding]:
-    """Check findings (problems first); from ``core.check`` when it is present."""
-    try:
-        from letterbox_tui.core import check as check_mod
-    except ImportError:
-        check_mod = None
-    found: list[Finding] = []
-    if check_mod is not None and hasattr(check_mod, "check"):
-        try:
-            raw = check_mod.check(res)  # type: ignore[attr-defined]
-        except TypeError:
-            raw = check_mod.check(snapshot, res)  # type: ignore[attr-defined]
-        for f in raw:
-            get = (lambda k, d=None: f.get(k, d)) if isinstance(f, dict) else (lambda k, d=None: getattr(f, k, d))
-            found.append(Finding(get("code", ""), get("severity", "problem"), get("detail", ""),
-                                 tuple(get("letters", ()) or ()), tuple(get("paths", ()) or ())))
-    else:
-        for u in snapshot.unreadable:
-            found.append(Finding("unreadable-file", "problem", u.error, (), (u.path,)))
-        for u in snapshot.unsupported:
-            found.append(Finding("unsupported-entry", "problem", u.reason, (), (u.path,)))
-        if not snapshot.scope.atomic:
-            found.append(Finding("non-atomic-scan", "problem", "files changed while the scan ran"))
+    """``check``'s findings, problems first (the order within each is check's)."""
+    from letterbox_tui.core.check import check
+
+    found = [Finding(f.code, f.severity, f.detail, tuple(f.letters), tuple(f.paths)) for f in check(res)]
     found.sort(key=lambda f: 0 if f.severity == "problem" else 1)
     return found
 
