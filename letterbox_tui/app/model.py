@@ -192,7 +192,7 @@ class AppModel:
         return out
 
     def _problem_rows(self) -> list[ListRow]:
-        self.findings = findings_for(self.snapshot, self.res)
+        self.findings = findings_for(self.res)
         rows = []
         by_path = {x.path: x for x in self.snapshot.letters}
         for i, f in enumerate(self.findings):
@@ -449,7 +449,7 @@ def type_style(kind: str) -> str:
     }.get(kind, "")
 
 
-def findings_for(snapshot: Snapshot, res: Resolution) -> list[Finding]:
+def findings_for(res: Resolution) -> list[Finding]:
     """``check``'s findings, problems first (the order within each is check's)."""
     from letterbox_tui.core.check import check
 
