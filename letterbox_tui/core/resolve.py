@@ -381,20 +381,19 @@ class Resolution:
         for node in parent:
             comps.setdefault(find(node), []).append(node)
         self._components = comps
-        edges: dict[str, int] = {}
-        for src, targets in out.items():
-            root = find(src)
-            edges[root] = edges.get(root, 0) + len(targets)
         sup_ids = self._sup_ids
-        self._simple_roots = simple = {
-            root for root, nodes in comps.items()
-            if edges[root] == len(nodes) - 1
-            and not any(len(sup_ids.get(i, ())) > 1 or i in doubted for i in nodes)
-        }
         touched = doubted
-        for root, nodes in comps.items():
-            if root not in simple:
-                touched.update(nodes)
+        for nodes in comps.values():
+            # a path: one edge fewer than ids, no id superseded twice, none in doubt
+            edges = 0
+            for i in nodes:
+                if i in doubted or len(sup_ids.get(i, ())) > 1:
+                    break
+                edges += len(out.get(i, ()))
+            else:
+                if edges == len(nodes) - 1:
+                    continue
+            touched.update(nodes)
         self._touched = touched
         self._tops: dict[str, Letter] = {}  # root -> the newest letter of a simple chain
         doubt = self._global_reasons("current")
