@@ -10,6 +10,7 @@ theme that fails is skipped (the app falls back to the built-in ``letterbox-dark
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -61,8 +62,12 @@ class LoadedThemes:
 
 
 def shipped_themes_dir() -> Path:
-    """``themes/`` beside the package (the repository root or the source tree)."""
-    return Path(__file__).resolve().parent.parent.parent / "themes"
+    """The shipped ``themes/``: beside the package in a source tree or editable install,
+    else where ``pip install .`` put it (``<prefix>/share/letterbox-tui/themes``)."""
+    source = Path(__file__).resolve().parent.parent.parent / "themes"
+    if source.is_dir():
+        return source
+    return Path(sys.prefix) / "share" / "letterbox-tui" / "themes"
 
 
 def user_themes_dir() -> Path:

@@ -78,3 +78,21 @@ async def test_switching_theme_repaints_the_cached_list_rows(letterbox):
         await pilot.pause()
         after = colours()
         assert before != after and "#1e2329" in after  # the light theme's foreground
+
+
+def test_installed_copy_is_found_when_there_is_no_source_tree(monkeypatch, tmp_path):
+    """A plain `pip install .` carries themes/ to <prefix>/share/letterbox-tui/themes."""
+    import letterbox_tui.app.themes as themes_mod
+
+    fake_pkg = tmp_path / "site" / "letterbox_tui" / "app" / "themes.py"
+    monkeypatch.setattr(themes_mod, "__file__", str(fake_pkg))
+    monkeypatch.setattr(themes_mod.sys, "prefix", str(tmp_path / "prefix"))
+    assert themes_mod.shipped_themes_dir() == tmp_path / "prefix" / "share" / "letterbox-tui" / "themes"
+
+
+def test_pyproject_ships_the_themes_folder():
+    import tomllib
+    from pathlib import Path
+
+    data = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())
+    assert data["tool"]["setuptools"]["data-files"]["share/letterbox-tui/themes"] == ["themes/*.toml"]
