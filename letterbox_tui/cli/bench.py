@@ -201,7 +201,7 @@ def _query_stages(res) -> dict:
         matches = [row(x, res) for x in result.matches]
         unknown = [row(x, res, why) for x, why in result.unknown]
         rows_s, _ = clock.lap()
-        text = output.dumps_json({"matches": matches, "unknown": unknown, "scope": res.snapshot.scope.to_json()})
+        text = output.dumps_json({"matches": matches, "unknown": unknown, "scope": res.snapshot.scope.to_json()}, indent=None)
         json_s, _ = clock.lap()
         return {"query": query_s, "rows": rows_s, "json": json_s, "json_bytes": len(text.encode())}
     except Exception as exc:  # noqa: BLE001 - another layer's interface changed: say so
