@@ -474,6 +474,9 @@ def cmd_owed(args: Namespace) -> int:
         total += len(g["items"])
         con.print(output.text(f"{g['seat']} owes {len(g['items'])} ({n_late} late)", "bold"))
         con.print(output.rows_table(g["items"]))
+        for r in g["items"]:  # an unknown is never shown without its reason
+            if r["reasons"]:
+                con.print(output.text(f"  {r['id']}: {output.reasons_line(r['reasons'])}"))
     if not data:
         con.print(output.text("nothing owed"))
     output.print_scope(con, scope, f"{total} owed")

@@ -382,3 +382,14 @@ def test_current_names_a_duplicated_id_once(capsys, box):
     assert data["chain"] == ["dup-1", "v-2"]
     assert data["current"] == "unknown"
     assert "ambiguous-reference" in [r["code"] for r in data["reasons"]]
+
+
+def test_owed_text_names_the_reason_of_every_unknown(capsys, box):
+    box.letter("ask-ext", frm="external-bridge", to="beta", type="request", requires_ack="true", seat="beta")
+    box.letter("ask-ok", frm="alpha", to="beta", type="request", requires_ack="true")
+    (box.root / "external-bridge" / "inbox").mkdir(parents=True)
+    (box.root / "external-bridge" / "processed").mkdir(parents=True)
+    code, out, _ = cli(capsys, box, "owed", "--at", "2026-01-02T00:00:00Z")
+    assert code == 0
+    assert "ask-ext: external-route (answered" in out
+    assert "ask-ok:" not in out  # a plain yes/no row carries no reason line
