@@ -248,3 +248,14 @@ async def test_body_can_be_written_in_the_editor(letterbox, tmp_path, monkeypatc
         assert "Ready to send" in error_text(screen)
         assert not list(tmp_path.glob("letterbox-tui-*.md"))  # the temporary file is gone
         assert not any("letterbox-tui-" in p.name for p in letterbox.root.rglob("*"))
+
+
+async def test_rule_and_review_default_to_the_seat_that_audits(letterbox):
+    """Nobody has written in this session: the author of the latest review or ruling
+    (reviewer, in this letterbox) is the natural author of the next ruling or review."""
+    app = app_for(letterbox, view="disputes")
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        assert letters(app).current.letter.id == DISPUTE2
+        screen = await open_screen(pilot, app, "u")
+        assert screen.query_one("#w-as", Select).value == "reviewer"

@@ -156,6 +156,10 @@ class WriteScreen(ModalScreen[str | None]):
         last = getattr(self.app, "last_seat", None)
         if last in seats:
             return last
+        if self.kind in ("rule", "review", "dispute"):
+            auditor = _last_auditor(self.model.snapshot.letters)
+            if auditor in seats:
+                return auditor
         mb = getattr(self.app, "mailbox_id", "")
         if mb.startswith("seat:") and mb.split(":")[1] in seats:
             return mb.split(":")[1]
@@ -385,3 +389,13 @@ class WriteScreen(ModalScreen[str | None]):
             assert x is not None
             draft = Draft(type="ruling", rules_on=x.id, upholds=self._value("#w-upholds"), thread=x.thread_id, **common)
         return deliver(root, draft, now=now, snapshot=snapshot).id
+
+
+def _last_auditor(letters) -> str | None:
+    """The seat that wrote the latest review or ruling: who audits this letterbox, the
+    natural author of the next ruling, review or dispute. None when there is none."""
+    best = None
+    for x in letters:
+        if x.type in ("review", "ruling") and x.sent_at is not None and (best is None or x.sent_at > best.sent_at):
+            best = x
+    return best.sender if best is not None else None
