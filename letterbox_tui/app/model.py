@@ -7,9 +7,7 @@ turned into ``Content`` through ``sanitize.clean`` before it leaves this module.
 
 from __future__ import annotations
 
-import os
 import shlex
-import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -17,6 +15,7 @@ from datetime import datetime, timedelta
 from textual.content import Content
 
 from letterbox_tui.core.errors import LetterboxError
+from letterbox_tui.core.files import TOO_LARGE_TO_HASH, read_file
 from letterbox_tui.core.model import Answer, Letter, Reason, Snapshot
 from letterbox_tui.core.resolve import Resolution
 from letterbox_tui.core.settings import Settings
@@ -460,43 +459,14 @@ def findings_for(res: Resolution) -> list[Finding]:
 
 # --- reading files for the letter pane ----------------------------------------------------
 
-_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-
-
 def read_letter_file(root: str, rel: str, limit: int = BODY_LIMIT) -> tuple[str, bool, str]:
-    """Read at most ``limit`` bytes of ``root/rel`` without following any symlink and
-    without blocking on a FIFO. Returns (text, truncated, error); text is decoded with
+    """At most ``limit`` bytes of ``root/rel``, read through ``core.files`` (no symlink is
+    followed, a FIFO never blocks). Returns (text, truncated, error); text is decoded with
     replacement, never raising."""
-    parts = rel.split("/")
-    fds: list[int] = []
-    try:
-        fd = os.open(root, _DIR)
-        fds.append(fd)
-        for part in parts[:-1]:
-            fd = os.open(part, _DIR, dir_fd=fd)
-            fds.append(fd)
-        ffd = os.open(parts[-1], _FILE, dir_fd=fd)
-        fds.append(ffd)
-        st = os.fstat(ffd)
-        if not stat.S_ISREG(st.st_mode):
-            return "", False, "not a regular file"
-        chunks = []
-        got = 0
-        while got < limit + 1:
-            b = os.read(ffd, min(65536, limit + 1 - got))
-            if not b:
-                break
-            chunks.append(b)
-            got += len(b)
-        data = b"".join(chunks)
-    except OSError as exc:
-        return "", False, exc.strerror or str(exc)
-    finally:
-        for f in reversed(fds):
-            os.close(f)
-    truncated = len(data) > limit
-    return data[:limit].decode("utf-8", errors="replace"), truncated, ""
+    f = read_file(root, rel, keep=limit, hashing=False)
+    if f.error is not None:
+        return "", False, f.error.removeprefix("cannot read: ")
+    return f.data.decode("utf-8", errors="replace"), f.truncated, ""
 
 
 def split_body(text: str) -> str:
@@ -511,36 +481,13 @@ def split_body(text: str) -> str:
 
 
 def sha256_of(root: str, rel: str, limit: int = 64 * 1024 * 1024) -> str:
-    import hashlib
-
-    parts = rel.split("/")
-    fds: list[int] = []
-    try:
-        fd = os.open(root, _DIR)
-        fds.append(fd)
-        for part in parts[:-1]:
-            fd = os.open(part, _DIR, dir_fd=fd)
-            fds.append(fd)
-        ffd = os.open(parts[-1], _FILE, dir_fd=fd)
-        fds.append(ffd)
-        if not stat.S_ISREG(os.fstat(ffd).st_mode):
-            return "(not a regular file)"
-        h = hashlib.sha256()
-        got = 0
-        while True:
-            b = os.read(ffd, 1 << 20)
-            if not b:
-                break
-            got += len(b)
-            if got > limit:
-                return "(file too large to hash here)"
-            h.update(b)
-        return h.hexdigest()
-    except OSError as exc:
-        return f"(cannot read: {exc.strerror or exc})"
-    finally:
-        for f in reversed(fds):
-            os.close(f)
+    """The file's sha256, or a parenthesised reason it has none (read through ``core.files``)."""
+    f = read_file(root, rel, keep=0, hash_limit=limit)
+    if f.sha256 is not None:
+        return f.sha256
+    if f.error == TOO_LARGE_TO_HASH:
+        return "(file too large to hash here)"
+    return f"({f.error})"
 
 
 def reason_lines(reasons: Sequence[Reason], brief: bool = False) -> list[Content]:

@@ -2,16 +2,13 @@
 disputes, check, digest. Each parses its input first (errors exit 2 before any scan),
 scans, resolves at one clock, and prints text or ``--json``. Nothing here writes.
 
-What only one command uses (check, digest, owed, hashlib) is imported inside it: every
+What only one command uses (check, digest, owed, core.files) is imported inside it: every
 command's process start pays for this module's imports. Each command runs with the cyclic
 garbage collector paused (``_collector_paused``).
 """
 
 from __future__ import annotations
 
-import os
-import re
-import stat
 from argparse import Namespace
 from collections.abc import Callable
 from datetime import datetime, timezone
@@ -32,12 +29,8 @@ from .common import load, scope_exit
 
 #: ``show`` reads at most this much of a body.
 BODY_MAX = 1 << 20
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-_FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 #: ``exists`` lists this many reasons as text (all of them in ``--json``).
 _SHOWN_REASONS = 20
-_OPEN = re.compile(rb"---\r?\n")
-_CLOSE = re.compile(rb"\n---(?:\r?\n|\r?$)")
 
 
 # --- shared -------------------------------------------------------------------------
@@ -172,55 +165,31 @@ def cmd_exists(args: Namespace) -> int:
 
 def read_letter_file(root: str, letter: Letter, limit: int | None = None) -> dict[str, Any]:
     """The file's sha256, its body (at most ``limit`` bytes, decoded leniently) and whether
-    it changed since the scan. Opens every component without following symlinks and never
-    blocks on a FIFO. Errors become ``error``, never exceptions."""
-    out: dict[str, Any] = {"sha256": None, "size": None, "changed": None, "body": None,
-                           "body_truncated": False, "error": None}
-    import hashlib
+    it changed since the scan. Read through ``core.files``: no symlink is followed and a
+    FIFO never blocks. Errors become ``error``, never exceptions."""
+    from letterbox_tui.core.files import NOT_REGULAR, read_file
+    from letterbox_tui.core.header import MAX_HEADER, body_offset
 
     limit = BODY_MAX if limit is None else limit
-    fds: list[int] = []
-    try:
-        fd = os.open(root, _DIR_FLAGS)
-        fds.append(fd)
-        for part in (letter.seat, letter.folder):
-            fd = os.open(part, _DIR_FLAGS, dir_fd=fd)
-            fds.append(fd)
-        fd = os.open(letter.name, _FILE_FLAGS, dir_fd=fd)
-        fds.append(fd)
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            out["error"] = "no longer a regular file"
-            return out
-        digest_ = hashlib.sha256()
-        head = bytearray()
-        keep = limit + 40 * 1024  # the header (at most 32 KiB) and the body's first bytes
-        while True:
-            chunk = os.read(fd, 1 << 20)
-            if not chunk:
-                break
-            digest_.update(chunk)
-            if len(head) < keep:
-                head += chunk[: keep - len(head)]
-        out["sha256"] = digest_.hexdigest()
-        out["size"] = st.st_size
-        out["changed"] = (st.st_size, st.st_mtime_ns, st.st_ino) != (letter.size, letter.mtime_ns, letter.inode)
-        data = bytes(head)
-        m = _OPEN.match(data)
-        close = _CLOSE.search(data, m.end() - 1) if m else None
-        if close is None:
-            out["error"] = "the header no longer closes"
-            return out
-        body = data[close.end():]
-        if len(body) > limit:
-            body = body[:limit]
-            out["body_truncated"] = True
-        out["body"] = body.decode("utf-8", errors="replace")
-    except OSError as exc:
-        out["error"] = f"cannot read: {exc.strerror or exc}"
-    finally:
-        for fd in reversed(fds):
-            os.close(fd)
+    out: dict[str, Any] = {"sha256": None, "size": None, "changed": None, "body": None,
+                           "body_truncated": False, "error": None}
+    # keep the header (at most 32 KiB) and the body's first bytes
+    f = read_file(root, letter.path, keep=limit + MAX_HEADER + 8 * 1024)
+    if f.error is not None:
+        out["error"] = "no longer a regular file" if f.error == NOT_REGULAR else f.error
+        return out
+    out["sha256"] = f.sha256
+    out["size"] = f.size
+    out["changed"] = f.stat_key != (letter.size, letter.mtime_ns, letter.inode)
+    start = body_offset(f.data)
+    if start is None:
+        out["error"] = "the header no longer closes"
+        return out
+    body = f.data[start:]
+    if len(body) > limit:
+        body = body[:limit]
+        out["body_truncated"] = True
+    out["body"] = body.decode("utf-8", errors="replace")
     return out
 
 

@@ -58,6 +58,17 @@ def needs_more(data: bytes, at_eof: bool) -> bool:
     return _CLOSE_ENDED.search(data, 3) is None
 
 
+def body_offset(data: bytes) -> int | None:
+    """Where the body starts in a letter file's first bytes: just past the closing '---'
+    line, found exactly as ``parse_header`` finds it. None when there is no header or it
+    does not close within ``data``."""
+    opening = _OPEN.match(data)
+    if opening is None:
+        return None
+    m = _CLOSE.search(data, opening.end() - 1)
+    return None if m is None else m.end()
+
+
 def parse_header(data: bytes) -> HeaderResult:
     """Parse the header at the start of ``data`` (the first bytes of a letter file)."""
     opening = _OPEN.match(data)

@@ -40,7 +40,8 @@ from .grammar import (
     valid_id,
     valid_seat,
 )
-from .header import MAX_HEADER, MAX_LINE, parse_header
+from .files import read_file
+from .header import MAX_HEADER, MAX_LINE, body_offset, parse_header
 from .letters import build
 from .model import Letter, Snapshot
 from .settings import Settings, load_settings
@@ -445,19 +446,20 @@ def _exists(root: Path, folder: tuple[str, ...], name: str) -> bool:
     return True
 
 
+#: the largest existing reply body compared when a reply is retried
+_COMPARED_BODY = 16 * 1024 * 1024
+
+
 def read_body(path: Path) -> bytes | None:
-    """The body of a letter file (after the closing delimiter), or None when unreadable."""
-    try:
-        data = path.read_bytes()
-    except OSError:
+    """The body of a letter file (after the closing delimiter), or None when it cannot be
+    read whole: not a regular file, a symlink, no closing delimiter, or over 16 MiB.
+    Read through ``core.files`` (never follows the link, never blocks on a FIFO)."""
+    f = read_file(path.parent, path.name, keep=_COMPARED_BODY + MAX_HEADER + 8, hashing=False)
+    if f.error is not None or f.truncated:
         return None
-    text = data.replace(b"\r\n", b"\n")
-    if not text.startswith(b"---\n"):
-        return None
-    end = text.find(b"\n---\n", 3)
-    if end < 0:
-        return None
-    return text[end + 5:]
+    data = f.data.replace(b"\r\n", b"\n")
+    start = body_offset(data)
+    return None if start is None else data[start:]
 
 
 def move_to_processed(root: Path, seat: str, name: str) -> bool:
@@ -643,11 +645,10 @@ def _same_body(path: Path, body: bytes) -> None:
 
 
 def _read_letter(path: Path, seat: str) -> Letter | None:
-    try:
-        data = path.read_bytes()[: MAX_HEADER + 8]
-    except OSError:
+    f = read_file(path.parent, path.name, keep=MAX_HEADER + 8, hashing=False)
+    if f.error is not None:
         return None
-    item = build(parse_header(data), path=f"{seat}/{path.parent.name}/{path.name}", seat=seat,
+    item = build(parse_header(f.data), path=f"{seat}/{path.parent.name}/{path.name}", seat=seat,
                  folder=path.parent.name, name=path.name)
     return item if isinstance(item, Letter) else None
 

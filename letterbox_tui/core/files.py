@@ -1,0 +1,92 @@
+"""Reading one file of a letterbox whole, safely: a letter's body and sha256 for ``show``
+and the app's letter pane, a seat's status note, an existing letter the write gate must
+compare. Queries never call this: they read headers only (``core.scan``).
+
+Every folder on the way is opened relative to its parent with ``O_NOFOLLOW``, the file
+with ``O_NOFOLLOW | O_NONBLOCK``, and only a regular file (``fstat``) is read: a symlink is
+never followed, a FIFO never blocks, a device is never read. Nothing here raises ``OSError``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+from dataclasses import dataclass
+
+_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+NOT_REGULAR = "not a regular file"
+TOO_LARGE_TO_HASH = "too large to hash"
+
+
+@dataclass(slots=True)
+class FileRead:
+    data: bytes = b""  # the file's first ``keep`` bytes
+    truncated: bool = False  # the file holds more than ``keep`` bytes
+    sha256: str | None = None  # of the whole file; None when not hashed
+    size: int | None = None
+    stat_key: tuple[int, int, int] | None = None  # (size, mtime_ns, inode), as the scan keys a letter
+    error: str | None = None  # NOT_REGULAR, TOO_LARGE_TO_HASH or "cannot read: ..."
+
+
+def read_file(
+    root: str | os.PathLike[str], rel: str, *, keep: int, hashing: bool = True, hash_limit: int | None = None
+) -> FileRead:
+    """Read ``root/rel`` (``rel`` with ``/`` separators), keeping its first ``keep`` bytes.
+
+    With ``hashing`` the whole file is read and hashed with sha256, unless it is larger than
+    ``hash_limit`` (then ``sha256`` is None and ``error`` says so; ``data`` is still kept).
+    Without it, no more than ``keep + 1`` bytes are read. Never raises.
+    """
+    out = FileRead()
+    parts = rel.split("/")
+    fds: list[int] = []
+    try:
+        fd = os.open(os.fspath(root), _DIR)
+        fds.append(fd)
+        for part in parts[:-1]:
+            fd = os.open(part, _DIR, dir_fd=fd)
+            fds.append(fd)
+        fd = os.open(parts[-1], _FILE, dir_fd=fd)
+        fds.append(fd)
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            out.error = NOT_REGULAR
+            return out
+        out.size = st.st_size
+        out.stat_key = (st.st_size, st.st_mtime_ns, st.st_ino)
+        too_large = hashing and hash_limit is not None and st.st_size > hash_limit
+        digest = hashlib.sha256() if hashing and not too_large else None
+        head = bytearray()
+        total = 0
+        while True:
+            want = 1 << 20 if digest is not None else min(1 << 20, keep + 1 - len(head))
+            if want <= 0:
+                break
+            chunk = os.read(fd, want)
+            if not chunk:
+                break
+            total += len(chunk)
+            if digest is not None:
+                if hash_limit is not None and total > hash_limit:  # grew while we read
+                    digest, too_large = None, True
+                else:
+                    digest.update(chunk)
+            if len(head) <= keep:
+                head += chunk[: keep + 1 - len(head)]
+        out.truncated = len(head) > keep
+        out.data = bytes(head[:keep])
+        if digest is not None:
+            out.sha256 = digest.hexdigest()
+        elif too_large:
+            out.error = TOO_LARGE_TO_HASH
+    except OSError as exc:
+        out.error = f"cannot read: {exc.strerror or exc}"
+    except ValueError as exc:  # a NUL byte in a path
+        out.error = f"cannot read: {exc}"
+    finally:
+        for fd in reversed(fds):
+            os.close(fd)
+    return out

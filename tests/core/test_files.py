@@ -1,0 +1,96 @@
+"""core.files: reading one whole letterbox file never follows a symlink, never blocks on
+a FIFO, keeps what it was asked to, and hashes honestly."""
+
+import hashlib
+import os
+import threading
+
+from letterbox_tui.core.files import NOT_REGULAR, TOO_LARGE_TO_HASH, read_file
+from letterbox_tui.core.header import body_offset
+
+
+def test_reads_and_hashes_the_whole_file(box):
+    path = box.letter("a1", body="hello\n" * 1000)
+    data = path.read_bytes()
+    f = read_file(box.root, "beta/inbox/a1.md", keep=100)
+    assert f.error is None and f.truncated
+    assert f.data == data[:100]
+    assert f.sha256 == hashlib.sha256(data).hexdigest()
+    st = path.stat()
+    assert f.stat_key == (st.st_size, st.st_mtime_ns, st.st_ino)
+
+
+def test_keep_more_than_the_file_is_not_truncated(box):
+    path = box.letter("a1")
+    f = read_file(box.root, "beta/inbox/a1.md", keep=1 << 20, hashing=False)
+    assert f.data == path.read_bytes() and not f.truncated and f.sha256 is None and f.error is None
+
+
+def test_hash_limit_says_so_and_keeps_the_data(box):
+    box.letter("a1", body="x" * 5000)
+    f = read_file(box.root, "beta/inbox/a1.md", keep=10, hash_limit=1000)
+    assert f.sha256 is None and f.error == TOO_LARGE_TO_HASH and len(f.data) == 10
+
+
+def test_a_symlinked_letter_is_never_followed(box, tmp_path):
+    secret = tmp_path / "secret.md"
+    secret.write_text("---\nid: secret-marker\n---\nTOP SECRET\n")
+    os.symlink(secret, box.root / "beta/inbox/link.md")
+    f = read_file(box.root, "beta/inbox/link.md", keep=1 << 20)
+    assert f.data == b"" and f.sha256 is None and f.error.startswith("cannot read")
+
+
+def test_a_symlinked_folder_on_the_way_is_never_followed(box, tmp_path):
+    real = tmp_path / "elsewhere"
+    real.mkdir()
+    (real / "x.md").write_text("---\nid: x\n---\nTOP SECRET\n")
+    os.symlink(real, box.root / "beta" / "linked")
+    f = read_file(box.root, "beta/linked/x.md", keep=1 << 20)
+    assert f.data == b"" and f.error
+
+
+def test_a_fifo_never_blocks(box):
+    os.mkfifo(box.root / "beta/inbox/pipe.md")
+    out = []
+    t = threading.Thread(target=lambda: out.append(read_file(box.root, "beta/inbox/pipe.md", keep=100)))
+    t.start()
+    t.join(timeout=5)
+    assert not t.is_alive(), "reading a FIFO blocked"
+    assert out[0].error == NOT_REGULAR
+
+
+def test_missing_file_is_an_error_value_not_an_exception(box):
+    assert read_file(box.root, "beta/inbox/none.md", keep=10).error.startswith("cannot read")
+    assert read_file(box.root, "beta/inbox/nul\0.md", keep=10).error.startswith("cannot read")
+
+
+def test_body_offset_finds_the_body_as_the_parser_closes_the_header():
+    assert body_offset(b"---\nid: x\n---\nhello\n---\nmore") == len(b"---\nid: x\n---\n")
+    assert body_offset(b"---\r\nid: x\r\n---\r\nhi") == len(b"---\r\nid: x\r\n---\r\n")
+    assert body_offset(b"---\nid: x\n---") == len(b"---\nid: x\n---")
+    assert body_offset(b"no header") is None
+    assert body_offset(b"---\nid: x\nnever closes\n") is None
+
+
+def test_a_retried_reply_never_blocks_on_a_fifo_where_the_reply_should_be(box):
+    """A hostile FIFO named like the reply: the gate refuses in one line, never hangs."""
+    from letterbox_tui.core.errors import LetterboxError
+    from letterbox_tui.core.write import reply
+
+    box.letter("task-1", frm="alpha", to="beta", type="request", requires_ack="true")
+    os.mkfifo(box.root / "alpha/inbox/task-1--beta--result.md")
+    out = []
+
+    def run():
+        try:
+            reply(box.root, "task-1", "result", seat="beta", body="done\n")
+            out.append("published")
+        except LetterboxError as exc:
+            out.append(str(exc))
+
+    t = threading.Thread(target=run)
+    t.start()
+    t.join(timeout=10)
+    assert not t.is_alive(), "the write gate blocked on a FIFO"
+    assert out and out[0] != "published" and "\n" not in out[0]
+    assert (box.root / "beta/inbox/task-1.md").exists()  # the task was not closed
