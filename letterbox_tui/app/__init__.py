@@ -38,10 +38,16 @@ def make_app(
         for seat in participants:
             if not valid_seat(seat) or not os.path.isdir(os.path.join(resolved, seat)):
                 raise LetterboxError(f"no seat {seat!r} in {resolved}")
-    return LetterboxApp(
+    app = LetterboxApp(
         resolved, participants, view=view, letter=letter, theme=theme, now=now,
         settings=settings, poll_interval=poll_interval, theme_dirs=theme_dirs,
     )
+    if theme and theme not in app.available_themes:
+        # a name typed on the command line is bad input: say so before the app starts
+        # (an unknown theme in the settings file falls back, with a notice in the app)
+        names = ", ".join(sorted(n for n in app.available_themes if n.startswith("letterbox")))
+        raise LetterboxError(f"no theme named {theme!r} (letterbox themes: {names})")
+    return app
 
 
 def run_app(

@@ -44,10 +44,21 @@ async def test_app_uses_theme_and_falls_back(letterbox, tmp_path):
     async with app.run_test(size=SIZE):
         assert app.theme == "letterbox-light"
         assert app.get_css_variables()["late"].upper() == "#C0392B"
-    app = app_for(letterbox, theme="no-such-theme")
+    # an unknown theme in the settings file falls back, with a notice
+    (letterbox.root / "letterbox-tui.toml").write_text('theme = "no-such-theme"\n')
+    app = app_for(letterbox)
     async with app.run_test(size=SIZE):
         assert app.theme == "letterbox-dark"
         assert any("no-such-theme" in e for e in app.theme_errors)
+
+
+def test_unknown_theme_on_the_command_line_is_one_line_and_exit_2(letterbox, capsys):
+    """--theme with a typo is bad input: refused before the app starts."""
+    from letterbox_tui.cli import main
+
+    assert main(["--root", str(letterbox.root), "--theme", "no-such-theme"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no-such-theme" in err and "letterbox-light" in err
 
 
 async def test_user_theme_folder_is_read(letterbox, tmp_path):
