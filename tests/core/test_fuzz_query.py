@@ -33,6 +33,7 @@ from letterbox_tui.core.letters import build
 from letterbox_tui.core.model import Letter, Scope, Snapshot, Unreadable, Unsupported
 from letterbox_tui.core.query import KEYS, parse_query, parse_term, run_query
 from letterbox_tui.core.resolve import resolve
+from tests.core.helpers import reaches_cycle
 
 AT = datetime(2026, 6, 1, tzinfo=timezone.utc)
 FUZZ = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -315,33 +316,11 @@ def test_sent_times_change_only_the_time_window_terms(spec, rnd):
     assert every_term(make_snapshot(shuffled), terms) == before
 
 
-def _cyclic(snapshot: Snapshot) -> set[str]:
-    """Ids on a supersession cycle or leading into one (brute force over readable edges)."""
-    ids = {x.id for x in snapshot.letters}
-    edges: dict[str, set[str]] = {}
-    for x in snapshot.letters:
-        if x.supersedes in ids and "supersedes" not in x.malformed:
-            edges.setdefault(x.id, set()).add(x.supersedes)
-
-    def reach(start: str) -> set[str]:
-        seen: set[str] = set()
-        todo = list(edges.get(start, ()))
-        while todo:
-            v = todo.pop()
-            if v not in seen:
-                seen.add(v)
-                todo.extend(edges.get(v, ()))
-        return seen
-
-    on_cycle = {i for i in ids if i in reach(i)}
-    return {i for i in ids if i in on_cycle or reach(i) & on_cycle}
-
-
 @FUZZ
 @given(box_spec)
 def test_a_cycle_never_yields_current_yes(spec):
     snapshot = make_snapshot(spec)
-    cyclic = _cyclic(snapshot)
+    cyclic = reaches_cycle(snapshot)
     current = outcomes(snapshot, ["current=yes"])
     head = outcomes(snapshot, ["superseded=head"])
     for x in snapshot.letters:

@@ -5,28 +5,10 @@ from __future__ import annotations
 import os
 from datetime import datetime, timezone
 
-from letterbox_tui.core.resolve import resolve
-from letterbox_tui.core.scan import scan
+from tests.core.helpers import codes, one, resolved
 
-AT = datetime(2026, 6, 1, tzinfo=timezone.utc)
 PAST = "2026-02-01T00:00:00Z"
 FUTURE = "2026-09-01T00:00:00Z"
-
-
-def resolved(box, participants=None, *, atomic=True):
-    snap = scan(box.root, participants)
-    if not atomic:
-        snap.scope.atomic = False
-    return resolve(snap, AT)
-
-
-def one(res, letter_id):
-    (letter,) = res.by_id(letter_id)
-    return letter
-
-
-def codes(answer):
-    return [r.code for r in answer.reasons]
 
 
 def task(box, letter_id="req", **fields):

@@ -2,25 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
-
-from letterbox_tui.core.resolve import resolve
-from letterbox_tui.core.scan import scan
-
-AT = datetime(2026, 6, 1, tzinfo=timezone.utc)
-
-
-def resolved(box):
-    return resolve(scan(box.root), AT)
-
-
-def one(res, letter_id):
-    (letter,) = res.by_id(letter_id)
-    return letter
-
-
-def codes(answer):
-    return [r.code for r in answer.reasons]
+from tests.core.helpers import codes, one, resolved
 
 
 def fork(box):

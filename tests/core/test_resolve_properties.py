@@ -19,6 +19,7 @@ from letterbox_tui.core.header import parse_header
 from letterbox_tui.core.letters import build
 from letterbox_tui.core.model import INFO_CODES, REASON_CODES, Letter, Scope, Snapshot, Unreadable, Unsupported
 from letterbox_tui.core.resolve import resolve
+from tests.core.helpers import reaches_cycle
 
 AT = datetime(2026, 6, 1, tzinfo=timezone.utc)
 POOL = [f"l{i}" for i in range(6)]
@@ -115,28 +116,6 @@ def everything(snapshot: Snapshot) -> dict:
     out["dangling"] = [(d.letter.path, d.field, d.target) for d in res.dangling()]
     out["threads"] = {t: [y.path for y in res.thread(t)] for t in POOL}
     return out
-
-
-def reaches_cycle(snapshot: Snapshot) -> set[str]:
-    """Brute force: ids from which following supersedes pointers meets a cycle."""
-    ids = {x.id for x in snapshot.letters}
-    edges: dict[str, set[str]] = {}
-    for x in snapshot.letters:
-        if x.supersedes and "supersedes" not in x.malformed and x.supersedes in ids:
-            edges.setdefault(x.id, set()).add(x.supersedes)
-
-    def reach(start: str) -> set[str]:
-        seen: set[str] = set()
-        todo = list(edges.get(start, ()))
-        while todo:
-            v = todo.pop()
-            if v not in seen:
-                seen.add(v)
-                todo.extend(edges.get(v, ()))
-        return seen
-
-    on_cycle = {i for i in ids if i in reach(i)}
-    return {i for i in ids if i in on_cycle or reach(i) & on_cycle}
 
 
 FAST = settings(max_examples=50, deadline=None)

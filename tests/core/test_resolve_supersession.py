@@ -3,28 +3,7 @@
 from __future__ import annotations
 
 import os
-from datetime import datetime, timezone
-
-from letterbox_tui.core.resolve import resolve
-from letterbox_tui.core.scan import scan
-
-AT = datetime(2026, 6, 1, tzinfo=timezone.utc)
-
-
-def resolved(box, participants=None, *, atomic=True):
-    snap = scan(box.root, participants)
-    if not atomic:
-        snap.scope.atomic = False
-    return resolve(snap, AT)
-
-
-def one(res, letter_id):
-    (letter,) = res.by_id(letter_id)
-    return letter
-
-
-def codes(answer):
-    return [r.code for r in answer.reasons]
+from tests.core.helpers import codes, one, resolved
 
 
 def current(res, letter_id):
