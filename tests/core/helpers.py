@@ -50,3 +50,27 @@ def reaches_cycle(snapshot: Snapshot) -> set[str]:
 
     on_cycle = {i for i in ids if i in reach(i)}
     return {i for i in ids if i in on_cycle or reach(i) & on_cycle}
+
+
+def scan_within(root, seconds: float = 10.0, **kw) -> Snapshot:
+    """Scan in a thread: a scan that blocks (a FIFO, a hang) fails the test with "scan
+    blocked" instead of hanging the suite; an exception from the scan is re-raised."""
+    import threading
+
+    from letterbox_tui.core.scan import scan as _scan
+
+    out: dict[str, object] = {}
+
+    def run():
+        try:
+            out["snap"] = _scan(root, **kw)
+        except BaseException as exc:  # noqa: BLE001 - handed back to the test
+            out["error"] = exc
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    t.join(seconds)
+    assert not t.is_alive(), "scan blocked"
+    if "error" in out:
+        raise out["error"]  # type: ignore[misc]
+    return out["snap"]  # type: ignore[return-value]

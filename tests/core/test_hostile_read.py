@@ -22,6 +22,7 @@ from letterbox_tui.core.errors import LetterboxError
 from letterbox_tui.core.header import MAX_HEADER
 from letterbox_tui.core.model import Letter, Unreadable
 from letterbox_tui.core.scan import scan
+from tests.core.helpers import scan_within
 
 HEAD = "---\nid: {id}\nfrom: alpha\nto: beta\ntype: info\nrequires_ack: false\nsent: 2026-01-01T00:00:00Z\n"
 
@@ -31,22 +32,8 @@ def letter_bytes(letter_id: str = "h-1", extra: bytes = b"", body: bytes = b"bod
 
 
 def guarded_scan(root, seconds: float = 20.0, **kw):
-    """Scan in a thread; a scan that hangs fails the test instead of hanging the suite."""
-    out: dict[str, object] = {}
-
-    def run():
-        try:
-            out["snap"] = scan(root, **kw)
-        except BaseException as exc:  # noqa: BLE001 - re-raised below
-            out["error"] = exc
-
-    t = threading.Thread(target=run, daemon=True)
-    t.start()
-    t.join(seconds)
-    assert not t.is_alive(), "scan hung"
-    if "error" in out:
-        raise out["error"]  # type: ignore[misc]
-    snap = out["snap"]
+    """Scan with a hang guard, then check the scope's invariants."""
+    snap = scan_within(root, seconds, **kw)
     check_invariants(snap)
     return snap
 

@@ -8,7 +8,6 @@ import shutil
 import socket
 import stat
 import sys
-import threading
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -17,6 +16,7 @@ import pytest
 from letterbox_tui.core.errors import LetterboxError
 from letterbox_tui.core.model import Letter
 from letterbox_tui.core.scan import scan
+from tests.core.helpers import scan_within
 
 SCOPE_KEYS = [
     "root", "participants", "files", "letters", "legacy", "unreadable", "unsupported", "partial", "atomic",
@@ -30,25 +30,6 @@ def ids(snap) -> list[str]:
 
 def unsupported(snap) -> dict[str, str]:
     return {u.path: u.reason for u in snap.unsupported}
-
-
-def scan_with_timeout(root, seconds: float = 10.0, **kw):
-    """Run a scan in a thread: a scan that blocks fails the test instead of hanging it."""
-    out: dict[str, object] = {}
-
-    def run():
-        try:
-            out["snap"] = scan(root, **kw)
-        except BaseException as exc:  # noqa: BLE001 - handed back to the test
-            out["error"] = exc
-
-    t = threading.Thread(target=run, daemon=True)
-    t.start()
-    t.join(seconds)
-    assert not t.is_alive(), "scan blocked"
-    if "error" in out:
-        raise out["error"]  # type: ignore[misc]
-    return out["snap"]
 
 
 # --- the layout ---------------------------------------------------------------------------
@@ -234,7 +215,7 @@ def test_symlinked_letter_is_unsupported_and_its_target_never_read(box, tmp_path
 def test_fifo_is_unsupported_and_never_blocks(box):
     os.mkfifo(box.root / "beta" / "inbox" / "pipe.md")
     box.letter("a-1")
-    snap = scan_with_timeout(box.root)
+    snap = scan_within(box.root)
     assert ids(snap) == ["a-1"]
     assert unsupported(snap) == {"beta/inbox/pipe.md": "fifo"}
     assert snap.scope.files == 2 and not snap.scope.complete
@@ -248,7 +229,7 @@ def test_socket_is_unsupported(box):
     except OSError as exc:  # path too long for AF_UNIX on some systems
         pytest.skip(f"cannot bind a unix socket here: {exc}")
     try:
-        snap = scan_with_timeout(box.root)
+        snap = scan_within(box.root)
     finally:
         sock.close()
     assert unsupported(snap) == {"beta/inbox/s.md": "socket"}
@@ -260,7 +241,7 @@ def test_device_is_unsupported(box):
         os.mknod(path, stat.S_IFCHR | 0o600, os.makedev(1, 3))  # like /dev/null
     except (PermissionError, OSError) as exc:
         pytest.skip(f"cannot make a device node: {exc}")
-    snap = scan_with_timeout(box.root)
+    snap = scan_within(box.root)
     assert unsupported(snap) == {"beta/inbox/dev.md": "device"}
 
 
