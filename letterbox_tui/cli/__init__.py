@@ -22,8 +22,8 @@ PROG = "letterbox-tui"
 COMMANDS: dict[str, tuple[str, str]] = {
     "init": ("write:cmd_init", "create a letterbox the protocol's tools accept"),
     "demo": ("write:cmd_demo", "write a demo letterbox, then open it"),
-    "query": ("read:cmd_query", "letters matching header terms, three-valued"),
-    "exists": ("read:cmd_exists", "did this ever happen? yes, no or unknown"),
+    "query": ("memoised:cmd_query", "letters matching header terms, three-valued"),
+    "exists": ("memoised:cmd_exists", "did this ever happen? yes, no or unknown"),
     "show": ("read:cmd_show", "one letter: headers, answers, provenance, body"),
     "current": ("read:cmd_current", "is this letter current? its chain and head"),
     "answered": ("read:cmd_answered", "is this letter answered? its replies and acks"),

@@ -26,6 +26,7 @@ from letterbox_tui.core.cache import paused_gc
 
 from . import output
 from .common import load, scope_exit
+from .memoised import Memoised
 
 #: ``show`` reads at most this much of a body.
 BODY_MAX = 1 << 20
@@ -35,7 +36,7 @@ _SHOWN_REASONS = 20
 
 # --- shared -------------------------------------------------------------------------
 
-def _collector_paused(command: Callable[[Namespace], int]) -> Callable[[Namespace], int]:
+def _collector_paused(command: Callable[..., int]) -> Callable[..., int]:
     """Run a reading command with the cyclic garbage collector paused (then as it was).
 
     A reading command is short and makes no garbage cycles worth finding, but at 100,000
@@ -45,9 +46,9 @@ def _collector_paused(command: Callable[[Namespace], int]) -> Callable[[Namespac
     """
 
     @wraps(command)
-    def run(args: Namespace) -> int:
+    def run(args: Namespace, *more: Any) -> int:
         with paused_gc():
-            return command(args)
+            return command(args, *more)
 
     return run
 
@@ -109,11 +110,14 @@ def _run(args: Namespace) -> tuple[Query, Snapshot, Resolution, QueryResult]:
 
 
 @_collector_paused
-def cmd_query(args: Namespace) -> int:
-    _, snapshot, res, result = _run(args)
+def cmd_query(args: Namespace, memo: Memoised | None = None) -> int:
+    """``memo``: the answer memo to record into (``cli.memoised`` tried to replay it)."""
+    query, snapshot, res, result = _run(args)
     scope = snapshot.scope
     matches = [row(x, res) for x in result.matches]
     unknown = [row(x, res, why) for x, why in result.unknown]
+    if memo is not None:
+        return memo.emit({"matches": matches, "unknown": unknown, "scope": scope.to_json()}, snapshot, res, query)
     if args.json:
         output.emit_json({"matches": matches, "unknown": unknown, "scope": scope.to_json()})
         return scope_exit(scope)
@@ -131,8 +135,8 @@ def cmd_query(args: Namespace) -> int:
 
 
 @_collector_paused
-def cmd_exists(args: Namespace) -> int:
-    _, snapshot, res, result = _run(args)
+def cmd_exists(args: Namespace, memo: Memoised | None = None) -> int:
+    query, snapshot, res, result = _run(args)
     scope = snapshot.scope
     if result.matches:
         value, reasons = "yes", []
@@ -148,6 +152,8 @@ def cmd_exists(args: Namespace) -> int:
         "reasons": _reasons(reasons),
         "scope": scope.to_json(),
     }
+    if memo is not None:
+        return memo.emit(out, snapshot, res, query)
     if args.json:
         output.emit_json(out)
         return scope_exit(scope)
@@ -485,7 +491,9 @@ def cmd_check(args: Namespace) -> int:
         # Re-read every file against the derived cache; a wrong row is dropped and the
         # letterbox scanned again, so the findings below rest on the files themselves.
         from letterbox_tui.core.cache import verify_cache
+        from letterbox_tui.core.memo import forget
 
+        forget(str(root))
         stale = verify_cache(root, snapshot, id_time_is_utc=settings.id_time_is_utc)
         if stale:
             root, settings, snapshot = load(args)

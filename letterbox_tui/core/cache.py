@@ -446,11 +446,16 @@ BACKGROUND_ROWS = 20_000
 
 
 def _save_detached(cache: HeaderCache, keep: list[str]) -> bool:
-    """Save from a detached grandchild process; False when that is not safe here.
+    return detached(lambda: cache.save(keep_seats=keep))
+
+
+def detached(work) -> bool:
+    """Run ``work()`` in a detached grandchild process; False when that is not safe here.
 
     Only a single-threaded process forks (a fork with other threads alive may deadlock).
     The child forks again and exits at once, so nothing is left to reap; the grandchild
     closes the standard streams first, so whoever waits on our output is not kept waiting.
+    A failure in ``work`` is no error (a cache that cannot be written costs speed only).
     """
     import threading
 
@@ -472,7 +477,7 @@ def _save_detached(cache: HeaderCache, keep: list[str]) -> bool:
             for fd in (0, 1, 2):
                 os.dup2(null, fd)
             try:
-                cache.save(keep_seats=keep)
+                work()
             except BaseException:  # noqa: BLE001 - a cache that cannot be written is no error
                 pass
     except BaseException:  # noqa: BLE001

@@ -265,6 +265,17 @@ class Scope:
 
 
 @dataclass(slots=True)
+class SeenState:
+    """The file-system state a scan read, for ``core.memo``: each directory it opened as
+    (rel, inode, mtime_ns, ctime_ns, mode), in the order opened (the root is ""), and per
+    folder the stat of each file it made a letter or an unreadable from, as (name, size,
+    mtime_ns, inode, ctime_ns), in scan order."""
+
+    dirs: list[tuple[str, int, int, int, int]]
+    files: dict[str, list[tuple[str, int, int, int, int]]]
+
+
+@dataclass(slots=True)
 class Snapshot:
     """The result of one scan: letters, what could not be read, and the scope."""
 
@@ -283,6 +294,8 @@ class Snapshot:
     status_notes: dict[str, str] = field(default_factory=dict)
     #: root entries that are neither seats nor known files (warnings for ``check``)
     ignored: list[str] = field(default_factory=list)
+    #: what the scan saw of the file system (None when not made by ``core.scan``)
+    seen: SeenState | None = None
 
     def has_sidecar(self, letter: Letter) -> bool:
         return letter.path + ".ack" in self.sidecars

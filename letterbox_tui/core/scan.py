@@ -24,7 +24,7 @@ from .errors import LetterboxError
 from .grammar import valid_seat
 from .header import MAX_HEADER, needs_more, parse_header
 from .letters import build
-from .model import LEGACY_FLAGS, Letter, Scope, Snapshot, Unreadable, Unsupported
+from .model import LEGACY_FLAGS, Letter, Scope, SeenState, Snapshot, Unreadable, Unsupported
 
 FOLDERS = ("inbox", "processed")
 # The entries of a seat that decide what its scope is (a change to them is a change).
@@ -120,12 +120,18 @@ class _Scan:
         # folder -> its raw listing (every name and inode, in the order the system gave them)
         self.listing: dict[str, tuple[list[str], list[int]]] = {}
         self.seat_names: frozenset[str] = frozenset()
+        # What the scan saw, for the answer memo (``core.memo``): every directory it opened
+        # as (rel, inode, mtime_ns, ctime_ns, mode), and per folder the stat of every file
+        # it made a letter or an unreadable from, as (name, size, mtime_ns, inode, ctime_ns).
+        self.dirs: list[tuple[str, int, int, int, int]] = []
+        self.files: dict[str, list[tuple[str, int, int, int, int]]] = {}
 
     def run(self) -> Snapshot:
         try:
             root_fd = os.open(self.root, _DIR_FLAGS)
         except OSError as exc:
             raise LetterboxError(f"cannot open letterbox {self.root}: {exc.strerror}") from None
+        self._saw_dir("", root_fd)
         letters: list[Letter] = []
         unreadable: list[Unreadable] = []
         unsupported: list[Unsupported] = []
@@ -196,6 +202,7 @@ class _Scan:
             orphan_sidecars=orphans,
             status_notes=status_notes,
             ignored=ignored,
+            seen=SeenState(self.dirs, self.files),
         )
 
     def _scan_seat(self, root_fd, seat, letters, unreadable, unsupported, sidecars, orphans, status_notes) -> int:
@@ -206,6 +213,7 @@ class _Scan:
             return 0
         files = 0
         try:
+            self._saw_dir(seat, seat_fd)
             try:
                 with os.scandir(seat_fd) as it:
                     raw = list(it)
@@ -248,11 +256,15 @@ class _Scan:
         has_row = getattr(cache, "has_row", None)
         id_utc = self.id_time_is_utc
         prefix = rel_dir + "/"
+        seen: list[tuple[str, int, int, int, int]] = []
+        self.files[rel_dir] = seen
+        saw = seen.append
         add_letter = letters.append
         add_unreadable = unreadable.append
         # This loop runs once per letter file: locals, no per-entry helper calls on the
         # common path (a regular file with an ASCII name).
         try:
+            self._saw_dir(rel_dir, dir_fd)
             with os.scandir(dir_fd) as it:
                 raw = list(it)
             self.listing[rel_dir] = _raw_listing(raw)
@@ -300,6 +312,7 @@ class _Scan:
                         continue
                     hit = get(rel, st.st_size, st.st_mtime_ns, st.st_ino)
                     if hit is not None:
+                        saw((name, st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns))
                         (add_letter if isinstance(hit, Letter) else add_unreadable)(hit)
                         continue
                 try:
@@ -328,12 +341,21 @@ class _Scan:
                 )
                 if cache is not None:
                     cache.put(item, data)
+                saw((name, st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns))
                 (add_letter if isinstance(item, Letter) else add_unreadable)(item)
         except OSError as exc:
             unsupported.append(Unsupported(rel_dir, _why(exc)))
         finally:
             os.close(dir_fd)
         return files
+
+    def _saw_dir(self, rel: str, fd: int) -> None:
+        try:
+            st = os.fstat(fd)
+        except OSError:  # never seen to fail on an open directory; then no memo is kept
+            self.dirs.append((rel, -1, -1, -1, -1))
+            return
+        self.dirs.append((rel, st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_mode))
 
     def stable(self) -> bool:
         """List every scanned folder again: True when nothing appeared, vanished or moved.

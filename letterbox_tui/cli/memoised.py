@@ -1,0 +1,100 @@
+"""``query --json`` and ``exists --json`` through the answer memo (``core.memo``).
+
+A repeated answer on an unchanged letterbox is replayed after a ``stat`` of every letter
+file, without loading the reading commands' modules (the resolver, the query evaluator,
+the rows): their import alone is a tenth of a warm replay. Anything the memo cannot vouch
+for runs ``cli.read`` as usual, which records its answer for next time.
+"""
+
+from __future__ import annotations
+
+import sys
+from argparse import Namespace
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+
+from letterbox_tui.core import memo
+
+if TYPE_CHECKING:
+    from letterbox_tui.core.model import Snapshot
+    from letterbox_tui.core.query import Query
+    from letterbox_tui.core.resolve import Resolution
+
+
+def cmd_query(args: Namespace) -> int:
+    return _answer(args, "query")
+
+
+def cmd_exists(args: Namespace) -> int:
+    return _answer(args, "exists")
+
+
+def _answer(args: Namespace, command: str) -> int:
+    memoised = Memoised.open(args, command)
+    if memoised is not None and (code := memoised.replay()) is not None:
+        return code
+    from . import read
+
+    return getattr(read, f"cmd_{command}")(args, memoised)
+
+
+class Memoised:
+    """One ``--json`` answer's memo: replayed when it can be vouched for, else recorded."""
+
+    @classmethod
+    def open(cls, args: Namespace, command: str) -> Memoised | None:
+        """None for text output (its width and colours are the terminal's) or when the
+        cache is switched off (``LETTERBOX_TUI_NO_CACHE``)."""
+        if not getattr(args, "json", False) or not memo.enabled():
+            return None
+        return cls(args, command)
+
+    def __init__(self, args: Namespace, command: str) -> None:
+        from letterbox_tui.core.settings import load_settings
+
+        from .common import open_root
+
+        root = open_root(args)
+        settings = load_settings(root)
+        self.memo = memo.Memo(str(root), settings.id_time_is_utc, getattr(args, "participant", None))
+        out = sys.stdout
+        self.indent = 2 if out.isatty() else None
+        self.encoding = (out.encoding or "utf-8", out.errors or "strict")
+        form = f"json-{self.indent}-{self.encoding[0]}-{self.encoding[1]}"
+        self.key = memo.answer_key(command, list(args.terms), form)
+
+    def replay(self) -> int | None:
+        """Print the memoised answer with this run's ``scanned_at``; None when there is none."""
+        import json
+
+        began = datetime.now(timezone.utc)
+        hit = self.memo.replay(self.key)
+        if hit is None:
+            return None
+        data, code, at, size = hit
+        scanned = json.dumps(began.isoformat().replace("+00:00", "Z")).encode(self.encoding[0])
+        view = memoryview(data)
+        sys.stdout.flush()
+        out = sys.stdout.buffer
+        out.write(view[:at])
+        out.write(scanned)
+        out.write(view[at + size :])
+        out.flush()
+        return code
+
+    def emit(self, obj: dict[str, Any], snapshot: Snapshot, res: Resolution, query: Query) -> int:
+        """Print ``obj`` as JSON, then record it (after the answer is out)."""
+        from . import output
+        from .common import scope_exit
+
+        text = output.dumps_json(obj, indent=self.indent) + "\n"
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        code = scope_exit(snapshot.scope)
+        window = memo.window(snapshot.letters, res.at, fixed=query.at is not None)
+        try:
+            data = text.encode(*self.encoding)
+        except UnicodeError:
+            return code
+        memo.record_detached(self.memo, self.key, snapshot, data, code, window)
+        return code

@@ -1,0 +1,490 @@
+"""The answer memo: a reading command's output, replayed while the letterbox is unchanged.
+
+A repeated ``query --json`` on an unchanged letterbox gets the same answer. Re-deriving it
+means loading 100,000 cached headers, resolving, evaluating and serialising; replaying it
+needs only a ``stat`` of every letter file. What is kept, in the user's cache directory
+beside the header cache (never in the letterbox):
+
+- a *state* file per letterbox root, setting and scope: what the scan that made the answer
+  saw of the file system (every directory it opened with its inode, mtime, ctime and mode;
+  every letter file's name, size, mtime, inode and ctime), named by a token (its hash);
+- an *answer* file per command, arguments and output form: the exact output, the exit code,
+  the state token it was computed from, and the clock window it holds for.
+
+A memo is replayed only when all of this holds, else the command runs as usual:
+
+- every directory and every letter file stats exactly as recorded. ``ctime`` is in the
+  key, which no tool can set back: a same-size edit with the mtime restored, a ``chmod``,
+  a rename onto a letter, all change it. A directory whose entries change changes its own
+  times, so an unchanged directory has the same entries (names, inodes, kinds): the file
+  listings need not be read again. The directories are stat-ed again after the files: a
+  change during the check is a miss.
+- the scan it came from was atomic, met no unsupported entry (a permission can change
+  without any time changing), and every time it saw was older than ``RACY_NS`` before the
+  scan began (a coarse file-system clock could give a later change the same time);
+- the clock is inside the answer's window: ``late`` flips when the clock passes a deadline,
+  so an answer holds from just after the last deadline before its clock to the first
+  deadline at or after it (all deadlines of the scope, without asking which matter). A
+  query with ``at=`` fixes its clock and holds at any time;
+- the answer was made by this build of the package (its version and the size and mtime of
+  its source files are in the key).
+
+The scope's ``scanned_at`` is the one thing that differs between runs; it is spliced in.
+At 100,000 letters the ``stat`` pass is split between this process and a forked child
+(when single-threaded), halving the wall time of the check.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import pickle
+import sys
+import time
+from datetime import datetime
+
+from .cache import RACY_NS, _NoGlobals, _inside, _read_file, _write_atomic, blake2b, cache_dir, detached
+
+MAGIC_STATE = b"LBXSTAT1"
+MAGIC_ANSWER = b"LBXANSW1"
+TOKEN = 16  # bytes of the state token
+#: from this many letter files, the check is split with a forked child
+FORK_FILES = 20_000
+#: answer files kept per letterbox state (oldest dropped first)
+MAX_ANSWERS = 16
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_NO_END = 1 << 62  # an open end of a clock window, as nanoseconds
+_WORD = 8  # bytes per packed value
+
+
+def _packed(values: list[int]) -> bytes:
+    """Signed 64-bit little-endian words (``OverflowError`` beyond them)."""
+    from array import array
+
+    a = array("q", values)
+    if a.itemsize != _WORD:  # pragma: no cover - 'q' is 8 bytes on every CPython
+        raise OverflowError("no 64-bit array type")
+    if sys.byteorder != "little":  # pragma: no cover
+        a.byteswap()
+    return a.tobytes()
+
+
+def enabled() -> bool:
+    return not os.environ.get("LETTERBOX_TUI_NO_CACHE")
+
+
+# --- names and keys -----------------------------------------------------------------
+
+def root_prefix(root: str) -> str:
+    """Every memo file of a letterbox root starts with this (its real path, hashed)."""
+    return blake2b(os.fsencode(os.path.realpath(root)), digest_size=12).hexdigest() + "."
+
+
+def _scope_key(id_time_is_utc: bool, participants: list[str] | None) -> str:
+    scope = "\0".join(participants) if participants is not None else "\1all"
+    raw = "\0".join(("utc" if id_time_is_utc else "asis", scope))
+    return blake2b(raw.encode("utf-8", "surrogateescape"), digest_size=6).hexdigest()
+
+
+_BUILD: str | None = None
+
+
+def build_id() -> str:
+    """The package's version and the size and mtime of its source files: an answer made
+    by other code is never replayed (an upgrade or an edit invalidates every memo)."""
+    global _BUILD
+    if _BUILD is None:
+        from letterbox_tui import __version__
+
+        base = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        parts = [__version__]
+        for sub in ("core", "cli"):
+            d = os.path.join(base, sub)
+            try:
+                with os.scandir(d) as it:
+                    for e in sorted(it, key=lambda e: e.name):
+                        if e.name.endswith(".py"):
+                            st = e.stat()
+                            parts.append(f"{sub}/{e.name}:{st.st_size}:{st.st_mtime_ns}")
+            except OSError:
+                parts.append(f"{sub}:?")
+        _BUILD = blake2b("\n".join(parts).encode(), digest_size=12).hexdigest()
+    return _BUILD
+
+
+def answer_key(command: str, argv: list[str], form: str) -> str:
+    """The key of one command's answer: the command, its arguments as given, the output
+    form (``json`` or ``json-indent``) and the build."""
+    raw = "\0".join([command, form, build_id(), *argv])
+    return blake2b(raw.encode("utf-8", "surrogateescape"), digest_size=16).hexdigest()
+
+
+class Memo:
+    """Where the memo files of one letterbox root, setting and scope live."""
+
+    def __init__(self, root: str, id_time_is_utc: bool, participants: list[str] | None) -> None:
+        self.root = os.path.realpath(root)
+        self.participants = sorted(set(participants)) if participants is not None else None
+        self.dir = cache_dir()
+        self.prefix = root_prefix(self.root) + _scope_key(id_time_is_utc, self.participants)
+        # a cache directory inside the letterbox would write into it: then no memo at all
+        self.disabled = not enabled() or _inside(self.dir, self.root)
+
+    def state_path(self) -> str:
+        return os.path.join(self.dir, f"{self.prefix}.state")
+
+    def answer_path(self, token: bytes, key: str) -> str:
+        return os.path.join(self.dir, f"{self.prefix}-{token.hex()[:16]}-{key}.answer")
+
+    # --- replaying ----------------------------------------------------------------
+    def replay(self, key: str, clock_ns: int | None = None) -> tuple[bytes, int, int, int] | None:
+        """(output, exit code, where ``scanned_at``'s JSON string starts, its length), or
+        None when the memo cannot vouch for the answer. ``clock_ns``: the answer's clock
+        (default now); the file-system checks always use the real time."""
+        if self.disabled:
+            return None
+        now_ns = time.time_ns()
+        clock_ns = now_ns if clock_ns is None else clock_ns
+        state = _load_state(self.state_path())
+        if state is None:
+            return None
+        token, dirs, folders = state
+        answer = _load_answer(self.answer_path(token, key), key, token)
+        if answer is None:
+            return None
+        lo, hi, code, out, at, size = answer
+        if not lo < clock_ns <= hi:
+            return None
+        if not unchanged(self.root, dirs, folders, now_ns):
+            return None
+        return out, code, at, size
+
+    # --- recording ----------------------------------------------------------------
+    def record(self, key: str, snapshot, output: bytes, code: int, window: tuple[int, int]) -> bool:
+        """Keep ``output`` as the answer for ``key`` on the state ``snapshot`` saw; False
+        when that state cannot be vouched for (then nothing is kept)."""
+        if self.disabled:
+            return False
+        state = recordable(snapshot)
+        if state is None:
+            return False
+        # the scope comes last in every memoised output, and scanned_at last in the scope
+        at = output.rfind(b'"scanned_at"')
+        if at < 0:
+            return False
+        start = output.find(b'"', output.index(b":", at))
+        end = output.find(b'"', start + 1) + 1
+        if start < 0 or end <= start or output[end:].strip(b" \n}"):
+            return False
+        payload = pickle.dumps(state, protocol=5)
+        token = blake2b(payload, digest_size=TOKEN).digest()
+        path = self.state_path()
+        old = _read_head(path, len(MAGIC_STATE) + TOKEN)
+        if old != MAGIC_STATE + token:
+            _write_atomic(path, [MAGIC_STATE, token, payload])
+        entry = {"key": key, "token": token, "lo": window[0], "hi": window[1], "code": code,
+                 "out": output, "at": start, "size": end - start}
+        _write_atomic(self.answer_path(token, key), [MAGIC_ANSWER, pickle.dumps(entry, protocol=5)])
+        self._sweep(keep=token)
+        return True
+
+    def _sweep(self, keep: bytes | None) -> None:
+        """Drop answers of other states (they can never be replayed); keep at most
+        ``MAX_ANSWERS`` of the current one, newest first."""
+        mine = f"{self.prefix}-"
+        live: list[tuple[int, str]] = []
+        try:
+            with os.scandir(self.dir) as it:
+                for e in it:
+                    name = e.name
+                    if not (name.startswith(mine) and name.endswith(".answer")):
+                        continue
+                    if keep is not None and name[len(mine):].startswith(keep.hex()[:16] + "-"):
+                        try:
+                            live.append((e.stat(follow_symlinks=False).st_mtime_ns, e.path))
+                        except OSError:
+                            pass
+                        continue
+                    try:
+                        os.unlink(e.path)
+                    except OSError:
+                        pass
+        except OSError:
+            return
+        live.sort(reverse=True)
+        for _, path in live[MAX_ANSWERS:]:
+            try:
+                os.unlink(path)
+            except OSError:
+                pass
+
+
+def forget(root: str) -> None:
+    """Remove every memo file of ``root`` (``check --verify`` starts afresh: what it
+    re-reads, no memo may vouch for)."""
+    prefix = root_prefix(root)
+    try:
+        with os.scandir(cache_dir()) as it:
+            for e in it:
+                if e.name.startswith(prefix) and e.name.endswith((".state", ".answer")):
+                    try:
+                        os.unlink(e.path)
+                    except OSError:
+                        pass
+    except OSError:
+        pass
+
+
+def window(letters, at: datetime, fixed: bool) -> tuple[int, int]:
+    """The clock interval (lo, hi] in which every ``late`` answer is what it is at ``at``:
+    no deadline lies in it (``late`` is ``deadline < clock``). A fixed clock holds always."""
+    if fixed:
+        return -_NO_END, _NO_END
+    clock = _ns(at)
+    lo, hi = -_NO_END, _NO_END
+    for d in [x.deadline_at for x in letters if x.deadline_at is not None]:
+        n = _ns(d)
+        if n < clock:
+            if n > lo:
+                lo = n
+        elif n < hi:
+            hi = n
+    return lo, hi
+
+
+def _ns(when: datetime) -> int:
+    return int(when.timestamp()) * 1_000_000_000 + when.microsecond * 1000
+
+
+# --- what may be recorded ------------------------------------------------------------
+
+def recordable(snapshot) -> tuple | None:
+    """The state a snapshot was read from, as stored; None when it cannot be vouched for."""
+    seen = snapshot.seen
+    scope = snapshot.scope
+    if seen is None or not scope.atomic or snapshot.unsupported or not scope.scanned_at:
+        return None
+    try:
+        began = _ns(datetime.fromisoformat(scope.scanned_at.replace("Z", "+00:00")))
+    except ValueError:
+        return None
+    limit = began - RACY_NS
+    dirs = []
+    for rel, ino, mtime, ctime, mode in seen.dirs:
+        if ino < 0 or mtime >= limit or ctime >= limit:
+            return None
+        dirs.append((rel, ino, mtime, ctime, mode))
+    folders = []
+    count = 0
+    for rel, files in seen.files.items():
+        if files and max(max(f[2], f[4]) for f in files) >= limit:
+            return None
+        names = [f[0] for f in files]
+        if any("\0" in n for n in names):  # never in a file name; the separator below
+            return None
+        try:
+            stats = _packed([v for f in files for v in (f[1], f[2], f[3], f[4])])
+        except OverflowError:  # a time or inode beyond 64 bits: vouch for nothing
+            return None
+        folders.append((rel, "\0".join(names), len(names), stats))
+        count += len(files)
+    return tuple(dirs), tuple(folders)
+
+
+# --- reading memo files --------------------------------------------------------------
+
+def _read_head(path: str, n: int) -> bytes:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return b""
+    try:
+        return os.read(fd, n)
+    except OSError:
+        return b""
+    finally:
+        os.close(fd)
+
+
+def _load_state(path: str):
+    data = _read_file(path)
+    n = len(MAGIC_STATE)
+    if data is None or len(data) < n + TOKEN or data[:n] != MAGIC_STATE:
+        return None
+    token = data[n : n + TOKEN]
+    try:
+        dirs, folders = _NoGlobals(io.BytesIO(memoryview(data)[n + TOKEN :])).load()
+    except Exception:  # noqa: BLE001 - a damaged memo is no memo
+        return None
+    if not _state_looks_right(dirs, folders):
+        return None
+    return token, dirs, folders
+
+
+def _state_looks_right(dirs, folders) -> bool:
+    if type(dirs) is not tuple or type(folders) is not tuple or not dirs or dirs[0][0] != "":
+        return False
+    for d in dirs:
+        if not (type(d) is tuple and len(d) == 5 and type(d[0]) is str and all(type(v) is int for v in d[1:])):
+            return False
+    known = {d[0] for d in dirs}
+    for f in folders:
+        if not (type(f) is tuple and len(f) == 4 and f[0] in known and type(f[1]) is str):
+            return False
+        if type(f[2]) is not int or type(f[3]) is not bytes or len(f[3]) != f[2] * 4 * _WORD:
+            return False
+    return True
+
+
+def _load_answer(path: str, key: str, token: bytes):
+    data = _read_file(path)
+    n = len(MAGIC_ANSWER)
+    if data is None or data[:n] != MAGIC_ANSWER:
+        return None
+    try:
+        entry = _NoGlobals(io.BytesIO(memoryview(data)[n:])).load()
+        if entry["key"] != key or entry["token"] != token:
+            return None
+        out = entry["out"]
+        got = (entry["lo"], entry["hi"], entry["code"], out, entry["at"], entry["size"])
+    except Exception:  # noqa: BLE001
+        return None
+    if type(out) is not bytes or not all(type(v) is int for v in got[:3] + got[4:]):
+        return None
+    if not (0 <= got[4] and got[4] + got[5] <= len(out)):
+        return None
+    return got
+
+
+# --- the check ---------------------------------------------------------------------
+
+def unchanged(root: str, dirs, folders, now_ns: int) -> bool:
+    """True when every directory and letter file stats as recorded (and stayed so)."""
+    limit = now_ns - RACY_NS
+    fds: dict[str, int] = {}
+    try:
+        try:
+            for rel, ino, mtime, ctime, mode in dirs:
+                if rel:
+                    parent, _, name = rel.rpartition("/")
+                    fd = os.open(name, _DIR_FLAGS, dir_fd=fds[parent])
+                else:
+                    fd = os.open(root, _DIR_FLAGS)
+                fds[rel] = fd
+                st = os.fstat(fd)
+                if (st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_mode) != (ino, mtime, ctime, mode):
+                    return False
+                if mtime >= limit or ctime >= limit:
+                    return False
+        except (OSError, KeyError):
+            return False
+        work = [(fds[rel], joined.split("\0") if n else [], stats) for rel, joined, n, stats in folders]
+        total = sum(len(names) for _, names, _ in work)
+        if not _files_unchanged(work, total):
+            return False
+        # the directories again: an entry added, removed or renamed meanwhile is a change
+        for rel, ino, mtime, ctime, mode in dirs:
+            st = os.fstat(fds[rel])
+            if (st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_mode) != (ino, mtime, ctime, mode):
+                return False
+        return True
+    except OSError:
+        return False
+    finally:
+        for fd in fds.values():
+            os.close(fd)
+
+
+def _files_unchanged(work, total: int) -> bool:
+    if total >= FORK_FILES:
+        split = _split(work, total)
+        if split is not None:
+            return _forked(*split)
+    return _check(work)
+
+
+def _split(work, total: int):
+    """The work cut in two halves by file count (a folder may be cut in the middle)."""
+    half = total // 2
+    first, second, seen = [], [], 0
+    for fd, names, stats in work:
+        n = len(names)
+        if seen + n <= half:
+            first.append((fd, names, stats))
+        elif seen >= half:
+            second.append((fd, names, stats))
+        else:
+            cut = half - seen
+            step = 4 * _WORD
+            first.append((fd, names[:cut], stats[: cut * step]))
+            second.append((fd, names[cut:], stats[cut * step :]))
+        seen += n
+    return first, second
+
+
+def _check(work) -> bool:
+    """Every file of every folder stats as recorded: size, mtime, inode, ctime, compared
+    as packed 64-bit words (one comparison per folder, no per-file tuple)."""
+    stat = os.stat
+    for fd, names, stats in work:
+        values: list[int] = []
+        add = values.extend
+        for name in names:
+            try:
+                st = stat(name, dir_fd=fd, follow_symlinks=False)
+            except OSError:
+                return False
+            add((st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns))
+        try:
+            if _packed(values) != stats:
+                return False
+        except OverflowError:
+            return False
+    return True
+
+
+def _forked(first, second) -> bool:
+    """Check ``second`` in a forked child while this process checks ``first``. Only a
+    single-threaded process forks (a fork with other threads alive may deadlock)."""
+    import threading
+
+    if not hasattr(os, "fork") or threading.active_count() != 1:
+        return _check(first) and _check(second)
+    r, w = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(r)
+        os.close(w)
+        return _check(first) and _check(second)
+    if pid == 0:  # the child: one byte, then gone without running any exit handler
+        try:
+            os.close(r)
+            os.write(w, b"1" if _check(second) else b"0")
+        finally:
+            os._exit(0)
+    os.close(w)
+    try:
+        mine = _check(first)
+        theirs = os.read(r, 1) == b"1"  # empty when the child died: not vouched for
+    finally:
+        os.close(r)
+        try:
+            os.waitpid(pid, 0)
+        except OSError:
+            pass
+    return mine and theirs
+
+
+def record_detached(memo: Memo, key: str, snapshot, output: bytes, code: int, win: tuple[int, int]) -> None:
+    """Record after the answer is out: detached for a large letterbox (the caller does not
+    wait), in line for a small one. A memo that cannot be written costs speed, never answers."""
+    def work() -> None:
+        memo.record(key, snapshot, output, code, win)
+
+    if len(snapshot.letters) >= FORK_FILES and detached(work):
+        return
+    try:
+        work()
+    except OSError:
+        pass
