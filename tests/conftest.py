@@ -93,3 +93,11 @@ def _isolate_user_dirs(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
     monkeypatch.delenv("LETTERBOX_DIR", raising=False)
+
+
+@pytest.fixture
+def pure_python_scan(monkeypatch):
+    """Scan through the pure-Python reader, not the C accelerator: for tests that hook
+    ``os.open``/``os.read`` to inject faults or watch reads (C makes no Python call to hook).
+    The accelerator's own behaviour on the same cases is tested in tests/core/test_scanio.py."""
+    monkeypatch.setenv("LETTERBOX_TUI_PURE", "1")

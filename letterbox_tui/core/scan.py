@@ -22,7 +22,7 @@ from typing import Protocol
 
 from .errors import LetterboxError
 from .grammar import valid_seat
-from .header import MAX_HEADER, needs_more, parse_header
+from .header import MAX_HEADER, HeaderResult, needs_more, parse_header
 from .letters import build
 from .model import LEGACY_FLAGS, Letter, Scope, SeenState, Snapshot, Unreadable, Unsupported
 
@@ -50,6 +50,60 @@ class HeaderCache(Protocol):
 
     def put(self, item: Letter | Unreadable, data: bytes) -> None:
         """Record what was built from a file; ``data`` is the header bytes read from it."""
+
+
+def _read_headers_py(dir_fd: int, names: list[str]) -> list[tuple]:
+    """What ``_scanio.read_headers`` returns, in Python: for each name (stage, errno, mode,
+    size, mtime_ns, inode, ctime_ns, data, fields); stage 1 open, 2 fstat, 3 read failed;
+    data None for a file that is not regular; fields always None (``parse_header`` judges)."""
+    out = []
+    add = out.append
+    for name in names:
+        try:
+            fd = os.open(name, _FILE_FLAGS, dir_fd=dir_fd)
+        except OSError as exc:
+            add((1, exc.errno or 0, 0, 0, 0, 0, 0, None, None))
+            continue
+        try:
+            try:
+                st = os.fstat(fd)
+            except OSError as exc:
+                add((2, exc.errno or 0, 0, 0, 0, 0, 0, None, None))
+                continue
+            data = None
+            if stat.S_ISREG(st.st_mode):
+                try:
+                    data = read_header_bytes(fd)
+                except OSError as exc:
+                    add((3, exc.errno or 0, 0, 0, 0, 0, 0, None, None))
+                    continue
+            add((0, 0, st.st_mode, st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns, data, None))
+        finally:
+            os.close(fd)
+    return out
+
+
+def _threads() -> int:
+    return max(1, min(4, os.cpu_count() or 1))
+
+
+def _accelerated():
+    """``_scanio.read_headers`` (the C accelerator), or None when it is not built or is
+    switched off with ``LETTERBOX_TUI_PURE=1`` (the tests run both)."""
+    if os.environ.get("LETTERBOX_TUI_PURE"):
+        return None
+    try:
+        from . import _scanio
+    except ImportError:
+        return None
+    threads = _threads()
+    return lambda dir_fd, names: _scanio.read_headers(dir_fd, names, threads)
+
+
+def read_headers(dir_fd: int, names: list[str]) -> list[tuple]:
+    """Open, fstat and read the header of each name in the folder ``dir_fd``."""
+    fast = _accelerated()
+    return fast(dir_fd, names) if fast is not None else _read_headers_py(dir_fd, names)
 
 
 def read_header_bytes(fd: int) -> bytes:
@@ -254,13 +308,14 @@ class _Scan:
         cache = self.cache
         get = cache.get if cache is not None else None
         has_row = getattr(cache, "has_row", None)
-        id_utc = self.id_time_is_utc
         prefix = rel_dir + "/"
         seen: list[tuple[str, int, int, int, int]] = []
         self.files[rel_dir] = seen
         saw = seen.append
-        add_letter = letters.append
-        add_unreadable = unreadable.append
+        # In listing order: a cached item, or the name of a file to read (read all at once
+        # below, by the C accelerator when there is one).
+        order: list[Letter | Unreadable | str] = []
+        to_read: list[str] = []
         # This loop runs once per letter file: locals, no per-entry helper calls on the
         # common path (a regular file with an ASCII name).
         try:
@@ -279,11 +334,10 @@ class _Scan:
                         (sidecars.add(rel) if name[:-4] in names else orphans.append(rel))
                     continue
                 files += 1
-                rel = prefix + name
                 if not name.isascii() and not _utf8(name):
                     # Such a name is never a letter's canonical name and cannot be shown or
                     # written to JSON as it is: listed, with its bytes escaped, never read.
-                    unsupported.append(Unsupported(_shown(rel), "file name is not UTF-8"))
+                    unsupported.append(Unsupported(_shown(prefix + name), "file name is not UTF-8"))
                     continue
                 try:
                     regular = entry.is_file(follow_symlinks=False)  # a symlink is never one
@@ -298,9 +352,9 @@ class _Scan:
                             self.changed = True
                             files -= 1
                         else:
-                            unsupported.append(Unsupported(rel, kind))
+                            unsupported.append(Unsupported(prefix + name, kind))
                         continue
-                if get is not None and (has_row is None or has_row(rel)):
+                if get is not None and (has_row is None or has_row(prefix + name)):
                     try:
                         st = entry.stat(follow_symlinks=False)
                     except FileNotFoundError:
@@ -308,46 +362,61 @@ class _Scan:
                         files -= 1
                         continue
                     except OSError as exc:
-                        unsupported.append(Unsupported(rel, _why(exc)))
+                        unsupported.append(Unsupported(prefix + name, _why(exc)))
                         continue
-                    hit = get(rel, st.st_size, st.st_mtime_ns, st.st_ino)
+                    hit = get(prefix + name, st.st_size, st.st_mtime_ns, st.st_ino)
                     if hit is not None:
                         saw((name, st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns))
-                        (add_letter if isinstance(hit, Letter) else add_unreadable)(hit)
+                        order.append(hit)
                         continue
-                try:
-                    fd = os.open(name, _FILE_FLAGS, dir_fd=dir_fd)
-                except FileNotFoundError:
-                    self.changed = True
-                    files -= 1
-                    continue
-                except OSError as exc:
-                    unsupported.append(Unsupported(rel, _why(exc)))
-                    continue
-                try:
-                    st = os.fstat(fd)
-                    if not stat.S_ISREG(st.st_mode):
-                        unsupported.append(Unsupported(rel, _kind_mode(st.st_mode)))
-                        continue
-                    data = read_header_bytes(fd)
-                except OSError as exc:
-                    unsupported.append(Unsupported(rel, _why(exc)))
-                    continue
-                finally:
-                    os.close(fd)
-                item = build(
-                    parse_header(data), path=rel, seat=seat, folder=folder, name=name,
-                    size=st.st_size, mtime_ns=st.st_mtime_ns, inode=st.st_ino, id_time_is_utc=id_utc,
-                )
-                if cache is not None:
-                    cache.put(item, data)
-                saw((name, st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns))
-                (add_letter if isinstance(item, Letter) else add_unreadable)(item)
+                order.append(name)
+                to_read.append(name)
+            files -= self._take(dir_fd, seat, folder, order, to_read, letters, unreadable, unsupported, saw)
         except OSError as exc:
             unsupported.append(Unsupported(rel_dir, _why(exc)))
         finally:
             os.close(dir_fd)
         return files
+
+    def _take(self, dir_fd, seat, folder, order, to_read, letters, unreadable, unsupported, saw) -> int:
+        """Read the files named in ``order`` and add every item in listing order; returns
+        how many vanished since the listing (not examined, not counted)."""
+        read = read_headers(dir_fd, to_read) if to_read else []
+        cache = self.cache
+        put = cache.put if cache is not None else None
+        id_utc = self.id_time_is_utc
+        prefix = f"{seat}/{folder}/"
+        add_letter = letters.append
+        add_unreadable = unreadable.append
+        vanished = 0
+        at = 0
+        for entry in order:
+            if type(entry) is not str:
+                (add_letter if type(entry) is Letter else add_unreadable)(entry)
+                continue
+            name = entry
+            stage, err, mode, size, mtime_ns, inode, ctime_ns, data, fields = read[at]
+            at += 1
+            if stage:
+                if stage == 1 and err == errno.ENOENT:
+                    self.changed = True
+                    vanished += 1
+                else:
+                    unsupported.append(Unsupported(prefix + name, _why_errno(err)))
+                continue
+            if data is None:
+                unsupported.append(Unsupported(prefix + name, _kind_mode(mode)))
+                continue
+            item = build(
+                HeaderResult(fields) if fields is not None else parse_header(data),
+                path=prefix + name, seat=seat, folder=folder, name=name,
+                size=size, mtime_ns=mtime_ns, inode=inode, id_time_is_utc=id_utc,
+            )
+            if put is not None:
+                put(item, data)
+            saw((name, size, mtime_ns, inode, ctime_ns))
+            (add_letter if type(item) is Letter else add_unreadable)(item)
+        return vanished
 
     def _saw_dir(self, rel: str, fd: int) -> None:
         try:
@@ -447,6 +516,10 @@ def _shown(text: str) -> str:
     if _utf8(text):
         return text
     return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def _why_errno(err: int) -> str:
+    return _why(OSError(err, os.strerror(err)))
 
 
 def _why(exc: OSError) -> str:

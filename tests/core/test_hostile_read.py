@@ -179,6 +179,7 @@ def test_sparse_20mib_file_of_nuls(box):
     assert len(item.illegible) <= MAX_HEADER  # only a bounded prefix is kept
 
 
+@pytest.mark.usefixtures("pure_python_scan")
 def test_sparse_20mib_body_after_a_good_header(box, monkeypatch):
     path = box.raw("beta/inbox/h-1.md", letter_bytes(body=b""))
     with open(path, "r+b") as fh:
@@ -334,6 +335,7 @@ def deny(monkeypatch, names: set[str]):
     monkeypatch.setattr(os, "open", guarded)
 
 
+@pytest.mark.usefixtures("pure_python_scan")
 def test_permission_denied_file(box, monkeypatch):
     box.raw("beta/inbox/h-1.md", letter_bytes())
     deny(monkeypatch, {"h-1.md"})
@@ -355,6 +357,7 @@ def test_permission_denied_root(box, monkeypatch):
     assert "Permission denied" in str(err.value)
 
 
+@pytest.mark.usefixtures("pure_python_scan")
 def test_read_error_mid_file(box, monkeypatch):
     box.raw("beta/inbox/h-1.md", letter_bytes())
     real_read = os.read
@@ -425,6 +428,7 @@ def on_open(monkeypatch, hook):
     monkeypatch.setattr(os, "open", hooked)
 
 
+@pytest.mark.usefixtures("pure_python_scan")
 def test_seat_replaced_by_a_file_mid_scan(box, monkeypatch):
     box.raw("alpha/inbox/a-1.md", letter_bytes("a-1"))
     box.raw("beta/inbox/b-1.md", letter_bytes("b-1"))
@@ -443,6 +447,7 @@ def test_seat_replaced_by_a_file_mid_scan(box, monkeypatch):
     assert [x.id for x in snap.letters] == ["a-1"]
 
 
+@pytest.mark.usefixtures("pure_python_scan")
 def test_seat_replaced_by_a_file_on_every_attempt_is_not_atomic(box, monkeypatch):
     box.raw("alpha/inbox/a-1.md", letter_bytes("a-1"))
 
@@ -462,6 +467,7 @@ def test_seat_replaced_by_a_file_on_every_attempt_is_not_atomic(box, monkeypatch
     assert snap.scope.atomic is False and not snap.scope.complete
 
 
+@pytest.mark.usefixtures("pure_python_scan")
 def test_all_letters_vanish_mid_scan(box, monkeypatch):
     for i in range(20):
         box.raw(f"beta/inbox/v-{i:02}.md", letter_bytes(f"v-{i:02}"))
@@ -478,6 +484,7 @@ def test_all_letters_vanish_mid_scan(box, monkeypatch):
     assert snap.letters == [] and snap.scope.atomic and snap.scope.files == 0
 
 
+@pytest.mark.usefixtures("pure_python_scan")
 def test_letters_appear_mid_scan(box, monkeypatch):
     box.raw("beta/inbox/a-0.md", letter_bytes("a-0"))
     done = {"x": False}
@@ -493,6 +500,7 @@ def test_letters_appear_mid_scan(box, monkeypatch):
     assert snap.scope.letters == 51 and snap.scope.atomic
 
 
+@pytest.mark.usefixtures("pure_python_scan")
 def test_file_swapped_for_a_fifo_between_listing_and_open(box, monkeypatch):
     box.raw("beta/inbox/h-1.md", letter_bytes())
     done = {"x": False}
@@ -508,6 +516,7 @@ def test_file_swapped_for_a_fifo_between_listing_and_open(box, monkeypatch):
     assert snap.scope.unsupported == [{"path": "beta/inbox/h-1.md", "reason": "fifo"}]
 
 
+@pytest.mark.usefixtures("pure_python_scan")
 def test_file_swapped_for_a_symlink_between_listing_and_open(box, monkeypatch, tmp_path):
     (tmp_path / "secret.md").write_bytes(letter_bytes("secret-marker-3c"))
     box.raw("beta/inbox/h-1.md", letter_bytes())

@@ -264,6 +264,7 @@ def deny(monkeypatch, names: set[str]):
     monkeypatch.setattr(os, "open", guarded)
 
 
+@pytest.mark.usefixtures("pure_python_scan")
 def test_permission_denied_letter_is_unsupported(box, monkeypatch):
     box.letter("a-1")
     box.letter("secret-1")
@@ -307,6 +308,7 @@ def test_scope_counts_files_letters_and_legacy_exactly(box):
     assert not scope.complete and scope.atomic and not scope.partial
 
 
+@pytest.mark.usefixtures("pure_python_scan")
 @pytest.mark.parametrize("cause", ["unreadable", "unsupported", "partial", "non-atomic"])
 def test_each_cause_makes_the_scope_incomplete(box, cause, monkeypatch):
     box.letter("a-1")
@@ -397,6 +399,7 @@ def count_attempts(monkeypatch):
     return calls
 
 
+@pytest.mark.usefixtures("pure_python_scan")
 def test_letter_moved_inbox_to_processed_mid_scan_is_seen_once(box, monkeypatch):
     box.letter("a-0")
     box.letter("b-moved")
@@ -431,6 +434,7 @@ def test_letter_moved_processed_to_inbox_after_inbox_was_read_is_not_lost(box, m
     assert snap.scope.atomic
 
 
+@pytest.mark.usefixtures("pure_python_scan")
 def test_letter_moved_after_its_folder_was_listed_without_rescan_is_not_atomic(box, monkeypatch):
     box.letter("a-0")
     box.letter("b-moved")
@@ -464,6 +468,7 @@ def churn(monkeypatch, root: Path):
     on_open(monkeypatch, hook)
 
 
+@pytest.mark.usefixtures("pure_python_scan")
 def test_a_box_that_keeps_changing_ends_non_atomic(box, monkeypatch):
     churn(monkeypatch, box.root)
     attempts = count_attempts(monkeypatch)
@@ -489,6 +494,7 @@ def test_hidden_temporary_appearing_mid_scan_keeps_the_scan_atomic(box, monkeypa
     assert ids(snap) == ["a-1", "b-2"]
 
 
+@pytest.mark.usefixtures("pure_python_scan")
 def test_letter_appearing_mid_scan_triggers_a_rescan(box, monkeypatch):
     box.letter("a-1")
     added = {"done": False}
@@ -504,6 +510,7 @@ def test_letter_appearing_mid_scan_triggers_a_rescan(box, monkeypatch):
     assert ids(snap) == ["a-1", "z-new"] and snap.scope.atomic and attempts["n"] == 2
 
 
+@pytest.mark.usefixtures("pure_python_scan")
 def test_letter_vanishing_mid_scan_triggers_a_rescan(box, monkeypatch):
     box.letter("a-1")
     box.letter("b-2")
@@ -519,6 +526,7 @@ def test_letter_vanishing_mid_scan_triggers_a_rescan(box, monkeypatch):
     assert ids(snap) == ["a-1"] and snap.scope.atomic and snap.scope.files == 1
 
 
+@pytest.mark.usefixtures("pure_python_scan")
 def test_sidecar_appearing_mid_scan_is_a_change(box, monkeypatch):
     box.letter("a-1")
     made = {"done": False}
@@ -533,6 +541,7 @@ def test_sidecar_appearing_mid_scan_is_a_change(box, monkeypatch):
     assert snap.sidecars == frozenset({"beta/inbox/a-1.md.ack"}) and snap.scope.atomic
 
 
+@pytest.mark.usefixtures("pure_python_scan")
 def test_archive_appearing_mid_scan_is_a_change(box, monkeypatch):
     box.letter("a-1")
     made = {"done": False}
@@ -549,6 +558,7 @@ def test_archive_appearing_mid_scan_is_a_change(box, monkeypatch):
     assert unsupported(snap) == {"alpha/archive": "archive folders are not read"}
 
 
+@pytest.mark.usefixtures("pure_python_scan")
 def test_folder_swapped_for_a_symlink_mid_scan_is_never_followed(box, tmp_path, monkeypatch):
     marker = "zz-outside-letter-51b7"
     outside = tmp_path / "outside"

@@ -1,0 +1,574 @@
+/* letterbox_tui.core._scanio: the scan's per-file system calls, in C, on several threads.
+ *
+ * An optional accelerator for core.scan and core.memo; the pure-Python code beside it does
+ * the same work and is what runs when this module is not built. Nothing here decides what a
+ * letter means:
+ *
+ * read_headers(dir_fd, names, threads) opens each name relative to dir_fd (O_NOFOLLOW,
+ *   O_NONBLOCK), fstats it, and for a regular file reads its first bytes exactly as
+ *   core.scan.read_header_bytes does. A header of printable ASCII that is plainly well formed
+ *   is split into its (key, value) pairs here ("the fast path", the same pairs
+ *   core.header.parse_header gives); anything else comes back as bytes for parse_header.
+ *   Each result is (stage, errno, mode, size, mtime_ns, inode, ctime_ns, data, fields):
+ *   stage 0 ok, 1 open failed, 2 fstat failed, 3 read failed; data is None for a file that
+ *   is not regular; fields is None when parse_header must judge the data. With fields, data
+ *   is the header through its closing line (what the cache hashes).
+ *
+ * stat_packed(dir_fd, names, threads) lstats each name relative to dir_fd and returns
+ *   (size, mtime_ns, inode, ctime_ns) of every one as little-endian signed 64-bit words, or
+ *   None when any stat fails or a value does not fit (core.memo compares these bytes).
+ *
+ * The system calls run without the GIL, on up to `threads` threads, CHUNK files at a time
+ * (so memory stays bounded whatever the folder's size). Letter bytes are hostile: every
+ * index below is checked against the length read, and nothing is ever written past a buffer.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define FIRST_READ 4096
+#define MAX_HEADER 32768
+#define READ_LIMIT (MAX_HEADER + 8)
+#define MAX_LINE 4096
+#define MAX_FIELDS 128
+#define CHUNK 2048
+#define MAX_THREADS 8
+
+typedef struct {
+    int32_t ks, kl, vs, vl;
+} span;
+
+typedef struct {
+    const char *name;
+    int stage;
+    int err;
+    struct stat st;
+    char *buf;
+    Py_ssize_t len;
+    Py_ssize_t end;  /* fast path: the end of the closing '---' line */
+    int nf;          /* fast path: number of fields; -1 when parse_header must judge */
+    span f[MAX_FIELDS];
+} item;
+
+/* ---------------------------------------------------------------------------------- */
+/* The closing delimiter as core.header reads it: a '\n', then '---', then any CRs, then
+ * '\n' (or, when `at_end_ok`, the end of the data). Returns the index of the '\n' that
+ * starts the match, searching from `from`, or -1; `*end` is set past the match. */
+static Py_ssize_t
+find_close(const char *b, Py_ssize_t n, Py_ssize_t from, int at_end_ok, Py_ssize_t *end)
+{
+    Py_ssize_t i = from;
+    while (i < n) {
+        const char *nl = memchr(b + i, '\n', (size_t)(n - i));
+        if (nl == NULL)
+            return -1;
+        i = nl - b;
+        if (i + 3 < n && b[i + 1] == '-' && b[i + 2] == '-' && b[i + 3] == '-') {
+            Py_ssize_t j = i + 4;
+            while (j < n && b[j] == '\r')
+                j++;
+            if (j < n && b[j] == '\n') {
+                *end = j + 1;
+                return i;
+            }
+            if (j == n && at_end_ok) {
+                *end = n;
+                return i;
+            }
+        }
+        i++;
+    }
+    return -1;
+}
+
+/* The fast path. Fills it->f and returns the number of fields, or -1 when the header is
+ * not plainly well formed (parse_header then judges it, and names any error). */
+static int
+parse_fast(item *it)
+{
+    const char *b = it->buf;
+    Py_ssize_t n = it->len, p, start, close, end = 0, ls;
+    int nf = 0;
+
+    if (n < 4 || b[0] != '-' || b[1] != '-' || b[2] != '-')
+        return -1;
+    p = 3;
+    while (p < n && b[p] == '\r')
+        p++;
+    if (p >= n || b[p] != '\n')
+        return -1;
+    start = p + 1;
+    close = find_close(b, n, start - 1, 1, &end);
+    if (close < 0 || end > MAX_HEADER)
+        return -1;
+    /* field lines: [start, close + 1), each ended by a '\n' */
+    ls = start;
+    while (ls <= close) {
+        const char *nl = memchr(b + ls, '\n', (size_t)(close + 1 - ls));
+        Py_ssize_t le, ce, q, ks, ke, vs, ve, k;
+        if (nl == NULL)
+            return -1;
+        le = nl - b;
+        if (le - ls >= MAX_LINE)
+            return -1;
+        ce = le;
+        while (ce > ls && b[ce - 1] == '\r')
+            ce--;
+        for (q = ls; q < ce; q++) {
+            unsigned char c = (unsigned char)b[q];
+            if (c < 0x20 || c > 0x7e)
+                return -1;  /* a control, a CR inside the line, or not ASCII */
+        }
+        for (q = ls; q < ce && b[q] == ' '; q++)
+            ;
+        if (q == ce) {  /* blank: skipped */
+            ls = le + 1;
+            continue;
+        }
+        ks = ls;
+        if (!((b[ks] >= 'A' && b[ks] <= 'Z') || (b[ks] >= 'a' && b[ks] <= 'z')))
+            return -1;
+        ke = ks + 1;
+        while (ke < ce) {
+            char c = b[ke];
+            if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-')
+                ke++;
+            else
+                break;
+        }
+        if (ke >= ce || b[ke] != ':')
+            return -1;
+        vs = ke + 1;
+        ve = ce;
+        while (vs < ve && b[vs] == ' ')
+            vs++;
+        while (ve > vs && b[ve - 1] == ' ')
+            ve--;
+        if (nf >= MAX_FIELDS)
+            return -1;
+        for (k = 0; k < nf; k++) {
+            if (it->f[k].kl == ke - ks && memcmp(b + it->f[k].ks, b + ks, (size_t)(ke - ks)) == 0)
+                return -1;  /* a repeated key: parse_header names it */
+        }
+        it->f[nf].ks = (int32_t)ks;
+        it->f[nf].kl = (int32_t)(ke - ks);
+        it->f[nf].vs = (int32_t)vs;
+        it->f[nf].vl = (int32_t)(ve - vs);
+        nf++;
+        ls = le + 1;
+    }
+    it->end = end;
+    return nf;
+}
+
+static ssize_t
+read_some(int fd, char *buf, size_t n)
+{
+    ssize_t r;
+    do {
+        r = read(fd, buf, n);
+    } while (r < 0 && errno == EINTR);
+    return r;
+}
+
+/* core.scan.read_header_bytes: one read of FIRST_READ, more only while no closing
+ * delimiter ended by a line ending has been seen, never past READ_LIMIT. */
+static void
+read_item(int dfd, item *it)
+{
+    int fd;
+    ssize_t r;
+    Py_ssize_t endpos, cap = FIRST_READ;
+
+    it->nf = -1;
+    do {
+        fd = openat(dfd, it->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    } while (fd < 0 && errno == EINTR);
+    if (fd < 0) {
+        it->stage = 1;
+        it->err = errno;
+        return;
+    }
+    if (fstat(fd, &it->st) != 0) {
+        it->stage = 2;
+        it->err = errno;
+        close(fd);
+        return;
+    }
+    if (!S_ISREG(it->st.st_mode)) {
+        close(fd);
+        return;
+    }
+    it->buf = malloc(FIRST_READ);
+    if (it->buf == NULL) {
+        it->stage = 3;
+        it->err = ENOMEM;
+        close(fd);
+        return;
+    }
+    r = read_some(fd, it->buf, FIRST_READ);
+    if (r < 0) {
+        it->stage = 3;
+        it->err = errno;
+        close(fd);
+        return;
+    }
+    it->len = r;
+    while (it->len > 0 && it->len < READ_LIMIT && find_close(it->buf, it->len, 3, 0, &endpos) < 0) {
+        if (cap < READ_LIMIT) {
+            char *bigger = realloc(it->buf, READ_LIMIT);
+            if (bigger == NULL) {
+                it->stage = 3;
+                it->err = ENOMEM;
+                close(fd);
+                return;
+            }
+            it->buf = bigger;
+            cap = READ_LIMIT;
+        }
+        r = read_some(fd, it->buf + it->len, (size_t)(READ_LIMIT - it->len));
+        if (r < 0) {
+            it->stage = 3;
+            it->err = errno;
+            close(fd);
+            return;
+        }
+        if (r == 0)
+            break;
+        it->len += r;
+    }
+    close(fd);
+    it->nf = parse_fast(it);
+}
+
+typedef struct {
+    int dfd;
+    item *items;
+    Py_ssize_t n;
+    Py_ssize_t next;  /* shared work counter */
+    int mode;         /* 0 read_headers, 1 stat_packed */
+} job;
+
+#define GRAB 8
+
+static void *
+worker(void *arg)
+{
+    job *j = arg;
+    for (;;) {
+        Py_ssize_t i = __atomic_fetch_add(&j->next, GRAB, __ATOMIC_RELAXED), k;
+        if (i >= j->n)
+            break;
+        for (k = i; k < i + GRAB && k < j->n; k++) {
+            item *it = &j->items[k];
+            if (j->mode == 0) {
+                read_item(j->dfd, it);
+            }
+            else if (fstatat(j->dfd, it->name, &it->st, AT_SYMLINK_NOFOLLOW) != 0) {
+                it->stage = 1;
+                it->err = errno;
+            }
+        }
+    }
+    return NULL;
+}
+
+/* Run the job on `threads` threads (this one included), the GIL released. */
+static void
+run_job(job *j, int threads)
+{
+    pthread_t tids[MAX_THREADS];
+    int started = 0, t;
+    Py_BEGIN_ALLOW_THREADS
+    for (t = 1; t < threads && j->n > GRAB * t; t++) {
+        if (pthread_create(&tids[started], NULL, worker, j) != 0)
+            break;
+        started++;
+    }
+    worker(j);
+    for (t = 0; t < started; t++)
+        pthread_join(tids[t], NULL);
+    Py_END_ALLOW_THREADS
+}
+
+/* ---------------------------------------------------------------------------------- */
+
+typedef struct {
+    char text[48];
+    Py_ssize_t len;
+    PyObject *str;
+} key_slot;
+
+#define KEY_SLOTS 64
+
+/* Field names repeat in every letter: one str object per distinct name per call. */
+static PyObject *
+key_object(key_slot *slots, int *used, const char *s, Py_ssize_t len)
+{
+    int i;
+    for (i = 0; i < *used; i++) {
+        if (slots[i].len == len && memcmp(slots[i].text, s, (size_t)len) == 0) {
+            Py_INCREF(slots[i].str);
+            return slots[i].str;
+        }
+    }
+    PyObject *o = PyUnicode_DecodeASCII(s, len, "strict");
+    if (o == NULL)
+        return NULL;
+    if (*used < KEY_SLOTS && len <= (Py_ssize_t)sizeof(slots[0].text)) {
+        memcpy(slots[*used].text, s, (size_t)len);
+        slots[*used].len = len;
+        Py_INCREF(o);
+        slots[*used].str = o;
+        (*used)++;
+    }
+    return o;
+}
+
+static PyObject *
+result_of(item *it, key_slot *slots, int *used)
+{
+    PyObject *data = NULL, *fields = NULL, *out;
+    int k;
+
+    if (it->stage != 0) {
+        Py_INCREF(Py_None);
+        Py_INCREF(Py_None);
+        return Py_BuildValue("(iiiLLKLNN)", it->stage, it->err, 0, (long long)0, (long long)0,
+                             (unsigned long long)0, (long long)0, Py_None, Py_None);
+    }
+    if (it->buf == NULL) {  /* not a regular file: not read */
+        data = Py_None;
+        Py_INCREF(data);
+        fields = Py_None;
+        Py_INCREF(fields);
+    }
+    else if (it->nf >= 0) {
+        data = PyBytes_FromStringAndSize(it->buf, it->end);
+        fields = PyTuple_New(it->nf);
+        if (data == NULL || fields == NULL)
+            goto fail;
+        for (k = 0; k < it->nf; k++) {
+            span *f = &it->f[k];
+            PyObject *key = key_object(slots, used, it->buf + f->ks, f->kl);
+            PyObject *value = key ? PyUnicode_DecodeASCII(it->buf + f->vs, f->vl, "strict") : NULL;
+            PyObject *pair = (key && value) ? PyTuple_Pack(2, key, value) : NULL;
+            Py_XDECREF(key);
+            Py_XDECREF(value);
+            if (pair == NULL)
+                goto fail;
+            PyTuple_SET_ITEM(fields, k, pair);
+        }
+    }
+    else {
+        data = PyBytes_FromStringAndSize(it->buf, it->len);
+        if (data == NULL)
+            goto fail;
+        fields = Py_None;
+        Py_INCREF(fields);
+    }
+    out = Py_BuildValue(
+        "(iiiLLKLNN)", 0, 0, (int)it->st.st_mode, (long long)it->st.st_size,
+        (long long)it->st.st_mtim.tv_sec * 1000000000LL + it->st.st_mtim.tv_nsec,
+        (unsigned long long)it->st.st_ino,
+        (long long)it->st.st_ctim.tv_sec * 1000000000LL + it->st.st_ctim.tv_nsec, data, fields);
+    return out;
+fail:
+    Py_XDECREF(data);
+    Py_XDECREF(fields);
+    return NULL;
+}
+
+/* Names as file-system bytes (os.fsencode), kept alive by `holders`. */
+static int
+encode_names(PyObject *names, Py_ssize_t from, Py_ssize_t n, item *items, PyObject *holders)
+{
+    Py_ssize_t i;
+    for (i = 0; i < n; i++) {
+        PyObject *name = PyList_GET_ITEM(names, from + i);
+        PyObject *raw;
+        if (!PyUnicode_Check(name)) {
+            PyErr_SetString(PyExc_TypeError, "names must be str");
+            return -1;
+        }
+        raw = PyUnicode_EncodeFSDefault(name);
+        if (raw == NULL)
+            return -1;
+        if ((Py_ssize_t)strlen(PyBytes_AS_STRING(raw)) != PyBytes_GET_SIZE(raw)) {
+            Py_DECREF(raw);
+            PyErr_SetString(PyExc_ValueError, "embedded null byte in a name");
+            return -1;
+        }
+        PyList_SET_ITEM(holders, i, raw);
+        memset(&items[i], 0, sizeof(item) - sizeof(items[i].f));
+        items[i].name = PyBytes_AS_STRING(raw);
+    }
+    return 0;
+}
+
+static int
+clamp_threads(int threads)
+{
+    return threads < 1 ? 1 : (threads > MAX_THREADS ? MAX_THREADS : threads);
+}
+
+static PyObject *
+read_headers(PyObject *self, PyObject *args)
+{
+    int dfd, threads = 2, used = 0, k;
+    PyObject *names, *out = NULL;
+    Py_ssize_t total, from;
+    item *items = NULL;
+    key_slot slots[KEY_SLOTS];
+
+    if (!PyArg_ParseTuple(args, "iO!|i", &dfd, &PyList_Type, &names, &threads))
+        return NULL;
+    threads = clamp_threads(threads);
+    total = PyList_GET_SIZE(names);
+    out = PyList_New(total);
+    items = PyMem_Calloc(CHUNK, sizeof(item));
+    if (out == NULL || items == NULL)
+        goto fail;
+    for (from = 0; from < total; from += CHUNK) {
+        Py_ssize_t n = total - from < CHUNK ? total - from : CHUNK, i;
+        PyObject *holders = PyList_New(n);
+        job j;
+        if (holders == NULL)
+            goto fail;
+        if (encode_names(names, from, n, items, holders) < 0) {
+            Py_DECREF(holders);
+            goto fail;
+        }
+        j.dfd = dfd;
+        j.items = items;
+        j.n = n;
+        j.next = 0;
+        j.mode = 0;
+        run_job(&j, threads);
+        for (i = 0; i < n; i++) {
+            PyObject *r = result_of(&items[i], slots, &used);
+            free(items[i].buf);
+            items[i].buf = NULL;
+            if (r == NULL) {
+                for (i = i + 1; i < n; i++) {
+                    free(items[i].buf);
+                    items[i].buf = NULL;
+                }
+                Py_DECREF(holders);
+                goto fail;
+            }
+            PyList_SET_ITEM(out, from + i, r);
+        }
+        Py_DECREF(holders);
+    }
+    PyMem_Free(items);
+    for (k = 0; k < used; k++)
+        Py_DECREF(slots[k].str);
+    return out;
+fail:
+    PyMem_Free(items);
+    for (k = 0; k < used; k++)
+        Py_DECREF(slots[k].str);
+    Py_XDECREF(out);
+    return NULL;
+}
+
+static void
+put_word(unsigned char *p, int64_t v)
+{
+    uint64_t u = (uint64_t)v;
+    int i;
+    for (i = 0; i < 8; i++)
+        p[i] = (unsigned char)(u >> (8 * i));
+}
+
+static PyObject *
+stat_packed(PyObject *self, PyObject *args)
+{
+    int dfd, threads = 2;
+    PyObject *names, *out = NULL;
+    Py_ssize_t total, from;
+    item *items = NULL;
+    unsigned char *p;
+
+    if (!PyArg_ParseTuple(args, "iO!|i", &dfd, &PyList_Type, &names, &threads))
+        return NULL;
+    threads = clamp_threads(threads);
+    total = PyList_GET_SIZE(names);
+    out = PyBytes_FromStringAndSize(NULL, total * 32);
+    items = PyMem_Calloc(CHUNK, sizeof(item));
+    if (out == NULL || items == NULL)
+        goto fail;
+    p = (unsigned char *)PyBytes_AS_STRING(out);
+    for (from = 0; from < total; from += CHUNK) {
+        Py_ssize_t n = total - from < CHUNK ? total - from : CHUNK, i;
+        PyObject *holders = PyList_New(n);
+        job j;
+        if (holders == NULL)
+            goto fail;
+        if (encode_names(names, from, n, items, holders) < 0) {
+            Py_DECREF(holders);
+            goto fail;
+        }
+        j.dfd = dfd;
+        j.items = items;
+        j.n = n;
+        j.next = 0;
+        j.mode = 1;
+        run_job(&j, threads);
+        Py_DECREF(holders);
+        for (i = 0; i < n; i++) {
+            item *it = &items[i];
+            if (it->stage != 0 || (unsigned long long)it->st.st_ino > (unsigned long long)INT64_MAX) {
+                PyMem_Free(items);
+                Py_DECREF(out);
+                Py_RETURN_NONE;
+            }
+            put_word(p, (int64_t)it->st.st_size);
+            put_word(p + 8, (int64_t)it->st.st_mtim.tv_sec * 1000000000LL + it->st.st_mtim.tv_nsec);
+            put_word(p + 16, (int64_t)it->st.st_ino);
+            put_word(p + 24, (int64_t)it->st.st_ctim.tv_sec * 1000000000LL + it->st.st_ctim.tv_nsec);
+            p += 32;
+        }
+    }
+    PyMem_Free(items);
+    return out;
+fail:
+    PyMem_Free(items);
+    Py_XDECREF(out);
+    return NULL;
+}
+
+static PyMethodDef methods[] = {
+    {"read_headers", read_headers, METH_VARARGS,
+     "read_headers(dir_fd, names, threads=2): open, fstat and read the header of each name."},
+    {"stat_packed", stat_packed, METH_VARARGS,
+     "stat_packed(dir_fd, names, threads=2): lstat each name; packed (size, mtime_ns, inode, ctime_ns)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "_scanio", "The scan's per-file system calls, in C, on several threads.", -1, methods,
+};
+
+PyMODINIT_FUNC
+PyInit__scanio(void)
+{
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL)
+        return NULL;
+    if (PyModule_AddIntConstant(m, "FIRST_READ", FIRST_READ) < 0 || PyModule_AddIntConstant(m, "MAX_HEADER", MAX_HEADER) < 0 ||
+        PyModule_AddIntConstant(m, "MAX_LINE", MAX_LINE) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}
