@@ -395,7 +395,21 @@ def unchanged(root: str, dirs, folders, now_ns: int) -> bool:
             os.close(fd)
 
 
+def _accelerated():
+    """``_scanio.stat_packed`` on this machine's threads, or None (see ``core.scan``)."""
+    if os.environ.get("LETTERBOX_TUI_PURE"):
+        return None
+    try:
+        from . import _scanio
+    except ImportError:
+        return None
+    threads = max(1, min(4, os.cpu_count() or 1))
+    return lambda fd, names: _scanio.stat_packed(fd, names, threads)
+
+
 def _files_unchanged(work, total: int) -> bool:
+    if _accelerated() is not None:  # already on every core, without the GIL
+        return _check(work)
     if total >= FORK_FILES:
         split = _split(work, total)
         if split is not None:
@@ -425,6 +439,9 @@ def _split(work, total: int):
 def _check(work) -> bool:
     """Every file of every folder stats as recorded: size, mtime, inode, ctime, compared
     as packed 64-bit words (one comparison per folder, no per-file tuple)."""
+    packed = _accelerated()
+    if packed is not None:
+        return all(packed(fd, names) == stats for fd, names, stats in work)
     stat = os.stat
     for fd, names, stats in work:
         values: list[int] = []

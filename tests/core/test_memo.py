@@ -113,8 +113,11 @@ CHANGES = {
 }
 
 
+@pytest.mark.parametrize("reader", ["accelerated", "pure"])
 @pytest.mark.parametrize("change", CHANGES, ids=list(CHANGES))
-def test_any_change_is_never_replayed(mail, change):
+def test_any_change_is_never_replayed(mail, change, reader, monkeypatch):
+    if reader == "pure":
+        monkeypatch.setenv("LETTERBOX_TUI_PURE", "1")
     memo, _ = recorded(mail)
     CHANGES[change](mail.root)
     assert memo.replay("k") is None
@@ -219,6 +222,7 @@ def test_forget_removes_every_memo_of_the_root(mail):
     assert not [n for n in os.listdir(memo_dir) if n.endswith((".state", ".answer"))]
 
 
+@pytest.mark.usefixtures("pure_python_scan")
 def test_the_forked_check_agrees_with_the_single_one(box, monkeypatch):
     names = []
     for i in range(40):

@@ -1,0 +1,205 @@
+"""The C accelerator (core/_scanio.c) gives exactly what the pure-Python reader and
+``parse_header`` give, on any bytes, and never blocks, follows a symlink or reads a body."""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import stat
+import sys
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from letterbox_tui.core.cache import header_hash, letters_equal
+from letterbox_tui.core.header import parse_header
+from letterbox_tui.core.scan import _read_headers_py, scan
+
+try:
+    from letterbox_tui.core import _scanio
+except ImportError:  # pragma: no cover - no compiler where the package was installed
+    _scanio = None
+
+
+def test_the_accelerator_is_built_where_a_compiler_is():
+    if shutil.which("cc") is None and shutil.which("gcc") is None:
+        pytest.skip("no C compiler here: the pure-Python reader runs")
+    assert _scanio is not None, "core/_scanio.c did not build: see the install's output"
+
+
+needs_c = pytest.mark.skipif(_scanio is None, reason="the C accelerator is not built")
+
+
+def dir_fd(path) -> int:
+    return os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+
+
+def both(folder, names):
+    fd = dir_fd(folder)
+    try:
+        return _scanio.read_headers(fd, list(names), 2), _read_headers_py(fd, list(names))
+    finally:
+        os.close(fd)
+
+
+def assert_same(c, py):
+    """One file's results agree: stat, and either the same fields or the same bytes."""
+    assert c[:7] == py[:7]
+    c_data, c_fields = c[7], c[8]
+    py_data = py[7]
+    if c_fields is None:
+        assert c_data == py_data
+    else:
+        parsed = parse_header(py_data)
+        assert parsed.fields == c_fields
+        assert py_data.startswith(c_data)
+        assert header_hash(c_data) == header_hash(py_data)
+
+
+_KEY = st.from_regex(r"[A-Za-z][A-Za-z0-9_-]{0,12}", fullmatch=True)
+_VALUE = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=40) | st.from_regex(
+    r"[ -~]{0,60}", fullmatch=True
+)
+_LINE = st.one_of(
+    st.tuples(_KEY, _VALUE).map(lambda kv: f"{kv[0]}:{kv[1]}"),
+    st.tuples(_KEY, _VALUE).map(lambda kv: f"{kv[0]}: {kv[1]}  "),
+    st.sampled_from(["", "   ", "---", "--- ", "----", "no colon", " key: lead", "x:\ty", "k: \x00", "k: a\rb"]),
+)
+_EOL = st.sampled_from(["\n", "\r\n", "\r\r\n", "\r"])
+
+
+@st.composite
+def headers(draw) -> bytes:
+    lines = draw(st.lists(_LINE, max_size=14))
+    eol = draw(_EOL)
+    opening = draw(st.sampled_from(["---\n", "---\r\n", "--- \n", "\ufeff---\n", "---"]))
+    closing = draw(st.sampled_from(["---\n", "---\r\n", "---", "---x\n", "", "---\r"]))
+    body = draw(st.binary(max_size=64))
+    text = opening + "".join(line + eol for line in lines) + closing
+    return text.encode("utf-8", "surrogatepass") + body
+
+
+@needs_c
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(data=headers() | st.binary(max_size=300))
+def test_any_bytes_read_and_split_as_the_python_reader_does(tmp_path, data):
+    (tmp_path / "x.md").write_bytes(data)
+    c, py = both(tmp_path, ["x.md"])
+    assert_same(c[0], py[0])
+
+
+@needs_c
+@pytest.mark.parametrize("size", [4000, 4090, 4092, 4093, 4094, 4095, 4096, 4097, 4100, 9000, 32760, 32768, 32770, 40000])
+@pytest.mark.parametrize("ending", [b"---\n", b"---\r\n", b"---", b"---x\n"])
+def test_long_headers_across_read_boundaries(tmp_path, size, ending):
+    head = b"---\nid: 2026-01-01T000000-a-info-x-00000000\n"
+    filler = b"note: " + b"y" * 3000 + b"\n"
+    body = head
+    while len(body) + len(filler) < size:
+        body += filler
+    body += b"pad: " + b"z" * max(0, size - len(body) - 6) + b"\n"
+    data = body + ending + b"the body\n" * 500
+    (tmp_path / "x.md").write_bytes(data)
+    c, py = both(tmp_path, ["x.md"])
+    assert_same(c[0], py[0])
+
+
+@needs_c
+def test_many_files_on_several_threads_keep_their_order(tmp_path):
+    names = []
+    for i in range(5000):
+        name = f"{i:05d}.md"
+        (tmp_path / name).write_bytes(f"---\nid: n{i}\nfrom: a\nto: b\ntype: info\n---\nbody {i}\n".encode())
+        names.append(name)
+    fd = dir_fd(tmp_path)
+    try:
+        py = _read_headers_py(fd, names)
+        for threads in (1, 2, 4, 8):
+            c = _scanio.read_headers(fd, names, threads)
+            assert [r[8][0] for r in c] == [("id", f"n{i}") for i in range(5000)]
+            for a, b in zip(c, py):
+                assert_same(a, b)
+    finally:
+        os.close(fd)
+
+
+@needs_c
+def test_what_cannot_be_read_is_reported_not_followed_nor_waited_for(tmp_path):
+    (tmp_path / "real.md").write_bytes(b"---\nid: x\n---\n")
+    os.symlink(tmp_path / "real.md", tmp_path / "link.md")
+    os.mkfifo(tmp_path / "pipe.md")
+    (tmp_path / "dir.md").mkdir()
+    c, py = both(tmp_path, ["missing.md", "link.md", "pipe.md", "dir.md"])
+    assert c == py
+    missing, link, pipe, directory = c
+    assert missing[:2] == (1, errno.ENOENT)
+    assert link[:2] == (1, errno.ELOOP)
+    assert pipe[0] == 0 and stat.S_ISFIFO(pipe[2]) and pipe[7] is None
+    assert directory[0] == 0 and stat.S_ISDIR(directory[2]) and directory[7] is None
+
+
+@needs_c
+def test_bad_arguments_are_errors_not_crashes(tmp_path):
+    fd = dir_fd(tmp_path)
+    try:
+        with pytest.raises(ValueError):
+            _scanio.read_headers(fd, ["a\x00b.md"])
+        with pytest.raises(TypeError):
+            _scanio.read_headers(fd, [b"bytes.md"])
+        with pytest.raises(TypeError):
+            _scanio.stat_packed(fd, ("a.md",))
+    finally:
+        os.close(fd)
+    assert _scanio.read_headers(-1, ["x.md"])[0][:2] == (1, errno.EBADF)
+
+
+@needs_c
+def test_stat_packed_is_the_memo_check_s_packing(tmp_path):
+    from letterbox_tui.core.memo import _packed
+
+    names = []
+    for i in range(3000):
+        (tmp_path / f"{i}.md").write_bytes(b"x" * i)
+        names.append(f"{i}.md")
+    fd = dir_fd(tmp_path)
+    try:
+        values = []
+        for n in names:
+            s = os.stat(n, dir_fd=fd, follow_symlinks=False)
+            values += [s.st_size, s.st_mtime_ns, s.st_ino, s.st_ctime_ns]
+        assert _scanio.stat_packed(fd, names, 2) == _packed(values)
+        assert _scanio.stat_packed(fd, names + ["gone.md"], 2) is None
+    finally:
+        os.close(fd)
+
+
+@needs_c
+def test_a_whole_scan_is_the_same_with_and_without_the_accelerator(tmp_path, monkeypatch):
+    from letterbox_tui.core.demo import write_demo
+
+    root = tmp_path / "demo"
+    write_demo(root)
+    (root / "alpha").mkdir(exist_ok=True)
+    accelerated = scan(root)
+    monkeypatch.setenv("LETTERBOX_TUI_PURE", "1")
+    pure = scan(root)
+    assert len(accelerated.letters) == len(pure.letters) > 20
+    for a, b in zip(accelerated.letters + accelerated.unreadable, pure.letters + pure.unreadable):
+        assert letters_equal(a, b)
+    a_scope, b_scope = accelerated.scope.to_json(), pure.scope.to_json()
+    a_scope.pop("scanned_at"), b_scope.pop("scanned_at")
+    assert a_scope == b_scope
+    assert accelerated.seen.files == pure.seen.files
+
+
+def test_the_pure_reader_is_used_when_asked(monkeypatch):
+    import importlib
+
+    scan_mod = importlib.import_module("letterbox_tui.core.scan")
+    monkeypatch.setenv("LETTERBOX_TUI_PURE", "1")
+    assert scan_mod._accelerated() is None
+    monkeypatch.delenv("LETTERBOX_TUI_PURE")
+    assert (scan_mod._accelerated() is None) == (_scanio is None)
+    assert sys.modules.get("letterbox_tui.core._scanio") is _scanio
