@@ -144,7 +144,11 @@ class HeaderCache:
         self.hits = 0
         self.misses = 0
         self._fresh: dict[str, tuple | Letter | Unreadable] = {}  # seen by this scan: hit rows, new items
-        self._fresh_hashes: dict[str, bytes] = {}
+        # header bytes read by this scan, hashed only when saving (off the answer's path)
+        self._fresh_data: dict[str, bytes] = {}
+        # the clock the racy check reads: once per scan (a file modified after it was taken
+        # only looks more recent, never less: the check stays on the safe side)
+        self._now = time.time_ns()
         self._changed = False
         self._keys: dict[tuple[str, ...], tuple[str, ...]] = {}
         # A cache directory inside the letterbox (XDG_CACHE_HOME pointing there) would write
@@ -181,13 +185,13 @@ class HeaderCache:
         mtime, and a ``stat`` could not tell (git's "racily clean" problem). It is simply
         read again next time, until it is old enough to be trusted.
         """
-        if time.time_ns() - item.mtime_ns < RACY_NS:
+        if self._now - item.mtime_ns < RACY_NS:
             self._changed = True
             return
         path = item.path
         self._fresh[path] = item  # made into a row by save(), off the answer's path
         if data is not None:
-            self._fresh_hashes[path] = header_hash(data)
+            self._fresh_data[path] = data
         self._changed = True
 
     def _row(self, item: Letter | Unreadable) -> tuple:
@@ -245,7 +249,8 @@ class HeaderCache:
                     rows[p] = row
         hashes = {}
         for p in rows:
-            h = self._fresh_hashes.get(p) or self.hashes.get(p)
+            data = self._fresh_data.get(p)
+            h = header_hash(data) if data is not None else self.hashes.get(p)
             if h is not None:
                 hashes[p] = h
         meta = pickle.dumps(_meta(self.root, self.id_time_is_utc), protocol=5)
