@@ -91,10 +91,5 @@ class Memoised:
         sys.stdout.write(text)
         sys.stdout.flush()
         code = scope_exit(snapshot.scope)
-        window = memo.window(snapshot.letters, res.at, fixed=query.at is not None)
-        try:
-            data = text.encode(*self.encoding)
-        except UnicodeError:
-            return code
-        memo.record_detached(self.memo, self.key, snapshot, data, code, window)
+        memo.record_detached(self.memo, self.key, snapshot, text, self.encoding, code, res.at, query.at is not None)
         return code

@@ -43,6 +43,7 @@ import sys
 import time
 from datetime import datetime
 
+from .accel import scanio, threads
 from .cache import RACY_NS, _NoGlobals, _inside, _read_file, _write_atomic, blake2b, cache_dir, detached
 
 MAGIC_STATE = b"LBXSTAT1"
@@ -145,13 +146,17 @@ class Memo:
             return None
         now_ns = time.time_ns()
         clock_ns = now_ns if clock_ns is None else clock_ns
-        state = _load_state(self.state_path())
-        if state is None:
+        # the state's token first: without an answer for it, the state is never unpickled
+        head = _read_head(self.state_path(), len(MAGIC_STATE) + TOKEN)
+        if len(head) != len(MAGIC_STATE) + TOKEN or not head.startswith(MAGIC_STATE):
             return None
-        token, dirs, folders = state
-        answer = _load_answer(self.answer_path(token, key), key, token)
+        answer = _load_answer(self.answer_path(head[len(MAGIC_STATE):], key), key, head[len(MAGIC_STATE):])
         if answer is None:
             return None
+        state = _load_state(self.state_path())
+        if state is None or state[0] != head[len(MAGIC_STATE):]:
+            return None
+        token, dirs, folders = state
         lo, hi, code, out, at, size = answer
         if not lo < clock_ns <= hi:
             return None
@@ -395,20 +400,8 @@ def unchanged(root: str, dirs, folders, now_ns: int) -> bool:
             os.close(fd)
 
 
-def _accelerated():
-    """``_scanio.stat_packed`` on this machine's threads, or None (see ``core.scan``)."""
-    if os.environ.get("LETTERBOX_TUI_PURE"):
-        return None
-    try:
-        from . import _scanio
-    except ImportError:
-        return None
-    threads = max(1, min(4, os.cpu_count() or 1))
-    return lambda fd, names: _scanio.stat_packed(fd, names, threads)
-
-
 def _files_unchanged(work, total: int) -> bool:
-    if _accelerated() is not None:  # already on every core, without the GIL
+    if scanio() is not None:  # already on every core, without the GIL
         return _check(work)
     if total >= FORK_FILES:
         split = _split(work, total)
@@ -439,9 +432,10 @@ def _split(work, total: int):
 def _check(work) -> bool:
     """Every file of every folder stats as recorded: size, mtime, inode, ctime, compared
     as packed 64-bit words (one comparison per folder, no per-file tuple)."""
-    packed = _accelerated()
-    if packed is not None:
-        return all(packed(fd, names) == stats for fd, names, stats in work)
+    fast = scanio()
+    if fast is not None:
+        n = threads()
+        return all(fast.stat_packed(fd, names, n) == stats for fd, names, stats in work)
     stat = os.stat
     for fd, names, stats in work:
         values: list[int] = []
@@ -493,11 +487,17 @@ def _forked(first, second) -> bool:
     return mine and theirs
 
 
-def record_detached(memo: Memo, key: str, snapshot, output: bytes, code: int, win: tuple[int, int]) -> None:
+def record_detached(memo: Memo, key: str, snapshot, text: str, encoding: tuple[str, str], code: int,
+                    at: datetime, fixed: bool) -> None:
     """Record after the answer is out: detached for a large letterbox (the caller does not
-    wait), in line for a small one. A memo that cannot be written costs speed, never answers."""
+    wait: the window, the encoding and the writing all happen in the detached process), in
+    line for a small one. A memo that cannot be written costs speed, never answers."""
     def work() -> None:
-        memo.record(key, snapshot, output, code, win)
+        try:
+            data = text.encode(*encoding)
+        except UnicodeError:
+            return
+        memo.record(key, snapshot, data, code, window(snapshot.letters, at, fixed))
 
     if len(snapshot.letters) >= FORK_FILES and detached(work):
         return

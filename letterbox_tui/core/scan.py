@@ -15,11 +15,13 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import struct
 from collections.abc import Iterable
 from operator import attrgetter, methodcaller
 from datetime import datetime, timezone
 from typing import Protocol
 
+from .accel import scanio, threads
 from .errors import LetterboxError
 from .grammar import valid_seat
 from .header import MAX_HEADER, HeaderResult, needs_more, parse_header
@@ -83,27 +85,34 @@ def _read_headers_py(dir_fd: int, names: list[str]) -> list[tuple]:
     return out
 
 
-def _threads() -> int:
-    return max(1, min(4, os.cpu_count() or 1))
+def stat_entries(dir_fd: int, entries: list[os.DirEntry]) -> list[tuple[int, int, int, int] | OSError]:
+    """(size, mtime_ns, inode, ctime_ns) of each entry (not following a symlink), or the
+    OSError its stat raised: by the C accelerator on several threads when it is built."""
+    if not entries:
+        return []
+    fast = scanio()
+    if fast is not None:
+        packed = fast.stat_packed(dir_fd, [e.name for e in entries], threads())
+        if packed is not None:  # else one failed: each is asked again below, to say why
+            return list(_STAT_WORDS.iter_unpack(packed))
+    out: list[tuple[int, int, int, int] | OSError] = []
+    for entry in entries:
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except OSError as exc:
+            out.append(exc)
+            continue
+        out.append((st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns))
+    return out
 
 
-def _accelerated():
-    """``_scanio.read_headers`` (the C accelerator), or None when it is not built or is
-    switched off with ``LETTERBOX_TUI_PURE=1`` (the tests run both)."""
-    if os.environ.get("LETTERBOX_TUI_PURE"):
-        return None
-    try:
-        from . import _scanio
-    except ImportError:
-        return None
-    threads = _threads()
-    return lambda dir_fd, names: _scanio.read_headers(dir_fd, names, threads)
+_STAT_WORDS = struct.Struct("<4q")
 
 
 def read_headers(dir_fd: int, names: list[str]) -> list[tuple]:
     """Open, fstat and read the header of each name in the folder ``dir_fd``."""
-    fast = _accelerated()
-    return fast(dir_fd, names) if fast is not None else _read_headers_py(dir_fd, names)
+    fast = scanio()
+    return fast.read_headers(dir_fd, names, threads()) if fast is not None else _read_headers_py(dir_fd, names)
 
 
 def read_header_bytes(fd: int) -> bytes:
@@ -312,10 +321,10 @@ class _Scan:
         seen: list[tuple[str, int, int, int, int]] = []
         self.files[rel_dir] = seen
         saw = seen.append
-        # In listing order: a cached item, or the name of a file to read (read all at once
-        # below, by the C accelerator when there is one).
-        order: list[Letter | Unreadable | str] = []
-        to_read: list[str] = []
+        # The letter files in listing order; those the cache has a row for are stat-ed all
+        # at once, then the rest read all at once (by the C accelerator when there is one).
+        candidates: list[str] = []
+        to_stat: list[os.DirEntry] = []
         # This loop runs once per letter file: locals, no per-entry helper calls on the
         # common path (a regular file with an ASCII name).
         try:
@@ -354,23 +363,31 @@ class _Scan:
                         else:
                             unsupported.append(Unsupported(prefix + name, kind))
                         continue
+                candidates.append(name)
                 if get is not None and (has_row is None or has_row(prefix + name)):
-                    try:
-                        st = entry.stat(follow_symlinks=False)
-                    except FileNotFoundError:
+                    to_stat.append(entry)
+            # An unchanged letter costs a stat, never a read.
+            hits: dict[str, Letter | Unreadable] = {}
+            gone: set[str] = set()
+            for entry, st in zip(to_stat, stat_entries(dir_fd, to_stat)):
+                name = entry.name
+                if type(st) is not tuple:  # the OSError its stat raised
+                    if isinstance(st, FileNotFoundError):
                         self.changed = True
                         files -= 1
-                        continue
-                    except OSError as exc:
-                        unsupported.append(Unsupported(prefix + name, _why(exc)))
-                        continue
-                    hit = get(prefix + name, st.st_size, st.st_mtime_ns, st.st_ino)
-                    if hit is not None:
-                        saw((name, st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns))
-                        order.append(hit)
-                        continue
-                order.append(name)
-                to_read.append(name)
+                    else:
+                        unsupported.append(Unsupported(prefix + name, _why(st)))
+                    gone.add(name)
+                    continue
+                size, mtime_ns, inode, ctime_ns = st
+                hit = get(prefix + name, size, mtime_ns, inode)
+                if hit is not None:
+                    saw((name, size, mtime_ns, inode, ctime_ns))
+                    hits[name] = hit
+            if gone:
+                candidates = [n for n in candidates if n not in gone]
+            order = [hits.get(n, n) for n in candidates] if hits else candidates
+            to_read = [n for n in order if type(n) is str] if hits else candidates
             files -= self._take(dir_fd, seat, folder, order, to_read, letters, unreadable, unsupported, saw)
         except OSError as exc:
             unsupported.append(Unsupported(rel_dir, _why(exc)))

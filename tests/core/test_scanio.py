@@ -7,7 +7,6 @@ import errno
 import os
 import shutil
 import stat
-import sys
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -195,11 +194,9 @@ def test_a_whole_scan_is_the_same_with_and_without_the_accelerator(tmp_path, mon
 
 
 def test_the_pure_reader_is_used_when_asked(monkeypatch):
-    import importlib
+    from letterbox_tui.core.accel import scanio
 
-    scan_mod = importlib.import_module("letterbox_tui.core.scan")
     monkeypatch.setenv("LETTERBOX_TUI_PURE", "1")
-    assert scan_mod._accelerated() is None
+    assert scanio() is None
     monkeypatch.delenv("LETTERBOX_TUI_PURE")
-    assert (scan_mod._accelerated() is None) == (_scanio is None)
-    assert sys.modules.get("letterbox_tui.core._scanio") is _scanio
+    assert scanio() is _scanio
