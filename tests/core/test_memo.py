@@ -259,3 +259,16 @@ def test_recording_and_replaying_never_touch_the_letterbox(mail):
     memo, _ = recorded(mail)
     assert memo.replay("k") is not None
     assert mail.tree_bytes() == before
+
+
+def test_a_snapshot_missing_an_item_is_not_recorded(mail):
+    snap = scan(mail.root)
+    snap.letters.pop()
+    assert not Memo(str(mail.root), False, None).record("k", snap, output_of(snap), 0, ALWAYS)
+
+
+def test_clock_nanoseconds_are_exact_before_and_after_the_epoch():
+    for text in ("1969-12-31T23:59:58.5Z", "2026-03-01T12:00:00.000001+02:00", "1970-01-01T00:00:00Z"):
+        when = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        seconds = (when - datetime(1970, 1, 1, tzinfo=timezone.utc)).total_seconds()
+        assert memo_mod._ns(when) == round(seconds * 1_000_000) * 1000
