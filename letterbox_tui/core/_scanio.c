@@ -414,6 +414,29 @@ encode_names(PyObject *names, Py_ssize_t from, Py_ssize_t n, item *items, PyObje
     return 0;
 }
 
+/* Names [from, from + n) of one chunk: encoded, then read (mode 0) or stat-ed (mode 1) on
+ * `threads` threads. Returns the list keeping the encoded names alive (the caller drops
+ * it once done with `items`), or NULL with an exception set. */
+static PyObject *
+run_chunk(int dfd, PyObject *names, Py_ssize_t from, Py_ssize_t n, item *items, int mode, int threads)
+{
+    PyObject *holders = PyList_New(n);
+    job j;
+    if (holders == NULL)
+        return NULL;
+    if (encode_names(names, from, n, items, holders) < 0) {
+        Py_DECREF(holders);
+        return NULL;
+    }
+    j.dfd = dfd;
+    j.items = items;
+    j.n = n;
+    j.next = 0;
+    j.mode = mode;
+    run_job(&j, threads);
+    return holders;
+}
+
 static int
 clamp_threads(int threads)
 {
@@ -439,20 +462,9 @@ read_headers(PyObject *self, PyObject *args)
         goto fail;
     for (from = 0; from < total; from += CHUNK) {
         Py_ssize_t n = total - from < CHUNK ? total - from : CHUNK, i;
-        PyObject *holders = PyList_New(n);
-        job j;
+        PyObject *holders = run_chunk(dfd, names, from, n, items, 0, threads);
         if (holders == NULL)
             goto fail;
-        if (encode_names(names, from, n, items, holders) < 0) {
-            Py_DECREF(holders);
-            goto fail;
-        }
-        j.dfd = dfd;
-        j.items = items;
-        j.n = n;
-        j.next = 0;
-        j.mode = 0;
-        run_job(&j, threads);
         for (i = 0; i < n; i++) {
             PyObject *r = result_of(&items[i], slots, &used);
             free(items[i].buf);
@@ -510,20 +522,9 @@ stat_packed(PyObject *self, PyObject *args)
     p = (unsigned char *)PyBytes_AS_STRING(out);
     for (from = 0; from < total; from += CHUNK) {
         Py_ssize_t n = total - from < CHUNK ? total - from : CHUNK, i;
-        PyObject *holders = PyList_New(n);
-        job j;
+        PyObject *holders = run_chunk(dfd, names, from, n, items, 1, threads);
         if (holders == NULL)
             goto fail;
-        if (encode_names(names, from, n, items, holders) < 0) {
-            Py_DECREF(holders);
-            goto fail;
-        }
-        j.dfd = dfd;
-        j.items = items;
-        j.n = n;
-        j.next = 0;
-        j.mode = 1;
-        run_job(&j, threads);
         Py_DECREF(holders);
         for (i = 0; i < n; i++) {
             item *it = &items[i];

@@ -25,7 +25,12 @@ except ImportError:  # pragma: no cover - no compiler where the package was inst
 def test_the_accelerator_is_built_where_a_compiler_is():
     if shutil.which("cc") is None and shutil.which("gcc") is None:
         pytest.skip("no C compiler here: the pure-Python reader runs")
-    assert _scanio is not None, "core/_scanio.c did not build: see the install's output"
+    import letterbox_tui
+
+    assert _scanio is not None, (
+        f"no built core/_scanio.c beside {os.path.dirname(letterbox_tui.__file__)}: install with "
+        "`pip install -e .` (a plain install builds it into site-packages, not this tree) and see its output"
+    )
 
 
 needs_c = pytest.mark.skipif(_scanio is None, reason="the C accelerator is not built")
