@@ -6,11 +6,13 @@ named by a hash of the root's real path: never inside the letterbox. Deleting it
 nothing.
 
 Each row is keyed by the letter file's path relative to the root and holds its ``size``,
-``mtime_ns`` and ``inode``, a content hash (BLAKE2b-128 of the header bytes the scanner
-read), and the parsed result (the ``Letter`` or ``Unreadable`` fields). The scanner asks
-``get(path, size, mtime_ns, inode)``: a row is used only when all three match the file's
-``stat`` now; anything else is re-read. ``verify_cache`` re-reads every file and compares
-content hashes, for what a ``stat`` cannot see (an in-place edit with the mtime restored).
+``mtime_ns``, ``inode`` and ``ctime_ns``, a content hash (BLAKE2b-128 of the header bytes
+the scanner read), and the parsed result (the ``Letter`` or ``Unreadable`` fields). The
+scanner asks ``get(path, size, mtime_ns, inode, ctime_ns)``: a row is used only when all
+four match the file's ``stat`` now; anything else is re-read. The ctime moves with every
+change and no tool can set it, so even a same-size edit with the mtime restored is seen.
+``verify_cache`` re-reads every file and compares content hashes and letters, for what no
+``stat`` can show (a damaged or tampered cache row).
 
 File layout: ``MAGIC`` (8 bytes), then a little-endian header (format version, length of
 the meta pickle, length of the rows pickle), the meta pickle (root, setting, row layout),
@@ -21,8 +23,9 @@ version, root, setting or layout, or one that fails to unpickle, is ignored and 
 Saving writes a temporary file beside it and ``os.replace``s it: concurrent runs never
 see half a file (the last writer wins whole).
 
-A file modified less than ``RACY_NS`` before it was read is not cached (git's "racily
-clean" case: a same-size rewrite within one timestamp tick would fool a ``stat``).
+A file changed less than ``RACY_NS`` before it was read (by its ctime, which every change
+moves and no tool can set) is not cached (git's "racily clean" case: a same-size rewrite
+within one timestamp tick would fool a ``stat``).
 
 Why pickle: loading 100,000 rows in one go, measured on a busy two-CPU machine, took
 0.66 s with pickle, 0.76 s with marshal and 1.29 s with SQLite (before even decoding its
@@ -73,8 +76,9 @@ _COMPARED = tuple(s for s in Letter.__slots__ if s not in _FIELD_SLOTS) + ("fiel
 _get_stored = operator.attrgetter(*_STORED)
 #: Unreadable's fields, in order (it is rebuilt positionally)
 _UNREADABLE = tuple(f.name for f in dataclasses.fields(Unreadable))
-#: the row layout a file was written with (names, not just counts: a renamed slot counts)
-_LAYOUT = (_STORED, _UNREADABLE)
+#: the row layout a file was written with (names, not just counts: a renamed slot counts);
+#: the file's ctime is the last column of every row
+_LAYOUT = (_STORED, _UNREADABLE, "ctime_ns")
 _KIND_LETTER = 0
 _KIND_UNREADABLE = 1
 # index of each stored slot inside a row (after kind, keys, values, sent code, deadline code)
@@ -82,6 +86,8 @@ _ROW_OFFSET = 5
 _I_SIZE = _ROW_OFFSET + _STORED.index("size")
 _I_MTIME = _ROW_OFFSET + _STORED.index("mtime_ns")
 _I_INODE = _ROW_OFFSET + _STORED.index("inode")
+_I_CTIME = _ROW_OFFSET + len(_STORED)
+_WIDTH = _I_CTIME + 1
 
 
 def _make_builder():
@@ -90,7 +96,7 @@ def _make_builder():
     src = (
         "def _letter_from_row(row, _new=object.__new__, _L=Letter):\n"
         "    o = _new(_L)\n"
-        f"    (_, o._field_keys, o._field_values, cs, cd, {targets}) = row\n"
+        f"    (_, o._field_keys, o._field_values, cs, cd, {targets}, _) = row\n"
         "    o._fields = None\n"
         "    o.sent_at = None if not cs else (_fromiso(o.sent) if cs == 1 else _id_time(o.id))\n"
         "    o.deadline_at = _fromiso(o.deadline) if cd else None\n"
@@ -146,6 +152,7 @@ class HeaderCache:
         self._fresh: dict[str, tuple | Letter | Unreadable] = {}  # seen by this scan: hit rows, new items
         # header bytes read by this scan, hashed only when saving (off the answer's path)
         self._fresh_data: dict[str, bytes] = {}
+        self._fresh_ctime: dict[str, int] = {}
         # the clock the racy check reads: once per scan (a file modified after it was taken
         # only looks more recent, never less: the check stays on the safe side)
         self._now = time.time_ns()
@@ -166,9 +173,12 @@ class HeaderCache:
         self.misses += 1
         return False
 
-    def get(self, path: str, size: int, mtime_ns: int, inode: int) -> Letter | Unreadable | None:
+    def get(self, path: str, size: int, mtime_ns: int, inode: int, ctime_ns: int) -> Letter | Unreadable | None:
         row = self.rows.get(path)
-        if row is None or row[_I_SIZE] != size or row[_I_MTIME] != mtime_ns or row[_I_INODE] != inode:
+        if (
+            row is None or row[_I_CTIME] != ctime_ns or row[_I_MTIME] != mtime_ns
+            or row[_I_SIZE] != size or row[_I_INODE] != inode
+        ):
             self.misses += 1
             return None
         self.hits += 1
@@ -177,24 +187,26 @@ class HeaderCache:
             return _letter_from_row(row)
         return Unreadable(*[dict(v) if isinstance(v, dict) else v for v in row[1]])
 
-    def put(self, item: Letter | Unreadable, data: bytes | None = None) -> None:
-        """Record what the scanner built from a file; ``data`` is the header bytes it read.
+    def put(self, item: Letter | Unreadable, data: bytes | None, ctime_ns: int) -> None:
+        """Record what the scanner built from a file; ``data`` is the header bytes it read,
+        ``ctime_ns`` the file's ctime when it was read.
 
-        A file modified less than ``RACY_NS`` before it was read is not recorded: another
+        A file changed less than ``RACY_NS`` before it was read is not recorded: another
         write within the file system's timestamp granularity could leave the same size and
-        mtime, and a ``stat`` could not tell (git's "racily clean" problem). It is simply
+        times, and a ``stat`` could not tell (git's "racily clean" problem). It is simply
         read again next time, until it is old enough to be trusted.
         """
-        if self._now - item.mtime_ns < RACY_NS:
+        if self._now - ctime_ns < RACY_NS:  # every change moves the ctime; an mtime can be set
             self._changed = True
             return
         path = item.path
         self._fresh[path] = item  # made into a row by save(), off the answer's path
+        self._fresh_ctime[path] = ctime_ns
         if data is not None:
             self._fresh_data[path] = data
         self._changed = True
 
-    def _row(self, item: Letter | Unreadable) -> tuple:
+    def _row(self, item: Letter | Unreadable, ctime_ns: int) -> tuple:
         if isinstance(item, Letter):
             if item._fields is None:  # rebuilt from a row: keys and values kept apart
                 keys, values = item._field_keys, item._field_values
@@ -202,12 +214,15 @@ class HeaderCache:
                 keys, values = zip(*item.fields) if item.fields else ((), ())
             keys = self._keys.setdefault(keys, keys)
             sent = 0 if item.sent_at is None else (2 if "time-from-id" in item.flags else 1)
-            return (_KIND_LETTER, keys, values, sent, 0 if item.deadline_at is None else 1) + _get_stored(item)
-        cells: list = [""] * (_ROW_OFFSET + len(_STORED))
+            return (_KIND_LETTER, keys, values, sent, 0 if item.deadline_at is None else 1) + _get_stored(item) + (
+                ctime_ns,
+            )
+        cells: list = [""] * _WIDTH
         cells[0] = _KIND_UNREADABLE
         cells[1] = tuple([dict(v) if isinstance(v, dict) else v for v in map(item.__getattribute__, _UNREADABLE)])
         cells[2], cells[3], cells[4] = (), 0, 0
         cells[_I_SIZE], cells[_I_MTIME], cells[_I_INODE] = item.size, item.mtime_ns, item.inode
+        cells[_I_CTIME] = ctime_ns
         return tuple(cells)
 
     @property
@@ -242,7 +257,8 @@ class HeaderCache:
         if self.disabled or not self.needs_save(keep_seats):
             return False
         keep = set(keep_seats)
-        rows = {p: r if type(r) is tuple else self._row(r) for p, r in self._fresh.items()}
+        ctimes = self._fresh_ctime
+        rows = {p: r if type(r) is tuple else self._row(r, ctimes[p]) for p, r in self._fresh.items()}
         if keep:
             for p, row in self.rows.items():
                 if p not in rows and p.split("/", 1)[0] in keep:
@@ -339,7 +355,7 @@ def _parse(data: bytes, root: str, id_time_is_utc: bool, *, with_hashes: bool):
 
 def _rows_look_right(rows: dict) -> bool:
     """Cheap shape check (a damaged or foreign file must never yield wrong letters)."""
-    width = _ROW_OFFSET + len(_STORED)
+    width = _WIDTH
     for p, row in rows.items():
         if not (isinstance(p, str) and type(row) is tuple and len(row) == width):
             return False
@@ -348,7 +364,8 @@ def _rows_look_right(rows: dict) -> bool:
                 return False
         elif row[0] != _KIND_UNREADABLE or type(row[1]) is not tuple or len(row[1]) != len(_UNREADABLE):
             return False
-        if not (type(row[_I_SIZE]) is int and type(row[_I_MTIME]) is int and type(row[_I_INODE]) is int):
+        if not (type(row[_I_SIZE]) is int and type(row[_I_MTIME]) is int and type(row[_I_INODE]) is int
+                and type(row[_I_CTIME]) is int):
             return False
     return True
 

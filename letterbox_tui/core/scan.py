@@ -45,13 +45,15 @@ _flags = attrgetter("flags")
 class HeaderCache(Protocol):
     """What the scanner asks of a derived cache (see ``core.cache``)."""
 
-    def get(self, path: str, size: int, mtime_ns: int, inode: int) -> Letter | Unreadable | None: ...
+    def get(self, path: str, size: int, mtime_ns: int, inode: int, ctime_ns: int) -> Letter | Unreadable | None: ...
 
     # Optional: ``has_row(path)`` is False when ``get`` could only miss for this path (the
     # scanner then reads the file without a ``stat`` first; the cache counts the miss).
 
-    def put(self, item: Letter | Unreadable, data: bytes) -> None:
-        """Record what was built from a file; ``data`` is the header bytes read from it."""
+    def put(self, item: Letter | Unreadable, data: bytes, ctime_ns: int) -> None:
+        """Record what was built from a file; ``data`` is the header bytes read from it,
+        ``ctime_ns`` its ctime when read (a cached item is used only while size, mtime,
+        inode and ctime are all unchanged)."""
 
 
 def _read_headers_py(dir_fd: int, names: list[str]) -> list[tuple]:
@@ -380,7 +382,7 @@ class _Scan:
                     gone.add(name)
                     continue
                 size, mtime_ns, inode, ctime_ns = st
-                hit = get(prefix + name, size, mtime_ns, inode)
+                hit = get(prefix + name, size, mtime_ns, inode, ctime_ns)
                 if hit is not None:
                     saw((name, size, mtime_ns, inode, ctime_ns))
                     hits[name] = hit
@@ -430,7 +432,7 @@ class _Scan:
                 size=size, mtime_ns=mtime_ns, inode=inode, id_time_is_utc=id_utc,
             )
             if put is not None:
-                put(item, data)
+                put(item, data, ctime_ns)
             saw((name, size, mtime_ns, inode, ctime_ns))
             (add_letter if type(item) is Letter else add_unreadable)(item)
         return vanished

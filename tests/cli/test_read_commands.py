@@ -315,22 +315,33 @@ def test_digest_seat_filter(capsys, disputed):
     assert data["disputes"] == []
 
 
-def test_check_verify_catches_a_stale_cache(capsys, box):
-    import os
+def test_check_verify_catches_a_stale_cache(capsys, box, monkeypatch):
+    from letterbox_tui.core import cache as cache_mod
 
-    path = box.letter("a-1", sent="2026-01-01T00:00:00Z")
-    os.utime(path, ns=(0, 10**18))  # old enough to be cached (a just-written file is re-read)
+    monkeypatch.setattr(cache_mod, "RACY_NS", 0)  # trust a file written a moment ago
+    box.letter("a-1", sent="2026-01-01T00:00:00Z")
     code, data = cli_json(capsys, box, "check")  # fills the derived cache
     assert (code, data["findings"]) == (0, [])
-    st = path.stat()
-    path.write_bytes(path.read_bytes().replace(b"00:00:00Z", b"00:00:00X"))  # same size
-    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    # A row that no longer says what its file says, with every stat key still matching
+    # (what no stat can show): the file's sent is valid, the row says it is ambiguous.
+    c = cache_mod.HeaderCache(box.root, False)
+    rel = "beta/inbox/a-1.md"
+    row = list(c.rows[rel])
+    values = list(row[2])
+    values[row[1].index("sent")] = "2026-01-01T00:00:00X"
+    row[2] = tuple(values)
+    row[cache_mod._ROW_OFFSET + cache_mod._STORED.index("sent")] = "2026-01-01T00:00:00X"
+    row[3] = 0  # no sent time
+    row[cache_mod._ROW_OFFSET + cache_mod._STORED.index("flags")] = ("ambiguous-sent",)
+    c.rows[rel] = tuple(row)
+    c._fresh, c._changed = dict(c.rows), True
+    assert c.save()
     code, data = cli_json(capsys, box, "check")
-    assert data["findings"] == []  # the cache is trusted on size, mtime and inode
+    assert [f["code"] for f in data["findings"]] == ["ambiguous-timestamp"]  # the row is trusted
     code, data = cli_json(capsys, box, "check", "--verify")
     codes = [f["code"] for f in data["findings"]]
-    assert codes == ["ambiguous-timestamp", "stale-cache"]
-    assert data["findings"][1]["paths"] == ["beta/inbox/a-1.md"]
+    assert codes == ["stale-cache"]  # the file itself is fine
+    assert data["findings"][0]["paths"] == [rel]
     assert code == 0
 
 

@@ -7,6 +7,7 @@ import json
 import os
 import pickle
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -136,22 +137,44 @@ def test_replaced_file_with_a_new_inode_is_reread(box):
     assert snap.letters[0].priority == "nowww" and c.misses == 1
 
 
-def test_in_place_edit_with_mtime_restored_is_caught_by_verify(box):
+def test_in_place_edit_with_mtime_restored_is_seen_by_its_ctime(box):
     path = box.letter("a-1", priority="next")
     box.letter("a-2")
-    first, _ = cached_scan(box.root)
+    cached_scan(box.root)
+    time.sleep(0.05)  # the edit gets a later ctime than the first read saw
     st = path.stat()
     with open(path, "r+b") as fh:  # same inode, same size
         data = fh.read()
         fh.seek(0)
         fh.write(data.replace(b"priority: next", b"priority: noww"))
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert (path.stat().st_size, path.stat().st_mtime_ns) == (st.st_size, st.st_mtime_ns)
+    fresh, c = cached_scan(box.root)
+    assert c.hits == 1 and c.misses == 1
+    assert {x.id: x.priority for x in fresh.letters} == {"a-1": "noww", "a-2": "next"}
+
+
+def test_verify_catches_a_row_that_disagrees_with_its_file(box):
+    """What no stat can show (a cache row that does not say what the file says) is what
+    ``check --verify`` is for: the row is reported and dropped."""
+    box.letter("a-1", priority="next")
+    box.letter("a-2")
+    cached_scan(box.root)
+    c = HeaderCache(box.root, False)
+    rel = "beta/inbox/a-1.md"
+    row = list(c.rows[rel])
+    values = list(row[2])
+    values[row[1].index("priority")] = "noww"
+    row[2] = tuple(values)
+    row[cache_mod._ROW_OFFSET + cache_mod._STORED.index("priority")] = "noww"
+    c.rows[rel] = tuple(row)
+    c._fresh, c._changed = dict(c.rows), True
+    assert c.save()
     stale, c = cached_scan(box.root)
-    assert c.hits == 2  # a stat cannot see this edit ...
-    assert verify_cache(box.root, stale) == ["beta/inbox/a-1.md"]  # ... verify does
-    assert verify_cache(box.root, scan(box.root)) == []
-    fresh, c = cached_scan(box.root)  # and the stale row was dropped
-    assert {x.id: x.priority for x in fresh.letters} == {"a-1": "noww", "a-2": "next"} and c.misses == 1
+    assert c.hits == 2 and {x.id: x.priority for x in stale.letters}["a-1"] == "noww"
+    assert verify_cache(box.root, stale) == [rel]
+    fresh, c = cached_scan(box.root)  # the wrong row was dropped
+    assert {x.id: x.priority for x in fresh.letters} == {"a-1": "next", "a-2": "next"} and c.misses == 1
 
 
 def test_verify_finds_nothing_on_an_unchanged_letterbox(box):
@@ -438,19 +461,22 @@ def test_unreadable_rows_cover_every_field(box):
     assert warm.unreadable[0].legible == {"id": "b-1"} and "to x" in warm.unreadable[0].illegible
 
 
-def test_a_file_modified_just_before_it_was_read_is_not_cached(box, monkeypatch):
-    monkeypatch.setattr(cache_mod, "RACY_NS", 3_000_000_000)
-    fresh = box.letter("fresh-1")
+def test_a_file_changed_just_before_it_was_read_is_not_cached(box, monkeypatch):
+    """The racy window is on the ctime (the time no tool can set): an mtime set long ago
+    does not make a file just written trustworthy."""
+    monkeypatch.setattr(cache_mod, "RACY_NS", 400_000_000)
     old = box.letter("old-1")
-    os.utime(old, ns=(0, 1_000_000_000))  # long ago
+    time.sleep(0.5)
+    fresh = box.letter("fresh-1")
+    os.utime(fresh, ns=(0, 1_000_000_000))  # an mtime long ago, a ctime just now
     _, c = cached_scan(box.root)
     assert list(c.rows) == ["beta/inbox/old-1.md"]  # the fresh one may still change unseen
     _, c = cached_scan(box.root)
     assert (c.hits, c.misses) == (1, 1)
-    st = fresh.stat()
-    os.utime(fresh, ns=(st.st_atime_ns, st.st_mtime_ns - 10_000_000_000))  # now it is old
+    time.sleep(0.5)  # now it is old enough
     _, c = cached_scan(box.root)
     assert sorted(c.rows) == ["beta/inbox/fresh-1.md", "beta/inbox/old-1.md"]
+    assert old.exists()
 
 
 def test_a_cache_directory_inside_the_letterbox_is_never_used(box, monkeypatch):

@@ -606,13 +606,13 @@ def test_cache_hits_are_used_and_misses_put(box):
         def __init__(self):
             self.items = {}
 
-        def get(self, path, size, mtime_ns, inode):
+        def get(self, path, size, mtime_ns, inode, ctime_ns):
             item = self.items.get(path)
             if item is not None and (item.size, item.mtime_ns, item.inode) == (size, mtime_ns, inode):
                 return item
             return None
 
-        def put(self, item, data):
+        def put(self, item, data, ctime_ns):
             assert data.startswith(b"---")  # the header bytes the scanner read
             self.items[item.path] = item
 
