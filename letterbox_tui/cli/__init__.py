@@ -164,6 +164,14 @@ def _writing_options(p: argparse.ArgumentParser, supersedes: bool = True, inheri
     p.add_argument("--subject", metavar="S")
 
 
+def _after_answer() -> None:
+    """What a command left until its answer is out (the derived cache, the answer memo)."""
+    cache = sys.modules.get("letterbox_tui.core.cache")
+    if cache is not None:
+        sys.stdout.flush()
+        cache.run_after_answer()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
@@ -175,7 +183,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         target, _ = COMMANDS[args.command]
         module_name, func_name = target.split(":")
         module = importlib.import_module(f"letterbox_tui.cli.{module_name}")
-        return int(getattr(module, func_name)(args) or 0)
+        try:
+            return int(getattr(module, func_name)(args) or 0)
+        finally:
+            _after_answer()
     except LetterboxError as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)
         return 2

@@ -91,5 +91,5 @@ class Memoised:
         sys.stdout.write(text)
         sys.stdout.flush()
         code = scope_exit(snapshot.scope)
-        memo.record_detached(self.memo, self.key, snapshot, text, self.encoding, code, res.at, query.at is not None)
+        memo.record_after_answer(self.memo, self.key, snapshot, text, self.encoding, code, res.at, query.at is not None)
         return code

@@ -425,8 +425,9 @@ def scan_cached(
     """``scan`` with the derived cache: load it, scan, save what changed (best effort).
 
     A cache that cannot be written (read-only home, full disk) costs speed, never answers.
-    With ``background`` (the command line), a large save is written by a forked child
-    while this process goes on to answer: the answer never waits for the cache.
+    With ``background`` (the command line), the save is left for ``run_after_answer``:
+    the answer never waits for the cache, and a large save is written by a detached
+    process once the answer is out.
 
     The cyclic garbage collector is paused while the cache loads and the scan runs: they
     make hundreds of thousands of tuples and letters and no cycles, and the collector's
@@ -442,7 +443,9 @@ def scan_cached(
         if freeze and len(snapshot.letters) >= BACKGROUND_ROWS:
             gc.freeze()  # only for big letterboxes: a test run calling this stays collectable
     keep = [s for s in snapshot.seats if participants is not None and s not in set(participants)]
-    if background and cache.needs_save(keep) and len(cache._fresh) >= BACKGROUND_ROWS and _save_detached(cache, keep):
+    if background:
+        if cache.needs_save(keep):
+            after_answer(lambda: cache.save(keep_seats=keep), big=len(cache._fresh) >= BACKGROUND_ROWS)
         return snapshot
     try:
         cache.save(keep_seats=keep)
@@ -467,8 +470,39 @@ def paused_gc():
 BACKGROUND_ROWS = 20_000
 
 
-def _save_detached(cache: HeaderCache, keep: list[str]) -> bool:
-    return detached(lambda: cache.save(keep_seats=keep))
+# Work a command leaves until its answer is out (the cache's save, the answer memo).
+_after: list = []
+_after_big = False
+
+
+def after_answer(work, *, big: bool) -> None:
+    """Leave ``work()`` for ``run_after_answer``; ``big``: worth a detached process."""
+    global _after_big
+    _after.append(work)
+    _after_big = _after_big or big
+
+
+def run_after_answer() -> None:
+    """Run the work left by ``after_answer``: in one detached process when any of it is
+    big (the caller exits at once, and whoever reads its output gets it all without
+    waiting), else here. Failures cost speed, never answers."""
+    global _after_big
+    work, big = list(_after), _after_big
+    _after.clear()
+    _after_big = False
+    if not work:
+        return
+
+    def every() -> None:
+        for w in work:
+            try:
+                w()
+            except OSError:
+                pass
+
+    if big and detached(every):
+        return
+    every()
 
 
 def detached(work) -> bool:

@@ -45,7 +45,7 @@ import time
 from datetime import datetime, timedelta, timezone
 
 from .accel import scanio, threads
-from .cache import RACY_NS, _NoGlobals, _inside, _read_file, _write_atomic, blake2b, cache_dir, detached
+from .cache import RACY_NS, _NoGlobals, _inside, _read_file, _write_atomic, after_answer, blake2b, cache_dir
 
 MAGIC_STATE = b"LBXSTAT1"
 MAGIC_ANSWER = b"LBXANSW1"
@@ -496,11 +496,11 @@ def _forked(first, second) -> bool:
     return mine and theirs
 
 
-def record_detached(memo: Memo, key: str, snapshot, text: str, encoding: tuple[str, str], code: int,
-                    at: datetime, fixed: bool) -> None:
-    """Record after the answer is out: detached for a large letterbox (the caller does not
-    wait: the window, the encoding and the writing all happen in the detached process), in
-    line for a small one. A memo that cannot be written costs speed, never answers."""
+def record_after_answer(memo: Memo, key: str, snapshot, text: str, encoding: tuple[str, str], code: int,
+                        at: datetime, fixed: bool) -> None:
+    """Record once the answer is out (``cache.run_after_answer``): for a large letterbox in
+    a detached process, where the window, the encoding and the writing all happen. A memo
+    that cannot be written costs speed, never answers."""
     def work() -> None:
         try:
             data = text.encode(*encoding)
@@ -508,9 +508,4 @@ def record_detached(memo: Memo, key: str, snapshot, text: str, encoding: tuple[s
             return
         memo.record(key, snapshot, data, code, window(snapshot.letters, at, fixed))
 
-    if len(snapshot.letters) >= FORK_FILES and detached(work):
-        return
-    try:
-        work()
-    except OSError:
-        pass
+    after_answer(work, big=len(snapshot.letters) >= FORK_FILES)

@@ -435,7 +435,7 @@ def test_bench_refuses_a_directory_that_is_not_its_own(box, capsys):
     assert box.tree_bytes() == before
 
 
-def test_background_save_writes_the_cache_from_a_detached_process(box, monkeypatch):
+def test_background_save_waits_for_the_answer_then_writes_from_a_detached_process(box, monkeypatch):
     import time
 
     monkeypatch.setattr(cache_mod, "BACKGROUND_ROWS", 1)
@@ -443,6 +443,8 @@ def test_background_save_writes_the_cache_from_a_detached_process(box, monkeypat
     box.letter("a-2")
     snap = scan_cached(box.root, id_time_is_utc=False, background=True)
     assert sorted(x.id for x in snap.letters) == ["a-1", "a-2"]
+    assert not HeaderCache(box.root, False).loaded  # left until the answer is out ...
+    cache_mod.run_after_answer()  # ... then written by a detached process
     deadline = time.monotonic() + 20
     while not HeaderCache(box.root, False).loaded and time.monotonic() < deadline:
         time.sleep(0.02)
