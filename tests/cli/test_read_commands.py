@@ -324,18 +324,10 @@ def test_check_verify_catches_a_stale_cache(capsys, box, monkeypatch):
     assert (code, data["findings"]) == (0, [])
     # A row that no longer says what its file says, with every stat key still matching
     # (what no stat can show): the file's sent is valid, the row says it is ambiguous.
-    c = cache_mod.HeaderCache(box.root, False)
+    from tests.core.helpers import tamper_cached_row
+
     rel = "beta/inbox/a-1.md"
-    row = list(c.rows[rel])
-    values = list(row[2])
-    values[row[1].index("sent")] = "2026-01-01T00:00:00X"
-    row[2] = tuple(values)
-    row[cache_mod._ROW_OFFSET + cache_mod._STORED.index("sent")] = "2026-01-01T00:00:00X"
-    row[3] = 0  # no sent time
-    row[cache_mod._ROW_OFFSET + cache_mod._STORED.index("flags")] = ("ambiguous-sent",)
-    c.rows[rel] = tuple(row)
-    c._fresh, c._changed = dict(c.rows), True
-    assert c.save()
+    tamper_cached_row(box.root, rel, {"sent": "2026-01-01T00:00:00X"}, {"flags": ("ambiguous-sent",)}, sent_code=0)
     code, data = cli_json(capsys, box, "check")
     assert [f["code"] for f in data["findings"]] == ["ambiguous-timestamp"]  # the row is trusted
     code, data = cli_json(capsys, box, "check", "--verify")

@@ -74,3 +74,25 @@ def scan_within(root, seconds: float = 10.0, **kw) -> Snapshot:
     if "error" in out:
         raise out["error"]  # type: ignore[misc]
     return out["snap"]  # type: ignore[return-value]
+
+
+def tamper_cached_row(root, rel: str, fields: dict[str, str], slots: dict | None = None, sent_code: int | None = None):
+    """Make the derived cache's row for ``rel`` say ``fields`` (and the Letter ``slots``
+    given) while every stat key still matches the file: what no stat can show, and what
+    ``check --verify`` is for. Saves the cache file."""
+    from letterbox_tui.core import cache as cache_mod
+
+    c = cache_mod.HeaderCache(root, False)
+    row = list(c.rows[rel])
+    values = list(row[2])
+    for key, value in fields.items():
+        values[row[1].index(key)] = value
+        row[cache_mod._ROW_OFFSET + cache_mod._STORED.index(key)] = value
+    for slot, value in (slots or {}).items():
+        row[cache_mod._ROW_OFFSET + cache_mod._STORED.index(slot)] = value
+    if sent_code is not None:
+        row[3] = sent_code
+    row[2] = tuple(values)
+    c.rows[rel] = tuple(row)
+    c._fresh, c._changed = dict(c.rows), True
+    assert c.save()

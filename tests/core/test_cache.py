@@ -17,6 +17,8 @@ from letterbox_tui.core.cache import HeaderCache, cache_path, letters_equal, sca
 from letterbox_tui.core.model import Letter
 from letterbox_tui.core.scan import scan
 
+from tests.core.helpers import tamper_cached_row
+
 
 @pytest.fixture(autouse=True)
 def _no_racy_window(monkeypatch):
@@ -160,16 +162,8 @@ def test_verify_catches_a_row_that_disagrees_with_its_file(box):
     box.letter("a-1", priority="next")
     box.letter("a-2")
     cached_scan(box.root)
-    c = HeaderCache(box.root, False)
     rel = "beta/inbox/a-1.md"
-    row = list(c.rows[rel])
-    values = list(row[2])
-    values[row[1].index("priority")] = "noww"
-    row[2] = tuple(values)
-    row[cache_mod._ROW_OFFSET + cache_mod._STORED.index("priority")] = "noww"
-    c.rows[rel] = tuple(row)
-    c._fresh, c._changed = dict(c.rows), True
-    assert c.save()
+    tamper_cached_row(box.root, rel, {"priority": "noww"})
     stale, c = cached_scan(box.root)
     assert c.hits == 2 and {x.id: x.priority for x in stale.letters}["a-1"] == "noww"
     assert verify_cache(box.root, stale) == [rel]

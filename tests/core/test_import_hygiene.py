@@ -21,3 +21,10 @@ def test_core_does_not_import_textual():
 def test_cli_module_does_not_import_textual():
     mods = _imported("import letterbox_tui.cli, letterbox_tui.cli.common")
     assert "textual" not in mods
+
+
+def test_the_memo_replay_path_loads_no_resolver_nor_rich():
+    """A replayed answer needs a stat of every file, not the reading commands' modules."""
+    mods = _imported("import letterbox_tui.cli, letterbox_tui.cli.memoised, letterbox_tui.core.memo")
+    for heavy in ("textual", "rich", "letterbox_tui.core.resolve", "letterbox_tui.core.query", "letterbox_tui.cli.read"):
+        assert heavy not in mods
