@@ -153,8 +153,10 @@ def assert_unharmed(tmux: Tmux, name: str) -> None:
 @needs_tmux
 def test_controls_the_probes_can_see_a_title_and_a_clipboard_change(tmux):
     """Printed raw, the sequences do what they are for: the tests below could fail."""
-    tmux.start("control", "printf 'BEFORE\\n\\033]2;CONTROL-TITLE\\007\\033]52;c;Q09OVFJPTA==\\007after\\n'")
-    tmux.wait_dead("control")
+    # The pane stays alive until its output has been read (a pane that dies at once can be
+    # marked dead before tmux has parsed what it printed).
+    tmux.start("control", "printf 'BEFORE\\n\\033]2;CONTROL-TITLE\\007\\033]52;c;Q09OVFJPTA==\\007after\\n'; sleep 60")
+    tmux.wait("control", lambda s: "after" in s)
     assert tmux.info("control", "#{pane_title}") == "CONTROL-TITLE"
     assert "CONTROL" in tmux.buffers()
     tmux.start("clear", "printf 'BEFORE-MARK\\n\\033[2J'; echo EXIT=0; sleep 60", height=120)
