@@ -43,9 +43,11 @@ class Memoised:
 
     @classmethod
     def open(cls, args: Namespace, command: str) -> Memoised | None:
-        """None for text output (its width and colours are the terminal's) or when the
-        cache is switched off (``LETTERBOX_TUI_NO_CACHE``)."""
-        if not getattr(args, "json", False) or not memo.enabled():
+        """None for text output (its width and colours are the terminal's), for a terminal
+        (a person reads it: what reaches a terminal is always made afresh by the sanitizing
+        printers, never replayed from a file), or when the cache is switched off
+        (``LETTERBOX_TUI_NO_CACHE``). Scripts and agents read JSON from a pipe or a file."""
+        if not getattr(args, "json", False) or not memo.enabled() or sys.stdout.isatty():
             return None
         return cls(args, command)
 
@@ -58,9 +60,9 @@ class Memoised:
         settings = load_settings(root)
         self.memo = memo.Memo(str(root), settings.id_time_is_utc, getattr(args, "participant", None))
         out = sys.stdout
-        self.indent = 2 if out.isatty() else None
+        self.indent = None  # compact, as on every pipe
         self.encoding = (out.encoding or "utf-8", out.errors or "strict")
-        form = f"json-{self.indent}-{self.encoding[0]}-{self.encoding[1]}"
+        form = f"json-{self.encoding[0]}-{self.encoding[1]}"
         self.key = memo.answer_key(command, list(args.terms), form)
 
     def replay(self) -> int | None:

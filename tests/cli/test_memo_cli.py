@@ -129,3 +129,12 @@ def test_a_partial_scope_is_memoised_apart(capsys, mail):
     assert json.loads(whole)["scope"]["partial"] is False
     _, part2 = run(capsys, mail, "--participant", "alpha", "query", "type=request", "--json")
     assert without_time(part2) == without_time(part)
+
+
+def test_a_terminal_is_never_given_a_replayed_answer(capsys, mail, monkeypatch):
+    """What reaches a terminal is made afresh by the sanitizing printers every time."""
+    monkeypatch.setattr("sys.stdout.isatty", lambda: True)
+    run(capsys, mail, "query", "type=request", "--json")
+    run(capsys, mail, "query", "type=request", "--json")
+    d = memo_mod.cache_dir()
+    assert not os.path.isdir(d) or not [n for n in os.listdir(d) if n.endswith((".state", ".answer"))]
