@@ -40,11 +40,11 @@ from __future__ import annotations
 import io
 import os
 import pickle
-import sys
+import struct
 import time
 from datetime import datetime, timedelta, timezone
 
-from .accel import scanio, threads
+from .accel import STAT_RECORD, pack_stats, scanio, stat_packed
 from .cache import RACY_NS, _NoGlobals, _inside, _read_file, _write_atomic, after_answer, blake2b, cache_dir
 
 MAGIC_STATE = b"LBXSTAT1"
@@ -56,21 +56,6 @@ FORK_FILES = 20_000
 MAX_ANSWERS = 16
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _NO_END = 1 << 62  # an open end of a clock window, as nanoseconds
-_WORD = 8  # bytes per packed value
-
-
-def _packed(values: list[int]) -> bytes:
-    """Signed 64-bit little-endian words (``OverflowError`` beyond them)."""
-    from array import array
-
-    a = array("q", values)
-    if a.itemsize != _WORD:  # pragma: no cover - 'q' is 8 bytes on every CPython
-        raise OverflowError("no 64-bit array type")
-    if sys.byteorder != "little":  # pragma: no cover
-        a.byteswap()
-    return a.tobytes()
-
-
 def enabled() -> bool:
     return not os.environ.get("LETTERBOX_TUI_NO_CACHE")
 
@@ -295,8 +280,8 @@ def recordable(snapshot) -> tuple | None:
         if any("\0" in n for n in names):  # never in a file name; the separator below
             return None
         try:
-            stats = _packed([v for f in files for v in (f[1], f[2], f[3], f[4])])
-        except OverflowError:  # a time or inode beyond 64 bits: vouch for nothing
+            stats = pack_stats([(f[1], f[2], f[3], f[4]) for f in files])
+        except struct.error:  # a time or inode beyond 64 bits: vouch for nothing
             return None
         folders.append((rel, "\0".join(names), len(names), stats))
         count += len(files)
@@ -345,7 +330,7 @@ def _state_looks_right(dirs, folders) -> bool:
     for f in folders:
         if not (type(f) is tuple and len(f) == 4 and f[0] in known and type(f[1]) is str):
             return False
-        if type(f[2]) is not int or type(f[3]) is not bytes or len(f[3]) != f[2] * 4 * _WORD:
+        if type(f[2]) is not int or type(f[3]) is not bytes or len(f[3]) != f[2] * STAT_RECORD.size:
             return False
     return True
 
@@ -431,7 +416,7 @@ def _split(work, total: int):
             second.append((fd, names, stats))
         else:
             cut = half - seen
-            step = 4 * _WORD
+            step = STAT_RECORD.size
             first.append((fd, names[:cut], stats[: cut * step]))
             second.append((fd, names[cut:], stats[cut * step :]))
         seen += n
@@ -440,27 +425,8 @@ def _split(work, total: int):
 
 def _check(work) -> bool:
     """Every file of every folder stats as recorded: size, mtime, inode, ctime, compared
-    as packed 64-bit words (one comparison per folder, no per-file tuple)."""
-    fast = scanio()
-    if fast is not None:
-        n = threads()
-        return all(fast.stat_packed(fd, names, n) == stats for fd, names, stats in work)
-    stat = os.stat
-    for fd, names, stats in work:
-        values: list[int] = []
-        add = values.extend
-        for name in names:
-            try:
-                st = stat(name, dir_fd=fd, follow_symlinks=False)
-            except OSError:
-                return False
-            add((st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns))
-        try:
-            if _packed(values) != stats:
-                return False
-        except OverflowError:
-            return False
-    return True
+    as packed records (one comparison per folder, no per-file tuple)."""
+    return all(stat_packed(fd, names) == stats for fd, names, stats in work)
 
 
 def _forked(first, second) -> bool:

@@ -15,13 +15,12 @@ from __future__ import annotations
 import errno
 import os
 import stat
-import struct
 from collections.abc import Iterable
 from operator import attrgetter, methodcaller
 from datetime import datetime, timezone
 from typing import Protocol
 
-from .accel import scanio, threads
+from .accel import STAT_RECORD, scanio, stat_packed, threads
 from .errors import LetterboxError
 from .grammar import valid_seat
 from .header import MAX_HEADER, HeaderResult, needs_more, parse_header
@@ -92,11 +91,10 @@ def stat_entries(dir_fd: int, entries: list[os.DirEntry]) -> list[tuple[int, int
     OSError its stat raised: by the C accelerator on several threads when it is built."""
     if not entries:
         return []
-    fast = scanio()
-    if fast is not None:
-        packed = fast.stat_packed(dir_fd, [e.name for e in entries], threads())
+    if scanio() is not None:  # in C, on several threads (else straight to the loop below)
+        packed = stat_packed(dir_fd, [e.name for e in entries])
         if packed is not None:  # else one failed: each is asked again below, to say why
-            return list(_STAT_WORDS.iter_unpack(packed))
+            return list(STAT_RECORD.iter_unpack(packed))
     out: list[tuple[int, int, int, int] | OSError] = []
     for entry in entries:
         try:
@@ -106,9 +104,6 @@ def stat_entries(dir_fd: int, entries: list[os.DirEntry]) -> list[tuple[int, int
             continue
         out.append((st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns))
     return out
-
-
-_STAT_WORDS = struct.Struct("<4q")
 
 
 def read_headers(dir_fd: int, names: list[str]) -> list[tuple]:

@@ -161,7 +161,7 @@ def test_bad_arguments_are_errors_not_crashes(tmp_path):
 
 @needs_c
 def test_stat_packed_is_the_memo_check_s_packing(tmp_path):
-    from letterbox_tui.core.memo import _packed
+    from letterbox_tui.core.accel import pack_stats
 
     names = []
     for i in range(3000):
@@ -169,11 +169,11 @@ def test_stat_packed_is_the_memo_check_s_packing(tmp_path):
         names.append(f"{i}.md")
     fd = dir_fd(tmp_path)
     try:
-        values = []
+        records = []
         for n in names:
             s = os.stat(n, dir_fd=fd, follow_symlinks=False)
-            values += [s.st_size, s.st_mtime_ns, s.st_ino, s.st_ctime_ns]
-        assert _scanio.stat_packed(fd, names, 2) == _packed(values)
+            records.append((s.st_size, s.st_mtime_ns, s.st_ino, s.st_ctime_ns))
+        assert _scanio.stat_packed(fd, names, 2) == pack_stats(records)
         assert _scanio.stat_packed(fd, names + ["gone.md"], 2) is None
     finally:
         os.close(fd)
