@@ -253,8 +253,8 @@ def _wait_for_cache(root: Path, utc: bool, n: int, limit: float = 300.0) -> floa
     """Wait for the detached writes of a query: the header cache, then (for a letterbox big
     enough that it is written detached) its answer memo, which a letterbox written in the
     last seconds never gets (racy timestamps): that wait is bounded."""
-    from letterbox_tui.core.cache import cache_dir, cache_path
-    from letterbox_tui.core.memo import FORK_FILES, root_prefix
+    from letterbox_tui.core.cache import BACKGROUND_ROWS, cache_dir, cache_path
+    from letterbox_tui.core.memo import root_prefix
 
     where = cache_path(root, utc)  # written by os.replace: present means complete
     prefix = root_prefix(str(root))
@@ -264,7 +264,7 @@ def _wait_for_cache(root: Path, utc: bool, n: int, limit: float = 300.0) -> floa
             return None
         time.sleep(0.05)
     waited = time.perf_counter() - t
-    while n >= FORK_FILES and time.perf_counter() - t < waited + 20:
+    while n >= BACKGROUND_ROWS and time.perf_counter() - t < waited + 20:
         try:
             if any(x.startswith(prefix) and x.endswith(".answer") for x in os.listdir(cache_dir())):
                 return time.perf_counter() - t

@@ -45,12 +45,12 @@ import time
 from datetime import datetime, timedelta, timezone
 
 from .accel import STAT_RECORD, pack_stats, scanio, stat_packed
-from .cache import RACY_NS, _NoGlobals, _inside, _read_file, _write_atomic, after_answer, blake2b, cache_dir
+from .cache import BACKGROUND_ROWS, RACY_NS, _NoGlobals, _inside, _read_file, _write_atomic, after_answer, blake2b, cache_dir
 
 MAGIC_STATE = b"LBXSTAT1"
 MAGIC_ANSWER = b"LBXANSW1"
 TOKEN = 16  # bytes of the state token
-#: from this many letter files, the check is split with a forked child
+#: from this many letter files, the check is split with a forked child (pure Python only)
 FORK_FILES = 20_000
 #: answer files kept per letterbox state (oldest dropped first)
 MAX_ANSWERS = 16
@@ -474,4 +474,4 @@ def record_after_answer(memo: Memo, key: str, snapshot, text: str, encoding: tup
             return
         memo.record(key, snapshot, data, code, window(snapshot.letters, at, fixed))
 
-    after_answer(work, big=len(snapshot.letters) >= FORK_FILES)
+    after_answer(work, big=len(snapshot.letters) >= BACKGROUND_ROWS)
