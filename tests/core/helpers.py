@@ -3,6 +3,7 @@ letter, reading reason codes, and a brute-force oracle for supersession cycles."
 
 from __future__ import annotations
 
+import os
 from datetime import datetime, timezone
 
 from letterbox_tui.core.model import Snapshot
@@ -96,3 +97,32 @@ def tamper_cached_row(root, rel: str, fields: dict[str, str], slots: dict | None
     c.rows[rel] = tuple(row)
     c._fresh, c._changed = dict(c.rows), True
     assert c.save()
+
+
+def on_open(monkeypatch, hook):
+    """Call ``hook(name)`` each time the scanner opens something (before opening it).
+
+    Only the pure-Python reader opens files through ``os.open`` (the C accelerator makes no
+    Python call to hook), so it is the one scanning while the hook is in place."""
+    monkeypatch.setenv("LETTERBOX_TUI_PURE", "1")
+    real_open = os.open
+
+    def hooked(path, flags, mode=0o777, *, dir_fd=None):
+        hook(os.fsdecode(path))
+        return real_open(path, flags, mode, dir_fd=dir_fd)
+
+    monkeypatch.setattr(os, "open", hooked)
+
+
+def once_on_open(monkeypatch, name: str, action) -> dict[str, bool]:
+    """Run ``action()`` the first time the scanner opens ``name`` (a file or folder name);
+    the returned ``{"done": ...}`` tells whether it ran."""
+    state = {"done": False}
+
+    def hook(opened: str) -> None:
+        if opened == name and not state["done"]:
+            state["done"] = True
+            action()
+
+    on_open(monkeypatch, hook)
+    return state

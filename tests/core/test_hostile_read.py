@@ -22,7 +22,7 @@ from letterbox_tui.core.errors import LetterboxError
 from letterbox_tui.core.header import MAX_HEADER
 from letterbox_tui.core.model import Letter, Unreadable
 from letterbox_tui.core.scan import scan
-from tests.core.helpers import scan_within
+from tests.core.helpers import on_open, once_on_open, scan_within
 
 HEAD = "---\nid: {id}\nfrom: alpha\nto: beta\ntype: info\nrequires_ack: false\nsent: 2026-01-01T00:00:00Z\n"
 
@@ -418,36 +418,21 @@ def test_many_letters_in_one_inbox(box):
 # --- changes during the scan ------------------------------------------------------------------------------
 
 
-def on_open(monkeypatch, hook):
-    real_open = os.open
-
-    def hooked(path, flags, mode=0o777, *, dir_fd=None):
-        hook(os.fsdecode(path))
-        return real_open(path, flags, mode, dir_fd=dir_fd)
-
-    monkeypatch.setattr(os, "open", hooked)
-
-
-@pytest.mark.usefixtures("pure_python_scan")
 def test_seat_replaced_by_a_file_mid_scan(box, monkeypatch):
     box.raw("alpha/inbox/a-1.md", letter_bytes("a-1"))
     box.raw("beta/inbox/b-1.md", letter_bytes("b-1"))
-    done = {"x": False}
 
-    def hook(name):
-        if name == "a-1.md" and not done["x"]:
-            done["x"] = True
-            shutil.rmtree(box.root / "beta")
-            (box.root / "beta").write_text("now a file")
+    def change():
+        shutil.rmtree(box.root / "beta")
+        (box.root / "beta").write_text("now a file")
 
-    on_open(monkeypatch, hook)
+    once_on_open(monkeypatch, "a-1.md", change)
     snap = guarded_scan(box.root)
     assert snap.scope.atomic
     assert snap.seats == ["alpha"] and snap.ignored == ["beta"]
     assert [x.id for x in snap.letters] == ["a-1"]
 
 
-@pytest.mark.usefixtures("pure_python_scan")
 def test_seat_replaced_by_a_file_on_every_attempt_is_not_atomic(box, monkeypatch):
     box.raw("alpha/inbox/a-1.md", letter_bytes("a-1"))
 
@@ -467,68 +452,52 @@ def test_seat_replaced_by_a_file_on_every_attempt_is_not_atomic(box, monkeypatch
     assert snap.scope.atomic is False and not snap.scope.complete
 
 
-@pytest.mark.usefixtures("pure_python_scan")
 def test_all_letters_vanish_mid_scan(box, monkeypatch):
     for i in range(20):
         box.raw(f"beta/inbox/v-{i:02}.md", letter_bytes(f"v-{i:02}"))
-    done = {"x": False}
 
-    def hook(name):
-        if name == "v-00.md" and not done["x"]:
-            done["x"] = True
-            for p in (box.root / "beta" / "inbox").iterdir():
-                p.unlink()
+    def change():
+        for p in (box.root / "beta" / "inbox").iterdir():
+            p.unlink()
 
-    on_open(monkeypatch, hook)
+    once_on_open(monkeypatch, "v-00.md", change)
     snap = guarded_scan(box.root)
     assert snap.letters == [] and snap.scope.atomic and snap.scope.files == 0
 
 
-@pytest.mark.usefixtures("pure_python_scan")
 def test_letters_appear_mid_scan(box, monkeypatch):
     box.raw("beta/inbox/a-0.md", letter_bytes("a-0"))
-    done = {"x": False}
 
-    def hook(name):
-        if name == "a-0.md" and not done["x"]:
-            done["x"] = True
-            for i in range(50):
-                box.raw(f"alpha/processed/n-{i:02}.md", letter_bytes(f"n-{i:02}"))
+    def change():
+        for i in range(50):
+            box.raw(f"alpha/processed/n-{i:02}.md", letter_bytes(f"n-{i:02}"))
 
-    on_open(monkeypatch, hook)
+    once_on_open(monkeypatch, "a-0.md", change)
     snap = guarded_scan(box.root)
     assert snap.scope.letters == 51 and snap.scope.atomic
 
 
-@pytest.mark.usefixtures("pure_python_scan")
 def test_file_swapped_for_a_fifo_between_listing_and_open(box, monkeypatch):
     box.raw("beta/inbox/h-1.md", letter_bytes())
-    done = {"x": False}
 
-    def hook(name):
-        if name == "h-1.md" and not done["x"]:
-            done["x"] = True
-            (box.root / "beta/inbox/h-1.md").unlink()
-            os.mkfifo(box.root / "beta/inbox/h-1.md")
+    def change():
+        (box.root / "beta/inbox/h-1.md").unlink()
+        os.mkfifo(box.root / "beta/inbox/h-1.md")
 
-    on_open(monkeypatch, hook)
+    once_on_open(monkeypatch, "h-1.md", change)
     snap = guarded_scan(box.root, seconds=5)
     assert snap.scope.unsupported == [{"path": "beta/inbox/h-1.md", "reason": "fifo"}]
 
 
-@pytest.mark.usefixtures("pure_python_scan")
 def test_file_swapped_for_a_symlink_between_listing_and_open(box, monkeypatch, tmp_path):
     (tmp_path / "secret.md").write_bytes(letter_bytes("secret-marker-3c"))
     box.raw("beta/inbox/h-1.md", letter_bytes())
-    done = {"x": False}
 
-    def hook(name):
-        if name == "h-1.md" and not done["x"]:
-            done["x"] = True
-            (box.root / "beta/inbox/h-1.md").unlink()
-            os.symlink(tmp_path / "secret.md", box.root / "beta/inbox/h-1.md")
+    def change():
+        (box.root / "beta/inbox/h-1.md").unlink()
+        os.symlink(tmp_path / "secret.md", box.root / "beta/inbox/h-1.md")
 
-    on_open(monkeypatch, hook)
+    once_on_open(monkeypatch, "h-1.md", change)
     snap = guarded_scan(box.root)
     assert snap.scope.unsupported == [{"path": "beta/inbox/h-1.md", "reason": "symlink"}]
     assert "secret-marker" not in repr(snap.letters) + repr(snap.unreadable)

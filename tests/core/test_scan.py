@@ -16,7 +16,7 @@ import pytest
 from letterbox_tui.core.errors import LetterboxError
 from letterbox_tui.core.model import Letter
 from letterbox_tui.core.scan import scan
-from tests.core.helpers import scan_within
+from tests.core.helpers import on_open, once_on_open, scan_within
 
 SCOPE_KEYS = [
     "root", "participants", "files", "letters", "legacy", "unreadable", "unsupported", "partial", "atomic",
@@ -374,17 +374,6 @@ def test_root_through_a_symlink_is_resolved(box, tmp_path):
 # --- changes during a scan ------------------------------------------------------------------------
 
 
-def on_open(monkeypatch, hook):
-    """Call ``hook(name)`` each time the scanner opens something (before opening it)."""
-    real_open = os.open
-
-    def hooked(path, flags, mode=0o777, *, dir_fd=None):
-        hook(os.fsdecode(path))
-        return real_open(path, flags, mode, dir_fd=dir_fd)
-
-    monkeypatch.setattr(os, "open", hooked)
-
-
 def count_attempts(monkeypatch):
     """Count the scan's passes (``letterbox_tui.core.scan`` the module, not the function)."""
     mod = sys.modules["letterbox_tui.core.scan"]
@@ -399,18 +388,14 @@ def count_attempts(monkeypatch):
     return calls
 
 
-@pytest.mark.usefixtures("pure_python_scan")
 def test_letter_moved_inbox_to_processed_mid_scan_is_seen_once(box, monkeypatch):
     box.letter("a-0")
     box.letter("b-moved")
-    moved = {"done": False}
 
-    def hook(name):
-        if name == "a-0.md" and not moved["done"]:
-            moved["done"] = True
-            os.rename(box.root / "beta/inbox/b-moved.md", box.root / "beta/processed/b-moved.md")
+    def change():
+        os.rename(box.root / "beta/inbox/b-moved.md", box.root / "beta/processed/b-moved.md")
 
-    on_open(monkeypatch, hook)
+    moved = once_on_open(monkeypatch, "a-0.md", change)
     attempts = count_attempts(monkeypatch)
     snap = scan(box.root)
     assert moved["done"]
@@ -421,31 +406,24 @@ def test_letter_moved_inbox_to_processed_mid_scan_is_seen_once(box, monkeypatch)
 
 def test_letter_moved_processed_to_inbox_after_inbox_was_read_is_not_lost(box, monkeypatch):
     box.letter("p-1", folder="processed")
-    moved = {"done": False}
 
-    def hook(name):
-        if name == "processed" and not moved["done"]:
-            moved["done"] = True
-            os.rename(box.root / "beta/processed/p-1.md", box.root / "beta/inbox/p-1.md")
+    def change():
+        os.rename(box.root / "beta/processed/p-1.md", box.root / "beta/inbox/p-1.md")
 
-    on_open(monkeypatch, hook)
+    once_on_open(monkeypatch, "processed", change)
     snap = scan(box.root, ["beta"])
     assert [(x.id, x.folder) for x in snap.letters] == [("p-1", "inbox")]
     assert snap.scope.atomic
 
 
-@pytest.mark.usefixtures("pure_python_scan")
 def test_letter_moved_after_its_folder_was_listed_without_rescan_is_not_atomic(box, monkeypatch):
     box.letter("a-0")
     box.letter("b-moved")
-    moved = {"done": False}
 
-    def hook(name):
-        if name == "a-0.md" and not moved["done"]:
-            moved["done"] = True
-            os.rename(box.root / "beta/inbox/b-moved.md", box.root / "beta/processed/b-moved.md")
+    def change():
+        os.rename(box.root / "beta/inbox/b-moved.md", box.root / "beta/processed/b-moved.md")
 
-    on_open(monkeypatch, hook)
+    once_on_open(monkeypatch, "a-0.md", change)
     snap = scan(box.root, max_attempts=1)
     assert not snap.scope.atomic and not snap.scope.complete
     assert "files changed during the scan" in snap.scope.why_incomplete()
@@ -468,7 +446,6 @@ def churn(monkeypatch, root: Path):
     on_open(monkeypatch, hook)
 
 
-@pytest.mark.usefixtures("pure_python_scan")
 def test_a_box_that_keeps_changing_ends_non_atomic(box, monkeypatch):
     churn(monkeypatch, box.root)
     attempts = count_attempts(monkeypatch)
@@ -494,86 +471,66 @@ def test_hidden_temporary_appearing_mid_scan_keeps_the_scan_atomic(box, monkeypa
     assert ids(snap) == ["a-1", "b-2"]
 
 
-@pytest.mark.usefixtures("pure_python_scan")
 def test_letter_appearing_mid_scan_triggers_a_rescan(box, monkeypatch):
     box.letter("a-1")
-    added = {"done": False}
 
-    def hook(name):
-        if name == "a-1.md" and not added["done"]:
-            added["done"] = True
-            box.letter("z-new", to="alpha")
+    def change():
+        box.letter("z-new", to="alpha")
 
-    on_open(monkeypatch, hook)
+    once_on_open(monkeypatch, "a-1.md", change)
     attempts = count_attempts(monkeypatch)
     snap = scan(box.root)
     assert ids(snap) == ["a-1", "z-new"] and snap.scope.atomic and attempts["n"] == 2
 
 
-@pytest.mark.usefixtures("pure_python_scan")
 def test_letter_vanishing_mid_scan_triggers_a_rescan(box, monkeypatch):
     box.letter("a-1")
     box.letter("b-2")
-    gone = {"done": False}
 
-    def hook(name):
-        if name == "a-1.md" and not gone["done"]:
-            gone["done"] = True
-            os.unlink(box.root / "beta/inbox/b-2.md")
+    def change():
+        os.unlink(box.root / "beta/inbox/b-2.md")
 
-    on_open(monkeypatch, hook)
+    once_on_open(monkeypatch, "a-1.md", change)
     snap = scan(box.root)
     assert ids(snap) == ["a-1"] and snap.scope.atomic and snap.scope.files == 1
 
 
-@pytest.mark.usefixtures("pure_python_scan")
 def test_sidecar_appearing_mid_scan_is_a_change(box, monkeypatch):
     box.letter("a-1")
-    made = {"done": False}
 
-    def hook(name):
-        if name == "a-1.md" and not made["done"]:
-            made["done"] = True
-            (box.root / "beta/inbox/a-1.md.ack").write_text("")
+    def change():
+        (box.root / "beta/inbox/a-1.md.ack").write_text("")
 
-    on_open(monkeypatch, hook)
+    once_on_open(monkeypatch, "a-1.md", change)
     snap = scan(box.root)
     assert snap.sidecars == frozenset({"beta/inbox/a-1.md.ack"}) and snap.scope.atomic
 
 
-@pytest.mark.usefixtures("pure_python_scan")
 def test_archive_appearing_mid_scan_is_a_change(box, monkeypatch):
     box.letter("a-1")
-    made = {"done": False}
 
-    def hook(name):
-        if name == "a-1.md" and not made["done"]:
-            made["done"] = True
-            (box.root / "alpha/archive").mkdir()
+    def change():
+        (box.root / "alpha/archive").mkdir()
 
-    on_open(monkeypatch, hook)
+    once_on_open(monkeypatch, "a-1.md", change)
     attempts = count_attempts(monkeypatch)
     snap = scan(box.root)
     assert attempts["n"] == 2
     assert unsupported(snap) == {"alpha/archive": "archive folders are not read"}
 
 
-@pytest.mark.usefixtures("pure_python_scan")
 def test_folder_swapped_for_a_symlink_mid_scan_is_never_followed(box, tmp_path, monkeypatch):
     marker = "zz-outside-letter-51b7"
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / f"{marker}.md").write_text(f"---\nid: {marker}\nfrom: a\nto: b\ntype: info\n---\n")
     box.letter("a-1", to="alpha")
-    done = {"x": False}
 
-    def hook(name):
-        if name == "a-1.md" and not done["x"]:
-            done["x"] = True
-            shutil.rmtree(box.root / "beta/inbox")
-            os.symlink(outside, box.root / "beta/inbox")
+    def change():
+        shutil.rmtree(box.root / "beta/inbox")
+        os.symlink(outside, box.root / "beta/inbox")
 
-    on_open(monkeypatch, hook)
+    once_on_open(monkeypatch, "a-1.md", change)
     snap = scan(box.root)
     assert marker not in repr(snap.scope.to_json()) + repr(snap.letters)
     assert unsupported(snap) == {"beta/inbox": "symlinked folder"}
