@@ -6,24 +6,8 @@ import json
 
 import pytest
 
-from letterbox_tui.cli import main
+from tests.cli.helpers import SCOPE_KEYS, cli, cli_json
 
-SCOPE_KEYS = [
-    "root", "participants", "files", "letters", "legacy", "unreadable", "unsupported",
-    "partial", "atomic", "complete", "scanned_at",
-]
-
-
-def cli(capsys, box, *argv):
-    code = main(["--root", str(box.root), *argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def cli_json(capsys, box, *argv):
-    code, out, err = cli(capsys, box, *argv, "--json")
-    assert err == "" or code == 2, err
-    return code, json.loads(out)
 
 
 # --- show -------------------------------------------------------------------------

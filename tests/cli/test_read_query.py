@@ -10,29 +10,15 @@ import time
 import pytest
 
 from letterbox_tui.cli import main
+from tests.cli.helpers import SCOPE_KEYS, cli, cli_json
 
 ROW_KEYS = [
     "id", "path", "seat", "folder", "from", "to", "type", "re", "thread", "supersedes",
     "priority", "requires_ack", "deadline", "sent", "slug", "subject", "fields", "state",
     "answered", "accepted", "current", "head", "superseded", "late", "legacy", "reasons",
 ]
-SCOPE_KEYS = [
-    "root", "participants", "files", "letters", "legacy", "unreadable", "unsupported",
-    "partial", "atomic", "complete", "scanned_at",
-]
 REASON_KEYS = ["code", "about", "detail", "letters", "paths"]
 ACCOUNTABILITY = ["state=open", "answered=no", "type=request", "until=2026-10-04T00:00:00Z"]
-
-
-def cli(capsys, box, *argv):
-    code = main(["--root", str(box.root), *argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def cli_json(capsys, box, *argv):
-    code, out, err = cli(capsys, box, *argv, "--json")
-    return code, json.loads(out)
 
 
 @pytest.fixture
