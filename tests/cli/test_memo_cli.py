@@ -12,6 +12,7 @@ import pytest
 
 from letterbox_tui.cli import main, read
 from letterbox_tui.core import memo as memo_mod
+from tests.cli.helpers import cli
 
 ASK = "2026-01-01T000000-alpha-request-ask-aaaaaaaa"
 
@@ -27,12 +28,6 @@ def mail(box):
     box.letter("2026-01-01T000100-beta-info-note-bbbbbbbb", frm="beta", to="alpha")
     time.sleep(0.05)
     return box
-
-
-def run(capsys, box, *argv) -> tuple[int, str]:
-    code = main(["--root", str(box.root), *argv])
-    out, _ = capsys.readouterr()
-    return code, out
 
 
 def without_time(out: str) -> dict:
@@ -56,30 +51,30 @@ def no_fresh_answer(monkeypatch):
 
 @pytest.mark.parametrize("argv", [["query", "type=request", "--json"], ["exists", "state=open", "--json"]])
 def test_a_repeated_answer_is_replayed_with_its_own_scan_time(capsys, mail, no_fresh_answer, argv):
-    code, first = run(capsys, mail, *argv)
+    code, first, _ = cli(capsys, mail, *argv)
     no_fresh_answer()
     time.sleep(0.01)
-    code2, second = run(capsys, mail, *argv)
+    code2, second, _ = cli(capsys, mail, *argv)
     assert (code2, without_time(second)) == (code, without_time(first))
     assert json.loads(second)["scope"]["scanned_at"] != json.loads(first)["scope"]["scanned_at"]
     assert second.endswith("}\n")
 
 
 def test_a_changed_letterbox_is_answered_afresh(capsys, mail):
-    _, first = run(capsys, mail, "query", "type=request", "--json")
+    _, first, _ = cli(capsys, mail, "query", "type=request", "--json")
     assert [r["id"] for r in json.loads(first)["matches"]] == [ASK]
     mail.letter("2026-01-02T000000-alpha-request-two-cccccccc", type="request", requires_ack="true")
-    _, second = run(capsys, mail, "query", "type=request", "--json")
+    _, second, _ = cli(capsys, mail, "query", "type=request", "--json")
     assert len(json.loads(second)["matches"]) == 2
 
 
 def test_an_edit_in_place_is_answered_afresh(capsys, mail):
-    run(capsys, mail, "query", "type=request", "--json")
+    cli(capsys, mail, "query", "type=request", "--json")
     path = mail.root / "beta/inbox" / f"{ASK}.md"
     st = path.stat()
     path.write_bytes(path.read_bytes().replace(b"type: request", b"type: info   "))
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))  # same size, same mtime
-    _, out = run(capsys, mail, "query", "type=request", "--json")
+    _, out, _ = cli(capsys, mail, "query", "type=request", "--json")
     assert json.loads(out)["matches"] == []
 
 
@@ -87,15 +82,15 @@ def test_a_passing_deadline_is_answered_afresh(capsys, box):
     deadline = datetime.now(timezone.utc) + timedelta(seconds=1.5)
     box.letter(ASK, type="request", requires_ack="true", deadline=deadline.isoformat().replace("+00:00", "Z"))
     time.sleep(0.05)
-    _, before = run(capsys, box, "query", "late=yes", "--json")
+    _, before, _ = cli(capsys, box, "query", "late=yes", "--json")
     assert json.loads(before)["matches"] == []
     time.sleep(max(0.0, (deadline - datetime.now(timezone.utc)).total_seconds()) + 0.1)
-    _, after = run(capsys, box, "query", "late=yes", "--json")
+    _, after, _ = cli(capsys, box, "query", "late=yes", "--json")
     assert [r["id"] for r in json.loads(after)["matches"]] == [ASK]
 
 
 def test_text_output_is_never_memoised(capsys, mail):
-    run(capsys, mail, "query", "type=request")
+    cli(capsys, mail, "query", "type=request")
     assert not os.path.isdir(memo_mod.cache_dir()) or not os.listdir(memo_mod.cache_dir()) or not [
         n for n in os.listdir(memo_mod.cache_dir()) if n.endswith((".state", ".answer"))
     ]
@@ -103,38 +98,38 @@ def test_text_output_is_never_memoised(capsys, mail):
 
 def test_no_cache_switch_keeps_no_memo(capsys, mail, monkeypatch, no_fresh_answer):
     monkeypatch.setenv("LETTERBOX_TUI_NO_CACHE", "1")
-    run(capsys, mail, "query", "type=request", "--json")
+    cli(capsys, mail, "query", "type=request", "--json")
     d = memo_mod.cache_dir()
     assert not os.path.isdir(d) or not [n for n in os.listdir(d) if n.endswith((".state", ".answer"))]
 
 
 def test_a_bad_term_is_still_exit_2_with_memos_around(capsys, mail):
-    run(capsys, mail, "query", "type=request", "--json")
+    cli(capsys, mail, "query", "type=request", "--json")
     code = main(["--root", str(mail.root), "query", "nokey=1", "--json"])
     assert code == 2
 
 
 def test_check_verify_forgets_the_memos(capsys, mail):
-    run(capsys, mail, "query", "type=request", "--json")
+    cli(capsys, mail, "query", "type=request", "--json")
     d = memo_mod.cache_dir()
     assert [n for n in os.listdir(d) if n.endswith(".answer")]
-    run(capsys, mail, "check", "--verify")
+    cli(capsys, mail, "check", "--verify")
     assert not [n for n in os.listdir(d) if n.endswith((".state", ".answer"))]
 
 
 def test_a_partial_scope_is_memoised_apart(capsys, mail):
-    _, whole = run(capsys, mail, "query", "type=request", "--json")
-    _, part = run(capsys, mail, "--participant", "alpha", "query", "type=request", "--json")
+    _, whole, _ = cli(capsys, mail, "query", "type=request", "--json")
+    _, part, _ = cli(capsys, mail, "--participant", "alpha", "query", "type=request", "--json")
     assert json.loads(part)["scope"]["partial"] is True
     assert json.loads(whole)["scope"]["partial"] is False
-    _, part2 = run(capsys, mail, "--participant", "alpha", "query", "type=request", "--json")
+    _, part2, _ = cli(capsys, mail, "--participant", "alpha", "query", "type=request", "--json")
     assert without_time(part2) == without_time(part)
 
 
 def test_a_terminal_is_never_given_a_replayed_answer(capsys, mail, monkeypatch):
     """What reaches a terminal is made afresh by the sanitizing printers every time."""
     monkeypatch.setattr("sys.stdout.isatty", lambda: True)
-    run(capsys, mail, "query", "type=request", "--json")
-    run(capsys, mail, "query", "type=request", "--json")
+    cli(capsys, mail, "query", "type=request", "--json")
+    cli(capsys, mail, "query", "type=request", "--json")
     d = memo_mod.cache_dir()
     assert not os.path.isdir(d) or not [n for n in os.listdir(d) if n.endswith((".state", ".answer"))]
