@@ -1,3 +1,3 @@
-from letterbox_tui.cli import main
+from letterbox_tui.cli import run
 
-raise SystemExit(main())
+run()

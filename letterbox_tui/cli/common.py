@@ -9,6 +9,7 @@ from argparse import Namespace
 from pathlib import Path
 from typing import Any
 
+from letterbox_tui.cli import keep
 from letterbox_tui.core.cache import scan_cached
 from letterbox_tui.core.model import Scope, Snapshot
 from letterbox_tui.core.root import resolve_root
@@ -36,6 +37,7 @@ def load(args: Namespace) -> tuple[Path, Settings, Snapshot]:
         snapshot = scan_cached(
             root, participants, id_time_is_utc=settings.id_time_is_utc, background=detach, freeze=True
         )
+    keep(snapshot)
     return root, settings, snapshot
 
 

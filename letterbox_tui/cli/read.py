@@ -25,6 +25,7 @@ from letterbox_tui.core.rows import answers, row
 from letterbox_tui.core.cache import paused_gc
 
 from . import output
+from . import keep
 from .common import load, scope_exit
 from .memoised import Memoised
 
@@ -69,7 +70,9 @@ def parse_at(value: str | None, what: str = "--at") -> datetime:
 
 def _resolved(args: Namespace, at: datetime) -> tuple[Snapshot, Resolution]:
     _, _, snapshot = load(args)
-    return snapshot, resolve(snapshot, at)
+    res = resolve(snapshot, at)
+    keep(res)
+    return snapshot, res
 
 
 def _letter(res: Resolution, letter_id: str) -> list[Letter]:
@@ -106,7 +109,9 @@ def _scope_reasons(scope: Scope, snapshot: Snapshot) -> list[Reason]:
 def _run(args: Namespace) -> tuple[Query, Snapshot, Resolution, QueryResult]:
     query = parse_query(args.terms)
     snapshot, res = _resolved(args, query.at or _now())
-    return query, snapshot, res, run_query(query, res)
+    result = run_query(query, res)
+    keep(result)
+    return query, snapshot, res, result
 
 
 @_collector_paused
@@ -116,6 +121,7 @@ def cmd_query(args: Namespace, memo: Memoised | None = None) -> int:
     scope = snapshot.scope
     matches = [row(x, res) for x in result.matches]
     unknown = [row(x, res, why) for x, why in result.unknown]
+    keep(matches, unknown)
     if memo is not None:
         return memo.emit({"matches": matches, "unknown": unknown, "scope": scope.to_json()}, snapshot, res, query)
     if args.json:

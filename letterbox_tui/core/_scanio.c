@@ -493,6 +493,151 @@ fail:
     return NULL;
 }
 
+/* ---------------------------------------------------------------------------------- */
+/* read_start / read_finish: read_headers in two halves, so the caller can build letters
+ * from one batch while the next is read. read_start encodes the names and starts one
+ * thread that opens, fstats and reads them without the GIL (on a duplicate of dir_fd, so
+ * the caller closing its descriptor early never points the thread at another file);
+ * read_finish reads what is left beside that thread, waits for it and returns what
+ * read_headers would have. A batch
+ * dropped unfinished is waited for and freed by its capsule's destructor. */
+
+#define PENDING "letterbox_tui.core._scanio.pending"
+
+typedef struct {
+    job j;
+    pthread_t tid;
+    int running;        /* a thread is (or was) running the job, not yet joined */
+    int finished;       /* read_finish took the results */
+    PyObject *holders;  /* the encoded names, alive while the job may use them */
+} pending;
+
+static void
+pending_join(pending *p)
+{
+    if (p->running) {
+        Py_BEGIN_ALLOW_THREADS
+        pthread_join(p->tid, NULL);
+        Py_END_ALLOW_THREADS
+        p->running = 0;
+    }
+}
+
+static void
+pending_release(pending *p)
+{
+    Py_ssize_t i;
+    pending_join(p);
+    if (p->j.items != NULL) {
+        for (i = 0; i < p->j.n; i++)
+            free(p->j.items[i].buf);
+        PyMem_Free(p->j.items);
+        p->j.items = NULL;
+    }
+    if (p->j.dfd >= 0) {
+        close(p->j.dfd);
+        p->j.dfd = -1;
+    }
+    Py_CLEAR(p->holders);
+}
+
+static void
+pending_destroy(PyObject *capsule)
+{
+    pending *p = PyCapsule_GetPointer(capsule, PENDING);
+    if (p == NULL) {
+        PyErr_Clear();
+        return;
+    }
+    pending_release(p);
+    PyMem_Free(p);
+}
+
+static PyObject *
+read_start(PyObject *self, PyObject *args)
+{
+    int dfd;
+    PyObject *names, *capsule;
+    Py_ssize_t n;
+    pending *p;
+
+    if (!PyArg_ParseTuple(args, "iO!", &dfd, &PyList_Type, &names))
+        return NULL;
+    n = PyList_GET_SIZE(names);
+    p = PyMem_Calloc(1, sizeof(pending));
+    if (p == NULL)
+        return PyErr_NoMemory();
+    p->j.dfd = -1;
+    capsule = PyCapsule_New(p, PENDING, pending_destroy);
+    if (capsule == NULL) {
+        PyMem_Free(p);
+        return NULL;
+    }
+    p->j.items = PyMem_Calloc(n > 0 ? (size_t)n : 1, sizeof(item));
+    p->holders = PyList_New(n);
+    if (p->j.items == NULL || p->holders == NULL) {
+        Py_DECREF(capsule);
+        return PyErr_NoMemory();
+    }
+    p->j.n = n;
+    if (encode_names(names, 0, n, p->j.items, p->holders) < 0) {
+        p->j.n = 0;  /* no buffer was allocated yet */
+        Py_DECREF(capsule);
+        return NULL;
+    }
+    p->j.dfd = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
+    if (p->j.dfd < 0) {
+        PyErr_SetFromErrno(PyExc_OSError);
+        Py_DECREF(capsule);
+        return NULL;
+    }
+    p->j.next = 0;
+    p->j.mode = 0;
+    if (n > 0 && pthread_create(&p->tid, NULL, worker, &p->j) == 0)
+        p->running = 1;
+    /* else read_finish runs the job itself */
+    return capsule;
+}
+
+static PyObject *
+read_finish(PyObject *self, PyObject *capsule)
+{
+    pending *p = PyCapsule_GetPointer(capsule, PENDING);
+    PyObject *out;
+    key_slot slots[KEY_SLOTS];
+    int used = 0, k;
+    Py_ssize_t i;
+
+    if (p == NULL)
+        return NULL;
+    if (p->finished) {
+        PyErr_SetString(PyExc_ValueError, "this batch was already finished");
+        return NULL;
+    }
+    p->finished = 1;
+    /* Whatever the batch's thread has not taken yet, this one reads too (the two share
+     * the job's counter): the caller has nothing else to do until the batch is in. */
+    if (p->j.n > 0) {
+        Py_BEGIN_ALLOW_THREADS
+        worker(&p->j);
+        Py_END_ALLOW_THREADS
+    }
+    pending_join(p);
+    out = PyList_New(p->j.n);
+    for (i = 0; out != NULL && i < p->j.n; i++) {
+        PyObject *r = result_of(&p->j.items[i], slots, &used);
+        if (r == NULL) {
+            Py_CLEAR(out);
+            break;
+        }
+        PyList_SET_ITEM(out, i, r);
+    }
+    for (k = 0; k < used; k++)
+        Py_DECREF(slots[k].str);
+    pending_release(p);
+    return out;
+}
+
 static void
 put_word(unsigned char *p, int64_t v)
 {
@@ -551,6 +696,10 @@ fail:
 static PyMethodDef methods[] = {
     {"read_headers", read_headers, METH_VARARGS,
      "read_headers(dir_fd, names, threads=2): open, fstat and read the header of each name."},
+    {"read_start", read_start, METH_VARARGS,
+     "read_start(dir_fd, names): start reading the headers of names on a thread of its own."},
+    {"read_finish", read_finish, METH_O,
+     "read_finish(batch): wait for a read_start batch; what read_headers would have returned."},
     {"stat_packed", stat_packed, METH_VARARGS,
      "stat_packed(dir_fd, names, threads=2): lstat each name; packed (size, mtime_ns, inode, ctime_ns)."},
     {NULL, NULL, 0, NULL},

@@ -15,12 +15,14 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from collections.abc import Iterable
+import time
+from collections.abc import Iterable, Iterator
 from operator import attrgetter, methodcaller
 from datetime import datetime, timezone
 from typing import Protocol
 
 from .accel import STAT_RECORD, scanio, stat_packed, threads
+from .cache import RACY_NS
 from .errors import LetterboxError
 from .grammar import valid_seat
 from .header import MAX_HEADER, HeaderResult, needs_more, parse_header
@@ -32,6 +34,9 @@ FOLDERS = ("inbox", "processed")
 _SEAT_PARTS = frozenset(FOLDERS + ("archive",))
 FIRST_READ = 4096
 MAX_ATTEMPTS = 3
+# names per batch read ahead (``iter_headers``); the first batch of a folder is smaller
+BATCH = 1024
+FIRST_BATCH = 128
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
@@ -112,6 +117,25 @@ def read_headers(dir_fd: int, names: list[str]) -> list[tuple]:
     return fast.read_headers(dir_fd, names, threads()) if fast is not None else _read_headers_py(dir_fd, names)
 
 
+def iter_headers(dir_fd: int, names: list[str]) -> Iterator[tuple]:
+    """``read_headers`` as an iterator that reads ahead: with the accelerator built and a
+    second CPU, each batch of names is read by a thread of the accelerator's own (no GIL)
+    while the caller builds letters from the batch before. The system calls are most of a
+    cold scan; this way the Python work beside them costs almost no extra time."""
+    fast = scanio()
+    if fast is None or len(names) <= FIRST_BATCH or threads() < 2:
+        yield from read_headers(dir_fd, names)
+        return
+    # a small first batch: the caller waits for it with nothing else to do
+    bounds = [0, *range(FIRST_BATCH, len(names), BATCH), len(names)]
+    pending = fast.read_start(dir_fd, names[: bounds[1]])
+    for at in range(1, len(bounds)):
+        done = fast.read_finish(pending)
+        if at + 1 < len(bounds):
+            pending = fast.read_start(dir_fd, names[bounds[at] : bounds[at + 1]])
+        yield from done
+
+
 def read_header_bytes(fd: int) -> bytes:
     """The first bytes of an open file, enough to hold its header (bounded).
 
@@ -184,6 +208,7 @@ class _Scan:
         # as (rel, inode, mtime_ns, ctime_ns, mode), and per folder the stat of every file
         # it made a letter or an unreadable from, as (name, size, mtime_ns, inode, ctime_ns).
         self.dirs: list[tuple[str, int, int, int, int]] = []
+        self.began = time.time_ns()  # before any directory is stat-ed (see ``_settled``)
         self.files: dict[str, list[tuple[str, int, int, int, int]]] = {}
 
     def run(self) -> Snapshot:
@@ -395,7 +420,7 @@ class _Scan:
     def _take(self, dir_fd, seat, folder, order, to_read, letters, unreadable, unsupported, saw) -> int:
         """Read the files named in ``order`` and add every item in listing order; returns
         how many vanished since the listing (not examined, not counted)."""
-        read = read_headers(dir_fd, to_read) if to_read else []
+        read = iter_headers(dir_fd, to_read) if to_read else iter(())
         cache = self.cache
         put = cache.put if cache is not None else None
         id_utc = self.id_time_is_utc
@@ -403,14 +428,12 @@ class _Scan:
         add_letter = letters.append
         add_unreadable = unreadable.append
         vanished = 0
-        at = 0
         for entry in order:
             if type(entry) is not str:
                 (add_letter if type(entry) is Letter else add_unreadable)(entry)
                 continue
             name = entry
-            stage, err, mode, size, mtime_ns, inode, ctime_ns, data, fields = read[at]
-            at += 1
+            stage, err, mode, size, mtime_ns, inode, ctime_ns, data, fields = next(read)
             if stage:
                 if stage == 1 and err == errno.ENOENT:
                     self.changed = True
@@ -455,12 +478,16 @@ class _Scan:
             root_fd = os.open(self.root, _DIR_FLAGS)
         except OSError:
             return False
+        settled = self._settled()
         try:
-            with os.scandir(root_fd) as it:
-                seats = frozenset(e.name for e in it if valid_seat(e.name) and _entry_kind(e) != "other")
-            if seats != self.seat_names:
-                return False
+            if not _unchanged(root_fd, "", settled):
+                with os.scandir(root_fd) as it:
+                    seats = frozenset(e.name for e in it if valid_seat(e.name) and _entry_kind(e) != "other")
+                if seats != self.seat_names:
+                    return False
             for rel, before in self.listing.items():
+                if _unchanged(root_fd, rel, settled):
+                    continue
                 after = _listing(root_fd, rel)
                 if after == before:
                     continue
@@ -472,6 +499,42 @@ class _Scan:
         finally:
             os.close(root_fd)
         return True
+
+    def _settled(self) -> dict[str, tuple[int, int, int]]:
+        """(inode, mtime_ns, ctime_ns) of each directory the scan opened, when it was last
+        changed ``RACY_NS`` or more before the scan began. Creating, removing or renaming
+        an entry moves a directory's times; once its last change is that old, a later one
+        cannot leave them as they were (a clock tick is far shorter), so the same times
+        after the scan mean the same entries. A directory changed just before the scan is
+        listed again instead."""
+        limit = self.began - RACY_NS
+        return {
+            rel: (ino, mtime, ctime)
+            for rel, ino, mtime, ctime, _ in self.dirs
+            if ino >= 0 and mtime <= limit and ctime <= limit
+        }
+
+
+def _unchanged(root_fd: int, rel: str, settled: dict[str, tuple[int, int, int]]) -> bool:
+    """True when the directory ``rel`` (reopened relative to the root, never through a
+    symlink) still stats as the settled directory the scan listed; False when it may have
+    changed (then it is listed again)."""
+    before = settled.get(rel)
+    if before is None:
+        return False
+    fds: list[int] = []
+    fd = root_fd
+    try:
+        for part in rel.split("/") if rel else ():
+            fd = os.open(part, _DIR_FLAGS, dir_fd=fd)
+            fds.append(fd)
+        st = os.fstat(fd)
+    except OSError:
+        return False
+    finally:
+        for opened in reversed(fds):
+            os.close(opened)
+    return (st.st_ino, st.st_mtime_ns, st.st_ctime_ns) == before
 
 
 def _raw_listing(entries: list[os.DirEntry]) -> tuple[list[str], list[int]]:

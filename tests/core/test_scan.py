@@ -483,6 +483,87 @@ def test_letter_appearing_mid_scan_triggers_a_rescan(box, monkeypatch):
     assert ids(snap) == ["a-1", "z-new"] and snap.scope.atomic and attempts["n"] == 2
 
 
+# A directory whose times are older than the racy window when the scan begins is not
+# listed again if it still stats the same afterwards. The window is shortened here (the
+# real one is 3 s) and the box left to settle past it.
+SETTLE_NS = 150_000_000
+
+
+def settle(monkeypatch, root: Path) -> list[str]:
+    """Shorten the racy window, wait it out, and return the list of folders the stability
+    check lists again (filled as the scan runs)."""
+    import time
+
+    mod = sys.modules["letterbox_tui.core.scan"]
+    monkeypatch.setattr(mod, "RACY_NS", SETTLE_NS)
+    time.sleep(2 * SETTLE_NS / 1e9)
+    relisted: list[str] = []
+    real = mod._listing
+
+    def listing(root_fd, rel):
+        relisted.append(rel)
+        return real(root_fd, rel)
+
+    monkeypatch.setattr(mod, "_listing", listing)
+    return relisted
+
+
+def test_settled_folders_still_stat_the_same_so_no_listing_again(box, monkeypatch):
+    box.letter("a-1")
+    box.letter("b-2", folder="processed")
+    relisted = settle(monkeypatch, box.root)
+    attempts = count_attempts(monkeypatch)
+    snap = scan(box.root)
+    assert ids(snap) == ["a-1", "b-2"] and snap.scope.atomic and attempts["n"] == 1
+    assert relisted == []
+
+
+def test_a_folder_changed_just_before_the_scan_is_listed_again(box, monkeypatch):
+    box.letter("a-1")
+    relisted = settle(monkeypatch, box.root)
+    box.letter("b-2")  # beta/inbox changed inside the window
+    snap = scan(box.root)
+    assert ids(snap) == ["a-1", "b-2"] and snap.scope.atomic
+    assert relisted == ["beta/inbox"]
+
+
+def test_letter_appearing_in_a_settled_folder_mid_scan_triggers_a_rescan(box, monkeypatch):
+    box.letter("a-1")
+    box.letter("b-2")
+    settle(monkeypatch, box.root)
+    once_on_open(monkeypatch, "a-1.md", lambda: box.letter("z-new", to="alpha"))
+    attempts = count_attempts(monkeypatch)
+    snap = scan(box.root)
+    assert ids(snap) == ["a-1", "b-2", "z-new"] and snap.scope.atomic and attempts["n"] == 2
+
+
+def test_letter_moved_between_settled_folders_mid_scan_is_not_atomic_without_rescan(box, monkeypatch):
+    box.letter("a-0")
+    box.letter("b-moved")
+    settle(monkeypatch, box.root)
+
+    def change():
+        os.rename(box.root / "beta/inbox/b-moved.md", box.root / "beta/processed/b-moved.md")
+
+    once_on_open(monkeypatch, "a-0.md", change)
+    snap = scan(box.root, max_attempts=1)
+    assert not snap.scope.atomic
+
+
+def test_settled_seat_swapped_for_another_directory_mid_scan_is_a_change(box, monkeypatch):
+    box.letter("b-1")
+    settle(monkeypatch, box.root)
+
+    def change():  # the same name, another directory (another inode), same letters
+        shutil.copytree(box.root / "beta", box.root / "beta.new")
+        shutil.rmtree(box.root / "beta")
+        os.rename(box.root / "beta.new", box.root / "beta")
+
+    once_on_open(monkeypatch, "b-1.md", change)
+    snap = scan(box.root, max_attempts=1)
+    assert not snap.scope.atomic
+
+
 def test_letter_vanishing_mid_scan_triggers_a_rescan(box, monkeypatch):
     box.letter("a-1")
     box.letter("b-2")
