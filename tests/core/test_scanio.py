@@ -130,6 +130,70 @@ def test_many_files_on_several_threads_keep_their_order(tmp_path):
 
 
 @needs_c
+def test_a_batch_read_on_its_own_thread_is_what_read_headers_gives(tmp_path):
+    names = []
+    for i in range(3000):
+        name = f"{i:05d}.md"
+        (tmp_path / name).write_bytes(f"---\nid: n{i}\nfrom: a\nto: b\ntype: info\n---\nbody\n".encode())
+        names.append(name)
+    os.mkfifo(tmp_path / "pipe.md")
+    (tmp_path / "long.md").write_bytes(b"---\nid: long\n" + b"x: " + b"y" * 9000 + b"\n---\n")
+    names += ["pipe.md", "long.md", "missing.md"]
+    fd = dir_fd(tmp_path)
+    try:
+        whole = _scanio.read_headers(fd, names, 2)
+        batches = [_scanio.read_start(fd, names[i : i + 700]) for i in range(0, len(names), 700)]
+        assert [r for b in batches for r in _scanio.read_finish(b)] == whole
+        assert _scanio.read_finish(_scanio.read_start(fd, [])) == []
+    finally:
+        os.close(fd)
+
+
+@needs_c
+def test_a_batch_outlives_the_caller_s_descriptor_and_can_be_dropped(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a" / "x.md").write_bytes(b"---\nid: from-a\n---\n")
+    (tmp_path / "b" / "x.md").write_bytes(b"---\nid: from-b\n---\n")
+    fd = dir_fd(tmp_path / "a")
+    batch = _scanio.read_start(fd, ["x.md"] * 50)
+    os.close(fd)
+    other = dir_fd(tmp_path / "b")  # very likely the same number as the closed one
+    try:
+        assert {r[8] for r in _scanio.read_finish(batch)} == {(("id", "from-a"),)}
+        with pytest.raises(ValueError):
+            _scanio.read_finish(batch)
+        for _ in range(20):  # started, never finished: waited for and freed when dropped
+            _scanio.read_start(other, ["x.md"] * 200)
+        with pytest.raises(ValueError):  # not a batch
+            _scanio.read_finish(object())
+        with pytest.raises(TypeError):
+            _scanio.read_start(other, ("x.md",))
+        with pytest.raises(ValueError):
+            _scanio.read_start(other, ["a\x00b.md"])
+        with pytest.raises(OSError):
+            _scanio.read_start(-1, ["x.md"])
+    finally:
+        os.close(other)
+
+
+@needs_c
+@pytest.mark.parametrize("count", [0, 1, 128, 129, 1152, 1153, 3000])
+def test_reading_ahead_gives_every_result_in_order(tmp_path, count):
+    from letterbox_tui.core.scan import iter_headers, read_headers
+
+    names = []
+    for i in range(count):
+        (tmp_path / f"{i:05d}.md").write_bytes(f"---\nid: n{i}\n---\n".encode())
+        names.append(f"{i:05d}.md")
+    fd = dir_fd(tmp_path)
+    try:
+        assert list(iter_headers(fd, names)) == read_headers(fd, names)
+    finally:
+        os.close(fd)
+
+
+@needs_c
 def test_what_cannot_be_read_is_reported_not_followed_nor_waited_for(tmp_path):
     (tmp_path / "real.md").write_bytes(b"---\nid: x\n---\n")
     os.symlink(tmp_path / "real.md", tmp_path / "link.md")
