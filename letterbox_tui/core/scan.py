@@ -121,14 +121,19 @@ def iter_headers(dir_fd: int, names: list[str]) -> Iterator[tuple]:
     """``read_headers`` as an iterator that reads ahead: with the accelerator built and a
     second CPU, each batch of names is read by a thread of the accelerator's own (no GIL)
     while the caller builds letters from the batch before. The system calls are most of a
-    cold scan; this way the Python work beside them costs almost no extra time."""
+    cold scan; this way the Python work beside them costs little extra time.
+
+    The first batch is started at once, before the first result is asked for, so a caller
+    can prepare the next folder while this one is being read."""
     fast = scanio()
     if fast is None or len(names) <= FIRST_BATCH or threads() < 2:
-        yield from read_headers(dir_fd, names)
-        return
-    # a small first batch: the caller waits for it with nothing else to do
+        return iter(read_headers(dir_fd, names))
+    # a small first batch: the caller may wait for it with nothing else to do
     bounds = [0, *range(FIRST_BATCH, len(names), BATCH), len(names)]
-    pending = fast.read_start(dir_fd, names[: bounds[1]])
+    return _read_ahead(fast, dir_fd, names, bounds, fast.read_start(dir_fd, names[: bounds[1]]))
+
+
+def _read_ahead(fast, dir_fd: int, names: list[str], bounds: list[int], pending) -> Iterator[tuple]:
     for at in range(1, len(bounds)):
         done = fast.read_finish(pending)
         if at + 1 < len(bounds):
@@ -192,6 +197,23 @@ def scan(
     return snapshot
 
 
+class _Folder:
+    """One folder listed and classified, its reading started, not yet built into letters."""
+
+    __slots__ = ("seat", "folder", "dir_fd", "order", "read", "files", "unsupported", "orphans", "saw")
+
+    def __init__(self, seat: str, folder: str, dir_fd: int) -> None:
+        self.seat = seat
+        self.folder = folder
+        self.dir_fd = dir_fd
+        self.order: list[str | Letter | Unreadable] = []  # names to read, items from the cache
+        self.read: Iterator[tuple] = iter(())
+        self.files = 0
+        self.unsupported: list[Unsupported] = []  # found when listed, added when taken
+        self.orphans: list[str] = []
+        self.saw = None
+
+
 class _Scan:
     """One pass over the letterbox. ``stable()`` re-lists folders to check nothing moved."""
 
@@ -253,14 +275,29 @@ class _Scan:
                 missing = [w for w in self.wanted if w not in seats]
                 if missing:
                     raise LetterboxError(f"no seat {missing[0]!r} in {self.root}")
-            for seat in seats:
-                if self.wanted is not None and seat not in self.wanted:
-                    continue
-                if any(u.path == seat for u in unsupported):
-                    continue
-                files += self._scan_seat(
-                    root_fd, seat, letters, unreadable, unsupported, sidecars, orphans, status_notes
-                )
+            scanned = [
+                seat for seat in seats
+                if (self.wanted is None or seat in self.wanted) and not any(u.path == seat for u in unsupported)
+            ]
+            # Each folder is listed (and its reading started) before the one before it is
+            # built into letters: the listing overlaps the reading. What each folder adds
+            # is added in folder order all the same.
+            waiting: _Folder | None = None
+            try:
+                for item in self._folders(root_fd, scanned, sidecars, status_notes):
+                    if waiting is not None:
+                        files += self._take(waiting, letters, unreadable, unsupported, orphans)
+                        waiting = None
+                    if type(item) is list:  # a seat's own unsupported entries
+                        unsupported.extend(item)
+                    else:
+                        waiting = item
+                if waiting is not None:
+                    files += self._take(waiting, letters, unreadable, unsupported, orphans)
+                    waiting = None
+            finally:
+                if waiting is not None:
+                    os.close(waiting.dir_fd)
         finally:
             os.close(root_fd)
         # ``Letter.legacy``, without a property call per letter (most have no flags)
@@ -290,51 +327,66 @@ class _Scan:
             seen=SeenState(self.dirs, self.files),
         )
 
-    def _scan_seat(self, root_fd, seat, letters, unreadable, unsupported, sidecars, orphans, status_notes) -> int:
-        try:
-            seat_fd = os.open(seat, _DIR_FLAGS, dir_fd=root_fd)
-        except OSError as exc:
-            unsupported.append(Unsupported(seat, _why(exc)))
-            return 0
-        files = 0
-        try:
-            self._saw_dir(seat, seat_fd)
+    def _folders(self, root_fd, seats, sidecars, status_notes) -> Iterator[_Folder | list[Unsupported]]:
+        """Each seat's folders, listed and classified, in order; a seat's own unsupported
+        entries (no folder, an archive, a seat that cannot be opened) as a list before them."""
+        for seat in seats:
+            seat_unsupported: list[Unsupported] = []
             try:
-                with os.scandir(seat_fd) as it:
-                    raw = list(it)
+                seat_fd = os.open(seat, _DIR_FLAGS, dir_fd=root_fd)
             except OSError as exc:
-                unsupported.append(Unsupported(seat, _why(exc)))
-                return 0
-            present = {e.name: e for e in raw}
-            self.listing[seat] = _raw_listing(raw)
-            if "archive" in present:
-                unsupported.append(Unsupported(f"{seat}/archive", "archive folders are not read"))
-            note = present.get("status.md")
-            if note is not None and _entry_kind(note, regular=True) == "file":
-                status_notes[seat] = f"{seat}/status.md"
-            for folder in FOLDERS:
-                e = present.get(folder)
-                rel = f"{seat}/{folder}"
-                if e is None:
-                    unsupported.append(Unsupported(rel, f"seat has no {folder}/"))
+                yield [Unsupported(seat, _why(exc))]
+                continue
+            try:
+                self._saw_dir(seat, seat_fd)
+                try:
+                    with os.scandir(seat_fd) as it:
+                        raw = list(it)
+                except OSError as exc:
+                    yield [Unsupported(seat, _why(exc))]
                     continue
-                kind = _entry_kind(e)
-                if kind != "dir":
-                    why = {"symlink": "symlinked folder", "other": f"{folder} is not a directory"}.get(kind, kind)
-                    unsupported.append(Unsupported(rel, why))
-                    continue
-                files += self._scan_folder(seat_fd, seat, folder, letters, unreadable, unsupported, sidecars, orphans)
-        finally:
-            os.close(seat_fd)
-        return files
+                present = {e.name: e for e in raw}
+                self.listing[seat] = _raw_listing(raw)
+                if "archive" in present:
+                    seat_unsupported.append(Unsupported(f"{seat}/archive", "archive folders are not read"))
+                note = present.get("status.md")
+                if note is not None and _entry_kind(note, regular=True) == "file":
+                    status_notes[seat] = f"{seat}/status.md"
+                for folder in FOLDERS:
+                    e = present.get(folder)
+                    rel = f"{seat}/{folder}"
+                    if e is None:
+                        seat_unsupported.append(Unsupported(rel, f"seat has no {folder}/"))
+                        continue
+                    kind = _entry_kind(e)
+                    if kind != "dir":
+                        why = {"symlink": "symlinked folder", "other": f"{folder} is not a directory"}.get(kind, kind)
+                        seat_unsupported.append(Unsupported(rel, why))
+                        continue
+                    if seat_unsupported:
+                        yield seat_unsupported
+                        seat_unsupported = []
+                    job = self._list_folder(seat_fd, seat, folder, sidecars)
+                    if type(job) is Unsupported:
+                        seat_unsupported.append(job)
+                    else:
+                        yield job
+                if seat_unsupported:
+                    yield seat_unsupported
+            finally:
+                os.close(seat_fd)
 
-    def _scan_folder(self, seat_fd, seat, folder, letters, unreadable, unsupported, sidecars, orphans) -> int:
+    def _list_folder(self, seat_fd, seat, folder, sidecars) -> _Folder | Unsupported:
+        """List and classify one folder and start reading its letter files; the folder as
+        unsupported when it cannot be opened or listed."""
         rel_dir = f"{seat}/{folder}"
         try:
             dir_fd = os.open(folder, _DIR_FLAGS, dir_fd=seat_fd)
         except OSError as exc:
-            unsupported.append(Unsupported(rel_dir, _why(exc)))
-            return 0
+            return Unsupported(rel_dir, _why(exc))
+        job = _Folder(seat, folder, dir_fd)
+        unsupported = job.unsupported
+        orphans = job.orphans
         files = 0
         cache = self.cache
         get = cache.get if cache is not None else None
@@ -342,7 +394,7 @@ class _Scan:
         prefix = rel_dir + "/"
         seen: list[tuple[str, int, int, int, int]] = []
         self.files[rel_dir] = seen
-        saw = seen.append
+        job.saw = seen.append
         # The letter files in listing order; those the cache has a row for are stat-ed all
         # at once, then the rest read all at once (by the C accelerator when there is one).
         candidates: list[str] = []
@@ -404,56 +456,70 @@ class _Scan:
                 size, mtime_ns, inode, ctime_ns = st
                 hit = get(prefix + name, size, mtime_ns, inode, ctime_ns)
                 if hit is not None:
-                    saw((name, size, mtime_ns, inode, ctime_ns))
+                    job.saw((name, size, mtime_ns, inode, ctime_ns))
                     hits[name] = hit
             if gone:
                 candidates = [n for n in candidates if n not in gone]
-            order = [hits.get(n, n) for n in candidates] if hits else candidates
-            to_read = [n for n in order if type(n) is str] if hits else candidates
-            files -= self._take(dir_fd, seat, folder, order, to_read, letters, unreadable, unsupported, saw)
+            job.order = [hits.get(n, n) for n in candidates] if hits else candidates
+            to_read = [n for n in job.order if type(n) is str] if hits else candidates
+            job.read = iter_headers(dir_fd, to_read) if to_read else iter(())
         except OSError as exc:
-            unsupported.append(Unsupported(rel_dir, _why(exc)))
-        finally:
             os.close(dir_fd)
-        return files
+            return Unsupported(rel_dir, _why(exc))
+        except BaseException:
+            os.close(dir_fd)
+            raise
+        job.files = files
+        return job
 
-    def _take(self, dir_fd, seat, folder, order, to_read, letters, unreadable, unsupported, saw) -> int:
-        """Read the files named in ``order`` and add every item in listing order; returns
-        how many vanished since the listing (not examined, not counted)."""
-        read = iter_headers(dir_fd, to_read) if to_read else iter(())
+    def _take(self, job: _Folder, letters, unreadable, unsupported, orphans) -> int:
+        """Add what the folder ``job`` found when listed, then every item of it in listing
+        order, reading the files not taken from the cache; closes the folder. Returns how
+        many files count (those that vanished since the listing are not examined, not
+        counted)."""
+        unsupported.extend(job.unsupported)
+        orphans.extend(job.orphans)
+        seat, folder = job.seat, job.folder
+        read = job.read
+        saw = job.saw
         cache = self.cache
         put = cache.put if cache is not None else None
         id_utc = self.id_time_is_utc
         prefix = f"{seat}/{folder}/"
         add_letter = letters.append
         add_unreadable = unreadable.append
-        vanished = 0
-        for entry in order:
-            if type(entry) is not str:
-                (add_letter if type(entry) is Letter else add_unreadable)(entry)
-                continue
-            name = entry
-            stage, err, mode, size, mtime_ns, inode, ctime_ns, data, fields = next(read)
-            if stage:
-                if stage == 1 and err == errno.ENOENT:
-                    self.changed = True
-                    vanished += 1
-                else:
-                    unsupported.append(Unsupported(prefix + name, _why_errno(err)))
-                continue
-            if data is None:
-                unsupported.append(Unsupported(prefix + name, _kind_mode(mode)))
-                continue
-            item = build(
-                HeaderResult(fields) if fields is not None else parse_header(data),
-                path=prefix + name, seat=seat, folder=folder, name=name,
-                size=size, mtime_ns=mtime_ns, inode=inode, id_time_is_utc=id_utc,
-            )
-            if put is not None:
-                put(item, data, ctime_ns)
-            saw((name, size, mtime_ns, inode, ctime_ns))
-            (add_letter if type(item) is Letter else add_unreadable)(item)
-        return vanished
+        files = job.files
+        try:
+            for entry in job.order:
+                if type(entry) is not str:
+                    (add_letter if type(entry) is Letter else add_unreadable)(entry)
+                    continue
+                name = entry
+                stage, err, mode, size, mtime_ns, inode, ctime_ns, data, fields = next(read)
+                if stage:
+                    if stage == 1 and err == errno.ENOENT:
+                        self.changed = True
+                        files -= 1
+                    else:
+                        unsupported.append(Unsupported(prefix + name, _why_errno(err)))
+                    continue
+                if data is None:
+                    unsupported.append(Unsupported(prefix + name, _kind_mode(mode)))
+                    continue
+                item = build(
+                    HeaderResult(fields) if fields is not None else parse_header(data),
+                    path=prefix + name, seat=seat, folder=folder, name=name,
+                    size=size, mtime_ns=mtime_ns, inode=inode, id_time_is_utc=id_utc,
+                )
+                if put is not None:
+                    put(item, data, ctime_ns)
+                saw((name, size, mtime_ns, inode, ctime_ns))
+                (add_letter if type(item) is Letter else add_unreadable)(item)
+        except OSError as exc:
+            unsupported.append(Unsupported(f"{seat}/{folder}", _why(exc)))
+        finally:
+            os.close(job.dir_fd)
+        return files
 
     def _saw_dir(self, rel: str, fd: int) -> None:
         try:

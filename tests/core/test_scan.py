@@ -371,6 +371,35 @@ def test_root_through_a_symlink_is_resolved(box, tmp_path):
     assert ids(snap) == ["a-1"] and snap.scope.root == os.path.realpath(box.root)
 
 
+def test_what_each_seat_and_folder_adds_comes_in_seat_then_folder_order(tmp_path):
+    """The next folder is listed before the last one is built into letters; what they
+    add is still in the order of a plain walk: seat by seat, its own entries first, then
+    inbox, then processed, each as listed then as read."""
+    from tests.conftest import make_box
+
+    box = make_box(tmp_path / "box", "alpha", "beta", "gamma")
+    (box.root / "alpha/archive").mkdir()
+    os.symlink("/etc/passwd", box.root / "alpha/inbox/a-link.md")
+    os.mkfifo(box.root / "alpha/processed/a-pipe.md")
+    (box.root / "alpha/processed/orphan-a.md.ack").write_bytes(b"")
+    shutil.rmtree(box.root / "beta/inbox")
+    (box.root / "beta/processed/b-dir.md").mkdir()
+    (box.root / "beta/processed/orphan-b.md.ack").write_bytes(b"")
+    (box.root / "gamma/inbox/g-dir.md").mkdir()
+    shutil.rmtree(box.root / "gamma/processed")
+    for seat in ("alpha", "beta", "gamma"):
+        for i in range(3):
+            box.letter(f"{seat}-{i}", to=seat, folder="processed" if seat == "beta" else "inbox")
+    snap = scan(box.root)
+    assert [u.path for u in snap.unsupported] == [
+        "alpha/archive", "alpha/inbox/a-link.md", "alpha/processed/a-pipe.md",
+        "beta/inbox", "beta/processed/b-dir.md",
+        "gamma/inbox/g-dir.md", "gamma/processed",
+    ]
+    assert snap.orphan_sidecars == ["alpha/processed/orphan-a.md.ack", "beta/processed/orphan-b.md.ack"]
+    assert [x.id for x in snap.letters] == [f"{s}-{i}" for s in ("alpha", "beta", "gamma") for i in range(3)]
+
+
 # --- changes during a scan ------------------------------------------------------------------------
 
 

@@ -262,6 +262,36 @@ def test_a_whole_scan_is_the_same_with_and_without_the_accelerator(tmp_path, mon
     assert accelerated.seen.files == pure.seen.files
 
 
+@needs_c
+def test_a_big_generated_scan_is_the_same_with_and_without_reading_ahead(tmp_path, monkeypatch):
+    """Folders of a few thousand letters (read ahead in batches, the next folder listed
+    while one is built), with entries that are not letters mixed in."""
+    from letterbox_tui import benchgen
+
+    root = tmp_path / "big"
+    benchgen.generate(root, 6000, 3)
+    seats = sorted(p.name for p in root.iterdir() if (p / "inbox").is_dir())
+    for n, seat in enumerate(seats):
+        (root / seat / "inbox" / f"zz-fifo-{n}.md").parent.mkdir(exist_ok=True)
+        os.mkfifo(root / seat / "inbox" / f"zz-fifo-{n}.md")
+        (root / seat / "processed" / f"zz-dir-{n}.md").mkdir()
+        (root / seat / "inbox" / f"zz-broken-{n}.md").write_bytes(b"---\nid: x\nfrom a\n---\n")
+        (root / seat / "processed" / f"zz-orphan-{n}.md.ack").write_bytes(b"")
+    accelerated = scan(root)
+    monkeypatch.setenv("LETTERBOX_TUI_PURE", "1")
+    pure = scan(root)
+    assert len(accelerated.letters) == len(pure.letters) >= 6000
+    assert [x.path for x in accelerated.letters] == [x.path for x in pure.letters]
+    for a, b in zip(accelerated.letters + accelerated.unreadable, pure.letters + pure.unreadable):
+        assert letters_equal(a, b)
+    assert accelerated.unsupported == pure.unsupported and len(pure.unsupported) == 2 * len(seats)
+    assert accelerated.orphan_sidecars == pure.orphan_sidecars and len(pure.orphan_sidecars) == len(seats)
+    a_scope, b_scope = accelerated.scope.to_json(), pure.scope.to_json()
+    a_scope.pop("scanned_at"), b_scope.pop("scanned_at")
+    assert a_scope == b_scope
+    assert accelerated.seen.files == pure.seen.files
+
+
 def test_the_pure_reader_is_used_when_asked(monkeypatch):
     from letterbox_tui.core.accel import scanio
 
