@@ -14,6 +14,14 @@
  *   is not regular; fields is None when parse_header must judge the data. With fields, data
  *   is the header through its closing line (what the cache hashes).
  *
+ * read_headers(..., letters=(Letter, seat, folder, prefix)) also makes the Letter itself,
+ *   in place of the fields, for a header plainly in the protocol writer's canonical form
+ *   (see make_letter: the same letter core.letters.build makes; everything else is left
+ *   to build()).
+ *
+ * read_start(dir_fd, names) / read_finish(batch, letters=None): read_headers in two halves,
+ *   the reading done by a thread of its own in between (the scan reads ahead with these).
+ *
  * stat_packed(dir_fd, names, threads) lstats each name relative to dir_fd and returns
  *   (size, mtime_ns, inode, ctime_ns) of every one as little-endian signed 64-bit words, or
  *   None when any stat fails or a value does not fit (core.memo compares these bytes).
@@ -24,6 +32,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <datetime.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -305,38 +314,294 @@ typedef struct {
     char text[48];
     Py_ssize_t len;
     PyObject *str;
+    int known;  /* index in known_keys, or -1 */
 } key_slot;
 
 #define KEY_SLOTS 64
 
-/* Field names repeat in every letter: one str object per distinct name per call. */
+/* The header keys core.letters.build gives a meaning to; the first N_KNOWN slots of
+ * Letter hold their values, in this order (disputes as a tuple). */
+enum { K_ID, K_FROM, K_TO, K_TYPE, K_RE, K_THREAD, K_PRIORITY, K_REQUIRES_ACK, K_DEADLINE, K_SENT,
+       K_SUPERSEDES, K_DISPUTES, K_RULES_ON, K_UPHOLDS, K_SUBJECT, N_KNOWN };
+static const char *const known_keys[N_KNOWN] = {
+    "id", "from", "to", "type", "re", "thread", "priority", "requires_ack", "deadline", "sent",
+    "supersedes", "disputes", "rules_on", "upholds", "subject",
+};
+
+/* Every slot of core.model.Letter, in __slots__ order: a letter made here sets them all. */
+enum { S_FIELDS = N_KNOWN, S_SEAT, S_FOLDER, S_PATH, S_NAME, S_SENT_AT, S_DEADLINE_AT, S_FLAGS,
+       S_MALFORMED, S_SIZE, S_MTIME, S_INODE, S_KEYS, S_VALUES, N_SLOTS };
+static const char *const slot_names[N_SLOTS] = {
+    "id", "sender", "recipient", "type", "re", "thread", "priority", "requires_ack", "deadline", "sent",
+    "supersedes", "disputes", "rules_on", "upholds", "subject", "_fields", "seat", "folder", "path", "name",
+    "sent_at", "deadline_at", "flags", "malformed", "size", "mtime_ns", "inode", "_field_keys", "_field_values",
+};
+
+/* Field names repeat in every letter: one str object per distinct name per call. `*known`
+ * is the name's index in known_keys, -1 for another name, -2 when it could not be kept
+ * (then no letter is made here from this header). */
 static PyObject *
-key_object(key_slot *slots, int *used, const char *s, Py_ssize_t len)
+key_object(key_slot *slots, int *used, const char *s, Py_ssize_t len, int *known)
 {
     int i;
     for (i = 0; i < *used; i++) {
         if (slots[i].len == len && memcmp(slots[i].text, s, (size_t)len) == 0) {
             Py_INCREF(slots[i].str);
+            *known = slots[i].known;
             return slots[i].str;
         }
     }
     PyObject *o = PyUnicode_DecodeASCII(s, len, "strict");
     if (o == NULL)
         return NULL;
+    *known = -2;
     if (*used < KEY_SLOTS && len <= (Py_ssize_t)sizeof(slots[0].text)) {
         memcpy(slots[*used].text, s, (size_t)len);
         slots[*used].len = len;
         Py_INCREF(o);
         slots[*used].str = o;
+        slots[*used].known = -1;
+        for (i = 0; i < N_KNOWN; i++) {
+            if ((Py_ssize_t)strlen(known_keys[i]) == len && memcmp(known_keys[i], s, (size_t)len) == 0)
+                slots[*used].known = i;
+        }
+        *known = slots[*used].known;
         (*used)++;
     }
     return o;
 }
 
-static PyObject *
-result_of(item *it, key_slot *slots, int *used)
+/* ---------------------------------------------------------------------------------- */
+/* Letters made here. core.letters.build is the definition; for a header that is plainly
+ * canonical (the form the protocol's own writer produces) the same Letter is made here
+ * without a Python call per letter: the file is named after its id, the id and every
+ * pointer are valid ids, from/to/type/requires_ack/sent are present, sent and any
+ * deadline are UTC times written YYYY-MM-DDTHH:MM:SSZ, and there is no disputes list.
+ * Such a letter has no flags and no malformed pointers. Anything else is left to build(). */
+
+typedef struct {
+    PyObject *seat, *folder, *prefix, *names;  /* borrowed from the caller's arguments */
+    Py_ssize_t from;                           /* the index in names of the first item */
+    PyObject *type;                            /* Letter */
+    PyObject *descr[N_SLOTS];                  /* its slots' member descriptors */
+} builder;
+
+static void
+builder_clear(builder *b)
 {
-    PyObject *data = NULL, *fields = NULL, *out;
+    int i;
+    Py_CLEAR(b->type);
+    for (i = 0; i < N_SLOTS; i++)
+        Py_CLEAR(b->descr[i]);
+}
+
+/* spec: (Letter, seat, folder, path prefix); 0, or -1 with an exception set. */
+static int
+builder_init(builder *b, PyObject *spec, PyObject *names, Py_ssize_t from)
+{
+    PyObject *type;
+    int i;
+    memset(b, 0, sizeof(*b));
+    if (!PyArg_ParseTuple(spec, "O!UUU", &PyType_Type, &type, &b->seat, &b->folder, &b->prefix))
+        return -1;
+    b->names = names;
+    b->from = from;
+    Py_INCREF(type);
+    b->type = type;
+    for (i = 0; i < N_SLOTS; i++) {
+        PyObject *d = PyObject_GetAttrString(type, slot_names[i]);
+        if (d == NULL || Py_TYPE(d)->tp_descr_set == NULL) {
+            if (d != NULL)
+                PyErr_Format(PyExc_TypeError, "%s is not a slot", slot_names[i]);
+            Py_XDECREF(d);
+            builder_clear(b);
+            return -1;
+        }
+        b->descr[i] = d;
+    }
+    return 0;
+}
+
+static int
+id_char(unsigned char c)
+{
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+           c == ':' || c == '-';
+}
+
+/* grammar.ID_RE: [A-Za-z0-9_.:-]{1,128} */
+static int
+valid_id(const char *s, Py_ssize_t n)
+{
+    Py_ssize_t i;
+    if (n < 1 || n > 128)
+        return 0;
+    for (i = 0; i < n; i++) {
+        if (!id_char((unsigned char)s[i]))
+            return 0;
+    }
+    return 1;
+}
+
+static int
+digits(const char *s, int n, int *out)
+{
+    int i, v = 0;
+    for (i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return 0;
+        v = v * 10 + (s[i] - '0');
+    }
+    *out = v;
+    return 1;
+}
+
+/* YYYY-MM-DDTHH:MM:SSZ naming a real time (years 2 to 9998: the edges go to Python). */
+static int
+utc_time(const char *s, Py_ssize_t n, int *t)
+{
+    static const int days[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    int leap, dim;
+    if (n != 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' || s[19] != 'Z')
+        return 0;
+    if (!digits(s, 4, &t[0]) || !digits(s + 5, 2, &t[1]) || !digits(s + 8, 2, &t[2]) || !digits(s + 11, 2, &t[3]) ||
+        !digits(s + 14, 2, &t[4]) || !digits(s + 17, 2, &t[5]))
+        return 0;
+    if (t[0] < 2 || t[0] > 9998 || t[1] < 1 || t[1] > 12 || t[3] > 23 || t[4] > 59 || t[5] > 59)
+        return 0;
+    leap = (t[0] % 4 == 0 && t[0] % 100 != 0) || t[0] % 400 == 0;
+    dim = days[t[1] - 1] + (t[1] == 2 && leap);
+    return t[2] >= 1 && t[2] <= dim;
+}
+
+/* Whether the header in `it` is plainly canonical for the file `name` (see above);
+ * pos[k]: the field index of known key k, or -1. Times are returned in sent/deadline. */
+static int
+canonical(const item *it, const int *pos, int sent[6], int deadline[6], int *has_deadline)
+{
+    const char *b = it->buf;
+    const span *f;
+    Py_ssize_t nl = (Py_ssize_t)strlen(it->name);
+    int k;
+    static const int pointers[] = {K_RE, K_THREAD, K_SUPERSEDES, K_RULES_ON, K_UPHOLDS};
+
+    if (pos[K_ID] < 0 || pos[K_FROM] < 0 || pos[K_TO] < 0 || pos[K_TYPE] < 0 || pos[K_SENT] < 0 ||
+        pos[K_REQUIRES_ACK] < 0)
+        return 0;
+    f = &it->f[pos[K_ID]];
+    if (!valid_id(b + f->vs, f->vl) || nl != f->vl + 3 || memcmp(it->name, b + f->vs, (size_t)f->vl) != 0 ||
+        memcmp(it->name + f->vl, ".md", 3) != 0)
+        return 0;
+    if (it->f[pos[K_FROM]].vl == 0 || it->f[pos[K_TO]].vl == 0 || it->f[pos[K_TYPE]].vl == 0 ||
+        it->f[pos[K_REQUIRES_ACK]].vl == 0)
+        return 0;
+    for (k = 0; k < (int)(sizeof(pointers) / sizeof(pointers[0])); k++) {
+        if (pos[pointers[k]] >= 0) {
+            f = &it->f[pos[pointers[k]]];
+            if (f->vl > 0 && !valid_id(b + f->vs, f->vl))
+                return 0;
+        }
+    }
+    if (pos[K_DISPUTES] >= 0 && it->f[pos[K_DISPUTES]].vl > 0)
+        return 0;
+    f = &it->f[pos[K_SENT]];
+    if (!utc_time(b + f->vs, f->vl, sent))
+        return 0;
+    *has_deadline = 0;
+    if (pos[K_DEADLINE] >= 0 && it->f[pos[K_DEADLINE]].vl > 0) {
+        f = &it->f[pos[K_DEADLINE]];
+        if (!utc_time(b + f->vs, f->vl, deadline))
+            return 0;
+        *has_deadline = 1;
+    }
+    return 1;
+}
+
+static PyObject *
+utc_datetime(const int *t)
+{
+    return PyDateTimeAPI->DateTime_FromDateAndTime(t[0], t[1], t[2], t[3], t[4], t[5], 0, PyDateTime_TimeZone_UTC,
+                                                   PyDateTimeAPI->DateTimeType);
+}
+
+/* The Letter build() would make; NULL with an exception set. Steals nothing. */
+static PyObject *
+make_letter(builder *bl, PyObject *name, const int *pos, PyObject *keys, PyObject *values, const int *sent,
+            const int *deadline, int has_deadline, PyObject *size, PyObject *mtime, PyObject *inode)
+{
+    PyObject *v[N_SLOTS] = {NULL};
+    PyObject *letter = NULL, *empty = PyUnicode_New(0, 0), *none_tuple = PyTuple_New(0);
+    int k, ok = 0;
+
+    if (empty == NULL || none_tuple == NULL)
+        goto done;
+    for (k = 0; k < N_KNOWN; k++) {
+        if (k == K_DISPUTES) {
+            v[k] = none_tuple;
+            Py_INCREF(none_tuple);
+        }
+        else {
+            v[k] = pos[k] >= 0 ? PyTuple_GET_ITEM(values, pos[k]) : empty;
+            Py_INCREF(v[k]);
+        }
+    }
+    v[S_FIELDS] = Py_None;
+    Py_INCREF(Py_None);
+    v[S_SEAT] = bl->seat;
+    Py_INCREF(bl->seat);
+    v[S_FOLDER] = bl->folder;
+    Py_INCREF(bl->folder);
+    v[S_PATH] = PyUnicode_Concat(bl->prefix, name);
+    v[S_NAME] = name;
+    Py_INCREF(name);
+    v[S_SENT_AT] = utc_datetime(sent);
+    if (has_deadline)
+        v[S_DEADLINE_AT] = utc_datetime(deadline);
+    else {
+        v[S_DEADLINE_AT] = Py_None;
+        Py_INCREF(Py_None);
+    }
+    v[S_FLAGS] = none_tuple;
+    Py_INCREF(none_tuple);
+    v[S_MALFORMED] = none_tuple;
+    Py_INCREF(none_tuple);
+    v[S_SIZE] = size;
+    Py_INCREF(size);
+    v[S_MTIME] = mtime;
+    Py_INCREF(mtime);
+    v[S_INODE] = inode;
+    Py_INCREF(inode);
+    v[S_KEYS] = keys;
+    Py_INCREF(keys);
+    v[S_VALUES] = values;
+    Py_INCREF(values);
+    if (v[S_PATH] == NULL || v[S_SENT_AT] == NULL || v[S_DEADLINE_AT] == NULL)
+        goto done;
+    letter = ((PyTypeObject *)bl->type)->tp_alloc((PyTypeObject *)bl->type, 0);
+    if (letter == NULL)
+        goto done;
+    for (k = 0; k < N_SLOTS; k++) {
+        if (Py_TYPE(bl->descr[k])->tp_descr_set(bl->descr[k], letter, v[k]) < 0)
+            goto done;
+    }
+    ok = 1;
+done:
+    for (k = 0; k < N_SLOTS; k++)
+        Py_XDECREF(v[k]);
+    Py_XDECREF(empty);
+    Py_XDECREF(none_tuple);
+    if (!ok)
+        Py_CLEAR(letter);
+    return letter;
+}
+
+/* One item's result: (stage, errno, mode, size, mtime_ns, inode, ctime_ns, data, fields),
+ * where with a builder `fields` may be the Letter itself (see above). */
+static PyObject *
+result_of(item *it, key_slot *slots, int *used, builder *bl, Py_ssize_t index)
+{
+    PyObject *out = NULL, *data = NULL, *fields = NULL, *keys = NULL, *values = NULL;
+    PyObject *mode = NULL, *size = NULL, *mtime = NULL, *inode = NULL, *ctime = NULL;
     int k;
 
     if (it->stage != 0) {
@@ -345,6 +610,13 @@ result_of(item *it, key_slot *slots, int *used)
         return Py_BuildValue("(iiiLLKLNN)", it->stage, it->err, 0, (long long)0, (long long)0,
                              (unsigned long long)0, (long long)0, Py_None, Py_None);
     }
+    mode = PyLong_FromLong((long)it->st.st_mode);
+    size = PyLong_FromLongLong((long long)it->st.st_size);
+    mtime = PyLong_FromLongLong((long long)it->st.st_mtim.tv_sec * 1000000000LL + it->st.st_mtim.tv_nsec);
+    inode = PyLong_FromUnsignedLongLong((unsigned long long)it->st.st_ino);
+    ctime = PyLong_FromLongLong((long long)it->st.st_ctim.tv_sec * 1000000000LL + it->st.st_ctim.tv_nsec);
+    if (mode == NULL || size == NULL || mtime == NULL || inode == NULL || ctime == NULL)
+        goto fail;
     if (it->buf == NULL) {  /* not a regular file: not read */
         data = Py_None;
         Py_INCREF(data);
@@ -352,20 +624,46 @@ result_of(item *it, key_slot *slots, int *used)
         Py_INCREF(fields);
     }
     else if (it->nf >= 0) {
+        int pos[N_KNOWN], all_kept = 1, sent[6], deadline[6], has_deadline = 0;
+        for (k = 0; k < N_KNOWN; k++)
+            pos[k] = -1;
         data = PyBytes_FromStringAndSize(it->buf, it->end);
-        fields = PyTuple_New(it->nf);
-        if (data == NULL || fields == NULL)
+        keys = PyTuple_New(it->nf);
+        values = PyTuple_New(it->nf);
+        if (data == NULL || keys == NULL || values == NULL)
             goto fail;
         for (k = 0; k < it->nf; k++) {
             span *f = &it->f[k];
-            PyObject *key = key_object(slots, used, it->buf + f->ks, f->kl);
-            PyObject *value = key ? PyUnicode_DecodeASCII(it->buf + f->vs, f->vl, "strict") : NULL;
-            PyObject *pair = (key && value) ? PyTuple_Pack(2, key, value) : NULL;
-            Py_XDECREF(key);
-            Py_XDECREF(value);
-            if (pair == NULL)
+            int known;
+            PyObject *key = key_object(slots, used, it->buf + f->ks, f->kl, &known);
+            if (key == NULL)
                 goto fail;
-            PyTuple_SET_ITEM(fields, k, pair);
+            PyTuple_SET_ITEM(keys, k, key);
+            PyObject *value = PyUnicode_DecodeASCII(it->buf + f->vs, f->vl, "strict");
+            if (value == NULL)
+                goto fail;
+            PyTuple_SET_ITEM(values, k, value);
+            if (known >= 0)
+                pos[known] = k;  /* the fast path admits no repeated key */
+            else if (known == -2)
+                all_kept = 0;
+        }
+        if (bl != NULL && all_kept && canonical(it, pos, sent, deadline, &has_deadline)) {
+            PyObject *name = PyList_GET_ITEM(bl->names, bl->from + index);
+            fields = make_letter(bl, name, pos, keys, values, sent, deadline, has_deadline, size, mtime, inode);
+            if (fields == NULL)
+                goto fail;
+        }
+        else {
+            fields = PyTuple_New(it->nf);
+            if (fields == NULL)
+                goto fail;
+            for (k = 0; k < it->nf; k++) {
+                PyObject *pair = PyTuple_Pack(2, PyTuple_GET_ITEM(keys, k), PyTuple_GET_ITEM(values, k));
+                if (pair == NULL)
+                    goto fail;
+                PyTuple_SET_ITEM(fields, k, pair);
+            }
         }
     }
     else {
@@ -375,15 +673,31 @@ result_of(item *it, key_slot *slots, int *used)
         fields = Py_None;
         Py_INCREF(fields);
     }
-    out = Py_BuildValue(
-        "(iiiLLKLNN)", 0, 0, (int)it->st.st_mode, (long long)it->st.st_size,
-        (long long)it->st.st_mtim.tv_sec * 1000000000LL + it->st.st_mtim.tv_nsec,
-        (unsigned long long)it->st.st_ino,
-        (long long)it->st.st_ctim.tv_sec * 1000000000LL + it->st.st_ctim.tv_nsec, data, fields);
+    out = PyTuple_New(9);
+    if (out == NULL)
+        goto fail;
+    PyTuple_SET_ITEM(out, 0, PyLong_FromLong(0));
+    PyTuple_SET_ITEM(out, 1, PyLong_FromLong(0));
+    PyTuple_SET_ITEM(out, 2, mode);
+    PyTuple_SET_ITEM(out, 3, size);
+    PyTuple_SET_ITEM(out, 4, mtime);
+    PyTuple_SET_ITEM(out, 5, inode);
+    PyTuple_SET_ITEM(out, 6, ctime);
+    PyTuple_SET_ITEM(out, 7, data);
+    PyTuple_SET_ITEM(out, 8, fields);
+    Py_XDECREF(keys);
+    Py_XDECREF(values);
     return out;
 fail:
+    Py_XDECREF(mode);
+    Py_XDECREF(size);
+    Py_XDECREF(mtime);
+    Py_XDECREF(inode);
+    Py_XDECREF(ctime);
     Py_XDECREF(data);
     Py_XDECREF(fields);
+    Py_XDECREF(keys);
+    Py_XDECREF(values);
     return NULL;
 }
 
@@ -447,13 +761,24 @@ static PyObject *
 read_headers(PyObject *self, PyObject *args)
 {
     int dfd, threads = 2, used = 0, k;
-    PyObject *names, *out = NULL;
+    PyObject *names, *out = NULL, *spec = Py_None;
     Py_ssize_t total, from;
     item *items = NULL;
     key_slot slots[KEY_SLOTS];
+    builder bl, *blp = NULL;
 
-    if (!PyArg_ParseTuple(args, "iO!|i", &dfd, &PyList_Type, &names, &threads))
+    if (!PyArg_ParseTuple(args, "iO!|iO", &dfd, &PyList_Type, &names, &threads, &spec))
         return NULL;
+    names = PyList_GetSlice(names, 0, PyList_GET_SIZE(names));  /* a copy, as read_start */
+    if (names == NULL)
+        return NULL;
+    if (spec != Py_None) {
+        if (builder_init(&bl, spec, names, 0) < 0) {
+            Py_DECREF(names);
+            return NULL;
+        }
+        blp = &bl;
+    }
     threads = clamp_threads(threads);
     total = PyList_GET_SIZE(names);
     out = PyList_New(total);
@@ -466,7 +791,7 @@ read_headers(PyObject *self, PyObject *args)
         if (holders == NULL)
             goto fail;
         for (i = 0; i < n; i++) {
-            PyObject *r = result_of(&items[i], slots, &used);
+            PyObject *r = result_of(&items[i], slots, &used, blp, from + i);
             free(items[i].buf);
             items[i].buf = NULL;
             if (r == NULL) {
@@ -484,11 +809,17 @@ read_headers(PyObject *self, PyObject *args)
     PyMem_Free(items);
     for (k = 0; k < used; k++)
         Py_DECREF(slots[k].str);
+    if (blp != NULL)
+        builder_clear(blp);
+    Py_DECREF(names);
     return out;
 fail:
     PyMem_Free(items);
     for (k = 0; k < used; k++)
         Py_DECREF(slots[k].str);
+    if (blp != NULL)
+        builder_clear(blp);
+    Py_DECREF(names);
     Py_XDECREF(out);
     return NULL;
 }
@@ -510,6 +841,7 @@ typedef struct {
     int running;        /* a thread is (or was) running the job, not yet joined */
     int finished;       /* read_finish took the results */
     PyObject *holders;  /* the encoded names, alive while the job may use them */
+    PyObject *names;    /* the names themselves (a letter made here is named by one) */
 } pending;
 
 static void
@@ -539,6 +871,7 @@ pending_release(pending *p)
         p->j.dfd = -1;
     }
     Py_CLEAR(p->holders);
+    Py_CLEAR(p->names);
 }
 
 static void
@@ -580,6 +913,11 @@ read_start(PyObject *self, PyObject *args)
         return PyErr_NoMemory();
     }
     p->j.n = n;
+    p->names = PyList_GetSlice(names, 0, n);  /* a copy: the caller may change its list */
+    if (p->names == NULL) {
+        Py_DECREF(capsule);
+        return NULL;
+    }
     if (encode_names(names, 0, n, p->j.items, p->holders) < 0) {
         p->j.n = 0;  /* no buffer was allocated yet */
         Py_DECREF(capsule);
@@ -600,17 +938,28 @@ read_start(PyObject *self, PyObject *args)
 }
 
 static PyObject *
-read_finish(PyObject *self, PyObject *capsule)
+read_finish(PyObject *self, PyObject *args)
 {
-    pending *p = PyCapsule_GetPointer(capsule, PENDING);
-    PyObject *out;
+    PyObject *capsule, *spec = Py_None, *out;
+    pending *p;
     key_slot slots[KEY_SLOTS];
     int used = 0, k;
     Py_ssize_t i;
+    builder bl, *blp = NULL;
 
+    if (!PyArg_ParseTuple(args, "O|O", &capsule, &spec))
+        return NULL;
+    p = PyCapsule_GetPointer(capsule, PENDING);
     if (p == NULL)
         return NULL;
+    if (spec != Py_None) {
+        if (builder_init(&bl, spec, p->names, 0) < 0)
+            return NULL;
+        blp = &bl;
+    }
     if (p->finished) {
+        if (blp != NULL)
+            builder_clear(blp);
         PyErr_SetString(PyExc_ValueError, "this batch was already finished");
         return NULL;
     }
@@ -625,7 +974,7 @@ read_finish(PyObject *self, PyObject *capsule)
     pending_join(p);
     out = PyList_New(p->j.n);
     for (i = 0; out != NULL && i < p->j.n; i++) {
-        PyObject *r = result_of(&p->j.items[i], slots, &used);
+        PyObject *r = result_of(&p->j.items[i], slots, &used, blp, i);
         if (r == NULL) {
             Py_CLEAR(out);
             break;
@@ -634,6 +983,8 @@ read_finish(PyObject *self, PyObject *capsule)
     }
     for (k = 0; k < used; k++)
         Py_DECREF(slots[k].str);
+    if (blp != NULL)
+        builder_clear(blp);
     pending_release(p);
     return out;
 }
@@ -695,11 +1046,11 @@ fail:
 
 static PyMethodDef methods[] = {
     {"read_headers", read_headers, METH_VARARGS,
-     "read_headers(dir_fd, names, threads=2): open, fstat and read the header of each name."},
+     "read_headers(dir_fd, names, threads=2, letters=None): open, fstat and read the header of each name."},
     {"read_start", read_start, METH_VARARGS,
      "read_start(dir_fd, names): start reading the headers of names on a thread of its own."},
-    {"read_finish", read_finish, METH_O,
-     "read_finish(batch): wait for a read_start batch; what read_headers would have returned."},
+    {"read_finish", read_finish, METH_VARARGS,
+     "read_finish(batch, letters=None): wait for a read_start batch; what read_headers would have returned."},
     {"stat_packed", stat_packed, METH_VARARGS,
      "stat_packed(dir_fd, names, threads=2): lstat each name; packed (size, mtime_ns, inode, ctime_ns)."},
     {NULL, NULL, 0, NULL},
@@ -712,7 +1063,11 @@ static struct PyModuleDef module = {
 PyMODINIT_FUNC
 PyInit__scanio(void)
 {
-    PyObject *m = PyModule_Create(&module);
+    PyObject *m;
+    PyDateTime_IMPORT;
+    if (PyDateTimeAPI == NULL)
+        return NULL;
+    m = PyModule_Create(&module);
     if (m == NULL)
         return NULL;
     if (PyModule_AddIntConstant(m, "FIRST_READ", FIRST_READ) < 0 || PyModule_AddIntConstant(m, "MAX_HEADER", MAX_HEADER) < 0 ||

@@ -111,13 +111,19 @@ def stat_entries(dir_fd: int, entries: list[os.DirEntry]) -> list[tuple[int, int
     return out
 
 
-def read_headers(dir_fd: int, names: list[str]) -> list[tuple]:
-    """Open, fstat and read the header of each name in the folder ``dir_fd``."""
+def read_headers(dir_fd: int, names: list[str], letters: tuple | None = None) -> list[tuple]:
+    """Open, fstat and read the header of each name in the folder ``dir_fd``.
+
+    ``letters``, (``Letter``, seat, folder, path prefix): the accelerator then makes the
+    letter of a plainly canonical header itself and gives it in place of the fields (what
+    ``build`` would have made of them; anything else is left to ``build``)."""
     fast = scanio()
-    return fast.read_headers(dir_fd, names, threads()) if fast is not None else _read_headers_py(dir_fd, names)
+    if fast is None:
+        return _read_headers_py(dir_fd, names)
+    return fast.read_headers(dir_fd, names, threads(), letters)
 
 
-def iter_headers(dir_fd: int, names: list[str]) -> Iterator[tuple]:
+def iter_headers(dir_fd: int, names: list[str], letters: tuple | None = None) -> Iterator[tuple]:
     """``read_headers`` as an iterator that reads ahead: with the accelerator built and a
     second CPU, each batch of names is read by a thread of the accelerator's own (no GIL)
     while the caller builds letters from the batch before. The system calls are most of a
@@ -127,15 +133,16 @@ def iter_headers(dir_fd: int, names: list[str]) -> Iterator[tuple]:
     can prepare the next folder while this one is being read."""
     fast = scanio()
     if fast is None or len(names) <= FIRST_BATCH or threads() < 2:
-        return iter(read_headers(dir_fd, names))
+        return iter(read_headers(dir_fd, names, letters))
     # a small first batch: the caller may wait for it with nothing else to do
     bounds = [0, *range(FIRST_BATCH, len(names), BATCH), len(names)]
-    return _read_ahead(fast, dir_fd, names, bounds, fast.read_start(dir_fd, names[: bounds[1]]))
+    first = fast.read_start(dir_fd, names[: bounds[1]])
+    return _read_ahead(fast, dir_fd, names, bounds, first, letters)
 
 
-def _read_ahead(fast, dir_fd: int, names: list[str], bounds: list[int], pending) -> Iterator[tuple]:
+def _read_ahead(fast, dir_fd: int, names: list[str], bounds: list[int], pending, letters) -> Iterator[tuple]:
     for at in range(1, len(bounds)):
-        done = fast.read_finish(pending)
+        done = fast.read_finish(pending, letters)
         if at + 1 < len(bounds):
             pending = fast.read_start(dir_fd, names[bounds[at] : bounds[at + 1]])
         yield from done
@@ -462,7 +469,7 @@ class _Scan:
                 candidates = [n for n in candidates if n not in gone]
             job.order = [hits.get(n, n) for n in candidates] if hits else candidates
             to_read = [n for n in job.order if type(n) is str] if hits else candidates
-            job.read = iter_headers(dir_fd, to_read) if to_read else iter(())
+            job.read = iter_headers(dir_fd, to_read, (Letter, seat, folder, prefix)) if to_read else iter(())
         except OSError as exc:
             os.close(dir_fd)
             return Unsupported(rel_dir, _why(exc))
@@ -506,11 +513,14 @@ class _Scan:
                 if data is None:
                     unsupported.append(Unsupported(prefix + name, _kind_mode(mode)))
                     continue
-                item = build(
-                    HeaderResult(fields) if fields is not None else parse_header(data),
-                    path=prefix + name, seat=seat, folder=folder, name=name,
-                    size=size, mtime_ns=mtime_ns, inode=inode, id_time_is_utc=id_utc,
-                )
+                if type(fields) is Letter:  # made by the accelerator, as build() would
+                    item = fields
+                else:
+                    item = build(
+                        HeaderResult(fields) if fields is not None else parse_header(data),
+                        path=prefix + name, seat=seat, folder=folder, name=name,
+                        size=size, mtime_ns=mtime_ns, inode=inode, id_time_is_utc=id_utc,
+                    )
                 if put is not None:
                     put(item, data, ctime_ns)
                 saw((name, size, mtime_ns, inode, ctime_ns))

@@ -7,13 +7,14 @@ import errno
 import os
 import shutil
 import stat
+from datetime import datetime, timezone
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from letterbox_tui.core.cache import header_hash, letters_equal
-from letterbox_tui.core.header import parse_header
+from letterbox_tui.core.header import HeaderResult, parse_header
 from letterbox_tui.core.scan import _read_headers_py, scan
 
 try:
@@ -92,6 +93,131 @@ def test_any_bytes_read_and_split_as_the_python_reader_does(tmp_path, data):
     (tmp_path / "x.md").write_bytes(data)
     c, py = both(tmp_path, ["x.md"])
     assert_same(c[0], py[0])
+
+
+# Letters the accelerator makes itself: headers near the canonical form, each part
+# perturbed now and then, so both sides of every check it makes are reached.
+_TIME = st.one_of(
+    st.datetimes(min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31)).map(lambda d: d.strftime("%Y-%m-%dT%H:%M:%SZ")),
+    st.sampled_from([
+        "2026-02-29T10:00:00Z", "2024-02-29T10:00:00Z", "2026-04-31T00:00:00Z", "2026-01-01T24:00:00Z",
+        "2026-01-01T23:59:60Z", "2026-01-01T10:00:00+00:00", "2026-01-01T10:00:00-00:00", "2026-01-01T10:00:00",
+        "2026-01-01T10:00:00z", "2026-01-01t10:00:00Z", "2026-01-01T10:00:00.5Z", "2026-01-01 10:00:00Z",
+        "0000-01-01T00:00:00Z", "0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z", "2026-13-01T00:00:00Z",
+        "2026-00-10T00:00:00Z", "2026-01-00T00:00:00Z", "２026-01-01T00:00:00Z", "",
+    ]),
+)
+_ID = st.one_of(
+    st.from_regex(r"[A-Za-z0-9_.:-]{1,20}", fullmatch=True),
+    st.sampled_from(["a" * 128, "a" * 129, "has space", "slash/no", "é", "-", ".", "x..y", ""]),
+)
+
+
+_CANONICAL = {
+    "from": "alpha", "to": "beta", "type": "request", "re": "", "thread": "t-1", "priority": "next",
+    "requires_ack": "true", "deadline": "2026-05-01T12:19:00Z", "sent": "2026-05-01T00:19:00Z", "supersedes": "",
+    "disputes": "", "rules_on": "", "upholds": "", "subject": "Hello", "extra-key": "v",
+}
+_PERTURBED = {
+    "from": st.sampled_from(["", "external-bridge", "a b"]), "to": st.sampled_from(["", "external-bridge"]),
+    "type": st.sampled_from(["", "ack", "info"]), "re": _ID, "thread": st.one_of(st.just(""), _ID),
+    "priority": st.sampled_from(["", "now"]), "requires_ack": st.sampled_from(["", "false"]),
+    "deadline": st.one_of(st.just(""), _TIME), "sent": _TIME, "supersedes": _ID,
+    "disputes": st.sampled_from(["a, b", "a,,b", "bad id", " "]), "rules_on": _ID, "upholds": _ID,
+    "subject": st.sampled_from(["", "x: y"]), "extra-key": st.sampled_from(["", "id"]),
+}
+
+
+@st.composite
+def near_canonical(draw) -> tuple[str, bytes]:
+    """Mostly canonical: each part is perturbed (or left out) one time in ten."""
+
+    def rarely() -> bool:
+        return draw(st.integers(0, 9)) == 0
+
+    letter_id = draw(_ID) if rarely() else draw(st.from_regex(r"2026-05-01T[0-9]{6}-alpha-request-[a-z]{1,8}", fullmatch=True))
+    fields = {"id": letter_id}
+    for key, value in _CANONICAL.items():
+        if rarely():
+            if draw(st.booleans()):
+                continue  # left out
+            value = draw(_PERTURBED[key])
+        fields[key] = value
+    keep = draw(st.permutations(sorted(fields))) if rarely() else list(fields)
+    name = letter_id + ".md"
+    if rarely():
+        name = draw(st.sampled_from([letter_id + "-0123abcd.md", "other.md", letter_id + ".MD.md"]))
+    if "/" in name or name.startswith("."):
+        name = "other.md"
+    lines = "".join(f"{k}: {fields[k]}\n" for k in keep)
+    return name, ("---\n" + lines + "---\nbody\n").encode()
+
+
+@needs_c
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(cases=st.lists(near_canonical(), min_size=1, max_size=8, unique_by=lambda c: c[0]), utc=st.booleans())
+def test_letters_made_by_the_accelerator_are_what_build_makes(tmp_path, cases, utc):
+    from letterbox_tui.core.letters import build
+    from letterbox_tui.core.model import Letter
+
+    folder = tmp_path / f"case-{len(list(tmp_path.iterdir()))}"
+    folder.mkdir()
+    for name, data in cases:
+        (folder / name).write_bytes(data)
+    names = [name for name, _ in cases]
+    fd = dir_fd(folder)
+    try:
+        made = _scanio.read_headers(fd, names, 2, (Letter, "beta", "inbox", "beta/inbox/"))
+        plain = _scanio.read_headers(fd, names, 2)
+    finally:
+        os.close(fd)
+    for name, c, p in zip(names, made, plain):
+        assert c[:8] == p[:8]
+        expected = build(
+            HeaderResult(p[8]) if p[8] is not None else parse_header(p[7]), path="beta/inbox/" + name,
+            seat="beta", folder="inbox", name=name, size=p[3], mtime_ns=p[4], inode=p[5], id_time_is_utc=utc,
+        )
+        if type(c[8]) is Letter:
+            MADE_IN_C.append(1)
+            assert letters_equal(c[8], expected)
+            assert c[8].fields == p[8] and not c[8].flags and not c[8].malformed
+        else:
+            assert c[8] == p[8]
+
+
+MADE_IN_C: list[int] = []
+
+
+def test_the_accelerator_made_letters_above(request):
+    """The property test above cannot pass by never making a letter in C."""
+    if _scanio is None:
+        pytest.skip("the C accelerator is not built")
+    if "test_letters_made_by_the_accelerator_are_what_build_makes" not in [i.name for i in request.session.items]:
+        pytest.skip("run with the property test")
+    assert len(MADE_IN_C) > 50
+
+
+@needs_c
+def test_a_canonical_letter_is_made_by_the_accelerator(tmp_path):
+    from letterbox_tui.core.model import Letter
+
+    lid = "2026-05-01T001900-alpha-request-plan-2d75c25d"
+    (tmp_path / f"{lid}.md").write_bytes(
+        f"---\nid: {lid}\nfrom: alpha\nto: beta\ntype: request\nre:\nthread: {lid}\npriority: next\n"
+        "requires_ack: true\ndeadline: 2026-05-01T12:19:00Z\nsent: 2026-05-01T00:19:00Z\nx-note: kept\n---\nbody\n".encode()
+    )
+    fd = dir_fd(tmp_path)
+    try:
+        (result,) = _scanio.read_headers(fd, [f"{lid}.md"], 1, (Letter, "beta", "inbox", "beta/inbox/"))
+    finally:
+        os.close(fd)
+    letter = result[8]
+    assert type(letter) is Letter
+    assert (letter.id, letter.sender, letter.recipient, letter.path) == (lid, "alpha", "beta", f"beta/inbox/{lid}.md")
+    assert letter.sent_at == datetime(2026, 5, 1, 0, 19, tzinfo=timezone.utc) and letter.sent_at.tzinfo is timezone.utc
+    assert letter.deadline_at == datetime(2026, 5, 1, 12, 19, tzinfo=timezone.utc)
+    assert letter.fields[-1] == ("x-note", "kept") and letter.disputes == () and letter.re == ""
+    assert (letter.size, letter.inode) == (result[3], result[5])
 
 
 @needs_c
