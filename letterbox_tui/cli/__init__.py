@@ -9,6 +9,7 @@ problem or ``owed --fail-late`` found a late item; 3 the scope is incomplete; 0 
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import os
 import sys
@@ -206,7 +207,8 @@ def _after_answer() -> None:
     cache = sys.modules.get("letterbox_tui.core.cache")
     if cache is not None:
         sys.stdout.flush()
-        cache.run_after_answer()
+        # the console script ends right after (run): the detached work need not be waited for
+        cache.run_after_answer(ending=_kept is not None)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -219,6 +221,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_app(args)
         target, _ = COMMANDS[args.command]
         module_name, func_name = target.split(":")
+        if _kept is not None and module_name in ("read", "memoised"):
+            # A reading command under the console script: the process ends with it (run).
+            # The cyclic collector would only make a last full pass over what is about to
+            # be dropped (about 0.1 s at 100,000 letters) when the command re-enables it.
+            gc.disable()
         module = importlib.import_module(f"letterbox_tui.cli.{module_name}")
         try:
             return int(getattr(module, func_name)(args) or 0)

@@ -473,6 +473,7 @@ BACKGROUND_ROWS = 20_000
 # Work a command leaves until its answer is out (the cache's save, the answer memo).
 _after: list = []
 _after_big = False
+_after_ended: list = []  # work done or handed over, kept until the process ends
 
 
 def after_answer(work, *, big: bool) -> None:
@@ -482,16 +483,20 @@ def after_answer(work, *, big: bool) -> None:
     _after_big = _after_big or big
 
 
-def run_after_answer() -> None:
+def run_after_answer(*, ending: bool = False) -> None:
     """Run the work left by ``after_answer``: in one detached process when any of it is
     big (the caller exits at once, and whoever reads its output gets it all without
-    waiting), else here. Failures cost speed, never answers."""
+    waiting), else here. Failures cost speed, never answers. ``ending``: this process
+    ends right after (see ``detached``); then the work (and the cache and answer it
+    holds) is kept until the end, not freed object by object first."""
     global _after_big
     work, big = list(_after), _after_big
     _after.clear()
     _after_big = False
     if not work:
         return
+    if ending:
+        _after_ended.append(work)
 
     def every() -> None:
         for w in work:
@@ -500,17 +505,19 @@ def run_after_answer() -> None:
             except OSError:
                 pass
 
-    if big and detached(every):
+    if big and detached(every, ending=ending):
         return
     every()
 
 
-def detached(work) -> bool:
+def detached(work, *, ending: bool = False) -> bool:
     """Run ``work()`` in a detached grandchild process; False when that is not safe here.
 
     Only a single-threaded process forks (a fork with other threads alive may deadlock).
     The child forks again and exits at once, so nothing is left to reap; the grandchild
     closes the standard streams first, so whoever waits on our output is not kept waiting.
+    With ``ending`` (this process ends right after: the console script) the child does
+    the work itself and is not waited for: once we end, init adopts and reaps it.
     A failure in ``work`` is no error (a cache that cannot be written costs speed only).
     """
     import threading
@@ -522,13 +529,14 @@ def detached(work) -> bool:
     except OSError:
         return False
     if pid:
-        try:
-            os.waitpid(pid, 0)
-        except OSError:
-            pass
+        if not ending:
+            try:
+                os.waitpid(pid, 0)
+            except OSError:
+                pass
         return True
     try:  # the child
-        if os.fork() == 0:  # the grandchild does the work
+        if ending or os.fork() == 0:  # the grandchild (or, when ending, the child) works
             null = os.open(os.devnull, os.O_RDWR)
             for fd in (0, 1, 2):
                 os.dup2(null, fd)

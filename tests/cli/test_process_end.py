@@ -13,6 +13,7 @@ import sys
 import pytest
 
 import letterbox_tui.cli as cli_mod
+import letterbox_tui.core.cache as cache_mod
 from letterbox_tui.core.cache import cache_path
 from tests.cli.helpers import cli
 
@@ -81,3 +82,48 @@ def test_python_m_and_the_console_script_are_the_same_entry():
     assert pyproject["project"]["scripts"]["letterbox-tui"] == "letterbox_tui.cli:run"
     main_py = (Path(cli_mod.__file__).parents[1] / "__main__.py").read_text()
     assert "run()" in main_py
+
+
+def test_a_reading_command_about_to_end_the_process_leaves_the_collector_off(capsys, mail, monkeypatch):
+    import gc
+
+    monkeypatch.setattr(cli_mod, "_kept", [])  # as under the console script
+    try:
+        assert cli_mod.main(["--root", str(mail.root), "exists", "type=request", "--json"]) == 0
+        assert not gc.isenabled()  # no last full pass over what the process drops anyway
+        assert cli_mod._kept  # and what it built is kept until then,
+        assert cache_mod._after_ended  # as is the work done after the answer
+    finally:
+        gc.enable()
+        cache_mod._after_ended.clear()
+    assert json.loads(capsys.readouterr().out)["exists"] == "yes"
+    monkeypatch.setattr(cli_mod, "_kept", None)
+    assert cli_mod.main(["--root", str(mail.root), "exists", "type=request", "--json"]) == 0
+    assert gc.isenabled()  # in process: as it was
+
+
+def test_big_work_after_the_answer_is_done_by_a_child_that_outlives_the_command(mail):
+    """Under the console script the detached work is not waited for: the command ends,
+    its child writes the cache and the memo all the same."""
+    import time
+
+    code = (
+        "import sys, letterbox_tui.core.cache as c, letterbox_tui.core.memo as m\n"
+        "c.BACKGROUND_ROWS = m.BACKGROUND_ROWS = 1\n"
+        "m.RACY_NS = 0  # the letters were just written: trusted all the same here\n"
+        "from letterbox_tui.cli import run\n"
+        f"sys.argv = ['letterbox-tui', '--root', {str(mail.root)!r}, 'query', 'type=request', '--json']\n"
+        "run()\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert len(json.loads(proc.stdout)["matches"]) == 30
+    path = cache_path(mail.root, False)
+    deadline = time.monotonic() + 30
+    while not os.path.exists(path) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert os.path.getsize(path) > 0
+    memos = lambda: [n for n in os.listdir(os.path.dirname(path)) if n.endswith(".answer")]  # noqa: E731
+    while not memos() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert memos()
