@@ -146,6 +146,8 @@ def _configure(name: str, p: argparse.ArgumentParser) -> None:
         p.add_argument("--dir", metavar="DIR")
         p.add_argument("--json", action="store_true")
         p.add_argument("--no-app", action="store_true", help="skip the app's first-paint measurement")
+        p.add_argument("--repeat", type=int, default=3, metavar="R",
+                       help="run each target measure R times, each against a raw read just before it (median shown)")
 
 
 def _writing_options(p: argparse.ArgumentParser, supersedes: bool = True, inherit: bool = False) -> None:

@@ -406,8 +406,13 @@ def test_bench_smoke(tmp_path, capsys):
     from letterbox_tui.cli import main
 
     where = tmp_path / "bench"
-    assert main(["bench", "--letters", "200", "--no-app", "--dir", str(where), "--json"]) == 0
+    assert main(["bench", "--letters", "200", "--no-app", "--dir", str(where), "--json", "--repeat", "2"]) == 0
     report = json.loads(capsys.readouterr().out)
+    for key in ("query_cold", "query_warm"):  # the target measures: paired runs, the median shown
+        runs = report[key]["runs"]
+        assert len(runs) == 2 and all(r["raw_read"] > 0 and r["ratio"] == r["seconds"] / r["raw_read"] for r in runs)
+        assert report[key]["ratio"] == sorted(r["ratio"] for r in runs)[0]
+    assert "runs" not in report["query_warm_not_memoised"]
     assert report["files"] == 200 and report["generated"] is True and report["raw_read"] > 0
     assert report["scan_resolve_cold"]["misses"] == 200
     assert report["scan_resolve_warm"]["hits"] == 200
@@ -416,7 +421,9 @@ def test_bench_smoke(tmp_path, capsys):
         assert report[key]["matches"] == report["query_cold"]["matches"]
     assert report["app"] == {"measured": False, "reason": "--no-app"}
     assert main(["bench", "--letters", "200", "--no-app", "--dir", str(where)]) == 0  # reused
-    assert "generated now" not in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "generated now" not in out and "median of 3 runs" in out
+    assert main(["bench", "--letters", "200", "--no-app", "--dir", str(where), "--repeat", "0"]) == 2
 
 
 def test_bench_refuses_a_directory_that_is_not_its_own(box, capsys):
