@@ -536,45 +536,25 @@ make_letter(builder *bl, PyObject *name, const int *pos, PyObject *keys, PyObjec
     if (empty == NULL || none_tuple == NULL)
         goto done;
     for (k = 0; k < N_KNOWN; k++) {
-        if (k == K_DISPUTES) {
-            v[k] = none_tuple;
-            Py_INCREF(none_tuple);
-        }
-        else {
-            v[k] = pos[k] >= 0 ? PyTuple_GET_ITEM(values, pos[k]) : empty;
-            Py_INCREF(v[k]);
-        }
+        if (k == K_DISPUTES)
+            v[k] = Py_NewRef(none_tuple);
+        else
+            v[k] = Py_NewRef(pos[k] >= 0 ? PyTuple_GET_ITEM(values, pos[k]) : empty);
     }
-    v[S_FIELDS] = Py_None;
-    Py_INCREF(Py_None);
-    v[S_SEAT] = bl->seat;
-    Py_INCREF(bl->seat);
-    v[S_FOLDER] = bl->folder;
-    Py_INCREF(bl->folder);
+    v[S_FIELDS] = Py_NewRef(Py_None);
+    v[S_SEAT] = Py_NewRef(bl->seat);
+    v[S_FOLDER] = Py_NewRef(bl->folder);
     v[S_PATH] = PyUnicode_Concat(bl->prefix, name);
-    v[S_NAME] = name;
-    Py_INCREF(name);
+    v[S_NAME] = Py_NewRef(name);
     v[S_SENT_AT] = utc_datetime(sent);
-    if (has_deadline)
-        v[S_DEADLINE_AT] = utc_datetime(deadline);
-    else {
-        v[S_DEADLINE_AT] = Py_None;
-        Py_INCREF(Py_None);
-    }
-    v[S_FLAGS] = none_tuple;
-    Py_INCREF(none_tuple);
-    v[S_MALFORMED] = none_tuple;
-    Py_INCREF(none_tuple);
-    v[S_SIZE] = size;
-    Py_INCREF(size);
-    v[S_MTIME] = mtime;
-    Py_INCREF(mtime);
-    v[S_INODE] = inode;
-    Py_INCREF(inode);
-    v[S_KEYS] = keys;
-    Py_INCREF(keys);
-    v[S_VALUES] = values;
-    Py_INCREF(values);
+    v[S_DEADLINE_AT] = has_deadline ? utc_datetime(deadline) : Py_NewRef(Py_None);
+    v[S_FLAGS] = Py_NewRef(none_tuple);
+    v[S_MALFORMED] = Py_NewRef(none_tuple);
+    v[S_SIZE] = Py_NewRef(size);
+    v[S_MTIME] = Py_NewRef(mtime);
+    v[S_INODE] = Py_NewRef(inode);
+    v[S_KEYS] = Py_NewRef(keys);
+    v[S_VALUES] = Py_NewRef(values);
     if (v[S_PATH] == NULL || v[S_SENT_AT] == NULL || v[S_DEADLINE_AT] == NULL)
         goto done;
     letter = ((PyTypeObject *)bl->type)->tp_alloc((PyTypeObject *)bl->type, 0);

@@ -49,6 +49,16 @@ def both(folder, names):
         os.close(fd)
 
 
+def numbered_letters(folder, count: int) -> list[str]:
+    """Write letters 00000.md ... (ids n0, n1, ...) into ``folder``; their names, in order."""
+    names = []
+    for i in range(count):
+        name = f"{i:05d}.md"
+        (folder / name).write_bytes(f"---\nid: n{i}\nfrom: a\nto: b\ntype: info\n---\nbody {i}\n".encode())
+        names.append(name)
+    return names
+
+
 def assert_same(c, py):
     """One file's results agree: stat, and either the same fields or the same bytes."""
     assert c[:7] == py[:7]
@@ -238,11 +248,7 @@ def test_long_headers_across_read_boundaries(tmp_path, size, ending):
 
 @needs_c
 def test_many_files_on_several_threads_keep_their_order(tmp_path):
-    names = []
-    for i in range(5000):
-        name = f"{i:05d}.md"
-        (tmp_path / name).write_bytes(f"---\nid: n{i}\nfrom: a\nto: b\ntype: info\n---\nbody {i}\n".encode())
-        names.append(name)
+    names = numbered_letters(tmp_path, 5000)
     fd = dir_fd(tmp_path)
     try:
         py = _read_headers_py(fd, names)
@@ -257,11 +263,7 @@ def test_many_files_on_several_threads_keep_their_order(tmp_path):
 
 @needs_c
 def test_a_batch_read_on_its_own_thread_is_what_read_headers_gives(tmp_path):
-    names = []
-    for i in range(3000):
-        name = f"{i:05d}.md"
-        (tmp_path / name).write_bytes(f"---\nid: n{i}\nfrom: a\nto: b\ntype: info\n---\nbody\n".encode())
-        names.append(name)
+    names = numbered_letters(tmp_path, 3000)
     os.mkfifo(tmp_path / "pipe.md")
     (tmp_path / "long.md").write_bytes(b"---\nid: long\n" + b"x: " + b"y" * 9000 + b"\n---\n")
     names += ["pipe.md", "long.md", "missing.md"]
@@ -308,10 +310,7 @@ def test_a_batch_outlives_the_caller_s_descriptor_and_can_be_dropped(tmp_path):
 def test_reading_ahead_gives_every_result_in_order(tmp_path, count):
     from letterbox_tui.core.scan import iter_headers, read_headers
 
-    names = []
-    for i in range(count):
-        (tmp_path / f"{i:05d}.md").write_bytes(f"---\nid: n{i}\n---\n".encode())
-        names.append(f"{i:05d}.md")
+    names = numbered_letters(tmp_path, count)
     fd = dir_fd(tmp_path)
     try:
         assert list(iter_headers(fd, names)) == read_headers(fd, names)
