@@ -54,10 +54,10 @@ class HeaderCache(Protocol):
     # Optional: ``has_row(path)`` is False when ``get`` could only miss for this path (the
     # scanner then reads the file without a ``stat`` first; the cache counts the miss).
 
-    def put(self, item: Letter | Unreadable, data: bytes, ctime_ns: int) -> None:
-        """Record what was built from a file; ``data`` is the header bytes read from it,
-        ``ctime_ns`` its ctime when read (a cached item is used only while size, mtime,
-        inode and ctime are all unchanged)."""
+    def put_many(self, items: list[Letter | Unreadable], data: list[bytes], ctimes: list[int]) -> None:
+        """Record what was built from files (a folder's worth at once); ``data[i]`` is the
+        header bytes read for ``items[i]``, ``ctimes[i]`` its file's ctime when read (a
+        cached item is used only while size, mtime, inode and ctime are all unchanged)."""
 
 
 def _read_headers_py(dir_fd: int, names: list[str]) -> list[tuple]:
@@ -490,7 +490,11 @@ class _Scan:
         read = job.read
         saw = job.saw
         cache = self.cache
-        put = cache.put if cache is not None else None
+        # what is read goes to the cache a folder at a time (three appends a letter)
+        new_items: list[Letter | Unreadable] = []
+        new_data: list[bytes] = []
+        new_ctimes: list[int] = []
+        add_new, add_data, add_ctime = new_items.append, new_data.append, new_ctimes.append
         id_utc = self.id_time_is_utc
         prefix = f"{seat}/{folder}/"
         add_letter = letters.append
@@ -521,14 +525,17 @@ class _Scan:
                         path=prefix + name, seat=seat, folder=folder, name=name,
                         size=size, mtime_ns=mtime_ns, inode=inode, id_time_is_utc=id_utc,
                     )
-                if put is not None:
-                    put(item, data, ctime_ns)
+                add_new(item)
+                add_data(data)
+                add_ctime(ctime_ns)
                 saw((name, size, mtime_ns, inode, ctime_ns))
                 (add_letter if type(item) is Letter else add_unreadable)(item)
         except OSError as exc:
             unsupported.append(Unsupported(f"{seat}/{folder}", _why(exc)))
         finally:
             os.close(job.dir_fd)
+        if cache is not None and new_items:
+            cache.put_many(new_items, new_data, new_ctimes)
         return files
 
     def _saw_dir(self, rel: str, fd: int) -> None:

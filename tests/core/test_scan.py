@@ -679,9 +679,12 @@ def test_cache_hits_are_used_and_misses_put(box):
                 return item
             return None
 
-        def put(self, item, data, ctime_ns):
-            assert data.startswith(b"---")  # the header bytes the scanner read
-            self.items[item.path] = item
+        def put_many(self, items, data, ctimes):
+            assert len(items) == len(data) == len(ctimes)
+            for item, d, ctime_ns in zip(items, data, ctimes):
+                assert d.startswith(b"---")  # the header bytes the scanner read
+                assert ctime_ns == os.stat(box.root / item.path).st_ctime_ns
+                self.items[item.path] = item
 
     cache = Cache()
     first = scan(box.root, cache=cache)
