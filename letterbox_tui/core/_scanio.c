@@ -64,8 +64,18 @@ typedef struct {
     Py_ssize_t len;
     Py_ssize_t end;  /* fast path: the end of the closing '---' line */
     int nf;          /* fast path: number of fields; -1 when parse_header must judge */
-    span f[MAX_FIELDS];
+    span *f;         /* fast path: the nf fields (malloc'd, exactly nf) */
 } item;
+
+/* Everything an item holds besides itself. */
+static void
+item_free(item *it)
+{
+    free(it->buf);
+    free(it->f);
+    it->buf = NULL;
+    it->f = NULL;
+}
 
 /* ---------------------------------------------------------------------------------- */
 /* The closing delimiter as core.header reads it: a '\n', then '---', then any CRs, then
@@ -98,10 +108,27 @@ find_close(const char *b, Py_ssize_t n, Py_ssize_t from, int at_end_ok, Py_ssize
     return -1;
 }
 
-/* The fast path. Fills it->f and returns the number of fields, or -1 when the header is
+static int parse_spans(item *it, span *f);
+
+/* The fast path. Sets it->f and returns the number of fields, or -1 when the header is
  * not plainly well formed (parse_header then judges it, and names any error). */
 static int
 parse_fast(item *it)
+{
+    span scratch[MAX_FIELDS];
+    int nf = parse_spans(it, scratch);
+    if (nf > 0) {
+        it->f = malloc((size_t)nf * sizeof(span));
+        if (it->f == NULL)
+            return -1;
+        memcpy(it->f, scratch, (size_t)nf * sizeof(span));
+    }
+    return nf;
+}
+
+/* parse_fast's work, the fields written to `f` (room for MAX_FIELDS). */
+static int
+parse_spans(item *it, span *f)
 {
     const char *b = it->buf;
     Py_ssize_t n = it->len, p, start, close, end = 0, ls;
@@ -164,13 +191,13 @@ parse_fast(item *it)
         if (nf >= MAX_FIELDS)
             return -1;
         for (k = 0; k < nf; k++) {
-            if (it->f[k].kl == ke - ks && memcmp(b + it->f[k].ks, b + ks, (size_t)(ke - ks)) == 0)
+            if (f[k].kl == ke - ks && memcmp(b + f[k].ks, b + ks, (size_t)(ke - ks)) == 0)
                 return -1;  /* a repeated key: parse_header names it */
         }
-        it->f[nf].ks = (int32_t)ks;
-        it->f[nf].kl = (int32_t)(ke - ks);
-        it->f[nf].vs = (int32_t)vs;
-        it->f[nf].vl = (int32_t)(ve - vs);
+        f[nf].ks = (int32_t)ks;
+        f[nf].kl = (int32_t)(ke - ks);
+        f[nf].vs = (int32_t)vs;
+        f[nf].vl = (int32_t)(ve - vs);
         nf++;
         ls = le + 1;
     }
@@ -193,9 +220,10 @@ read_some(int fd, char *buf, size_t n)
 static void
 read_item(int dfd, item *it)
 {
-    int fd;
+    int fd, more;
     ssize_t r;
-    Py_ssize_t endpos, cap = FIRST_READ;
+    Py_ssize_t endpos;
+    char first[FIRST_READ];
 
     it->nf = -1;
     do {
@@ -216,14 +244,9 @@ read_item(int dfd, item *it)
         close(fd);
         return;
     }
-    it->buf = malloc(FIRST_READ);
-    if (it->buf == NULL) {
-        it->stage = 3;
-        it->err = ENOMEM;
-        close(fd);
-        return;
-    }
-    r = read_some(fd, it->buf, FIRST_READ);
+    /* The first read goes to the stack; the item keeps a copy of just what was read
+     * (a fresh 4 KiB block a file would cost the process a page fault a file). */
+    r = read_some(fd, first, FIRST_READ);
     if (r < 0) {
         it->stage = 3;
         it->err = errno;
@@ -231,18 +254,16 @@ read_item(int dfd, item *it)
         return;
     }
     it->len = r;
-    while (it->len > 0 && it->len < READ_LIMIT && find_close(it->buf, it->len, 3, 0, &endpos) < 0) {
-        if (cap < READ_LIMIT) {
-            char *bigger = realloc(it->buf, READ_LIMIT);
-            if (bigger == NULL) {
-                it->stage = 3;
-                it->err = ENOMEM;
-                close(fd);
-                return;
-            }
-            it->buf = bigger;
-            cap = READ_LIMIT;
-        }
+    more = r > 0 && r < READ_LIMIT && find_close(first, r, 3, 0, &endpos) < 0;
+    it->buf = malloc(more ? READ_LIMIT : (r > 0 ? (size_t)r : 1));
+    if (it->buf == NULL) {
+        it->stage = 3;
+        it->err = ENOMEM;
+        close(fd);
+        return;
+    }
+    memcpy(it->buf, first, (size_t)r);
+    while (more && it->len < READ_LIMIT && find_close(it->buf, it->len, 3, 0, &endpos) < 0) {
         r = read_some(fd, it->buf + it->len, (size_t)(READ_LIMIT - it->len));
         if (r < 0) {
             it->stage = 3;
@@ -702,7 +723,7 @@ encode_names(PyObject *names, Py_ssize_t from, Py_ssize_t n, item *items, PyObje
             return -1;
         }
         PyList_SET_ITEM(holders, i, raw);
-        memset(&items[i], 0, sizeof(item) - sizeof(items[i].f));
+        memset(&items[i], 0, sizeof(item));
         items[i].name = PyBytes_AS_STRING(raw);
     }
     return 0;
@@ -772,13 +793,10 @@ read_headers(PyObject *self, PyObject *args)
             goto fail;
         for (i = 0; i < n; i++) {
             PyObject *r = result_of(&items[i], slots, &used, blp, from + i);
-            free(items[i].buf);
-            items[i].buf = NULL;
+            item_free(&items[i]);
             if (r == NULL) {
-                for (i = i + 1; i < n; i++) {
-                    free(items[i].buf);
-                    items[i].buf = NULL;
-                }
+                for (i = i + 1; i < n; i++)
+                    item_free(&items[i]);
                 Py_DECREF(holders);
                 goto fail;
             }
@@ -842,7 +860,7 @@ pending_release(pending *p)
     pending_join(p);
     if (p->j.items != NULL) {
         for (i = 0; i < p->j.n; i++)
-            free(p->j.items[i].buf);
+            item_free(&p->j.items[i]);
         PyMem_Free(p->j.items);
         p->j.items = NULL;
     }
