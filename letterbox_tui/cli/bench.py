@@ -198,20 +198,24 @@ def _scan_resolve(root: Path, utc: bool) -> dict:
 
 
 def _query_stages(res) -> dict:
-    """What the query command does after resolving: evaluate, build rows, write JSON."""
+    """What the query command does after resolving: evaluate, build rows, write JSON (with
+    the cyclic collector paused, as the reading commands run)."""
     try:
         from letterbox_tui.cli import output
+        from letterbox_tui.core.cache import paused_gc
         from letterbox_tui.core.query import parse_query, run_query
         from letterbox_tui.core.rows import row
 
-        clock = _Clock()
-        result = run_query(parse_query(list(QUERY)), res)
-        query_s, _ = clock.lap()
-        matches = [row(x, res) for x in result.matches]
-        unknown = [row(x, res, why) for x, why in result.unknown]
-        rows_s, _ = clock.lap()
-        text = output.dumps_json({"matches": matches, "unknown": unknown, "scope": res.snapshot.scope.to_json()}, indent=None)
-        json_s, _ = clock.lap()
+        with paused_gc():
+            clock = _Clock()
+            result = run_query(parse_query(list(QUERY)), res)
+            query_s, _ = clock.lap()
+            matches = [row(x, res) for x in result.matches]
+            unknown = [row(x, res, why) for x, why in result.unknown]
+            rows_s, _ = clock.lap()
+            obj = {"matches": matches, "unknown": unknown, "scope": res.snapshot.scope.to_json()}
+            text = output.dumps_json(obj, indent=None)
+            json_s, _ = clock.lap()
         return {"query": query_s, "rows": rows_s, "json": json_s, "json_bytes": len(text.encode())}
     except Exception as exc:  # noqa: BLE001 - another layer's interface changed: say so
         return {"error": f"{type(exc).__name__}: {exc}"}
