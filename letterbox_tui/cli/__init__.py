@@ -167,28 +167,33 @@ def _writing_options(p: argparse.ArgumentParser, supersedes: bool = True, inheri
     p.add_argument("--subject", metavar="S")
 
 
-# What the running command built, kept alive until the process ends (see ``run``).
+# True under the console script (``run``); then a reading command's process ends with it.
+_script = False
+# What the running reading command built, kept alive until the process ends (see ``run``).
 _kept: list | None = None
+# The commands that end the process at once under the console script: the reading ones.
+_QUICK_END_MODULES = ("read", "memoised")
 
 
 def keep(*objects: object) -> None:
-    """Keep ``objects`` alive until the process ends, when the console script runs this
-    command (``run``): then nothing they hold is ever freed one by one. At 100,000 letters
-    freeing the scan, the resolution and the rows object by object costs a third of a
-    second after the answer is out. Called in process (the tests): does nothing."""
+    """Keep ``objects`` alive until the process ends, when the console script runs a
+    reading command (``run``): then nothing they hold is ever freed one by one. At 100,000
+    letters freeing the scan, the resolution and the rows object by object costs a third
+    of a second after the answer is out. Otherwise (in process, the tests; a writing
+    command; the app): does nothing."""
     if _kept is not None:
         _kept.append(objects)
 
 
 def run() -> None:
-    """The console script: ``main()``, then, when the command kept what it built
-    (``keep``), the process ends at once, once its output is flushed and the work left
-    until after the answer has started (nothing at exit is skipped: such a command
-    registers no exit handlers); otherwise an ordinary exit."""
-    global _kept
-    _kept = []
+    """The console script: ``main()``; after a reading command, the process then ends at
+    once, once its output is flushed and the work left until after the answer has started
+    (nothing at exit is skipped: reading commands register no exit handlers and leave no
+    file of theirs unclosed). Any other command (writing, the app) exits as usual."""
+    global _script
+    _script = True
     code = main()
-    if not _kept:
+    if _kept is None:
         raise SystemExit(code)
     try:
         sys.stdout.flush()
@@ -214,6 +219,7 @@ def _after_answer() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    global _kept
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         args = build_parser().parse_args(argv)
@@ -223,10 +229,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_app(args)
         target, _ = COMMANDS[args.command]
         module_name, func_name = target.split(":")
-        if _kept is not None and module_name in ("read", "memoised"):
-            # A reading command under the console script: the process ends with it (run).
-            # The cyclic collector would only make a last full pass over what is about to
-            # be dropped (about 0.1 s at 100,000 letters) when the command re-enables it.
+        if _script and module_name in _QUICK_END_MODULES:
+            # A reading command under the console script: the process ends with it (run),
+            # what it builds is kept until then (keep), and the cyclic collector would only
+            # make a last full pass over what is about to be dropped (about 0.1 s at
+            # 100,000 letters) when the command re-enables it.
+            _kept = []
             gc.disable()
         module = importlib.import_module(f"letterbox_tui.cli.{module_name}")
         try:

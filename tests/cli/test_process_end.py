@@ -87,7 +87,8 @@ def test_python_m_and_the_console_script_are_the_same_entry():
 def test_a_reading_command_about_to_end_the_process_leaves_the_collector_off(capsys, mail, monkeypatch):
     import gc
 
-    monkeypatch.setattr(cli_mod, "_kept", [])  # as under the console script
+    monkeypatch.setattr(cli_mod, "_script", True)  # as under the console script
+    monkeypatch.setattr(cli_mod, "_kept", None)
     try:
         assert cli_mod.main(["--root", str(mail.root), "exists", "type=request", "--json"]) == 0
         assert not gc.isenabled()  # no last full pass over what the process drops anyway
@@ -97,9 +98,23 @@ def test_a_reading_command_about_to_end_the_process_leaves_the_collector_off(cap
         gc.enable()
         cache_mod._after_ended.clear()
     assert json.loads(capsys.readouterr().out)["exists"] == "yes"
+    monkeypatch.setattr(cli_mod, "_script", False)
     monkeypatch.setattr(cli_mod, "_kept", None)
     assert cli_mod.main(["--root", str(mail.root), "exists", "type=request", "--json"]) == 0
-    assert gc.isenabled()  # in process: as it was
+    assert gc.isenabled() and cli_mod._kept is None  # in process: as it was
+
+
+def test_a_writing_command_ends_as_usual_under_the_console_script(mail, monkeypatch):
+    import gc
+
+    monkeypatch.setattr(cli_mod, "_script", True)
+    monkeypatch.setattr(cli_mod, "_kept", None)
+    monkeypatch.setattr(sys, "stdin", __import__("io").StringIO("a body\n"))
+    code = cli_mod.main(["--root", str(mail.root), "reply", "ask-00", "ack", "--as", "beta"])
+    assert code == 0
+    assert cli_mod._kept is None and gc.isenabled()  # nothing kept: run() exits as usual
+    proc = letterbox_tui(mail, "answered", "ask-00")
+    assert proc.returncode == 0 and b"ask-00" in proc.stdout
 
 
 def test_big_work_after_the_answer_is_done_by_a_child_that_outlives_the_command(mail):
