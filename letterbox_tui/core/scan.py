@@ -6,8 +6,14 @@ symlink swapped in mid-scan is refused, never followed. Letter files are opened 
 device is never read. Each header costs one ``os.read`` of 4 KiB (more only for a long
 header); bodies are never read.
 
-After reading, the scan lists every folder again; if entries appeared, vanished or moved it
-scans again, a bounded number of times, and otherwise reports ``atomic: false``.
+After reading, the scan checks every folder again (listing it again, unless it had been
+settled since before the scan began and still stats the same); if entries appeared,
+vanished or moved it scans again, a bounded number of times, and otherwise reports
+``atomic: false``.
+
+With the C accelerator, the reading runs on a thread of its own a batch ahead of the
+letters being built, and the next folder is listed before the last one is built; what
+the scan reports is in the order of a plain walk all the same.
 """
 
 from __future__ import annotations
@@ -547,9 +553,10 @@ class _Scan:
         self.dirs.append((rel, st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_mode))
 
     def stable(self) -> bool:
-        """List every scanned folder again: True when nothing appeared, vanished or moved.
+        """Check every scanned folder again: True when nothing appeared, vanished or moved.
 
-        Folders are reopened the way the scan opened them (relative, ``O_NOFOLLOW``), so a
+        A folder settled before the scan began that still stats the same is not listed
+        again (``_settled``); every other one is. Folders are reopened the way the scan opened them (relative, ``O_NOFOLLOW``), so a
         folder swapped for a symlink is a change, never a listing of somewhere else. What
         counts is the set of (name, inode) of a folder's letter entries (of a seat: of its
         folders); the raw listings are compared first, and when they are the same, in the
