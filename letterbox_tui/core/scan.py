@@ -18,6 +18,7 @@ the scan reports is in the order of a plain walk all the same.
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
@@ -612,19 +613,28 @@ def _unchanged(root_fd: int, rel: str, settled: dict[str, tuple[int, int, int]])
     before = settled.get(rel)
     if before is None:
         return False
+    try:
+        with _reopened(root_fd, rel) as fd:
+            st = os.fstat(fd)
+    except OSError:
+        return False
+    return (st.st_ino, st.st_mtime_ns, st.st_ctime_ns) == before
+
+
+@contextlib.contextmanager
+def _reopened(root_fd: int, rel: str) -> Iterator[int]:
+    """The directory ``rel`` ("" for the root) reopened relative to the root the way the
+    scan opened it (``O_NOFOLLOW`` at every step); what was opened is closed after."""
     fds: list[int] = []
     fd = root_fd
     try:
         for part in rel.split("/") if rel else ():
             fd = os.open(part, _DIR_FLAGS, dir_fd=fd)
             fds.append(fd)
-        st = os.fstat(fd)
-    except OSError:
-        return False
+        yield fd
     finally:
         for opened in reversed(fds):
             os.close(opened)
-    return (st.st_ino, st.st_mtime_ns, st.st_ctime_ns) == before
 
 
 def _raw_listing(entries: list[os.DirEntry]) -> tuple[list[str], list[int]]:
@@ -642,17 +652,8 @@ def _entry_set(listing: tuple[list[str], list[int]], *, seat_level: bool) -> fro
 
 def _listing(root_fd: int, rel: str) -> tuple[list[str], list[int]]:
     """A folder's raw listing now, the folder reopened relative to the root."""
-    fds: list[int] = []
-    fd = root_fd
-    try:
-        for part in rel.split("/"):
-            fd = os.open(part, _DIR_FLAGS, dir_fd=fd)
-            fds.append(fd)
-        with os.scandir(fd) as it:
-            return _raw_listing(list(it))
-    finally:
-        for opened in reversed(fds):
-            os.close(opened)
+    with _reopened(root_fd, rel) as fd, os.scandir(fd) as it:
+        return _raw_listing(list(it))
 
 
 def _entry_kind(entry: os.DirEntry, *, regular: bool = False) -> str:
