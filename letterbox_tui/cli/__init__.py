@@ -214,8 +214,9 @@ def _after_answer() -> None:
     cache = sys.modules.get("letterbox_tui.core.cache")
     if cache is not None:
         sys.stdout.flush()
-        # the console script ends right after (run): the detached work need not be waited for
-        cache.run_after_answer(ending=_kept is not None)
+        # under the console script the process ends right after (run): the detached work
+        # is not waited for, and what it holds is kept, not freed first
+        keep(cache.run_after_answer(ending=_kept is not None))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -489,7 +489,6 @@ BACKGROUND_ROWS = 20_000
 # Work a command leaves until its answer is out (the cache's save, the answer memo).
 _after: list = []
 _after_big = False
-_after_ended: list = []  # work done or handed over, kept until the process ends
 
 
 def after_answer(work, *, big: bool) -> None:
@@ -499,20 +498,18 @@ def after_answer(work, *, big: bool) -> None:
     _after_big = _after_big or big
 
 
-def run_after_answer(*, ending: bool = False) -> None:
+def run_after_answer(*, ending: bool = False) -> list:
     """Run the work left by ``after_answer``: in one detached process when any of it is
     big (the caller exits at once, and whoever reads its output gets it all without
     waiting), else here. Failures cost speed, never answers. ``ending``: this process
-    ends right after (see ``detached``); then the work (and the cache and answer it
-    holds) is kept until the end, not freed object by object first."""
+    ends right after (see ``detached``). Returns the work (and so the cache and answer it
+    holds), for a caller that ends at once to keep rather than free object by object."""
     global _after_big
     work, big = list(_after), _after_big
     _after.clear()
     _after_big = False
     if not work:
-        return
-    if ending:
-        _after_ended.append(work)
+        return work
 
     def every() -> None:
         for w in work:
@@ -521,9 +518,9 @@ def run_after_answer(*, ending: bool = False) -> None:
             except OSError:
                 pass
 
-    if big and detached(every, ending=ending):
-        return
-    every()
+    if not (big and detached(every, ending=ending)):
+        every()
+    return work
 
 
 def detached(work, *, ending: bool = False) -> bool:
