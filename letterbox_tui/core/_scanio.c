@@ -392,6 +392,15 @@ key_object(key_slot *slots, int *used, const char *s, Py_ssize_t len, int *known
     return o;
 }
 
+/* The key objects kept by key_object during one call. */
+static void
+release_keys(key_slot *slots, int used)
+{
+    int k;
+    for (k = 0; k < used; k++)
+        Py_DECREF(slots[k].str);
+}
+
 /* ---------------------------------------------------------------------------------- */
 /* Letters made here. core.letters.build is the definition; for a header that is plainly
  * canonical (the form the protocol's own writer produces) the same Letter is made here
@@ -761,7 +770,7 @@ clamp_threads(int threads)
 static PyObject *
 read_headers(PyObject *self, PyObject *args)
 {
-    int dfd, threads = 2, used = 0, k;
+    int dfd, threads = 2, used = 0;
     PyObject *names, *out = NULL, *spec = Py_None;
     Py_ssize_t total, from;
     item *items = NULL;
@@ -804,22 +813,16 @@ read_headers(PyObject *self, PyObject *args)
         }
         Py_DECREF(holders);
     }
+    goto done;
+fail:
+    Py_CLEAR(out);
+done:
     PyMem_Free(items);
-    for (k = 0; k < used; k++)
-        Py_DECREF(slots[k].str);
+    release_keys(slots, used);
     if (blp != NULL)
         builder_clear(blp);
     Py_DECREF(names);
     return out;
-fail:
-    PyMem_Free(items);
-    for (k = 0; k < used; k++)
-        Py_DECREF(slots[k].str);
-    if (blp != NULL)
-        builder_clear(blp);
-    Py_DECREF(names);
-    Py_XDECREF(out);
-    return NULL;
 }
 
 /* ---------------------------------------------------------------------------------- */
@@ -941,7 +944,7 @@ read_finish(PyObject *self, PyObject *args)
     PyObject *capsule, *spec = Py_None, *out;
     pending *p;
     key_slot slots[KEY_SLOTS];
-    int used = 0, k;
+    int used = 0;
     Py_ssize_t i;
     builder bl, *blp = NULL;
 
@@ -979,8 +982,7 @@ read_finish(PyObject *self, PyObject *args)
         }
         PyList_SET_ITEM(out, i, r);
     }
-    for (k = 0; k < used; k++)
-        Py_DECREF(slots[k].str);
+    release_keys(slots, used);
     if (blp != NULL)
         builder_clear(blp);
     pending_release(p);
