@@ -445,19 +445,11 @@ class Resolution:
     # --- lookups ------------------------------------------------------------------
     def _holding(self, letter_id: str) -> Sequence[Letter]:
         """The readable letters holding this id, by path."""
-        group = self._dups.get(letter_id)
-        if group is not None:
-            return group
-        x = self._by_id.get(letter_id)
-        return () if x is None else (x,)
+        return _indexed(letter_id, self._by_id, self._dups)
 
     def _kids(self, letter_id: str) -> Sequence[Letter]:
         """The readable letters whose (well-formed) ``re`` is this id, in scan order."""
-        group = self._more_children.get(letter_id)
-        if group is not None:
-            return group
-        x = self._children.get(letter_id)
-        return () if x is None else (x,)
+        return _indexed(letter_id, self._children, self._more_children)
 
     def by_id(self, letter_id: str) -> list[Letter]:
         """Every readable letter holding this id (two or more: a duplicated id)."""
@@ -1169,6 +1161,15 @@ def _also(more: dict[str, list[Letter]], key: str, first: Letter, letter: Letter
         more[key] = [first, letter]
     else:
         group.append(letter)
+
+
+def _indexed(key: str, first: dict[str, Letter], more: dict[str, list[Letter]]) -> Sequence[Letter]:
+    """The letters indexed under ``key`` (``first`` / ``more``, see ``_index``)."""
+    group = more.get(key)
+    if group is not None:
+        return group
+    one = first.get(key)
+    return () if one is None else (one,)
 
 
 def _from_recipient(letter: Letter, first: dict[str, Letter], more: dict[str, list[Letter]]) -> list[Letter]:
