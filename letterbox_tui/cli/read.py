@@ -24,8 +24,7 @@ from letterbox_tui.core.rows import answers, row
 
 from letterbox_tui.core.cache import paused_gc
 
-from . import output
-from . import keep
+from . import keep, output
 from .common import load, scope_exit
 from .memoised import Memoised
 
