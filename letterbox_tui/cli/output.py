@@ -1,7 +1,9 @@
 """Human output for the reading commands: sanitized text, Rich tables, the scope line.
 
-Letter text is hostile. Everything from a letter goes through ``clean()`` (control
-characters, DEL, C1 and bidi controls become visible placeholders) and reaches Rich only as
+Letter text is hostile. Everything from a letter or a file name goes through ``clean()``
+(the one sanitizer, ``core.text``: control characters, DEL, C1, bidi controls, invisible
+characters, lone surrogates, annotation characters become visible placeholders; a line
+stays one line) and reaches Rich only as
 ``rich.text.Text``, never as a markup string: ``[bold]`` and ``[@click=app.quit]`` print as
 written. Rich is imported lazily so ``--json`` runs never load it.
 """
@@ -9,10 +11,10 @@ written. Rich is imported lazily so ``--json`` runs never load it.
 from __future__ import annotations
 
 import json
-import re
 import sys
 from typing import TYPE_CHECKING, Any
 
+from letterbox_tui.core import text as _text
 from letterbox_tui.core.model import Scope
 
 if TYPE_CHECKING:
@@ -20,42 +22,16 @@ if TYPE_CHECKING:
     from rich.table import Table
     from rich.text import Text
 
-# Zero-width and other invisible characters (they hide text from a reader), line and
-# paragraph separators, and Unicode tag characters: shown as placeholders like controls.
-_INVISIBLE = "\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200d\u2060-\u2064\u2028\u2029\u3164\ufeff\uffa0\U000e0000-\U000e007f"
-# C0 except \n and \t, DEL, C1, the bidi/direction controls, and the invisible characters.
-_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069" + _INVISIBLE + "]")
 
-
-def _placeholder(m: re.Match[str]) -> str:
-    c = ord(m.group())
-    if c < 0x20:
-        return chr(0x2400 + c)  # the Control Pictures block: ESC -> U+241B
-    if c == 0x7F:
-        return "\u2421"
-    return f"<U+{c:04X}>"
-
-
-def clean(text: str) -> str:
-    """Text safe for a terminal: no control character survives (tabs become spaces)."""
-    text = text.replace("\r\n", "\n").replace("\t", "    ")
-    return _UNSAFE.sub(_placeholder, text)
-
-
-_JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069" + _INVISIBLE + "]")
-
-
-def _json_escape(m: re.Match[str]) -> str:
-    c = ord(m.group())
-    if c > 0xFFFF:  # a surrogate pair, as JSON spells a character beyond the BMP
-        c -= 0x10000
-        return f"\\u{0xD800 + (c >> 10):04x}\\u{0xDC00 + (c & 0x3FF):04x}"
-    return f"\\u{c:04x}"
+def clean(text: object, *, single_line: bool = False) -> str:
+    """Text safe for a terminal (``core.text.clean``); tabs become four spaces."""
+    return _text.clean(text, single_line=single_line, tab="    ")
 
 
 def dumps_json(obj: Any, *, indent: int | None = 2) -> str:
     """JSON for a terminal or a pipe. JSON escapes C0 itself; C1 and bidi controls are
-    escaped here too (they can only occur inside strings, so the JSON stays equivalent)."""
+    escaped here too, and lone surrogates (they can only occur inside strings, so the JSON
+    stays equivalent; ``core.text.JSON_UNSAFE``)."""
     # check_circular: what is printed is a tree of fresh dicts and lists (the check's
     # bookkeeping per container is ~5% of encoding 10,000+ rows)
     text = json.dumps(
@@ -63,7 +39,7 @@ def dumps_json(obj: Any, *, indent: int | None = 2) -> str:
     )
     if text.isascii() and "\x7f" not in text:  # DEL is the one ASCII character escaped here
         return text  # (isascii is a flag check; the regex pass over 14 MB cost ~0.12 s)
-    return _JSON_UNSAFE.sub(_json_escape, text)
+    return _text.json_escape(text)
 
 
 def emit_json(obj: Any) -> None:
@@ -82,11 +58,13 @@ def console() -> Console:
     return Console(markup=False, emoji=False, highlight=False, width=width, soft_wrap=False)
 
 
-def text(value: object, style: str = "") -> Text:
-    """Letter data as Rich ``Text``: sanitized, never parsed as markup."""
+def text(value: object, style: str = "", *, single_line: bool = True) -> Text:
+    """Letter data as Rich ``Text``: sanitized, never parsed as markup, and on one line
+    (a newline in a file name or a value shows as U+2424) unless ``single_line=False``
+    (a body)."""
     from rich.text import Text
 
-    return Text(clean("" if value is None else str(value)), style=style)
+    return Text(clean(value, single_line=single_line), style=style)
 
 
 def table(*columns: str) -> Table:

@@ -274,7 +274,7 @@ def _print_show(con: Any, item: dict[str, Any]) -> None:
         con.print(output.text(p["error"], "bold red"))
     if item["body"] is not None:
         con.print(Rule(output.text("body")), width=width)
-        con.print(output.text(item["body"]))
+        con.print(output.text(item["body"], single_line=False))
         if item["body_truncated"]:
             con.print(output.text(f"[body truncated at {BODY_MAX} bytes]", "dim"))
 
