@@ -97,6 +97,11 @@ def _configure(name: str, p: argparse.ArgumentParser) -> None:
     elif name == "digest":
         p.add_argument("--seat", metavar="S")
         p.add_argument("--at", metavar="T")
+        kept = p.add_mutually_exclusive_group()
+        kept.add_argument("--write", metavar="PATH",
+                          help="keep the digest in PATH (Markdown with front matter), rewritten only when its letters change")
+        kept.add_argument("--check", metavar="PATH", help="exit 1 when the digest file at PATH is stale, 2 when it is not one")
+        p.add_argument("--max-lines", type=int, default=200, metavar="N", help="with --write: at most N cited lines (default 200)")
     elif name == "init":
         p.add_argument("dir", nargs="?", metavar="DIR")
         p.add_argument("--seats", required=True, metavar="a,b")
@@ -141,6 +146,10 @@ def _configure(name: str, p: argparse.ArgumentParser) -> None:
     elif name == "review":
         p.add_argument("--as", dest="as_seat", required=True, metavar="S")
         p.add_argument("--at", metavar="T")
+        p.add_argument("--check", action="store_true",
+                       help="write nothing: exit 1 when the seat's last review is older than --every")
+        p.add_argument("--every", metavar="INTERVAL", help="with --check: how often a review is due (1d, 12h, 90m, 2w)")
+        p.add_argument("--json", action="store_true", help="with --check: print JSON")
     elif name == "bench":
         p.add_argument("--letters", type=int, default=100_000, metavar="N")
         p.add_argument("--dir", metavar="DIR")

@@ -178,6 +178,12 @@ def cmd_rule(args: Namespace) -> int:
 
 
 def cmd_review(args: Namespace) -> int:
+    if args.check:
+        from .truth import cmd_review_check
+
+        return cmd_review_check(args)
+    if args.every or args.json:
+        raise LetterboxError("review: --every and --json go with --check (recording a review prints its id)")
     root, _settings, snapshot = load(_whole(args))
     at = _at(args.at)
     draft = review_draft(snapshot, args.as_seat, at)
