@@ -40,6 +40,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "dispute": ("write:cmd_dispute", "raise a dispute naming letters that disagree"),
     "rule": ("write:cmd_rule", "rule on a dispute, optionally upholding one letter"),
     "review": ("write:cmd_review", "record a review of what is owed and late"),
+    "schema": ("schema:cmd_schema", "the JSON Schema of each command's --json output"),
     "bench": ("bench:cmd_bench", "measure scanning speed against reading files raw"),
 }
 
@@ -150,6 +151,8 @@ def _configure(name: str, p: argparse.ArgumentParser) -> None:
                        help="write nothing: exit 1 when the seat's last review is older than --every")
         p.add_argument("--every", metavar="INTERVAL", help="with --check: how often a review is due (1d, 12h, 90m, 2w)")
         p.add_argument("--json", action="store_true", help="with --check: print JSON")
+    elif name == "schema":  # the names are checked by the command (core.schema stays unimported here)
+        p.add_argument("name", nargs="?", metavar="COMMAND", help="a command with --json (default: all of them)")
     elif name == "bench":
         p.add_argument("--letters", type=int, default=100_000, metavar="N")
         p.add_argument("--dir", metavar="DIR")

@@ -1,0 +1,296 @@
+"""The JSON contract in code: every ``--json`` document as a ``TypedDict`` (SPEC 5-7).
+
+The commands build plain dicts (no model object per row on the hot path); these types say
+what those dicts hold. ``json_schema(command)`` publishes one as JSON Schema through
+pydantic's ``TypeAdapter`` (imported only then: the reading commands never load pydantic),
+``letterbox-tui schema [COMMAND]`` prints them, and the tests validate every command's real
+output against them (``validate``). Every document forbids keys it does not name, so a key
+added to an output without its type here fails the tests.
+
+Adding a command's ``--json``: write its document's TypedDict below (reuse ``Row``,
+``Reason``, ``Scope``), register it in ``DOCUMENTS`` under the command's name, and add a
+test that validates a real output (``tests/core/test_schema.py`` shows the shape).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Union
+
+from typing_extensions import NotRequired, TypedDict
+
+Value = Literal["yes", "no", "unknown"]
+State = Literal["open", "closed", "unknown"]
+Code = Literal[
+    # SPEC 5's reason codes, exactly; then the informational ones on yes/no answers
+    "cycle", "fork", "malformed-pointer", "ambiguous-reference", "duplicate-id",
+    "unreadable-file", "unsupported-entry", "outside-scope", "non-atomic-scan",
+    "ambiguous-timestamp", "reply-to-superseded", "external-route",
+    "answered-by", "accepted-by", "ruled",
+]
+About = Literal["current", "answered", "accepted", "state", "late", "superseded", "match"]
+
+
+class Reason(TypedDict):
+    """Why an answer is what it is (every ``unknown`` carries at least one)."""
+
+    code: Code
+    about: About
+    detail: str
+    letters: list[str]
+    paths: list[str]
+
+
+class Unreadable(TypedDict):
+    path: str
+    error: str
+
+
+class Unsupported(TypedDict):
+    path: str
+    reason: str
+
+
+class Sync(TypedDict):
+    """How current a letterbox kept in git is (SPEC 9)."""
+
+    head: str | None
+    upstream: str | None
+    ahead: int | None
+    behind: int | None
+    fetched_at: str | None
+    uncommitted: int | None
+
+
+class Scope(TypedDict):
+    """What an answer was computed over (SPEC 5), attached to every document."""
+
+    root: str
+    participants: list[str]
+    files: int
+    letters: int
+    legacy: int
+    unreadable: list[Unreadable]
+    unsupported: list[Unsupported]
+    partial: bool
+    atomic: bool
+    complete: bool
+    scanned_at: str
+    sync: NotRequired[Sync | None]
+
+
+# Python keywords and dashes cannot be class attributes: the functional form keeps the
+# spelling SPEC 6 fixes ("from").
+Row = TypedDict("Row", {
+    "id": str, "path": str, "seat": str, "folder": Literal["inbox", "processed"],
+    "from": str, "to": str, "type": str, "re": str, "thread": str, "supersedes": str,
+    "priority": str, "requires_ack": str, "deadline": str, "sent": str, "slug": str,
+    "subject": str, "fields": dict[str, str], "state": State, "answered": Value,
+    "accepted": Value, "current": Value, "head": Union[str, None], "superseded": Value,
+    "late": Value, "legacy": list[str], "reasons": list[Reason],
+})
+Row.__doc__ = "One readable file as a row (SPEC 6): header fields as written, derived answers."
+
+
+class QueryDocument(TypedDict):
+    matches: list[Row]
+    unknown: list[Row]
+    scope: Scope
+
+
+class ExistsDocument(TypedDict):
+    exists: Value
+    matches: int
+    unknown: int
+    reasons: list[Reason]
+    scope: Scope
+
+
+class AnswerDocument(TypedDict):
+    value: str
+    reasons: list[Reason]
+
+
+class Provenance(TypedDict):
+    path: str
+    seat: str
+    folder: str
+    sha256: str | None
+    size: int | None
+    changed_since_scan: bool | None
+    legacy: list[str]
+    malformed: list[str]
+    error: str | None
+
+
+class ShownLetter(TypedDict):
+    id: str
+    headers: dict[str, str]
+    answers: dict[str, AnswerDocument]
+    head: str | None
+    heads: list[str]
+    provenance: Provenance
+    body: str | None
+    body_truncated: bool
+
+
+class ShowDocument(TypedDict):
+    id: str
+    letters: list[ShownLetter]
+    scope: Scope
+
+
+class CurrentDocument(TypedDict):
+    id: str
+    current: Value
+    head: str | None
+    heads: list[str]
+    chain: list[str]
+    reasons: list[Reason]
+    scope: Scope
+
+
+class Progress(TypedDict):
+    note: str
+    at: str | None
+
+
+class AnsweredDocument(TypedDict):
+    id: str
+    answered: Value
+    replies: list[Row]
+    acks: list[Row]
+    progress: NotRequired[Progress | None]
+    reasons: list[Reason]
+    scope: Scope
+
+
+class ThreadNode(TypedDict):
+    id: str
+    children: list[ThreadNode]
+
+
+class ThreadDocument(TypedDict):
+    thread: str
+    root: str | None
+    tree: list[ThreadNode]
+    scope: Scope
+
+
+class OwedGroup(TypedDict):
+    seat: str
+    items: list[Row]
+
+
+class OwedDocument(TypedDict):
+    at: str
+    owed: list[OwedGroup]
+    scope: Scope
+
+
+class OpenDispute(TypedDict):
+    dispute: Row
+    disputed: list[Row]
+
+
+class DisputesDocument(TypedDict):
+    disputes: list[OpenDispute]
+    scope: Scope
+
+
+class Finding(TypedDict):
+    code: str
+    severity: Literal["problem", "warning"]
+    detail: str
+    letters: list[str]
+    paths: list[str]
+
+
+class CheckDocument(TypedDict):
+    findings: list[Finding]
+    scope: Scope
+
+
+#: A letter cited by the digest: where it is, never its body.
+Cite = TypedDict("Cite", {
+    "id": str, "path": str, "from": str, "to": str, "type": str, "subject": str, "sent": str,
+})
+DigestDispute = TypedDict("DigestDispute", {
+    "id": str, "path": str, "from": str, "to": str, "type": str, "subject": str, "sent": str,
+    "disputed": list[Cite],
+})
+DigestOwedItem = TypedDict("DigestOwedItem", {
+    "id": str, "path": str, "from": str, "to": str, "type": str, "subject": str, "sent": str,
+    "deadline": str, "late": Value, "answered": Value,
+})
+DigestUncertain = TypedDict("DigestUncertain", {
+    "id": str, "path": str, "from": str, "to": str, "type": str, "subject": str, "sent": str,
+    "answer": str, "value": Literal["unknown"], "reasons": list[Reason],
+})
+
+
+class DigestOwedGroup(TypedDict):
+    seat: str
+    items: list[DigestOwedItem]
+
+
+class DigestDocument(TypedDict):
+    at: str
+    seat: str | None
+    decisions: list[Cite]
+    disputes: list[DigestDispute]
+    owed: list[DigestOwedGroup]
+    late: list[str]
+    uncertain: list[DigestUncertain]
+    scope: Scope
+
+
+#: Each command's ``--json`` document, by command name.
+DOCUMENTS: dict[str, Any] = {
+    "query": QueryDocument,
+    "exists": ExistsDocument,
+    "show": ShowDocument,
+    "current": CurrentDocument,
+    "answered": AnsweredDocument,
+    "thread": ThreadDocument,
+    "owed": OwedDocument,
+    "disputes": DisputesDocument,
+    "check": CheckDocument,
+    "digest": DigestDocument,
+}
+
+
+def _forbid_extra_keys() -> None:
+    """Every TypedDict here forbids keys it does not name (pydantic reads
+    ``__pydantic_config__``; set as ``pydantic.with_config`` would, without importing it)."""
+    for value in list(globals().values()):
+        if isinstance(value, type) and hasattr(value, "__required_keys__") and value.__module__ == __name__:
+            value.__pydantic_config__ = {"extra": "forbid"}  # type: ignore[attr-defined]
+
+
+_forbid_extra_keys()
+
+
+def _adapter(command: str) -> Any:
+    from pydantic import TypeAdapter
+
+    try:
+        kind = DOCUMENTS[command]
+    except KeyError:
+        from .errors import LetterboxError
+
+        raise LetterboxError(f"no JSON schema for {command!r}: one of {', '.join(DOCUMENTS)}") from None
+    return TypeAdapter(kind)
+
+
+def json_schema(command: str) -> dict[str, Any]:
+    """The JSON Schema of ``command``'s ``--json`` document."""
+    schema = _adapter(command).json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = f"letterbox-tui {command} --json"
+    return schema
+
+
+def validate(command: str, document: Any) -> None:
+    """Raise ``pydantic.ValidationError`` unless ``document`` is what ``command`` prints
+    (strict: no coercion, no extra key)."""
+    _adapter(command).validate_python(document, strict=True)

@@ -1,0 +1,101 @@
+"""The JSON contract (``core.schema``): ``letterbox-tui schema`` prints it, and the real
+``--json`` output of every command, on the demo letterbox and a generated one, is what it
+says (strict: no coercion, no key it does not name)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from pydantic import ValidationError
+
+from letterbox_tui.cli import main
+from letterbox_tui.core.demo import DEMO_NOW, write_demo
+from letterbox_tui.core.schema import DOCUMENTS, json_schema, validate
+from letterbox_tui.core.scan import scan
+
+BY_ID = ("show", "current", "answered", "thread")
+AT = "2026-12-01T09:00:00Z"
+
+
+def _json(capsys, root, *argv):
+    code = main(["--root", str(root), *argv, "--json"])
+    out, err = capsys.readouterr()
+    assert code in (0, 1, 3), (argv, err)
+    return json.loads(out)
+
+
+@pytest.fixture(scope="module")
+def demo_root(tmp_path_factory):
+    root = tmp_path_factory.mktemp("schema") / "demo"
+    write_demo(root, seed=7, now=DEMO_NOW)
+    return root
+
+
+@pytest.fixture(scope="module")
+def generated_root(tmp_path_factory):
+    from tests.gen_letterbox import main as generate
+
+    import contextlib
+    import io
+
+    root = tmp_path_factory.mktemp("schema") / "gen"
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert generate([str(root), "--letters", "400", "--seed", "5"]) == 0
+    return root
+
+
+def _every_output(capsys, root, sample):
+    ids = sorted({x.id for x in scan(root).letters})[:: max(1, len(scan(root).letters) // sample)]
+    yield "query", _json(capsys, root, "query")
+    yield "query", _json(capsys, root, "query", "state=open", "late=yes", f"at={AT}")
+    yield "exists", _json(capsys, root, "exists", "type=dispute")
+    yield "exists", _json(capsys, root, "exists", "type=nothing-like-this")
+    yield "owed", _json(capsys, root, "owed", "--at", AT)
+    yield "disputes", _json(capsys, root, "disputes")
+    yield "check", _json(capsys, root, "check")
+    yield "digest", _json(capsys, root, "digest", "--at", AT)
+    for letter_id in ids:
+        for command in BY_ID:
+            yield command, _json(capsys, root, command, letter_id)
+
+
+@pytest.mark.parametrize("which", ["demo", "generated"])
+def test_every_command_output_matches_its_schema(which, request, capsys):
+    root = request.getfixturevalue(f"{which}_root")
+    seen = set()
+    for command, doc in _every_output(capsys, root, 12):
+        validate(command, doc)
+        seen.add(command)
+    assert seen == set(DOCUMENTS)
+
+
+def test_validation_can_fail(demo_root, capsys):
+    """The schemas are not vacuous: a wrong type, an unknown value, an extra or a missing
+    key is refused."""
+    doc = _json(capsys, demo_root, "query")
+    row = doc["matches"][0]
+    for broken in ({**row, "late": "maybe"}, {**row, "extra": 1}, {k: v for k, v in row.items() if k != "head"},
+                   {**row, "requires_ack": True}, {**row, "reasons": [{"code": "nope", "about": "late"}]}):
+        with pytest.raises(ValidationError):
+            validate("query", {**doc, "matches": [broken]})
+    with pytest.raises(ValidationError):
+        validate("owed", {**_json(capsys, demo_root, "owed"), "scope": {**doc["scope"], "files": "44"}})
+
+
+def test_schema_command_prints_each_schema(capsys):
+    assert main(["schema", "owed"]) == 0
+    one = json.loads(capsys.readouterr().out)
+    assert one == json_schema("owed")
+    assert one["title"] == "letterbox-tui owed --json" and one["additionalProperties"] is False
+    assert set(one["required"]) == {"at", "owed", "scope"}
+    assert main(["schema"]) == 0
+    every = json.loads(capsys.readouterr().out)
+    assert set(every) == set(DOCUMENTS)
+    assert every["thread"]["$defs"]["ThreadNode"]["properties"]["children"]["items"] == {"$ref": "#/$defs/ThreadNode"}
+
+
+def test_schema_of_an_unknown_command_is_a_usage_error(capsys):
+    assert main(["schema", "send"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no JSON schema for 'send'" in err
