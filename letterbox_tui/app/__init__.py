@@ -22,16 +22,20 @@ def make_app(
     now=None,
     poll_interval: float | None = 2.0,
     theme_dirs=None,
+    user_settings=None,
 ):
     """Resolve the root (``LetterboxError`` when it is not a letterbox), read its settings
-    and build the app without running it."""
+    and the user's own (``user_settings``: given instead, e.g. ``UserSettings()`` for a
+    run that must not read them), and build the app without running it."""
     from letterbox_tui.core.root import resolve_root
-    from letterbox_tui.core.settings import load_settings
+    from letterbox_tui.core.settings import load_settings, load_user_settings
 
     from .app import LetterboxApp
 
     resolved = resolve_root(os.fspath(root) if root is not None else None)
     settings = load_settings(resolved)
+    if user_settings is None:  # keys and theme: the user's own, never the letterbox's
+        user_settings = load_user_settings()
     if participants:
         from letterbox_tui.core.grammar import valid_seat
 
@@ -40,7 +44,7 @@ def make_app(
                 raise LetterboxError(f"no seat {seat!r} in {resolved}")
     app = LetterboxApp(
         resolved, participants, view=view, letter=letter, theme=theme, now=now,
-        settings=settings, poll_interval=poll_interval, theme_dirs=theme_dirs,
+        settings=settings, user_settings=user_settings, poll_interval=poll_interval, theme_dirs=theme_dirs,
     )
     if theme and theme not in app.available_themes:
         # a name typed on the command line is bad input: say so before the app starts

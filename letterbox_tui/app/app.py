@@ -27,7 +27,7 @@ from textual.widgets.option_list import Option, OptionDoesNotExist
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from letterbox_tui.core.errors import LetterboxError
-from letterbox_tui.core.settings import Settings, load_settings
+from letterbox_tui.core.settings import Settings, UserSettings, load_settings, load_user_settings
 
 from .commands import LetterboxCommands
 from .model import VIEW_BY_NAME, VIEWS, AppModel, span
@@ -141,6 +141,7 @@ class LetterboxApp(App[int]):
         theme: str | None = None,
         now: datetime | Clock | None = None,
         settings: Settings | None = None,
+        user_settings: UserSettings | None = None,
         poll_interval: float | None = 2.0,
         theme_dirs: Iterable[Path] | None = None,
     ) -> None:
@@ -148,6 +149,9 @@ class LetterboxApp(App[int]):
         self.root = os.path.realpath(os.fspath(root))
         self.participants = list(participants) if participants else None
         self.settings = settings if settings is not None else load_settings(self.root)
+        # key bindings (and the preferred theme) come only from the user's own config,
+        # never from the letterbox's shared settings file (#18 item 11)
+        self.user_settings = user_settings if user_settings is not None else load_user_settings()
         self.start_view = VIEW_BY_NAME.get(view or "owed", "view:owed")
         self.start_letter = letter
         if isinstance(now, datetime):
@@ -173,13 +177,13 @@ class LetterboxApp(App[int]):
         self.register_theme(BUILTIN)
         for t in loaded.themes.values():
             self.register_theme(t)
-        wanted = theme or self.settings.theme or DEFAULT_THEME
+        wanted = theme or self.user_settings.theme or self.settings.theme or DEFAULT_THEME
         if wanted not in self.available_themes:
             self.theme_errors.append(f"no theme named {wanted!r}; using {DEFAULT_THEME}")
             wanted = DEFAULT_THEME
         self.theme = wanted
-        if self.settings.keymap:
-            self.set_keymap(dict(self.settings.keymap))
+        if self.user_settings.keymap:
+            self.set_keymap(dict(self.user_settings.keymap))
 
     # --- layout -------------------------------------------------------------------
     def get_theme_variable_defaults(self) -> dict[str, str]:
@@ -212,7 +216,9 @@ class LetterboxApp(App[int]):
         self.letter_list.empty_text = Content("Scanning the letterbox…")
         self._update_topbar()
         self.letter_list.focus()
-        unknown_ids = sorted(set(self.settings.keymap) - known_binding_ids())
+        unknown_ids = sorted(set(self.user_settings.keymap) - known_binding_ids())
+        for notice in self.settings.notices + self.user_settings.notices:
+            self.notify(clean(notice), title="Settings", severity="warning", timeout=10)
         if unknown_ids:
             self.notify(clean("[keymap] names no such binding: " + ", ".join(unknown_ids) + " (see ? for the ids)"),
                         title="Settings", severity="warning", timeout=10)

@@ -110,6 +110,7 @@ async def render_all(out: Path, shots: tuple[Shot, ...] = SHOTS) -> list[Path]:
     from letterbox_tui.app import make_app
     from letterbox_tui.app.themes import shipped_themes_dir
     from letterbox_tui.core.demo import DEMO_NOW
+    from letterbox_tui.core.settings import UserSettings
 
     root = write_demo_letterbox()
     out.mkdir(parents=True, exist_ok=True)
@@ -117,7 +118,7 @@ async def render_all(out: Path, shots: tuple[Shot, ...] = SHOTS) -> list[Path]:
     now = DEMO_NOW + timedelta(hours=3)
     for name, view, theme, step in shots:
         app = make_app(root, view=view, theme=theme, now=now, poll_interval=None,
-                       theme_dirs=[shipped_themes_dir()])
+                       theme_dirs=[shipped_themes_dir()], user_settings=UserSettings())
         async with app.run_test(size=SIZE) as pilot:
             await _wait_scanned(app, pilot)
             await _prepare(app, pilot, step)

@@ -1,52 +1,109 @@
-"""This project's optional settings file, ``<root>/letterbox-tui.toml``.
+"""Settings, from two places that are never mixed up.
 
-```toml
-theme = "letterbox-dark"
+**The letterbox's own** ``<root>/letterbox-tui.toml`` is shared by every seat (through git
+too), so it holds only what describes the letterbox: saved queries, a default theme name and
+the time rule. It can never change what a key press does::
 
-[time]
-id_time_is_utc = false   # id prefixes were written in UTC: use them when `sent` is missing
+    theme = "letterbox-dark"
+    [time]
+    id_time_is_utc = false   # id prefixes were written in UTC: use them when `sent` is missing
+    [queries]                # saved queries, shown as mailboxes in the app
+    "Late requests" = "type=request late=yes"
 
-[queries]                # saved queries, shown as mailboxes in the app
-"Late requests" = "type=request late=yes"
+**The user's own** ``config.toml`` in the XDG config directory
+(``~/.config/letterbox-tui/config.toml``) holds what is the user's alone: key bindings, the
+theme they prefer, the digest file they last wrote for each letterbox::
 
-[keymap]                 # binding id = keys, as Textual's set_keymap takes them
-"letter.reply" = "a"
-```
+    theme = "letterbox-light"
+    [keymap]                 # binding id = keys, as Textual's set_keymap takes them
+    "letter.reply" = "a"
+    [digest]                 # remembered per letterbox (its real path)
+    "/home/me/team-box" = "/home/me/team-box-truth.md"
 
-Reading uses the standard library's ``tomllib`` (fast, read-only); unreadable settings
-are an error with the reason, never silently ignored.
+Both are validated by the pydantic models in ``settings_model`` (one docstring per field),
+which report every problem at once, one line each (``SettingsError``). A file whose shape is
+plainly right (only known keys, each of the declared type) is taken without importing
+pydantic: that import costs a reading command ~70 ms, more than the rest of its start. Keys
+the letterbox file may not hold (``[keymap]``) and keys nobody knows are ignored with a
+notice. Reading uses the standard library's ``tomllib``; writing a user setting uses
+``tomlkit`` so the user's comments stay.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import stat
 import tomllib
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 from .errors import LetterboxError
 
 SETTINGS_NAME = "letterbox-tui.toml"
+USER_CONFIG_NAME = "config.toml"
 MAX_SETTINGS = 1 << 20  # bytes; a larger file is refused, never read in part
+
+#: What the letterbox file may hold, and each key's TOML type (the fast path's test; the
+#: pydantic model in ``settings_model`` is the definition and says the same).
+LETTERBOX_KEYS: dict[str, Any] = {"theme": str, "time": {"id_time_is_utc": bool}, "queries": {str: str}}
+USER_KEYS: dict[str, Any] = {"theme": str, "keymap": {str: str}, "digest": {str: str}}
+#: Tables that change what a key press does (or runs): only ever the user's own.
+USER_ONLY = ("keymap", "keys", "bindings", "editor", "pager", "commands")
+
+
+class SettingsError(LetterboxError):
+    """Settings that cannot be used: every problem, one line each (``problems``)."""
+
+    def __init__(self, path: str | os.PathLike[str], problems: list[str]) -> None:
+        self.path = os.fspath(path)
+        self.problems = list(problems)
+        n = len(self.problems)
+        head = f"cannot read settings {self.path}: " + (self.problems[0] if n == 1 else f"{n} problems")
+        super().__init__(head if n == 1 else head + ": " + "; ".join(self.problems))
+        self.head = head
+
+    def __str__(self) -> str:
+        if len(self.problems) == 1:
+            return self.head
+        return self.head + "".join("\n  " + p for p in self.problems)
 
 
 @dataclass(slots=True, frozen=True)
 class Settings:
+    """The letterbox's settings. ``notices``: what was ignored, and why (shown by the app)."""
+
     id_time_is_utc: bool = False
     theme: str = ""
     queries: dict[str, str] = field(default_factory=dict)
+    notices: tuple[str, ...] = ()
+
+
+@dataclass(slots=True, frozen=True)
+class UserSettings:
+    """The user's own settings (XDG config). ``digest``: letterbox real path -> digest file."""
+
+    theme: str = ""
     keymap: dict[str, str] = field(default_factory=dict)
+    digest: dict[str, str] = field(default_factory=dict)
+    notices: tuple[str, ...] = ()
+    path: str = ""
 
 
-def load_settings(root: str | os.PathLike[str]) -> Settings:
-    """Read ``letterbox-tui.toml`` at ``root``; defaults when there is none."""
-    path = os.path.join(os.fspath(root), SETTINGS_NAME)
+# --- reading ------------------------------------------------------------------------
+
+def _read_toml(path: str, *, follow: bool) -> dict[str, Any] | None:
+    """The TOML table at ``path``, None when there is no file. Never blocks on a FIFO,
+    never reads a file in part; ``follow``: a symlink is followed (the user's own dotfiles
+    often are one), else refused (the shared letterbox)."""
     if "\x00" in path:
         raise LetterboxError(f"cannot read settings {path!r}: a NUL byte in the path")
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = os.open(path, flags)
     except FileNotFoundError:
-        return Settings()
+        return None
     except OSError as exc:
         raise LetterboxError(f"cannot read settings {path}: {exc.strerror}") from None
     try:
@@ -56,22 +113,157 @@ def load_settings(root: str | os.PathLike[str]) -> Settings:
             raw = fh.read(MAX_SETTINGS + 1)
             if len(raw) > MAX_SETTINGS:
                 raise LetterboxError(f"cannot read settings {path}: larger than {MAX_SETTINGS} bytes")
-            data = tomllib.loads(raw.decode("utf-8"))
+            return tomllib.loads(raw.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise LetterboxError(f"cannot read settings {path}: {exc}") from None
     except RecursionError:
         raise LetterboxError(f"cannot read settings {path}: nested too deeply") from None
     except OSError as exc:
         raise LetterboxError(f"cannot read settings {path}: {exc.strerror}") from None
-    time = data.get("time", {})
-    queries = data.get("queries", {})
-    keymap = data.get("keymap", {})
-    theme = data.get("theme", "")
-    if not isinstance(time, dict) or not isinstance(time.get("id_time_is_utc", False), bool):
-        raise LetterboxError(f"cannot read settings {path}: [time] id_time_is_utc must be true or false")
-    for name, table in (("queries", queries), ("keymap", keymap)):
-        if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
-            raise LetterboxError(f"cannot read settings {path}: [{name}] values must be strings")
-    if not isinstance(theme, str):
-        raise LetterboxError(f"cannot read settings {path}: theme must be a string")
-    return Settings(bool(time.get("id_time_is_utc", False)), theme, dict(queries), dict(keymap))
+
+
+def _plain(data: dict[str, Any], shape: dict[str, Any]) -> bool:
+    """True when ``data`` holds only keys of ``shape``, each exactly of its type."""
+    for key, value in data.items():
+        want = shape.get(key)
+        if want is None:
+            return False
+        if isinstance(want, dict):
+            if not isinstance(value, dict):
+                return False
+            if str in want:  # a table of str -> str
+                if not all(type(v) is str for v in value.values()):
+                    return False
+            elif not _plain(value, want):
+                return False
+        elif type(value) is not want:
+            return False
+    return True
+
+
+def load_settings(root: str | os.PathLike[str]) -> Settings:
+    """Read ``letterbox-tui.toml`` at ``root``; defaults when there is none.
+    ``SettingsError`` (every problem) when it cannot be used."""
+    path = os.path.join(os.fspath(root), SETTINGS_NAME)
+    data = _read_toml(path, follow=False)
+    if not data:
+        return Settings()
+    if _plain(data, LETTERBOX_KEYS):
+        time = data.get("time", {})
+        return Settings(time.get("id_time_is_utc", False), data.get("theme", ""), dict(data.get("queries", {})))
+    from .settings_model import letterbox_settings
+
+    return letterbox_settings(data, path)
+
+
+def user_config_path() -> Path:
+    """``config.toml`` in the user's XDG config directory for letterbox-tui."""
+    from platformdirs import user_config_path as base
+
+    return base("letterbox-tui") / USER_CONFIG_NAME
+
+
+def user_state_dir() -> Path:
+    """The user's XDG state directory for letterbox-tui (drafts, query history): never the
+    letterbox. Not created here."""
+    from platformdirs import user_state_path
+
+    return user_state_path("letterbox-tui")
+
+
+def load_user_settings(path: str | os.PathLike[str] | None = None) -> UserSettings:
+    """The user's own settings (default ``user_config_path()``); defaults when there is
+    none. ``SettingsError`` (every problem) when it cannot be used."""
+    where = os.fspath(path) if path is not None else os.fspath(user_config_path())
+    data = _read_toml(where, follow=True)
+    if not data:
+        return UserSettings(path=where)
+    if _plain(data, USER_KEYS) and _keys_plain(data.get("keymap", {})):
+        return UserSettings(data.get("theme", ""), dict(data.get("keymap", {})), dict(data.get("digest", {})), (), where)
+    from .settings_model import user_settings
+
+    return user_settings(data, where)
+
+
+#: One key name in a keymap value (``ctrl+s``, ``question_mark``, ``A``, ``f5``).
+KEY_RE = re.compile(r"[A-Za-z0-9_+-]+|[!-~]")
+
+
+def _keys_plain(keymap: dict[str, str]) -> bool:
+    return all(v and all(KEY_RE.fullmatch(k.strip()) for k in v.split(",")) for v in keymap.values())
+
+
+# --- writing a user setting ----------------------------------------------------------
+
+def read_user_setting(table: str, key: str | None = None, *, path: str | os.PathLike[str] | None = None) -> Any:
+    """One user setting: ``read_user_setting("theme")`` or ``read_user_setting("digest",
+    root)``; None when it is not set."""
+    s = load_user_settings(path)
+    value = getattr(s, table, None) if table in USER_KEYS else None
+    if key is None or value is None:
+        return value or None
+    return value.get(key)
+
+
+def write_user_setting(table: str, key: str | None, value: str | None, *, path: str | os.PathLike[str] | None = None) -> None:
+    """Set (or, with ``value`` None, remove) one user setting, keeping the file's comments
+    and every other setting. The result is validated before anything is written; the file
+    is replaced atomically (a temporary beside it, fsync, rename)."""
+    import tempfile
+
+    import tomlkit
+
+    where = Path(os.path.realpath(path if path is not None else user_config_path()))
+    if table not in USER_KEYS or (key is None) != (not isinstance(USER_KEYS[table], dict)):
+        raise LetterboxError(f"no user setting {table!r}" + (f" [{key!r}]" if key else ""))
+    raw = ""
+    if _read_toml(os.fspath(where), follow=True) is not None:
+        raw = where.read_text(encoding="utf-8")
+    doc = tomlkit.parse(raw)
+    if key is None:
+        if value is None:
+            doc.pop(table, None)
+        else:
+            doc[table] = value
+    else:
+        tab = doc.get(table)
+        if tab is None:
+            if value is None:
+                return
+            tab = tomlkit.table()
+            doc[table] = tab
+        if value is None:
+            tab.pop(key, None)
+        else:
+            tab[key] = value
+    text = tomlkit.dumps(doc)
+    data = tomllib.loads(text)
+    from .settings_model import user_settings
+
+    user_settings(data, os.fspath(where))  # refuses (every problem) before any write
+    where.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".config-", suffix=".toml", dir=where.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, where)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def remembered_digest_path(root: str | os.PathLike[str], *, path: str | os.PathLike[str] | None = None) -> str | None:
+    """The digest file last written for the letterbox at ``root`` (its real path), or None."""
+    return read_user_setting("digest", os.path.realpath(os.fspath(root)), path=path)
+
+
+def remember_digest_path(root: str | os.PathLike[str], digest: str | os.PathLike[str] | None, *,
+                         path: str | os.PathLike[str] | None = None) -> None:
+    """Remember (None: forget) the digest file for the letterbox at ``root``."""
+    real = os.path.realpath(os.fspath(root))
+    write_user_setting("digest", real, None if digest is None else os.path.abspath(os.fspath(digest)), path=path)

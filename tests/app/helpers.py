@@ -42,6 +42,16 @@ async def until(pilot, predicate, timeout: float = 10.0) -> None:
     raise AssertionError("condition not reached")
 
 
+def user_config(text: str):
+    """Write the user's own config.toml (in the test's XDG config home) and return its path."""
+    from letterbox_tui.core.settings import user_config_path
+
+    path = user_config_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
 def letters(app) -> LetterList:
     return app.query_one("#letters", LetterList)
 

@@ -10,7 +10,7 @@ from textual.widgets import Input, OptionList, Static, TabbedContent
 from letterbox_tui.app import make_app
 from letterbox_tui.app.widgets.letter_pane import LetterPane
 from letterbox_tui.core.errors import LetterboxError
-from tests.app.helpers import SIZE, app_for, letters, list_text, scanned, screen_text, until
+from tests.app.helpers import SIZE, app_for, letters, list_text, scanned, screen_text, until, user_config
 
 PLAN = "2026-11-20T090000-planner-request-renewal-plan-aaaa0001"
 BUDGET = "2026-11-21T090000-builder-request-budget-aaaa0004"
@@ -252,8 +252,8 @@ async def test_live_refresh_picks_up_a_new_letter_and_keeps_selection(letterbox)
         assert any("A new letter arrives" in r for r in list_text(app))
 
 
-async def test_keymap_in_settings_remaps_bindings(letterbox):
-    letterbox.raw("letterbox-tui.toml", '[keymap]\n"view.all" = "a"\n"list.down" = "ctrl+n"\n')
+async def test_keymap_in_user_config_remaps_bindings(letterbox):
+    user_config('[keymap]\n"view.all" = "a"\n"list.down" = "ctrl+n"\n')
     app = app_for(letterbox)
     async with app.run_test(size=SIZE) as pilot:
         await scanned(pilot, app)
@@ -307,7 +307,7 @@ async def test_command_palette_has_app_commands(letterbox):
 
 
 async def test_help_lists_every_binding_with_its_key(letterbox):
-    letterbox.raw("letterbox-tui.toml", '[keymap]\n"letter.reply" = "ctrl+y"\n')
+    user_config('[keymap]\n"letter.reply" = "ctrl+y"\n')
     app = app_for(letterbox)
     async with app.run_test(size=SIZE) as pilot:
         await scanned(pilot, app)
@@ -360,7 +360,7 @@ async def test_first_paint_happens_before_the_scan_ends(letterbox, monkeypatch):
 
 
 async def test_unknown_keymap_ids_are_reported(letterbox):
-    letterbox.raw("letterbox-tui.toml", '[keymap]\n"view.nope" = "x"\n"app.quit" = "ctrl+q"\n')
+    user_config('[keymap]\n"view.nope" = "x"\n"app.quit" = "ctrl+q"\n')
     app = app_for(letterbox)
     async with app.run_test(size=SIZE) as pilot:
         await scanned(pilot, app)

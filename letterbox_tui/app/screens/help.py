@@ -52,8 +52,21 @@ class HelpScreen(ModalScreen[None]):
             lines.append(Content.assemble((f"  {shown:<22}", "bold $accent"), (f"{description:<20}", ""), (f"  {bid}", "$text-muted")))
         lines.append(Content(""))
         lines.append(Content("  : or ctrl+p             command palette (views, writing, themes)"))
-        lines.append(Content.styled('  Remap any key with [keymap] in letterbox-tui.toml: "binding.id" = "keys"', "$text-muted"))
+        from letterbox_tui.core.settings import user_config_path
+
+        where = _home(str(user_config_path()))
+        lines.append(Content.styled(f'  Remap any key with [keymap] in your own {where}: "binding.id" = "keys"', "$text-muted"))
+        lines.append(Content.styled("  (a letterbox's shared letterbox-tui.toml never changes what a key does)", "$text-muted"))
         return Content("\n").join(lines)
 
     async def action_dismiss(self, result=None) -> None:
         self.dismiss(None)
+
+
+def _home(path: str) -> str:
+    import os
+
+    home = os.path.expanduser("~")
+    if home and home != "/" and path.startswith(home + os.sep):
+        return "~" + path[len(home):]
+    return path

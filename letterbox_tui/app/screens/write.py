@@ -129,9 +129,9 @@ class WriteScreen(ModalScreen[str | None]):
                 yield TextArea(self._default_body(), id="w-body", soft_wrap=True, show_line_numbers=False)
             yield Static(Content(""), id="w-error")
             with Horizontal(id="w-buttons"):
-                yield Button("$EDITOR (ctrl+e)", id="w-editor")
-                yield Button("Cancel (esc)", id="w-cancel")
-                yield Button("Send (ctrl+s)", id="w-send", variant="primary")
+                yield Button(f"$EDITOR ({bound_keys(self, 'write.editor')})", id="w-editor")
+                yield Button(f"Cancel ({bound_keys(self, 'write.cancel')})", id="w-cancel")
+                yield Button(f"Send ({bound_keys(self, 'write.send')})", id="w-send", variant="primary")
 
     def _row(self, label: str, widget) -> ComposeResult:
         with Horizontal(classes="row"):
@@ -389,6 +389,17 @@ class WriteScreen(ModalScreen[str | None]):
             assert x is not None
             draft = Draft(type="ruling", rules_on=x.id, upholds=self._value("#w-upholds"), thread=x.thread_id, **common)
         return deliver(root, draft, now=now, snapshot=snapshot).id
+
+
+def bound_keys(node, binding_id: str) -> str:
+    """The keys that run ``binding_id`` on ``node`` now, with the user's keymap applied, as
+    the footer shows them: a button's label never claims a key that does something else."""
+    bindings = node._bindings.copy()
+    keymap = getattr(node.app, "_keymap", None)
+    if keymap:
+        bindings.apply_keymap(keymap)
+    keys = [k for k, found in bindings.key_to_bindings.items() if any(b.id == binding_id for b in found)]
+    return ", ".join(node.app.get_key_display(Binding(k, "")) for k in keys) or "no key"
 
 
 def _last_auditor(letters) -> str | None:

@@ -1,0 +1,162 @@
+"""The settings' definitions: pydantic models, a docstring on every field (posting's
+``config.py`` is the model). ``core.settings`` imports this module only when a file is not
+plainly right, or to check a user setting before writing it: pydantic's import is slow.
+
+``letterbox_settings(data, path)`` and ``user_settings(data, path)`` turn a parsed TOML table
+into the frozen settings, or raise ``SettingsError`` listing every problem, one line each.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, ValidationError, field_validator
+
+from .settings import KEY_RE, SETTINGS_NAME, USER_ONLY, Settings, SettingsError, UserSettings
+
+
+class _Table(BaseModel):
+    model_config = ConfigDict(extra="allow", frozen=True, use_attribute_docstrings=True)
+
+
+class TimeRules(_Table):
+    """``[time]``: how times are read where a letter's own are missing."""
+
+    id_time_is_utc: StrictBool = False
+    """Id prefixes (``YYYY-MM-DDTHHMMSS``) were written in UTC: a letter whose ``sent`` is
+    missing or ambiguous takes its time from its id, flagged ``time-from-id`` (never for
+    letters to or from ``external-bridge``)."""
+
+
+class LetterboxSettingsModel(_Table):
+    """``<root>/letterbox-tui.toml``: shared by every seat, so nothing here may change what a
+    key press does."""
+
+    theme: StrictStr = ""
+    """The theme the app opens with unless the user's own config or ``--theme`` names one."""
+
+    time: TimeRules = Field(default_factory=TimeRules)
+    """Time rules (``[time]``)."""
+
+    queries: dict[StrictStr, StrictStr] = Field(default_factory=dict)
+    """Saved queries (``[queries]``): a name, then query terms as ``letterbox-tui query``
+    takes them; each is a mailbox in the app."""
+
+
+class UserSettingsModel(_Table):
+    """The user's own ``config.toml`` (XDG config directory)."""
+
+    theme: StrictStr = ""
+    """The theme the app opens with (``--theme`` still wins)."""
+
+    keymap: dict[StrictStr, StrictStr] = Field(default_factory=dict)
+    """Key bindings (``[keymap]``): a binding id (see ``?`` in the app), then the keys, comma
+    separated, as Textual names them (``ctrl+s``, ``question_mark``, ``f5``)."""
+
+    digest: dict[StrictStr, StrictStr] = Field(default_factory=dict)
+    """The digest file last written for each letterbox (``[digest]``): the letterbox's real
+    path, then the file's."""
+
+    @field_validator("keymap")
+    @classmethod
+    def _keys(cls, value: dict[str, str]) -> dict[str, str]:
+        bad = [bid for bid, keys in value.items()
+               if not keys or not all(KEY_RE.fullmatch(k.strip()) for k in keys.split(","))]
+        if bad:
+            raise ValueError("keys are key names separated by commas (e.g. \"ctrl+s,f2\"); not so for "
+                             + ", ".join(_show(b) for b in bad))
+        return value
+
+
+_TABLES = ("time", "queries", "keymap", "digest")
+_TYPES = {"bool_type": "must be true or false", "string_type": "must be a string",
+          "dict_type": "must be a table", "model_type": "must be a table"}
+
+
+def _show(value: Any, limit: int = 40) -> str:
+    """A key or value for a one-line message: quoted, no control or format character."""
+    text = value if isinstance(value, str) else repr(value)
+    text = "".join(c if c.isprintable() else f"\\u{ord(c):04x}" for c in text)
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return f'"{text}"' if isinstance(value, str) else text
+
+
+def _where(loc: tuple[Any, ...]) -> str:
+    if not loc:
+        return "the file"
+    head = str(loc[0])
+    out = f"[{head}]" if head in _TABLES else _show(head).strip('"')
+    for part in loc[1:]:
+        out += " " + (str(part) if isinstance(part, str) and part.isidentifier() and head == "time" else _show(part))
+    return out
+
+
+def _problems(exc: ValidationError) -> list[str]:
+    out = []
+    for err in exc.errors(include_url=False):
+        loc = tuple(p for p in err["loc"] if p != "[key]")
+        what = _TYPES.get(err["type"])
+        if what is None:
+            what = str(err["msg"]).removeprefix("Value error, ")
+        got = err.get("input")
+        shown = f" (got {_show(got)})" if what in _TYPES.values() and not isinstance(got, dict) else ""
+        out.append(f"{_where(loc)}: {what}{shown}")
+    return out
+
+
+def _extras(model: BaseModel, prefix: str, user_only_refused: bool, where: str) -> list[str]:
+    notices = []
+    for key in model.model_extra or {}:
+        if user_only_refused and not prefix and key in USER_ONLY:
+            notices.append(f"{SETTINGS_NAME}: [{_show(key).strip(chr(34))}] ignored: key bindings and commands "
+                           f"come only from your own config ({where})")
+        else:
+            notices.append(f"unknown setting {prefix}{_show(key)} ignored")
+    for name, value in model:
+        if isinstance(value, BaseModel):
+            notices += _extras(value, f"[{name}] ", False, where)
+    return notices
+
+
+def letterbox_settings(data: dict[str, Any], path: str) -> Settings:
+    """The letterbox's settings from its parsed file, or ``SettingsError`` (every problem)."""
+    try:
+        m = LetterboxSettingsModel.model_validate(data)
+    except ValidationError as exc:
+        raise SettingsError(path, _problems(exc)) from None
+    from .settings import user_config_path
+
+    home = _home(str(user_config_path()))
+    return Settings(m.time.id_time_is_utc, m.theme, dict(m.queries), tuple(_extras(m, "", True, home)))
+
+
+def user_settings(data: dict[str, Any], path: str) -> UserSettings:
+    """The user's settings from their parsed file, or ``SettingsError`` (every problem)."""
+    try:
+        m = UserSettingsModel.model_validate(data)
+    except ValidationError as exc:
+        raise SettingsError(path, _problems(exc)) from None
+    return UserSettings(m.theme, dict(m.keymap), dict(m.digest), tuple(_extras(m, "", False, "")), path)
+
+
+def _home(path: str) -> str:
+    import os
+
+    home = os.path.expanduser("~")
+    if home and home != "/" and path.startswith(home + os.sep):
+        return "~" + path[len(home):]
+    return path
+
+
+def describe() -> str:
+    """Every setting with its docstring (for the README and ``--help``)."""
+    lines = []
+    for title, model in ((SETTINGS_NAME, LetterboxSettingsModel), ("config.toml", UserSettingsModel)):
+        lines.append(title)
+        for name, info in model.model_fields.items():
+            lines.append(f"  {name}: {' '.join((info.description or '').split())}")
+            if isinstance(info.default_factory, type) and issubclass(info.default_factory, BaseModel):
+                for sub, sinfo in info.default_factory.model_fields.items():
+                    lines.append(f"    {sub}: {' '.join((sinfo.description or '').split())}")
+    return "\n".join(lines)

@@ -1,0 +1,71 @@
+"""#18 item 11: key bindings come only from the user's own config, never from the
+letterbox's shared letterbox-tui.toml; buttons show the keys that really run them."""
+
+from __future__ import annotations
+
+from textual.widgets import Button, Input, Select, TextArea
+
+from letterbox_tui.app.screens.write import WriteScreen
+from tests.app.helpers import SIZE, app_for, scanned, until, user_config
+
+
+def _files(root):
+    return {p for p in root.rglob("*") if p.is_file()}
+
+
+async def _fill_compose(pilot, app) -> WriteScreen:
+    await pilot.press("c")
+    await until(pilot, lambda: isinstance(app.screen, WriteScreen))
+    screen = app.screen
+    screen.query_one("#w-as", Select).value = "planner"
+    screen.query_one("#w-to", Select).value = "builder"
+    screen.query_one("#w-slug", Input).value = "hello"
+    screen.query_one("#w-body", TextArea).text = "Hello.\n"
+    screen.query_one("#w-slug", Input).focus()
+    await pilot.pause()
+    assert not screen.query_one("#w-send", Button).disabled  # ready: only the key decides
+    return screen
+
+
+async def test_a_letterbox_settings_file_cannot_rebind_keys(letterbox):
+    letterbox.raw("letterbox-tui.toml", '[keymap]\n"write.send" = "escape"\n"app.quit" = "x"\n')
+    app = app_for(letterbox, view="all")
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        assert app._keymap == {}
+        assert any("[keymap] ignored" in str(n.message) for n in app._notifications)
+        before = _files(letterbox.root)
+        screen = await _fill_compose(pilot, app)
+        assert "Send (^s)" in str(screen.query_one("#w-send", Button).label)
+        await pilot.press("escape")
+        await pilot.pause(0.2)
+        assert _files(letterbox.root) == before  # Esc never publishes
+        assert screen.written is None
+
+
+async def test_the_users_own_keymap_rebinds_and_the_buttons_say_so(letterbox):
+    user_config('[keymap]\n"write.send" = "ctrl+t"\n')
+    app = app_for(letterbox, view="all")
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        before = _files(letterbox.root)
+        screen = await _fill_compose(pilot, app)
+        assert str(screen.query_one("#w-send", Button).label) == "Send (^t)"
+        await pilot.press("ctrl+s")  # no longer Send
+        await pilot.pause(0.2)
+        assert _files(letterbox.root) == before
+        await pilot.press("ctrl+t")
+        await until(pilot, lambda: not isinstance(app.screen, WriteScreen))
+        made = _files(letterbox.root) - before
+        assert len(made) == 1 and next(iter(made)).parent == letterbox.root / "builder" / "inbox"
+
+
+async def test_a_bad_user_config_stops_the_app_with_every_problem(letterbox):
+    import pytest
+
+    from letterbox_tui.core.settings import SettingsError
+
+    user_config('theme = 3\n[keymap]\n"write.send" = ""\n')
+    with pytest.raises(SettingsError) as err:
+        app_for(letterbox)
+    assert len(err.value.problems) == 2
