@@ -226,7 +226,7 @@ def test_failed_link_leaves_no_letter_and_no_temporary(box, monkeypatch):
     def broken_link(*a, **kw):
         raise OSError(5, "Input/output error")
 
-    monkeypatch.setattr(write_mod.os, "link", broken_link)
+    monkeypatch.setattr(os, "link", broken_link)
     with pytest.raises(LetterboxError, match="cannot publish"):
         deliver(box.root, draft(), now=NOW)
     assert list((box.root / "beta/inbox").iterdir()) == []
@@ -238,7 +238,7 @@ def test_writer_killed_between_temporary_and_final_name(box):
     pid = os.fork()
     if pid == 0:  # pragma: no cover - child
         try:
-            write_mod.os.link = lambda *a, **kw: os._exit(9)
+            os.link = lambda *a, **kw: os._exit(9)
             deliver(box.root, draft(body="lost"), now=NOW)
         finally:
             os._exit(1)

@@ -27,6 +27,7 @@ import pytest
 
 from letterbox_tui.cli import main
 from letterbox_tui.core import write as write_mod
+from letterbox_tui.core.write import gate as gate_mod
 from letterbox_tui.core.errors import LetterboxError
 from letterbox_tui.core.scan import scan
 from letterbox_tui.core.write import Draft, deliver, file_letter, reply
@@ -465,7 +466,7 @@ def test_an_inbox_swapped_for_a_symlink_after_the_checks_is_refused_at_publicati
     """The race: the recipient's inbox passes the seat check, then is replaced by a symlink
     to outside before the letter is published. Publication opens every folder without
     following symlinks, so the letter is refused, not written outside."""
-    real_check = write_mod.check_seat
+    real_check = gate_mod.check_seat
     inbox = fenced.root / "beta" / "inbox"
 
     def check_then_swap(root, seat, role):
@@ -474,7 +475,7 @@ def test_an_inbox_swapped_for_a_symlink_after_the_checks_is_refused_at_publicati
             os.rename(inbox, fenced.root / "beta" / "inbox-away")
             os.symlink(fenced.outside / "inbox", inbox)
 
-    monkeypatch.setattr(write_mod, "check_seat", check_then_swap)
+    monkeypatch.setattr(gate_mod, "check_seat", check_then_swap)
     outside = outside_tree(fenced)
     with pytest.raises(LetterboxError) as info:
         deliver(fenced.root, Draft("alpha", "beta", "info", "x", "Hi.\n"), now=NOW)

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from letterbox_tui.core import write as write_mod
+from letterbox_tui.core.write import replies as replies_mod
 from letterbox_tui.core.errors import LetterboxError
 from letterbox_tui.core.scan import scan
 from letterbox_tui.core.write import Draft, deliver, file_letter, reply
@@ -63,18 +63,18 @@ def test_reply_thread_is_parent_thread_else_parent_id(box):
 
 def test_retry_of_the_same_reply_converges_without_rewriting(box, monkeypatch):
     t = task(box)
-    real_move = write_mod.move_to_processed
+    real_move = replies_mod.move_to_processed
 
     def crash(*a, **kw):
         raise OSError(5, "Input/output error")
 
-    monkeypatch.setattr(write_mod, "move_to_processed", crash)
+    monkeypatch.setattr(replies_mod, "move_to_processed", crash)
     with pytest.raises(LetterboxError, match="run the same reply again"):
         reply(box.root, t.id, "result", seat="beta", body="Done.", now=NOW)
     published = box.root / "alpha/inbox" / f"{t.id}--beta--result.md"
     frozen = (published.read_bytes(), published.stat().st_mtime_ns)
     assert names(box, "beta/inbox") == [t.path.name]  # reply first, local state not yet
-    monkeypatch.setattr(write_mod, "move_to_processed", real_move)
+    monkeypatch.setattr(replies_mod, "move_to_processed", real_move)
     again = reply(box.root, t.id, "result", seat="beta", body="Done.", now=LATER)
     assert not again.created
     assert (published.read_bytes(), published.stat().st_mtime_ns) == frozen
@@ -150,7 +150,7 @@ def test_move_never_overwrites_a_different_file(box):
     box.raw("beta/processed/fyi.md", "---\nid: other\nfrom: a\nto: b\ntype: info\n---\n")
     before = box.tree_bytes()
     with pytest.raises(LetterboxError, match="not overwriting"):
-        write_mod.move_to_processed(box.root, "beta", "fyi.md")
+        replies_mod.move_to_processed(box.root, "beta", "fyi.md")
     assert box.tree_bytes() == before
 
 

@@ -1,0 +1,44 @@
+"""Writing (SPEC 4): the one write gate and everything that goes through it.
+
+- ``gate``: ``Draft``, validation, header rendering and ``deliver`` (publishes a new letter);
+- ``fs``: folders opened without following symlinks, publication by hidden temporary and
+  exclusive link, the move to ``processed/``, ``init``;
+- ``lifecycle``: the protocol's per-letter lifecycle lock;
+- ``replies``: ``reply`` (ack/nack/result/info), ``file_letter``, ``progress``;
+- ``drafts``: supersede, dispute, ruling and review drafts with their pointers filled in.
+
+Callers import from here: ``from letterbox_tui.core.write import Draft, deliver, reply``.
+"""
+
+from __future__ import annotations
+
+from .drafts import dispute_draft, notify_drafts, review_draft, ruling_draft, supersede_draft
+from .fs import init_letterbox, move_to_processed, publish_bytes, read_body
+from .gate import (
+    MAX_ATTEMPTS,
+    MAX_SUBJECT,
+    SENDABLE_TYPES,
+    Draft,
+    IdIndex,
+    Published,
+    check_body,
+    check_seat,
+    default_slug,
+    deliver,
+    header_fields,
+    id_stamp,
+    normalize_deadline,
+    random_token,
+    render,
+    sent_stamp,
+    utc_now,
+)
+from .replies import file_letter, reply
+
+__all__ = [
+    "MAX_ATTEMPTS", "MAX_SUBJECT", "SENDABLE_TYPES", "Draft", "IdIndex", "Published", "check_body",
+    "check_seat", "default_slug", "deliver", "dispute_draft", "file_letter", "header_fields", "id_stamp",
+    "init_letterbox", "move_to_processed", "normalize_deadline", "notify_drafts", "publish_bytes",
+    "random_token", "read_body", "render", "reply", "review_draft", "ruling_draft", "sent_stamp",
+    "supersede_draft", "utc_now",
+]

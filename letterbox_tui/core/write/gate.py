@@ -1,0 +1,376 @@
+"""The one write gate (SPEC 4): every letter this project writes goes through ``deliver``.
+
+``deliver(root, draft, now=...)`` validates a ``Draft`` completely before anything touches
+the disk, then publishes it the protocol's way (``fs.publish_bytes``): a hidden temporary
+file in the recipient's ``inbox/``, ``fsync``, an exclusive create of ``<id>.md`` with
+``link`` (which never overwrites), removal of the temporary, ``fsync`` of the directory.
+Readers never see a partial letter and concurrent writers lose nothing: a name collision
+picks a new random suffix.
+
+Header field order follows the protocol's writer (``bin/letterbox``): ``id sent from to
+type re [thread] [supersedes] priority requires_ack deadline``, then this project's added
+fields ``disputes rules_on upholds subject`` when set.
+
+Every refusal is a ``LetterboxError`` with a one-line reason, raised before any write.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from pathlib import Path
+
+from ..errors import LetterboxError
+from ..grammar import ADDED_TYPES, PRIORITIES, PROTOCOL_TYPES, REPLY_KINDS, SLUG_RE, parse_time, slug_of, valid_id, valid_seat
+from ..header import MAX_HEADER, MAX_LINE, parse_header
+from ..letters import build
+from ..model import Letter, Snapshot
+from ..settings import Settings, load_settings
+from .fs import open_dir, publish_bytes
+
+#: Types ``deliver`` accepts; ``ack``/``nack``/``result`` go through ``reply`` only.
+SENDABLE_TYPES = tuple(t for t in PROTOCOL_TYPES + ADDED_TYPES if t not in REPLY_KINDS)
+MAX_SUBJECT = 200
+MAX_ATTEMPTS = 16
+
+
+Token = Callable[[], str]
+
+
+def random_token() -> str:
+    """Eight lowercase hex digits, the protocol's id suffix."""
+    return secrets.token_hex(4)
+
+
+@dataclass(slots=True)
+class Draft:
+    """A letter before it has an id: what the writer wants to say, and to whom."""
+
+    sender: str
+    recipient: str
+    type: str
+    slug: str
+    body: str
+    priority: str = "next"
+    requires_ack: bool = False
+    deadline: str = ""
+    thread: str = ""
+    re: str = ""
+    supersedes: str = ""
+    disputes: Sequence[str] = ()
+    rules_on: str = ""
+    upholds: str = ""
+    subject: str = ""
+
+
+@dataclass(slots=True)
+class Published:
+    """A letter on disk: its id, absolute path, and the ``Letter`` it reads back as.
+
+    ``created`` is False when the letter was already there (a retried reply).
+    """
+
+    id: str
+    path: Path
+    letter: Letter
+    created: bool = True
+    notes: list[str] = field(default_factory=list)
+
+
+# --- time --------------------------------------------------------------------------
+
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def utc(now: datetime | None) -> datetime:
+    moment = utc_now() if now is None else now
+    if moment.tzinfo is None:
+        raise LetterboxError("the writer's clock must be timezone-aware")
+    return moment.astimezone(timezone.utc).replace(microsecond=0)
+
+
+def sent_stamp(moment: datetime) -> str:
+    """``sent`` as the protocol writes it: UTC ``YYYY-MM-DDTHH:MM:SSZ``."""
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def id_stamp(moment: datetime) -> str:
+    """The id's time prefix: UTC ``YYYY-MM-DDTHHMMSS``."""
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H%M%S")
+
+
+def normalize_deadline(value: str) -> str:
+    """A deadline with an offset, written back in UTC with ``Z`` (the protocol's form)."""
+    if not value:
+        return ""
+    _check_value("deadline", value)
+    parsed = parse_time(value)
+    if parsed is None:
+        raise LetterboxError(f"deadline {value!r} needs a date, a time and an offset (e.g. 2026-12-01T17:00:00Z)")
+    if parsed.microsecond:
+        raise LetterboxError(f"deadline {value!r}: whole seconds only")
+    try:
+        return sent_stamp(parsed)
+    except (OverflowError, ValueError):
+        raise LetterboxError(f"deadline {value!r} is out of range") from None
+
+
+# --- validation helpers ------------------------------------------------------------
+
+
+def _check_value(key: str, value: str) -> None:
+    """Refuse anything that would not read back as the same one-line header value."""
+    if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in value):
+        raise LetterboxError(f"{key}: control characters and line breaks are not allowed")
+    if any(c in "\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u2028\u2029" for c in value):
+        raise LetterboxError(f"{key}: direction or separator characters are not allowed")
+    if value != value.strip():
+        raise LetterboxError(f"{key}: leading or trailing spaces are not allowed")
+    try:
+        size = len(f"{key}: {value}\n".encode("utf-8"))
+    except UnicodeEncodeError:
+        raise LetterboxError(f"{key}: not valid text") from None
+    if size > MAX_LINE:
+        raise LetterboxError(f"{key}: too long for a header line")
+
+
+def check_id_value(key: str, value: str) -> None:
+    if not valid_id(value):
+        shown = value if len(value) <= 60 and value.isprintable() else repr(value[:60])
+        raise LetterboxError(f"{key}: {shown} is not a letter id ([A-Za-z0-9_.:-], 1 to 128 characters)")
+
+
+def check_seat(root: Path, seat: str, role: str) -> None:
+    """A seat is a directory at the root holding an ``inbox/`` (neither a symlink)."""
+    if not valid_seat(seat):
+        raise LetterboxError(f"{role} {seat!r} is not a seat name ([a-z][a-z0-9-]*)")
+    try:
+        fd = open_dir(root, seat, "inbox")
+    except LetterboxError:
+        raise LetterboxError(f"no seat {seat!r} in {root} (it needs a {seat}/inbox/ directory)") from None
+    os.close(fd)
+
+
+def check_body(body: str) -> bytes:
+    if not isinstance(body, str) or not body.strip():
+        raise LetterboxError("the body is empty; write the letter's text on stdin")
+    try:
+        data = body.encode("utf-8")
+    except UnicodeEncodeError:
+        raise LetterboxError("the body is not valid UTF-8") from None
+    return data if data.endswith(b"\n") else data + b"\n"
+
+
+class IdIndex:
+    """Which files hold which ids, for refusing absent or duplicated pointers."""
+
+    def __init__(self, snapshot: Snapshot) -> None:
+        self.snapshot = snapshot
+        self.letters: dict[str, list[Letter]] = {}
+        for letter in snapshot.letters:
+            self.letters.setdefault(letter.id, []).append(letter)
+        self.unreadable: dict[str, list[str]] = {}
+        for u in snapshot.unreadable:
+            legible_id = u.legible.get("id", "")
+            if legible_id:
+                self.unreadable.setdefault(legible_id, []).append(u.path)
+        self.thread_labels = {letter.thread for letter in snapshot.letters if letter.thread}
+
+    def one(self, key: str, letter_id: str) -> Letter:
+        """The single readable letter holding ``letter_id``, or a refusal naming why."""
+        check_id_value(key, letter_id)
+        held = self.letters.get(letter_id, [])
+        extra = self.unreadable.get(letter_id, [])
+        if not held:
+            where = f" (only an unreadable file claims it: {extra[0]})" if extra else ""
+            raise LetterboxError(f"{key}: no letter {letter_id} in {self.snapshot.root}{where}")
+        if len(held) + len(extra) > 1:
+            paths = ", ".join([h.path for h in held] + extra)
+            raise LetterboxError(f"{key}: id {letter_id} is held by more than one file ({paths})")
+        return held[0]
+
+
+def snapshot_of(root: Path, settings: Settings, now: datetime) -> Snapshot:
+    from ..scan import scan
+
+    return scan(root, id_time_is_utc=settings.id_time_is_utc, now=now)
+
+
+# --- headers -------------------------------------------------------------------------
+
+
+def header_fields(
+    *,
+    letter_id: str,
+    sent: str,
+    sender: str,
+    recipient: str,
+    type: str,
+    re: str = "",
+    thread: str = "",
+    supersedes: str = "",
+    priority: str = "next",
+    requires_ack: str = "false",
+    deadline: str = "",
+    disputes: Sequence[str] = (),
+    rules_on: str = "",
+    upholds: str = "",
+    subject: str = "",
+) -> list[tuple[str, str]]:
+    """Header fields in the protocol writer's order, then this project's added fields."""
+    fields = [("id", letter_id), ("sent", sent), ("from", sender), ("to", recipient), ("type", type), ("re", re)]
+    if thread:
+        fields.append(("thread", thread))
+    if supersedes:
+        fields.append(("supersedes", supersedes))
+    fields += [("priority", priority), ("requires_ack", requires_ack), ("deadline", deadline)]
+    if disputes:
+        fields.append(("disputes", ", ".join(disputes)))
+    for key, value in (("rules_on", rules_on), ("upholds", upholds), ("subject", subject)):
+        if value:
+            fields.append((key, value))
+    return fields
+
+
+def render(fields: Iterable[tuple[str, str]], body: bytes) -> bytes:
+    lines = ["---"] + [f"{k}: {v}" if v else f"{k}:" for k, v in fields] + ["---", ""]
+    return "\n".join(lines).encode("utf-8") + body
+
+
+def read_back(data: bytes, *, seat: str, folder: str, name: str, expected: list[tuple[str, str]]) -> Letter:
+    """Parse the bytes about to be published exactly as a reader will; refuse any doubt."""
+    result = parse_header(data[: MAX_HEADER + 8])
+    item = build(result, path=f"{seat}/{folder}/{name}", seat=seat, folder=folder, name=name)
+    if not isinstance(item, Letter):
+        raise LetterboxError(f"refused: the letter would be unreadable ({item.error})")
+    if item.flags or item.malformed:
+        raise LetterboxError(f"refused: the letter would read back flagged ({', '.join(item.flags + item.malformed)})")
+    if list(item.fields) != expected:
+        raise LetterboxError("refused: the letter's header would not read back as written")
+    return item
+
+
+# --- the gate ------------------------------------------------------------------------
+
+
+def deliver(
+    root: str | os.PathLike[str],
+    draft: Draft,
+    *,
+    now: datetime | None = None,
+    snapshot: Snapshot | None = None,
+    token: Token = random_token,
+) -> Published:
+    """Validate ``draft`` and publish it into the recipient's inbox; return what was written.
+
+    ``snapshot`` (a fresh scan by default, taken only when the draft has pointers) is what
+    pointers are checked against. ``now`` is the writer's clock; ``token`` the id suffix.
+    """
+    root_p = Path(os.path.realpath(os.fspath(root)))
+    settings = load_settings(root_p)
+    moment = utc(now)
+    d = _normalized(draft)
+    check_seat(root_p, d.sender, "from")
+    check_seat(root_p, d.recipient, "to")
+    if d.type in REPLY_KINDS:
+        raise LetterboxError(f"type {d.type!r} is a reply: use 'reply ID {d.type}'")
+    if d.type not in SENDABLE_TYPES:
+        raise LetterboxError(f"unknown type {d.type!r} (one of: {', '.join(SENDABLE_TYPES)})")
+    if not isinstance(d.slug, str) or SLUG_RE.fullmatch(d.slug) is None:
+        raise LetterboxError(f"slug {d.slug!r} must match [a-z0-9][a-z0-9-]*")
+    if d.priority not in PRIORITIES:
+        raise LetterboxError(f"priority {d.priority!r} must be one of {', '.join(PRIORITIES)}")
+    body = check_body(d.body)
+    deadline = normalize_deadline(d.deadline)
+    subject = d.subject or ""
+    if subject:
+        _check_value("subject", subject)
+        if len(subject) > MAX_SUBJECT:
+            raise LetterboxError(f"subject: at most {MAX_SUBJECT} characters")
+    disputes = list(d.disputes)
+    _check_kind_fields(d, disputes)
+    pointers = [(k, v) for k, v in (("re", d.re), ("thread", d.thread), ("supersedes", d.supersedes),
+                                    ("rules_on", d.rules_on), ("upholds", d.upholds)) if v]
+    pointers += [("disputes", v) for v in disputes]
+    if pointers:
+        for key, value in pointers:
+            check_id_value(key, value)
+        index = IdIndex(snapshot if snapshot is not None else snapshot_of(root_p, settings, moment))
+        for key, value in pointers:
+            if key == "thread" and value not in index.letters and value in index.thread_labels:
+                continue  # joining an existing thread by its label
+            index.one(key, value)
+        if d.rules_on:
+            dispute = index.one("rules_on", d.rules_on)
+            if dispute.type != "dispute":
+                raise LetterboxError(f"rules_on: {d.rules_on} is a {dispute.type!r} letter, not a dispute")
+            if d.upholds and d.upholds not in dispute.disputes:
+                raise LetterboxError(f"upholds: {d.upholds} is not among the letters dispute {d.rules_on} names")
+
+    def compose(suffix: str) -> tuple[str, list[tuple[str, str]], bytes, Letter]:
+        if not isinstance(suffix, str) or len(suffix) != 8 or any(c not in "0123456789abcdef" for c in suffix):
+            raise LetterboxError("internal: the id suffix must be 8 lowercase hex digits")
+        letter_id = f"{id_stamp(moment)}-{d.sender}-{d.type}-{d.slug}-{suffix}"
+        if not valid_id(letter_id):
+            raise LetterboxError(f"the id would be {len(letter_id)} characters (at most 128): shorten the slug")
+        fields = header_fields(
+            letter_id=letter_id, sent=sent_stamp(moment), sender=d.sender, recipient=d.recipient,
+            type=d.type, re=d.re, thread=d.thread, supersedes=d.supersedes, priority=d.priority,
+            requires_ack="true" if d.requires_ack else "false", deadline=deadline, disputes=disputes,
+            rules_on=d.rules_on, upholds=d.upholds, subject=subject,
+        )
+        data = render(fields, body)
+        letter = read_back(data, seat=d.recipient, folder="inbox", name=letter_id + ".md", expected=fields)
+        return letter_id, fields, data, letter
+
+    # Every check, the final read-back included, happens before any write.
+    letter_id, _fields, data, letter = compose(token())
+    inbox = root_p / d.recipient / "inbox"
+    for _ in range(MAX_ATTEMPTS):
+        try:
+            publish_bytes(root_p, (d.recipient, "inbox"), letter_id + ".md", data)
+        except FileExistsError:
+            # Same second, same suffix: pick another suffix.
+            letter_id, _fields, data, letter = compose(token())
+            continue
+        except OSError as exc:
+            raise LetterboxError(f"cannot publish into {inbox}: {exc.strerror or exc}") from None
+        return Published(letter_id, inbox / (letter_id + ".md"), letter)
+    raise LetterboxError(f"could not find a free id in {inbox} after {MAX_ATTEMPTS} attempts")
+
+
+def _normalized(draft: Draft) -> Draft:
+    """The draft with absent optional values as "" and ``disputes`` as a list of ids."""
+    blanks = {k: "" for k in ("deadline", "thread", "re", "supersedes", "rules_on", "upholds", "subject")
+              if getattr(draft, k) is None}
+    disputes = draft.disputes or ()
+    if isinstance(disputes, str):
+        disputes = [p.strip() for p in disputes.split(",")]
+    return replace(draft, disputes=list(disputes), **blanks)
+
+
+def _check_kind_fields(d: Draft, disputes: list[str]) -> None:
+    if d.type == "dispute":
+        if len(disputes) < 2 or len(set(disputes)) != len(disputes):
+            raise LetterboxError("a dispute names two or more different letters")
+    elif disputes:
+        raise LetterboxError("disputes: only a 'dispute' letter names disputed letters")
+    if d.type == "ruling":
+        if not d.rules_on:
+            raise LetterboxError("a ruling names the dispute it rules on (rules_on)")
+    elif d.rules_on or d.upholds:
+        raise LetterboxError("rules_on/upholds: only a 'ruling' letter rules on a dispute")
+    if d.upholds and not d.rules_on:
+        raise LetterboxError("upholds needs rules_on")
+
+
+
+def default_slug(letter: Letter, fallback: str) -> str:
+    """The slug of an existing letter when it is a valid slug, else ``fallback``."""
+    slug = slug_of(letter.id, letter.sender, letter.type)
+    return slug if SLUG_RE.fullmatch(slug) and len(slug) <= 60 else fallback

@@ -1,0 +1,209 @@
+"""Replies and filing (SPEC 4): the protocol's derived ownership replies and the moves
+of one's own letters to ``processed/``.
+
+``reply`` publishes the reply into the sender's inbox and then the replier's own local
+state (``.md.ack`` sidecar for ``ack``; the letter moved to the replier's own
+``processed/`` for ``nack`` and ``result``). ``file_letter`` moves a non-task letter to its
+owner's ``processed/``. Both work under the protocol's lifecycle lock.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+from pathlib import Path
+
+from ..errors import LetterboxError
+from ..files import read_file
+from ..grammar import PRIORITIES, REPLY_KINDS, valid_id
+from ..header import MAX_HEADER, parse_header
+from ..letters import build
+from ..model import Letter, Snapshot
+from ..settings import load_settings
+from .fs import exists, move_to_processed, publish_bytes, read_body, remove_sidecar
+from .gate import (
+    Draft,
+    IdIndex,
+    Published,
+    Token,
+    check_body,
+    check_id_value,
+    check_seat,
+    default_slug,
+    deliver,
+    header_fields,
+    random_token,
+    read_back,
+    render,
+    sent_stamp,
+    snapshot_of,
+    utc,
+)
+
+def _own_letter(index: IdIndex, letter_id: str, seat: str, action: str) -> Letter:
+    letter = index.one("id", letter_id)
+    if letter.seat != seat:
+        raise LetterboxError(
+            f"{letter_id} lies in {letter.seat}/{letter.folder}/, not in {seat}'s folders: "
+            f"only its owner may {action} it"
+        )
+    return letter
+
+
+def reply(
+    root: str | os.PathLike[str],
+    letter_id: str,
+    kind: str,
+    *,
+    seat: str,
+    body: str,
+    now: datetime | None = None,
+    slug: str = "",
+    priority: str = "next",
+    snapshot: Snapshot | None = None,
+    token: Token = random_token,
+) -> Published:
+    """Reply ``ack``, ``nack``, ``result`` or ``info`` to a letter, the protocol's way.
+
+    Ownership replies (ack/nack/result) come from the letter's recipient, whose own inbox
+    holds it. Their id is ``<parent>--<seat>--<kind>``: a retry finds the reply already
+    published (same body) and only completes the local state.
+    """
+    root_p = Path(os.path.realpath(os.fspath(root)))
+    settings = load_settings(root_p)
+    moment = utc(now)
+    if kind not in REPLY_KINDS + ("info",):
+        raise LetterboxError(f"reply kind {kind!r} must be ack, nack, result or info")
+    check_seat(root_p, seat, "--as")
+    index = IdIndex(snapshot if snapshot is not None else snapshot_of(root_p, settings, moment))
+    parent = index.one("id", letter_id)
+    thread = parent.thread or parent.id
+    if kind == "info":
+        return deliver(
+            root_p,
+            Draft(sender=seat, recipient=parent.sender, type="info", slug=slug or default_slug(parent, "reply"),
+                  body=body, priority=priority, re=parent.id, thread=thread),
+            now=moment, snapshot=index.snapshot, token=token,
+        )
+    if parent.recipient != seat:
+        raise LetterboxError(f"only {parent.recipient!r}, its recipient, may {kind} {letter_id}")
+    if parent.seat != seat:
+        raise LetterboxError(f"{letter_id} lies in {parent.seat}/{parent.folder}/, not in your folders; not replying")
+    if priority not in PRIORITIES:
+        raise LetterboxError(f"priority {priority!r} must be one of {', '.join(PRIORITIES)}")
+    check_seat(root_p, parent.sender, "the letter's sender")
+    reply_id = f"{parent.id}--{seat}--{kind}"
+    if not valid_id(reply_id):
+        raise LetterboxError(f"the reply id would be {len(reply_id)} characters (at most 128)")
+    check_id_value("thread", thread)
+    data_body = check_body(body)
+    name = reply_id + ".md"
+    existing = _existing_reply(root_p, parent.sender, name)
+    if parent.folder == "processed":
+        if existing is None:
+            raise LetterboxError(f"{letter_id} is already closed without your {kind} reply")
+        _same_body(existing, data_body)
+        try:  # a writer killed after the move leaves the ack sidecar behind: finish the job
+            remove_sidecar(root_p, seat, parent.name)
+        except OSError as exc:
+            raise LetterboxError(f"cannot remove {seat}/inbox/{parent.name}.ack: {exc.strerror or exc}") from None
+        return Published(reply_id, existing, _read_letter(existing, parent.sender), created=False,
+                         notes=[f"already closed: {letter_id} (your {kind} reply is published)"])
+    if parent.requires_ack not in ("true", "false"):
+        raise LetterboxError(f"{letter_id} has no valid requires_ack ({parent.requires_ack!r}); not replying")
+    if kind == "ack" and parent.requires_ack != "true":
+        raise LetterboxError(f"ack is only for tasks; {letter_id} is not one (reply result, or file it)")
+    fields = header_fields(
+        letter_id=reply_id, sent=sent_stamp(moment), sender=seat, recipient=parent.sender, type=kind,
+        re=parent.id, thread=thread, priority=priority, requires_ack="false",
+    )
+    data = render(fields, data_body)
+    letter = read_back(data, seat=parent.sender, folder="inbox", name=name, expected=fields)
+    created = False
+    if existing is None:
+        try:
+            publish_bytes(root_p, (parent.sender, "inbox"), name, data)
+            created = True
+        except FileExistsError:
+            existing = _existing_reply(root_p, parent.sender, name)
+        except OSError as exc:
+            raise LetterboxError(f"cannot publish into {parent.sender}/inbox/: {exc.strerror or exc}") from None
+    if existing is not None:
+        _same_body(existing, data_body)
+        letter = _read_letter(existing, parent.sender) or letter
+    path = existing or root_p / parent.sender / "inbox" / name
+    published = Published(reply_id, path, letter, created=created)
+    # Local state, after the reply is durable (protocol order).
+    try:
+        if kind == "ack":
+            # A terminal reply may have closed the letter meanwhile: no orphan sidecar then.
+            if exists(root_p, (seat, "inbox"), parent.name):
+                sidecar = "\n".join([f"ack_id: {reply_id}", f"acked_at: {sent_stamp(moment)}", f"by: {seat}", ""])
+                try:
+                    publish_bytes(root_p, (seat, "inbox"), parent.name + ".ack", sidecar.encode())
+                except FileExistsError:
+                    published.notes.append("the sidecar was already there")
+        else:
+            move_to_processed(root_p, seat, parent.name)
+            remove_sidecar(root_p, seat, parent.name)
+    except OSError as exc:
+        raise LetterboxError(
+            f"the {kind} reply {reply_id} is published, but updating {seat}'s own folders failed "
+            f"({exc.strerror or exc}); run the same reply again to finish"
+        ) from None
+    if not created:
+        published.notes.append(f"the {kind} reply was already published")
+    return published
+
+
+def _existing_reply(root: Path, seat: str, name: str) -> Path | None:
+    for folder in ("inbox", "processed"):
+        if exists(root, (seat, folder), name):
+            return root / seat / folder / name
+    return None
+
+
+def _same_body(path: Path, body: bytes) -> None:
+    existing = read_body(path)
+    if existing is None or existing.rstrip(b"\n") != body.rstrip(b"\n"):
+        raise LetterboxError(f"a different reply is already published as {path.name}; not replacing it")
+
+
+def _read_letter(path: Path, seat: str) -> Letter | None:
+    f = read_file(path.parent, path.name, keep=MAX_HEADER + 8, hashing=False)
+    if f.error is not None:
+        return None
+    item = build(parse_header(f.data), path=f"{seat}/{path.parent.name}/{path.name}", seat=seat,
+                 folder=path.parent.name, name=path.name)
+    return item if isinstance(item, Letter) else None
+
+
+
+def file_letter(
+    root: str | os.PathLike[str],
+    letter_id: str,
+    *,
+    seat: str,
+    snapshot: Snapshot | None = None,
+    now: datetime | None = None,
+) -> tuple[Path, bool]:
+    """Move one's own non-task letter from ``inbox/`` to ``processed/``.
+
+    Returns the new path and whether it moved (False: it was already filed).
+    """
+    root_p = Path(os.path.realpath(os.fspath(root)))
+    settings = load_settings(root_p)
+    check_seat(root_p, seat, "--as")
+    index = IdIndex(snapshot if snapshot is not None else snapshot_of(root_p, settings, utc(now)))
+    letter = _own_letter(index, letter_id, seat, "file")
+    if letter.folder == "processed":
+        return root_p / letter.path, False
+    if letter.requires_ack == "true":
+        raise LetterboxError(f"{letter_id} is a task: reply result or nack to close it")
+    if letter.requires_ack != "false":
+        raise LetterboxError(f"{letter_id} has no valid requires_ack; not filing it")
+    try:
+        move_to_processed(root_p, seat, letter.name)
+    except OSError as exc:
+        raise LetterboxError(f"cannot file {letter_id}: {exc.strerror or exc}") from None
+    return root_p / seat / "processed" / letter.name, True
