@@ -15,7 +15,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from letterbox_tui.core.errors import LetterboxError
+from letterbox_tui.core.errors import LetterboxError, Terminated
 
 PROG = "letterbox-tui"
 
@@ -260,6 +260,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
+    except Terminated as exc:  # SIGTERM while a writer held a lifecycle lock (released)
+        print(f"{PROG}: terminated; a reply cut short converges when run again", file=sys.stderr)
+        return 128 + exc.signum
     except BrokenPipeError:
         return 0
     except (OSError, UnicodeError, RecursionError) as exc:

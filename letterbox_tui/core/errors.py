@@ -12,3 +12,12 @@ class LetterboxError(Exception):
 
     def __str__(self) -> str:
         return self.message
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived while a writer held the protocol's lifecycle lock: raised so the lock
+    is released on the way out (the command line exits 128 + ``signum``)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(f"terminated by signal {signum}")
+        self.signum = signum

@@ -123,20 +123,27 @@ class Tracer:
         k = len(self.steps)
         self.steps.append(name)
         if k == self.kill_at:
-            if self.half and name == "write":
+            if self.half and name == "write":  # ("write-pid" is never cut: see LOCK_STEPS)
                 self.real["write"](fd, bytes(data)[: max(1, len(data) // 2)])
             os._exit(KILLED)
 
     def install(self, patch: Callable[[str, Callable], None]) -> None:
         real = self.real
 
+        pid_fds: set[int] = set()
+
         def open_(path, flags, *a, **kw):
             if flags & _WRITE_FLAGS:
-                self._step("open")
-            return real["open"](path, flags, *a, **kw)
+                self._step("open-pid" if path == "pid" else "open")
+            fd = real["open"](path, flags, *a, **kw)
+            if path == "pid" and flags & _WRITE_FLAGS:
+                pid_fds.add(fd)
+            return fd
 
         def write(fd, data):
-            self._step("write", fd, data)
+            pid = fd in pid_fds
+            pid_fds.discard(fd)  # one write, then closed: the number is reused
+            self._step("write-pid" if pid else "write", fd, data)
             return real["write"](fd, data)
 
         def simple(name):
@@ -152,16 +159,38 @@ class Tracer:
 
 
 def visible(root: Path) -> dict[str, bytes | str]:
-    """Every non-hidden entry under ``root`` with its bytes (directories as "dir")."""
+    """Every non-hidden entry under ``root`` with its bytes (directories as "dir"), the
+    writers' lifecycle locks left out (see ``locks_left``)."""
     out: dict[str, bytes | str] = {}
     for dirpath, dirnames, filenames in os.walk(root):
         for n in dirnames + filenames:
             p = Path(dirpath) / n
             rel = str(p.relative_to(root))
-            if n.startswith("."):
+            if n.startswith(".") or LOCK in rel:
                 continue
             out[rel] = "dir" if p.is_dir() else p.read_bytes()
     return out
+
+
+LOCK = ".lifecycle.lock"
+
+
+def locks_left(root: Path) -> dict[str, str | None]:
+    """Each lifecycle lock under ``root`` and its pid file's text (None: no pid file)."""
+    out: dict[str, str | None] = {}
+    for p in root.rglob("*" + LOCK):
+        pid = p / "pid"
+        out[str(p.relative_to(root))] = pid.read_text() if pid.exists() else None
+        assert sorted(x.name for x in p.iterdir()) in ([], ["pid"]), p
+    return out
+
+
+def age(path: Path, seconds: float) -> None:
+    """Make ``path`` and what it holds look ``seconds`` older (a lock left without a pid
+    is stale after 2 s: the test does not sleep them away)."""
+    for p in [path, *path.iterdir()]:
+        st = p.stat()
+        os.utime(p, (st.st_atime - seconds, st.st_mtime - seconds))
 
 
 def hidden(root: Path) -> list[str]:
@@ -174,7 +203,8 @@ def fresh(tmp: Path, name: str, base: Path) -> Path:
     return dst
 
 
-def run_child(root: Path, op: Callable, ctx: dict, kill_at: int, half: bool) -> int:
+def run_child(root: Path, op: Callable, ctx: dict, kill_at: int, half: bool) -> tuple[int, int]:
+    """(exit status, pid) of a child running ``op`` killed before step ``kill_at``."""
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child never returns to pytest
         code = 1
@@ -188,7 +218,7 @@ def run_child(root: Path, op: Callable, ctx: dict, kill_at: int, half: bool) -> 
         finally:
             os._exit(code)
     _, status = os.waitpid(pid, 0)
-    return os.WEXITSTATUS(status)
+    return os.WEXITSTATUS(status), pid
 
 
 def trace(root: Path, op: Callable, ctx: dict, monkeypatch) -> list[str]:
@@ -222,12 +252,22 @@ def test_a_writer_killed_at_every_step_leaves_nothing_or_everything(tmp_path, mo
     assert ref_snap.scope.complete and not ref_snap.orphan_sidecars
     expected_fields = {x.path: x.fields for x in ref_snap.letters}
 
+    assert not locks_left(reference)  # released
+    # A write of a few bytes to a fresh pid file is not cut in half in practice; a kill
+    # before it (an empty pid file) and before its open (no pid file) are tested.
     points = [(k, False) for k in range(len(steps))] + [(k, True) for k, s in enumerate(steps) if s == "write"]
     for k, half in points:
         label = f"{name}: before {'half of ' if half else ''}step {k} ({steps[k]})"
         root = fresh(tmp_path, f"k{k}{'h' if half else ''}", base)
-        assert run_child(root, op, ctx, k, half) == KILLED, label
+        child = run_child(root, op, ctx, k, half)
+        assert child[0] == KILLED, label
         KILL_POINTS.append(label)
+        # A kill -9 under the lifecycle lock leaves the lock: no pid yet, or the dead
+        # writer's pid. The next writer treats it as stale and takes it over.
+        for rel, pid in locks_left(root).items():
+            assert pid in (None, "", f"{child[1]}\n"), f"{label}: {rel} holds {pid!r}"
+            if pid in (None, ""):
+                age(root / rel, 3)
 
         # Every visible file is what it was, or what the whole operation writes.
         now = visible(root)
@@ -251,6 +291,7 @@ def test_a_writer_killed_at_every_step_leaves_nothing_or_everything(tmp_path, mo
             # Running the same operation again finishes the job, exactly as if never killed.
             op(root, ctx)
             assert visible(root) == after, label
+            assert not locks_left(root), label
             final = scan(root)
             assert final.scope.complete and not final.orphan_sidecars, label
 

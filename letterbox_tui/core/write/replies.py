@@ -39,6 +39,8 @@ from .gate import (
     snapshot_of,
     utc,
 )
+from .lifecycle import lifecycle_lock
+
 
 def _own_letter(index: IdIndex, letter_id: str, seat: str, action: str) -> Letter:
     letter = index.one("id", letter_id)
@@ -62,12 +64,14 @@ def reply(
     priority: str = "next",
     snapshot: Snapshot | None = None,
     token: Token = random_token,
+    lock_timeout: float | None = None,
 ) -> Published:
     """Reply ``ack``, ``nack``, ``result`` or ``info`` to a letter, the protocol's way.
 
     Ownership replies (ack/nack/result) come from the letter's recipient, whose own inbox
     holds it. Their id is ``<parent>--<seat>--<kind>``: a retry finds the reply already
-    published (same body) and only completes the local state.
+    published (same body) and only completes the local state. They are written under the
+    letter's lifecycle lock (``lock_timeout`` seconds of waiting, default about 5).
     """
     root_p = Path(os.path.realpath(os.fspath(root)))
     settings = load_settings(root_p)
@@ -98,62 +102,78 @@ def reply(
     check_id_value("thread", thread)
     data_body = check_body(body)
     name = reply_id + ".md"
-    existing = _existing_reply(root_p, parent.sender, name)
-    if parent.folder == "processed":
-        if existing is None:
-            raise LetterboxError(f"{letter_id} is already closed without your {kind} reply")
-        _same_body(existing, data_body)
-        try:  # a writer killed after the move leaves the ack sidecar behind: finish the job
-            remove_sidecar(root_p, seat, parent.name)
-        except OSError as exc:
-            raise LetterboxError(f"cannot remove {seat}/inbox/{parent.name}.ack: {exc.strerror or exc}") from None
-        return Published(reply_id, existing, _read_letter(existing, parent.sender), created=False,
-                         notes=[f"already closed: {letter_id} (your {kind} reply is published)"])
-    if parent.requires_ack not in ("true", "false"):
-        raise LetterboxError(f"{letter_id} has no valid requires_ack ({parent.requires_ack!r}); not replying")
-    if kind == "ack" and parent.requires_ack != "true":
-        raise LetterboxError(f"ack is only for tasks; {letter_id} is not one (reply result, or file it)")
+    if parent.folder == "inbox":
+        if parent.requires_ack not in ("true", "false"):
+            raise LetterboxError(f"{letter_id} has no valid requires_ack ({parent.requires_ack!r}); not replying")
+        if kind == "ack" and parent.requires_ack != "true":
+            raise LetterboxError(f"ack is only for tasks; {letter_id} is not one (reply result, or file it)")
     fields = header_fields(
         letter_id=reply_id, sent=sent_stamp(moment), sender=seat, recipient=parent.sender, type=kind,
         re=parent.id, thread=thread, priority=priority, requires_ack="false",
     )
     data = render(fields, data_body)
     letter = read_back(data, seat=parent.sender, folder="inbox", name=name, expected=fields)
-    created = False
-    if existing is None:
+    # Every check above was made without the lock; what the letter's folder holds is
+    # checked again under it (the protocol's order: lock, re-check, publish, local state).
+    with lifecycle_lock(root_p / seat / "inbox", parent.name, timeout=lock_timeout, shown=letter_id):
+        if parent.folder == "processed" or not exists(root_p, (seat, "inbox"), parent.name):
+            return _closed(root_p, parent, seat, kind, reply_id, name, data_body, meanwhile=parent.folder == "inbox")
+        existing = _existing_reply(root_p, parent.sender, name)
+        created = False
+        if existing is None:
+            try:
+                publish_bytes(root_p, (parent.sender, "inbox"), name, data)
+                created = True
+            except FileExistsError:
+                existing = _existing_reply(root_p, parent.sender, name)
+            except OSError as exc:
+                raise LetterboxError(f"cannot publish into {parent.sender}/inbox/: {exc.strerror or exc}") from None
+        if existing is not None:
+            _same_body(existing, data_body)
+            letter = _read_letter(existing, parent.sender) or letter
+        path = existing or root_p / parent.sender / "inbox" / name
+        published = Published(reply_id, path, letter, created=created)
+        # Local state, after the reply is durable (protocol order), still under the lock:
+        # no other writer of ours or the protocol's closes the letter meanwhile, so an
+        # ``ack`` never leaves an orphan sidecar.
         try:
-            publish_bytes(root_p, (parent.sender, "inbox"), name, data)
-            created = True
-        except FileExistsError:
-            existing = _existing_reply(root_p, parent.sender, name)
-        except OSError as exc:
-            raise LetterboxError(f"cannot publish into {parent.sender}/inbox/: {exc.strerror or exc}") from None
-    if existing is not None:
-        _same_body(existing, data_body)
-        letter = _read_letter(existing, parent.sender) or letter
-    path = existing or root_p / parent.sender / "inbox" / name
-    published = Published(reply_id, path, letter, created=created)
-    # Local state, after the reply is durable (protocol order).
-    try:
-        if kind == "ack":
-            # A terminal reply may have closed the letter meanwhile: no orphan sidecar then.
-            if exists(root_p, (seat, "inbox"), parent.name):
+            if kind == "ack":
                 sidecar = "\n".join([f"ack_id: {reply_id}", f"acked_at: {sent_stamp(moment)}", f"by: {seat}", ""])
                 try:
                     publish_bytes(root_p, (seat, "inbox"), parent.name + ".ack", sidecar.encode())
                 except FileExistsError:
                     published.notes.append("the sidecar was already there")
-        else:
-            move_to_processed(root_p, seat, parent.name)
-            remove_sidecar(root_p, seat, parent.name)
-    except OSError as exc:
-        raise LetterboxError(
-            f"the {kind} reply {reply_id} is published, but updating {seat}'s own folders failed "
-            f"({exc.strerror or exc}); run the same reply again to finish"
-        ) from None
+            else:
+                move_to_processed(root_p, seat, parent.name)
+                remove_sidecar(root_p, seat, parent.name)
+        except (OSError, LetterboxError) as exc:
+            why = exc.strerror or exc if isinstance(exc, OSError) else exc
+            raise LetterboxError(
+                f"the {kind} reply {reply_id} is published, but updating {seat}'s own folders failed "
+                f"({why}); run the same reply again to finish"
+            ) from None
     if not created:
         published.notes.append(f"the {kind} reply was already published")
     return published
+
+
+def _closed(root: Path, parent: Letter, seat: str, kind: str, reply_id: str, name: str, body: bytes, *,
+            meanwhile: bool) -> Published:
+    """The letter is no longer in ``seat``'s inbox (checked under the lock). When this very
+    reply is published (a retry), finish the job: converged. Otherwise refuse, nothing
+    written: another reply closed it."""
+    existing = _existing_reply(root, parent.sender, name)
+    if existing is None:
+        how = " meanwhile, by another writer" if meanwhile else ""
+        raise LetterboxError(f"already closed{how}: {parent.id} (your {kind} was not sent)")
+    _same_body(existing, body)
+    try:  # a writer killed after the move leaves the ack sidecar behind: finish the job
+        if kind != "ack" or not exists(root, (seat, "inbox"), parent.name):
+            remove_sidecar(root, seat, parent.name)
+    except OSError as exc:
+        raise LetterboxError(f"cannot remove {seat}/inbox/{parent.name}.ack: {exc.strerror or exc}") from None
+    return Published(reply_id, existing, _read_letter(existing, parent.sender), created=False,
+                     notes=[f"already closed: {parent.id} (your {kind} reply is published)"])
 
 
 def _existing_reply(root: Path, seat: str, name: str) -> Path | None:
@@ -186,6 +206,7 @@ def file_letter(
     seat: str,
     snapshot: Snapshot | None = None,
     now: datetime | None = None,
+    lock_timeout: float | None = None,
 ) -> tuple[Path, bool]:
     """Move one's own non-task letter from ``inbox/`` to ``processed/``.
 
@@ -197,13 +218,20 @@ def file_letter(
     index = IdIndex(snapshot if snapshot is not None else snapshot_of(root_p, settings, utc(now)))
     letter = _own_letter(index, letter_id, seat, "file")
     if letter.folder == "processed":
-        return root_p / letter.path, False
+        # Already filed; a lock a killed writer left behind is cleared on the way.
+        with lifecycle_lock(root_p / seat / "inbox", letter.name, timeout=lock_timeout, shown=letter_id):
+            return root_p / letter.path, False
     if letter.requires_ack == "true":
         raise LetterboxError(f"{letter_id} is a task: reply result or nack to close it")
     if letter.requires_ack != "false":
         raise LetterboxError(f"{letter_id} has no valid requires_ack; not filing it")
-    try:
-        move_to_processed(root_p, seat, letter.name)
-    except OSError as exc:
-        raise LetterboxError(f"cannot file {letter_id}: {exc.strerror or exc}") from None
+    with lifecycle_lock(root_p / seat / "inbox", letter.name, timeout=lock_timeout, shown=letter_id):
+        if not exists(root_p, (seat, "inbox"), letter.name):
+            if exists(root_p, (seat, "processed"), letter.name):
+                return root_p / seat / "processed" / letter.name, False
+            raise LetterboxError(f"{letter_id} is gone from {seat}/inbox/ (moved meanwhile); not filing it")
+        try:
+            move_to_processed(root_p, seat, letter.name)
+        except OSError as exc:
+            raise LetterboxError(f"cannot file {letter_id}: {exc.strerror or exc}") from None
     return root_p / seat / "processed" / letter.name, True

@@ -1,0 +1,250 @@
+"""The protocol's lifecycle lock (SPEC 4): one writer at a time closes, accepts or moves a
+letter.
+
+Before a reply is published or a letter moved, the writer takes
+``<seat>/inbox/<name>.lifecycle.lock``: ``mkdir`` of that directory, then a ``pid`` file in
+it holding the writer's process id. A lock whose pid is not alive, or that has had no pid
+for 2 seconds, is stale and is removed; otherwise the writer retries every 10 ms for about
+5 seconds and then refuses (``LetterboxError``: exit 2, nothing written). The caller checks,
+under the lock, that the letter is still where it was. The lock is released on every path:
+errors, ``KeyboardInterrupt`` (SIGINT) and SIGTERM (turned into ``Terminated`` while the
+lock is held, in the main thread).
+
+The lock is the protocol's, shared with its own ``letterbox reply``; this module never
+removes a lock that is not stale, and never a directory holding anything but ``pid``.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import stat
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from ..errors import LetterboxError, Terminated
+
+SUFFIX = ".lifecycle.lock"
+#: how long a lock may have no pid before it is stale (the protocol's 2 s)
+NO_PID_STALE = 2.0
+#: how long a writer waits for a held lock by default (the protocol's ~5 s)
+TIMEOUT = 5.0
+#: the retry interval (the protocol's 10 ms)
+INTERVAL = 0.01
+#: the environment variable that sets the default timeout (seconds), for scripts and tests
+TIMEOUT_ENV = "LETTERBOX_TUI_LOCK_TIMEOUT"
+_PID_MAX = 16  # bytes read from a pid file: a pid, never a stream
+
+
+def lock_name(letter_name: str) -> str:
+    """The lock directory's name for the letter file ``letter_name`` (``<id>.md``)."""
+    return letter_name + SUFFIX
+
+
+def default_timeout() -> float:
+    """``$LETTERBOX_TUI_LOCK_TIMEOUT`` seconds when it is a number from 0 to 600, else 5."""
+    raw = os.environ.get(TIMEOUT_ENV, "")
+    try:
+        value = float(raw)
+    except ValueError:
+        return TIMEOUT
+    return value if 0 <= value <= 600 else TIMEOUT
+
+
+def _alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's live process
+        return True
+    except OSError:
+        return True
+    return True
+
+
+def _read_pid(dfd: int) -> tuple[str, float] | None:
+    """The pid file's text and modification time, or None when there is no pid file.
+    Never follows a symlink, never blocks on a FIFO."""
+    try:
+        fd = os.open("pid", os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dfd)
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return ("", 0.0)  # there, but not a pid we can read (a symlink, permissions)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return ("", st.st_mtime)
+        data = os.read(fd, _PID_MAX)
+    except OSError:
+        return ("", 0.0)
+    finally:
+        os.close(fd)
+    return (data.decode("ascii", "replace").strip(), st.st_mtime)
+
+
+def _pid_of(text: str) -> int | None:
+    return int(text) if text.isdigit() and len(text) <= 10 else None
+
+
+def _break_if_stale(inbox_fd: int, name: str) -> bool:
+    """Remove the lock ``name`` when it is stale; True when it is gone (so try again)."""
+    try:
+        dfd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=inbox_fd)
+    except FileNotFoundError:
+        return True  # released meanwhile
+    except OSError:
+        return False  # not a directory we may open: never ours to remove
+    try:
+        first = _read_pid(dfd)
+        if first is None:
+            st = os.fstat(dfd)
+            if time.time() - st.st_mtime < NO_PID_STALE:
+                return False
+        else:
+            text, mtime = first
+            pid = _pid_of(text)
+            if pid is not None:
+                if _alive(pid):
+                    return False
+            elif time.time() - mtime < NO_PID_STALE:
+                return False  # being written: give it the same 2 s as no pid at all
+            # Re-read just before removing: a writer that took the lock over meanwhile
+            # wrote its own pid, which is never removed.
+            if _read_pid(dfd) != first:
+                return False
+            try:
+                os.unlink("pid", dir_fd=dfd)
+            except FileNotFoundError:
+                pass
+            except OSError:
+                return False
+    finally:
+        os.close(dfd)
+    try:
+        os.rmdir(name, dir_fd=inbox_fd)  # fails when anything (a new pid) is in it
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    return True
+
+
+def _write_pid(inbox_fd: int, name: str) -> None:
+    dfd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=inbox_fd)
+    try:
+        fd = os.open("pid", os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644,
+                     dir_fd=dfd)
+        try:
+            os.write(fd, f"{os.getpid()}\n".encode())
+        except BaseException:
+            try:  # ours (created exclusively): no pid left half-written
+                os.unlink("pid", dir_fd=dfd)
+            except OSError:
+                pass
+            raise
+        finally:
+            os.close(fd)
+    finally:
+        os.close(dfd)
+
+
+def _release(inbox_fd: int, name: str) -> None:
+    """Remove our own lock: its pid file (only when it still holds our pid), then the
+    directory (only when empty)."""
+    try:
+        dfd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=inbox_fd)
+    except OSError:
+        return
+    try:
+        held = _read_pid(dfd)
+        if held is not None and _pid_of(held[0]) == os.getpid():
+            try:
+                os.unlink("pid", dir_fd=dfd)
+            except OSError:
+                pass
+    finally:
+        os.close(dfd)
+    try:
+        os.rmdir(name, dir_fd=inbox_fd)
+    except OSError:
+        pass
+
+
+@contextmanager
+def _sigterm_raises() -> Iterator[None]:
+    """While the lock is held, SIGTERM raises ``Terminated`` (so ``finally`` releases it)
+    instead of ending the process at once. Only the main thread can set a handler."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, _frame: object) -> None:
+        raise Terminated(signum)
+
+    try:
+        previous = signal.signal(signal.SIGTERM, handler)
+    except (ValueError, OSError):
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@contextmanager
+def lifecycle_lock(
+    inbox: Path, letter_name: str, *, timeout: float | None = None, shown: str = ""
+) -> Iterator[None]:
+    """Hold ``inbox/<letter_name>.lifecycle.lock`` for the ``with`` block.
+
+    ``timeout`` seconds of waiting for a held lock (default ``default_timeout()``, about
+    5 s) before ``LetterboxError("timed out waiting for lifecycle lock: ...")``. ``inbox``
+    is opened without following symlinks. ``shown`` names the letter in messages.
+    """
+    wait = default_timeout() if timeout is None else max(0.0, float(timeout))
+    name = lock_name(letter_name)
+    what = shown or letter_name
+    from .fs import open_dir  # the one way a writer opens a folder
+
+    inbox_fd = open_dir(inbox.parent.parent, inbox.parent.name, inbox.name)
+    try:
+        with _sigterm_raises():
+            held = False
+            try:
+                deadline = time.monotonic() + wait
+                while True:
+                    try:
+                        os.mkdir(name, 0o755, dir_fd=inbox_fd)
+                        held = True
+                        break
+                    except FileExistsError:
+                        pass
+                    except OSError as exc:
+                        raise LetterboxError(
+                            f"cannot take the lifecycle lock for {what}: {exc.strerror or exc}") from None
+                    if _break_if_stale(inbox_fd, name):
+                        continue
+                    if time.monotonic() >= deadline:
+                        raise LetterboxError(
+                            f"timed out waiting for lifecycle lock: {what} (another writer holds "
+                            f"{inbox.parent.name}/inbox/{name}); nothing written")
+                    time.sleep(INTERVAL)
+                try:
+                    _write_pid(inbox_fd, name)
+                except OSError as exc:
+                    raise LetterboxError(
+                        f"cannot take the lifecycle lock for {what}: {exc.strerror or exc}") from None
+                yield
+            finally:
+                if held:
+                    _release(inbox_fd, name)
+    finally:
+        os.close(inbox_fd)

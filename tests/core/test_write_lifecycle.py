@@ -1,0 +1,306 @@
+"""The protocol's lifecycle lock (SPEC 4, issue 13 point 1; issue 18 item 15).
+
+A held lock makes a writer wait and then refuse with nothing written; a stale lock (dead
+pid; no pid after 2 s) is taken over; two writers racing to close one letter leave exactly
+one terminal reply; ``ack`` racing ``result`` leaves no orphan sidecar; a writer killed
+(-9) or terminated while holding the lock leaves a lock the next writer can take.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import signal
+import subprocess
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from letterbox_tui.cli import main
+from letterbox_tui.core.errors import LetterboxError
+from letterbox_tui.core.scan import scan
+from letterbox_tui.core.write import Draft, deliver, file_letter, reply
+from letterbox_tui.core.write.lifecycle import lifecycle_lock, lock_name
+from tests.conftest import make_box
+
+NOW = datetime(2026, 11, 29, 14, 5, 12, tzinfo=timezone.utc)
+
+
+@pytest.fixture
+def box(tmp_path):
+    return make_box(tmp_path / "box", "alpha", "beta")
+
+
+def task(box, slug="plan") -> str:
+    return deliver(box.root, Draft("alpha", "beta", "request", slug, "Plan it.\n", requires_ack=True), now=NOW).id
+
+
+def fyi(box) -> str:
+    return deliver(box.root, Draft("alpha", "beta", "info", "fyi", "For you.\n"), now=NOW).id
+
+
+def lock_dir(box, letter_id: str) -> Path:
+    return box.root / "beta" / "inbox" / lock_name(letter_id + ".md")
+
+
+def hold(box, letter_id: str, pid: int | str | None) -> Path:
+    """A lock as another writer leaves it: the directory, with ``pid`` (None: no pid file)."""
+    d = lock_dir(box, letter_id)
+    d.mkdir()
+    if pid is not None:
+        (d / "pid").write_text(f"{pid}\n")
+    return d
+
+
+def dead_pid() -> int:
+    p = subprocess.Popen([sys.executable, "-c", "pass"])
+    p.wait()
+    return p.pid
+
+
+def locks(box) -> list[str]:
+    return sorted(str(p.relative_to(box.root)) for p in box.root.rglob("*.lifecycle.lock"))
+
+
+def terminal_replies(box, letter_id: str) -> list[str]:
+    return sorted(p.name for p in (box.root / "alpha" / "inbox").glob(f"{letter_id}--beta--*")
+                  if p.name.endswith(("--nack.md", "--result.md")))
+
+
+# --- a held lock ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("what", ["result", "nack", "ack", "file"])
+def test_a_lock_held_by_a_live_writer_makes_the_writer_wait_then_refuse_with_nothing_written(box, what):
+    letter = fyi(box) if what == "file" else task(box)
+    hold(box, letter, os.getpid())  # this test's own process: alive
+    before = box.tree_bytes()
+    started = time.monotonic()
+    with pytest.raises(LetterboxError, match="timed out waiting for lifecycle lock") as info:
+        if what == "file":
+            file_letter(box.root, letter, seat="beta", lock_timeout=0.3)
+        else:
+            reply(box.root, letter, what, seat="beta", body="Done.\n", now=NOW, lock_timeout=0.3)
+    assert time.monotonic() - started >= 0.3  # it waited
+    assert "\n" not in str(info.value) and "nothing written" in str(info.value)
+    assert box.tree_bytes() == before  # byte for byte, the held lock included
+
+
+def test_the_command_line_refuses_a_held_lock_in_one_line_with_exit_2(box, capsys, monkeypatch):
+    letter = task(box)
+    hold(box, letter, os.getpid())
+    before = box.tree_bytes()
+    monkeypatch.setenv("LETTERBOX_TUI_LOCK_TIMEOUT", "0.2")
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"Done.\n")))
+    code = main(["--root", str(box.root), "reply", letter, "result", "--as", "beta"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "timed out waiting for lifecycle lock" in err
+    assert box.tree_bytes() == before
+    code = main(["--root", str(box.root), "file", fyi(box), "--as", "beta"])
+    assert code == 0  # another letter's lock is not this one's
+
+
+def test_the_lock_is_released_when_the_write_fails(box, monkeypatch):
+    letter = task(box)
+    from letterbox_tui.core.write import replies
+
+    def broken(*a, **kw):
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(replies, "publish_bytes", broken)
+    with pytest.raises(LetterboxError, match="Input/output error"):
+        reply(box.root, letter, "result", seat="beta", body="Done.\n", now=NOW)
+    assert locks(box) == []
+
+
+# --- stale locks ------------------------------------------------------------------------------
+
+
+def test_a_lock_whose_pid_is_dead_is_taken_over(box):
+    letter = task(box)
+    hold(box, letter, dead_pid())
+    started = time.monotonic()
+    reply(box.root, letter, "result", seat="beta", body="Done.\n", now=NOW, lock_timeout=5)
+    assert time.monotonic() - started < 1
+    assert terminal_replies(box, letter) == [f"{letter}--beta--result.md"] and locks(box) == []
+
+
+def test_a_lock_without_a_pid_is_stale_after_two_seconds_not_before(box):
+    letter = task(box)
+    d = hold(box, letter, None)
+    with pytest.raises(LetterboxError, match="timed out"):
+        reply(box.root, letter, "result", seat="beta", body="Done.\n", now=NOW, lock_timeout=0.2)
+    old = time.time() - 3
+    os.utime(d, (old, old))  # as if its writer died 3 s ago between mkdir and pid
+    file_ok = reply(box.root, letter, "result", seat="beta", body="Done.\n", now=NOW, lock_timeout=0.5)
+    assert file_ok.created and locks(box) == []
+
+
+def test_a_pid_file_that_is_not_a_pid_is_stale_after_two_seconds(box):
+    letter = fyi(box)
+    d = hold(box, letter, "")
+    old = time.time() - 3
+    os.utime(d / "pid", (old, old))
+    assert file_letter(box.root, letter, seat="beta", lock_timeout=0.5)[1]
+    assert locks(box) == []
+
+
+def test_a_lock_holding_anything_else_is_never_removed(box):
+    letter = task(box)
+    d = hold(box, letter, dead_pid())
+    (d / "notes").write_text("someone else's\n")
+    with pytest.raises(LetterboxError, match="timed out"):
+        reply(box.root, letter, "result", seat="beta", body="Done.\n", now=NOW, lock_timeout=0.2)
+    assert (d / "notes").read_text() == "someone else's\n"
+
+
+# --- signals and kill -9 ---------------------------------------------------------------------
+
+
+_HOLDER = """
+import sys, time
+from pathlib import Path
+from letterbox_tui.core.write.lifecycle import lifecycle_lock
+with lifecycle_lock(Path(sys.argv[1]), sys.argv[2]):
+    print("held", flush=True)
+    time.sleep(30)
+"""
+
+
+def _holder(box, letter: str) -> subprocess.Popen:
+    p = subprocess.Popen([sys.executable, "-c", _HOLDER, str(box.root / "beta" / "inbox"), letter + ".md"],
+                         stdout=subprocess.PIPE, text=True)
+    assert p.stdout is not None and p.stdout.readline() == "held\n"
+    return p
+
+
+def test_a_writer_killed_9_while_holding_the_lock_leaves_a_lock_the_next_writer_takes_over(box):
+    letter = task(box)
+    p = _holder(box, letter)
+    assert (lock_dir(box, letter) / "pid").read_text() == f"{p.pid}\n"
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    assert locks(box) != []  # kill -9 runs no cleanup
+    reply(box.root, letter, "nack", seat="beta", body="Cannot.\n", now=NOW, lock_timeout=1)
+    assert terminal_replies(box, letter) == [f"{letter}--beta--nack.md"] and locks(box) == []
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_sigterm_and_sigint_release_the_lock(box, sig):
+    letter = task(box)
+    p = _holder(box, letter)
+    p.send_signal(sig)
+    assert p.wait(timeout=10) != 0
+    assert locks(box) == []
+
+
+# --- racing writers ---------------------------------------------------------------------------
+
+
+def _race(root: Path, letter: str, kinds: tuple[str, str]) -> list[tuple[int, str]]:
+    """Fork one ``letterbox-tui reply`` per kind, released together; their (exit, stderr)."""
+    go_r, go_w = os.pipe()
+    children = []
+    for kind in kinds:
+        err_r, err_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child ends with os._exit
+            code = 99
+            try:
+                os.close(go_w)
+                os.read(go_r, 1)
+                os.dup2(err_w, 2)
+                sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), write_through=True)
+                sys.stdout = io.TextIOWrapper(io.FileIO(os.open(os.devnull, os.O_WRONLY), "w"))
+                sys.stdin = io.TextIOWrapper(io.BytesIO(f"{kind} body\n".encode()))
+                code = main(["--root", str(root), "reply", letter, kind, "--as", "beta"])
+                sys.stdout.flush()
+            finally:
+                os._exit(code)
+        os.close(err_w)
+        children.append((pid, err_r))
+    os.close(go_r)
+    os.write(go_w, b"gg")
+    os.close(go_w)
+    out = []
+    for pid, err_r in children:
+        with os.fdopen(err_r) as f:
+            err = f.read()
+        _, status = os.waitpid(pid, 0)
+        out.append((os.waitstatus_to_exitcode(status), err))
+    return out
+
+
+ROUNDS = 50
+
+
+def test_two_writers_racing_nack_and_result_leave_exactly_one_terminal_reply(box, monkeypatch):
+    monkeypatch.setenv("LETTERBOX_TUI_NO_CACHE", "1")
+    outcomes: dict[str, int] = {}
+    for n in range(ROUNDS):
+        letter = task(box, slug=f"race-{n}")
+        results = _race(box.root, letter, ("nack", "result"))
+        codes = sorted(code for code, _ in results)
+        assert codes == [0, 2], results
+        loser = next(err for code, err in results if code == 2)
+        assert "already closed" in loser and loser.count("\n") == 1, loser
+        replies = terminal_replies(box, letter)
+        assert len(replies) == 1, replies
+        winner = replies[0].rsplit("--", 1)[1].removesuffix(".md")
+        outcomes[winner] = outcomes.get(winner, 0) + 1
+        assert (box.root / "beta" / "processed" / f"{letter}.md").is_file()
+        assert not (box.root / "beta" / "inbox" / f"{letter}.md").exists()
+        assert locks(box) == []
+    snap = scan(box.root)
+    assert snap.scope.complete and not snap.unreadable and not snap.orphan_sidecars
+    assert sum(outcomes.values()) == ROUNDS
+    print(f"\n{ROUNDS} rounds nack vs result: one terminal reply each, won {outcomes}")
+
+
+ACK_ROUNDS = 60
+
+
+def test_ack_racing_result_by_one_seat_leaves_no_orphan_sidecar(box, monkeypatch):
+    monkeypatch.setenv("LETTERBOX_TUI_NO_CACHE", "1")
+    outcomes = {"ack first": 0, "result first": 0}
+    for n in range(ACK_ROUNDS):
+        letter = task(box, slug=f"ack-{n}")
+        results = dict(zip(("ack", "result"), _race(box.root, letter, ("ack", "result"))))
+        assert results["result"][0] == 0, results
+        sidecar = box.root / "beta" / "inbox" / f"{letter}.md.ack"
+        assert not sidecar.exists(), f"round {n}: orphan sidecar"
+        assert (box.root / "beta" / "processed" / f"{letter}.md").is_file()
+        acked = (box.root / "alpha" / "inbox" / f"{letter}--beta--ack.md").exists()
+        # The ack either came first (published, then closed by the result) or found the
+        # letter closed and wrote nothing.
+        assert results["ack"][0] == (0 if acked else 2), results
+        outcomes["ack first" if acked else "result first"] += 1
+        assert locks(box) == []
+    snap = scan(box.root)
+    assert not snap.orphan_sidecars and not snap.unreadable
+    print(f"\n{ACK_ROUNDS} rounds ack vs result: no orphan sidecar, {outcomes}")
+
+
+def test_a_retried_identical_reply_still_converges_after_another_writer_closed_nothing(box):
+    letter = task(box)
+    first = reply(box.root, letter, "result", seat="beta", body="Done.\n", now=NOW)
+    again = reply(box.root, letter, "result", seat="beta", body="Done.\n", now=NOW)
+    assert first.created and not again.created and "already closed" in again.notes[0]
+    with pytest.raises(LetterboxError, match="already closed"):
+        reply(box.root, letter, "nack", seat="beta", body="Cannot.\n", now=NOW)
+    assert locks(box) == []
+
+
+def test_the_lock_is_the_protocols_name_beside_the_letter(box):
+    letter = task(box)
+    with lifecycle_lock(box.root / "beta" / "inbox", letter + ".md"):
+        d = lock_dir(box, letter)
+        assert d.is_dir() and (d / "pid").read_text() == f"{os.getpid()}\n"
+        assert sorted(p.name for p in d.iterdir()) == ["pid"]
+        snap = scan(box.root)  # never a letter, never unsupported
+        assert snap.scope.complete and [x.id for x in snap.letters] == [letter]
+    assert locks(box) == []
