@@ -1,0 +1,261 @@
+"""Replies (SPEC 5): answered, accepted and state.
+
+A *terminal reply* to L is a readable ``result`` or ``nack`` with ``re`` = L's id sent back
+by L's recipient to its sender. Most letters are *plain* (see ``Plain``): nothing but the
+snapshot-wide doubt bears on their answers, which are built once and shared.
+"""
+
+from __future__ import annotations
+
+from ..model import EXTERNAL_BRIDGE, NO, YES, Answer, Letter, Reason, Unreadable
+from .common import CLOSED, MAX_NAMED, OPEN, StateAnswer, about, letter_key, names, outside_scope, sorted_letters
+from .index import Index
+from .supersession import Supersession
+
+
+class Plain:
+    """The answered, state and late answers every *plain* letter shares.
+
+    A letter is plain when nothing but the snapshot-wide doubt bears on those answers: no
+    reply or supersedes pointer, readable or not, concerns its id, its id is held once, and
+    neither party is the external bridge. Its answers then depend only on that doubt and,
+    when unreadable files may be replies to anyone, on its pair of parties; they are built
+    once and shared. When the scope is partial and the sender is outside it (``outside``),
+    each answer adds an outside-scope reason naming the letter, built per letter.
+    """
+
+    __slots__ = ("answered", "state", "late_reasons", "late_overdue", "outside")
+
+    def __init__(self, answered: Answer, outside: bool) -> None:
+        self.answered = answered
+        self.outside = outside
+        if answered.no:
+            self.state = OPEN
+            self.late_reasons: tuple[Reason, ...] = ()
+            self.late_overdue = YES
+        else:
+            self.state = StateAnswer("unknown", about(answered.reasons, "state"))
+            self.late_reasons = about(answered.reasons, "late")
+            self.late_overdue = Answer("unknown", self.late_reasons)
+
+
+class Replies:
+    """answered, accepted and state over one index (and its supersession, for replies to
+    earlier versions)."""
+
+    def __init__(self, index: Index, supersession: Supersession, fast: bool = True) -> None:
+        self.index = index
+        self.supersession = supersession
+        self.fast = fast
+        self._answered: dict[int, Answer] = {}
+        self._state: dict[int, StateAnswer] = {}
+        # Plain letters: ids with no terminal reply, supersedes edge, unreadable or
+        # malformed reply pointer, and not duplicated.
+        special = set(index.replied_ids)
+        special.update(index.out)
+        special.update(index.unreadable_reply_by_re)
+        special.update(index.malformed_re)
+        special.update(index.duplicated_ids)
+        self._special = special
+        self._plain_by_pair: dict[tuple[str, str], Plain] = {}
+        self._plain_all: Plain | None = None
+        self._plain_all_outside: Plain | None = None
+        if not index.unreadable_reply_open:
+            self._plain_all = Plain(self._plain_answered("", ""), False)
+            self._plain_all_outside = Plain(self._plain_all.answered, True)
+
+    # --- plain letters ------------------------------------------------------------
+    def plain(self, letter: Letter) -> Plain | None:
+        """The shared answers of a plain letter, or None when its id or parties need a
+        closer look."""
+        if letter.id in self._special or not self.fast:
+            return None
+        sender = letter.sender
+        recipient = letter.recipient
+        if sender == EXTERNAL_BRIDGE or recipient == EXTERNAL_BRIDGE:
+            return None
+        index = self.index
+        if self._plain_all is not None:
+            if index.partial and sender not in index.participants:
+                return self._plain_all_outside
+            return self._plain_all
+        # unreadable files may be replies to some pairs of parties
+        pair = (recipient, sender)
+        plain = self._plain_by_pair.get(pair)
+        if plain is None:
+            outside = index.partial and sender not in index.participants
+            plain = self._plain_by_pair[pair] = Plain(self._plain_answered(recipient, sender), outside)
+        return plain
+
+    def _plain_answered(self, to: str, frm: str) -> Answer:
+        """``answered`` of a plain letter from ``frm`` to ``to``."""
+        reasons: list[Reason] = []
+        maybe = self._unreadable_open_replies(to, frm, {})
+        if maybe:
+            reasons.append(_unreadable_reply_reason(maybe))
+        reasons.extend(self.index.global_reasons("answered", partial=False))
+        return Answer("unknown", tuple(reasons)) if reasons else NO
+
+    def _unreadable_open_replies(self, to: str, frm: str, maybe: dict[str, Unreadable]) -> dict[str, Unreadable]:
+        """Add the unreadable files with no legible ``re`` that may be a terminal reply
+        from ``to`` to ``frm`` (by path); return ``maybe``."""
+        reply_open = self.index.unreadable_reply_open
+        if reply_open:
+            for key in ((to, frm), (to, None), (None, frm), (None, None)):
+                for u in reply_open.get(key, ()):
+                    maybe.setdefault(u.path, u)
+        return maybe
+
+    def closed_by_reply(self, letter: Letter) -> bool:
+        """``answered`` is yes (so ``state`` is closed), without building the answer."""
+        index = self.index
+        return (
+            letter.id in index.replied_ids
+            and letter.id not in index.duplicated_ids
+            and letter.sender != EXTERNAL_BRIDGE
+            and letter.recipient != EXTERNAL_BRIDGE
+            and bool(index.terminal_replies(letter))
+        )
+
+    # --- answered -----------------------------------------------------------------
+    def answered(self, letter: Letter) -> Answer:
+        plain = self.plain(letter)
+        if plain is not None:
+            if plain.outside:
+                return Answer("unknown", plain.answered.reasons + (outside_scope(letter, "answered"),))
+            return plain.answered
+        key = id(letter)
+        cached = self._answered.get(key)
+        if cached is None:
+            cached = self._compute_answered(letter)
+            if not cached.yes:  # state and late do not need a yes (``closed_by_reply``)
+                self._answered[key] = cached
+        return cached
+
+    def _compute_answered(self, letter: Letter) -> Answer:
+        index = self.index
+        if letter.sender == EXTERNAL_BRIDGE or letter.recipient == EXTERNAL_BRIDGE:
+            return Answer("unknown", (Reason(
+                "external-route", "answered",
+                f"the letter crosses {EXTERNAL_BRIDGE}: no receipt is on disk", (letter.id,), (letter.path,),
+            ),))
+        if letter.id in index.duplicated_ids:
+            paths = tuple(index.holders(letter.id))
+            return Answer("unknown", (Reason(
+                "duplicate-id", "answered",
+                f"{len(paths)} files hold the id {letter.id}", (letter.id,), paths,
+            ),))
+        replies = index.terminal_replies(letter)
+        if len(replies) == 1:
+            r = replies[0]
+            return Answer("yes", (Reason(
+                "answered-by", "answered", "terminal reply from " + letter.recipient + ": " + r.id,
+                (r.id,), (r.path,),
+            ),))
+        if replies:
+            return Answer("yes", (Reason(
+                "answered-by", "answered",
+                "terminal reply from " + letter.recipient + ": " + ", ".join(r.id for r in replies[:5]),
+                tuple(r.id for r in replies), tuple(r.path for r in replies),
+            ),))
+        reasons: list[Reason] = []
+        if letter.id in index.out:
+            chain = self.supersession.chain_of(letter.id)
+            below = chain.reply_below.get(letter.id, ())
+            if below:
+                replies = sorted({r for b in below for r in chain.replied[b]}, key=letter_key)
+                reasons.append(Reason(
+                    "reply-to-superseded", "answered",
+                    "a terminal reply answers an earlier version this letter supersedes: " + ", ".join(below[:5]),
+                    below + tuple(dict.fromkeys(r.id for r in replies)),
+                    tuple(r.path for r in replies),
+                ))
+        maybe: dict[str, Unreadable] = {u.path: u for u in index.unreadable_reply_by_re.get(letter.id, ())}
+        self._unreadable_open_replies(letter.recipient, letter.sender, maybe)
+        if maybe:
+            reasons.append(_unreadable_reply_reason(maybe))
+        mal = index.malformed_re.get(letter.id, ())
+        if mal:
+            reasons.append(Reason(
+                "malformed-pointer", "answered",
+                "a letter's re could not be read and mentions this letter's id",
+                names(h.id for h in mal), tuple(sorted(h.path for h in mal))[:MAX_NAMED],
+            ))
+        reasons.extend(index.global_reasons("answered", partial=False))
+        if index.partial and letter.sender not in index.participants:
+            reasons.append(outside_scope(letter, "answered"))
+        return Answer("unknown", tuple(reasons)) if reasons else NO
+
+    def children(self, letter: Letter) -> list[Letter]:
+        """Every readable letter whose ``re`` is this letter's id (any party, any type)."""
+        return sorted_letters(self.index.kids(letter.id))
+
+    # --- accepted -----------------------------------------------------------------
+    def accepted(self, letter: Letter) -> Answer:
+        acks = self.index.acks(letter)
+        sidecar = letter.path in self.index.sidecar_letters
+        if not acks:
+            if not sidecar:
+                return NO
+            return Answer("yes", (Reason(
+                "accepted-by", "accepted", "sidecar " + letter.path + ".ack", (), (letter.path + ".ack",),
+            ),))
+        if len(acks) == 1 and not sidecar:
+            a = acks[0]
+            return Answer("yes", (Reason(
+                "accepted-by", "accepted", "ack from " + letter.recipient + ": " + a.id, (a.id,), (a.path,),
+            ),))
+        paths = tuple([a.path for a in acks])
+        detail = "ack from " + letter.recipient + ": " + ", ".join([a.id for a in acks[:5]])
+        if sidecar:
+            paths += (letter.path + ".ack",)
+            detail += "; sidecar " + letter.path + ".ack"
+        return Answer("yes", (Reason("accepted-by", "accepted", detail, tuple([a.id for a in acks]), paths),))
+
+    # --- state --------------------------------------------------------------------
+    def state(self, letter: Letter) -> StateAnswer:
+        if letter.folder == "processed":
+            return CLOSED
+        plain = self.plain(letter)
+        if plain is not None:
+            if plain.outside:
+                return StateAnswer("unknown", plain.state.reasons + (outside_scope(letter, "state"),))
+            return plain.state
+        if self.fast and self.closed_by_reply(letter):
+            return CLOSED
+        key = id(letter)
+        cached = self._state.get(key)
+        if cached is None:
+            cached = self._compute_state(letter)
+            self._state[key] = cached
+        return cached
+
+    def _compute_state(self, letter: Letter) -> StateAnswer:
+        if letter.folder == "processed":
+            return CLOSED
+        answered = self.answered(letter)
+        if answered.yes:
+            return CLOSED
+        index = self.index
+        reasons: list[Reason] = []
+        if letter.id in index.duplicated_ids:
+            folders = {x.folder for x in index.holding(letter.id)}
+            folders |= {u.folder for u in index.unreadable_holders.get(letter.id, ())}
+            if {"inbox", "processed"} <= folders:
+                reasons.append(Reason(
+                    "duplicate-id", "state",
+                    f"copies of {letter.id} lie in both inbox/ and processed/",
+                    (letter.id,), tuple(index.holders(letter.id)),
+                ))
+        if answered.unknown and not any(r.code == "external-route" for r in answered.reasons):
+            present = {r.code for r in reasons}
+            reasons.extend(r for r in about(answered.reasons, "state") if r.code not in present)
+        return StateAnswer("unknown", tuple(reasons)) if reasons else OPEN
+
+
+def _unreadable_reply_reason(maybe: dict[str, Unreadable]) -> Reason:
+    return Reason(
+        "unreadable-file", "answered",
+        f"{len(maybe)} unreadable file{'s' if len(maybe) != 1 else ''} may be a terminal reply to this letter",
+        (), tuple(sorted(maybe))[:MAX_NAMED],
+    )
