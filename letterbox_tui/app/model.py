@@ -265,7 +265,7 @@ class AppModel:
             raise LetterboxError(f"cannot split query: {exc}") from None
         if not terms:
             raise LetterboxError("empty query: type terms such as type=request late=yes")
-        query = parse_query(terms)
+        query = parse_query(terms, self.at)  # relative times (since=-7d) count from the scan's clock
         res = self.res
         if query.at is not None and query.at != self.at:
             from letterbox_tui.core.resolve import resolve

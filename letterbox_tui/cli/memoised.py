@@ -49,6 +49,8 @@ class Memoised:
         (``LETTERBOX_TUI_NO_CACHE``). Scripts and agents read JSON from a pipe or a file."""
         if not getattr(args, "json", False) or not memo.enabled() or sys.stdout.isatty():
             return None
+        if any(_relative(term) for term in args.terms):
+            return None  # since=-7d, at=now: the same words ask a new question every moment
         return cls(args, command)
 
     def __init__(self, args: Namespace, command: str) -> None:
@@ -95,3 +97,14 @@ class Memoised:
         code = scope_exit(snapshot.scope)
         memo.record_after_answer(self.memo, self.key, snapshot, text, self.encoding, code, res.at, query.at is not None)
         return code
+
+
+def _relative(term: str) -> bool:
+    """A term whose time is relative to the clock (``since=-7d``, ``at=now``)."""
+    from letterbox_tui.core.grammar import RELATIVE_TIME_RE
+
+    for op in ("<=", ">=", "=", "<", ">"):
+        key, sep, value = term.partition(op)
+        if sep:
+            return RELATIVE_TIME_RE.fullmatch(value) is not None
+    return False

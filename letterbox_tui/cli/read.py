@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 from letterbox_tui.core.errors import LetterboxError
-from letterbox_tui.core.grammar import parse_time
 from letterbox_tui.core.model import Letter, Reason, Scope, Snapshot
 from letterbox_tui.core.query import Query, QueryResult, dedupe, parse_query, run_query
 from letterbox_tui.core.resolve import Resolution, resolve
@@ -59,12 +58,17 @@ def _now() -> datetime:
 
 
 def parse_at(value: str | None, what: str = "--at") -> datetime:
-    """``--at T``: RFC 3339 with an offset (default now), else exit 2."""
+    """``--at T``: RFC 3339 with an offset or relative to now (``--at=-1d``, ``today``;
+    SPEC 6), default now; else exit 2."""
+    from letterbox_tui.core.query import parse_when
+
+    now = _now()
     if value is None:
-        return _now()
-    when = parse_time(value)
+        return now
+    when = parse_when(value, now)
     if when is None:
-        raise LetterboxError(f"{what} {value!r}: expected RFC 3339 with an offset, e.g. 2026-10-04T00:00:00Z")
+        raise LetterboxError(f"{what} {value!r}: expected RFC 3339 with an offset (2026-10-04T00:00:00Z) "
+                             "or a relative time (now, today, yesterday, -7d, +2d, -36h, -90m)")
     return when
 
 
@@ -107,8 +111,9 @@ def _scope_reasons(scope: Scope, snapshot: Snapshot) -> list[Reason]:
 # --- query, exists ----------------------------------------------------------------
 
 def _run(args: Namespace) -> tuple[Query, Snapshot, Resolution, QueryResult]:
-    query = parse_query(args.terms)
-    snapshot, res = _resolved(args, query.at or _now())
+    now = _now()
+    query = parse_query(args.terms, now)
+    snapshot, res = _resolved(args, query.at or now)
     result = run_query(query, res)
     keep(result)
     return query, snapshot, res, result

@@ -14,6 +14,9 @@ HEX8_TAIL_RE = re.compile(r"-[0-9a-f]{8}$")
 ID_TIME_RE = re.compile(r"(\d{4})-(\d{2})-(\d{2})T(\d{2})(\d{2})(\d{2})")
 _ID_TIME_PREFIX_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{6}-")
 REPLY_KINDS = ("ack", "nack", "result")
+#: A time relative to a clock (SPEC 6, additive): ``now``, ``today``, ``yesterday``, ``-7d``,
+#: ``+2d``, ``-36h``, ``-90m``. What it means is ``core.query.parse_when``'s.
+RELATIVE_TIME_RE = re.compile(r"now|today|yesterday|[+-][0-9]{1,7}[dhm]")
 
 PROTOCOL_TYPES = ("request", "delegate", "blocker", "status", "info", "ack", "nack", "result")
 ADDED_TYPES = ("decision", "dispute", "ruling", "review")

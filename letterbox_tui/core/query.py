@@ -14,11 +14,11 @@ import operator
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta, tzinfo
 from operator import attrgetter
 
 from .errors import LetterboxError
-from .grammar import parse_time, slug_of
+from .grammar import RELATIVE_TIME_RE, parse_time, slug_of
 from .model import Answer, Letter, Reason
 from .resolve import Resolution
 
@@ -80,6 +80,8 @@ class Query:
 
     terms: tuple[Term, ...]
     at: datetime | None = None
+    #: a term's time was relative (``-7d``, ``today``): the answer depends on the clock
+    relative: bool = False
 
     @property
     def state(self) -> str:
@@ -108,8 +110,42 @@ def _bad(raw: str, why: str) -> LetterboxError:
     return LetterboxError(f"invalid term {raw!r}: {why}")
 
 
-def parse_term(raw: str) -> Term:
-    """One term, or ``LetterboxError`` naming it."""
+_UNITS = {"d": "days", "h": "hours", "m": "minutes"}
+_TIME_HELP = "a time is RFC 3339 with an offset (2026-10-04T00:00:00Z) or relative: now, today, yesterday, -7d, +2d, -36h, -90m"
+
+
+def is_relative(value: str) -> bool:
+    """``now``, ``today``, ``yesterday`` or ``[+-]N`` days, hours or minutes."""
+    return RELATIVE_TIME_RE.fullmatch(value) is not None
+
+
+def parse_when(value: str, now: datetime | None, tz: tzinfo | None = None) -> datetime | None:
+    """A time in a term: RFC 3339 with an offset, or relative to ``now`` (SPEC 6): ``now``;
+    ``today`` and ``yesterday`` are local midnight in the user's calendar (``tz``; None: the
+    system's local time zone, daylight saving included); ``-7d``, ``+2d``, ``-36h``,
+    ``-90m`` are that many days (of 24 hours), hours or minutes from ``now``. None when
+    the value is neither (or lies outside the calendar)."""
+    when = parse_time(value)
+    if when is not None or not is_relative(value):
+        return when
+    if now is None:
+        raise LetterboxError(f"relative time {value!r} needs a clock (an internal error: pass now=)")
+    if value == "now":
+        return now
+    try:
+        if value in ("today", "yesterday"):
+            day = now.astimezone(tz).date() - timedelta(days=1 if value == "yesterday" else 0)
+            if tz is None:
+                return datetime(day.year, day.month, day.day).astimezone()
+            return datetime(day.year, day.month, day.day, tzinfo=tz)
+        amount = int(value[1:-1]) * (1 if value[0] == "+" else -1)
+        return now + timedelta(**{_UNITS[value[-1]]: amount})
+    except (OverflowError, ValueError, OSError):
+        return None
+
+
+def parse_term(raw: str, now: datetime | None = None, tz: tzinfo | None = None) -> Term:
+    """One term, or ``LetterboxError`` naming it. ``now``: what relative times count from."""
     if not raw.strip():
         raise _bad(raw, "empty term")
     m = _TERM_RE.fullmatch(raw)
@@ -132,21 +168,35 @@ def parse_term(raw: str) -> Term:
             raise _bad(raw, f"{key} is one of {'|'.join(_CHOICES[key])}")
         return Term(raw, key, op, (value,))
     if key in _TIMES:
-        when = parse_time(value)
+        when = parse_when(value, now, tz)
         if when is None:
-            raise _bad(raw, "a time is RFC 3339 with an offset, e.g. 2026-10-04T00:00:00Z")
+            raise _bad(raw, _TIME_HELP)
         return Term(raw, key, op, (value,), when)
     # slug~= subject~=: case-insensitive substring
     return Term(raw, key, op, (value.casefold(),))
 
 
-def parse_query(raw_terms: Sequence[str]) -> Query:
-    """Parse every term; the same key with the same operator may not appear twice."""
+def parse_query(raw_terms: Sequence[str], now: datetime | None = None, tz: tzinfo | None = None) -> Query:
+    """Parse every term; the same key with the same operator may not appear twice.
+
+    Relative times count from ``at=T`` when the query has one (itself relative to ``now``),
+    else from ``now``, the caller's clock (the core never reads one of its own); ``tz`` is
+    the calendar of ``today`` and ``yesterday`` (None: the system's local time zone)."""
     terms: list[Term] = []
     seen: dict[tuple[str, str], str] = {}
     at: datetime | None = None
+    relative = False
     for raw in raw_terms:
-        term = parse_term(raw)
+        m = _TERM_RE.fullmatch(raw)
+        if m is not None and m.group(1) == "at" and m.group(2) == "=":
+            at_term = parse_term(raw, now, tz)
+            at = at_term.when
+    clock = at if at is not None else now
+    for raw in raw_terms:
+        m = _TERM_RE.fullmatch(raw)
+        if m is not None and m.group(1) in _TIMES and is_relative(m.group(3)):
+            relative = True
+        term = parse_term(raw, now if (m is not None and m.group(1) == "at") else clock, tz)
         slot = (term.key, term.op)
         if slot in seen:
             raise LetterboxError(f"repeated term {raw!r}: {term.key}{term.op} already given as {seen[slot]!r}")
@@ -157,7 +207,7 @@ def parse_query(raw_terms: Sequence[str]) -> Query:
         terms.append(term)
     _check_ranges(terms)
     terms.sort(key=lambda t: (_COST[t.key], t.key, t.op))  # any order of terms, one result
-    return Query(tuple(terms), at)
+    return Query(tuple(terms), at, relative)
 
 
 def _check_ranges(terms: list[Term]) -> None:
