@@ -23,7 +23,6 @@ from textual.content import Content
 from textual.css.query import NoMatches
 from textual.message import Message
 from textual.widgets import Footer, Input, OptionList, Static
-from textual.widgets.option_list import Option, OptionDoesNotExist
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from letterbox_tui.core.errors import LetterboxError
@@ -35,6 +34,8 @@ from .sanitize import clean, cleans
 from .themes import BUILTIN, DEFAULT_THEME, APP_VARIABLES, load_themes, shipped_themes_dir, user_themes_dir
 from .widgets.letter_list import LetterList, ListRow
 from .widgets.letter_pane import LetterPane
+from .widgets.mailboxes import MailboxList
+from .widgets.thread_view import ThreadView
 
 Clock = Callable[[], datetime]
 
@@ -93,27 +94,33 @@ class LetterboxApp(App[int]):
     COMMANDS = App.COMMANDS | {LetterboxCommands}
     ENABLE_COMMAND_PALETTE = True
 
+    # Keys follow mutt/aerc: q goes back (quits from the list), Q quits from anywhere,
+    # j/k move everywhere, / searches the list and n/N go to the next/previous match.
     BINDINGS = [
-        Binding("q", "quit", "Quit", id="app.quit"),
+        Binding("q", "back_or_quit", "Back/Quit", id="app.quit"),
+        Binding("Q", "quit", "Quit", show=False, id="app.quit_now"),
         Binding("question_mark", "help", "Help", id="app.help"),
         Binding("colon", "command_palette", "Commands", show=False, id="app.palette"),
-        Binding("slash", "query", "Query", id="app.query"),
-        Binding("n", "next_attention(1)", "Next to act on", show=False, id="app.next"),
-        Binding("N", "next_attention(-1)", "Previous to act on", show=False, id="app.prev"),
+        Binding("slash", "search", "Search", id="app.search"),
+        Binding("backslash", "query", "Filter", id="app.query"),
+        Binding("n", "next_match(1)", "Next", show=False, id="app.next"),
+        Binding("N", "next_match(-1)", "Previous", show=False, id="app.prev"),
         Binding("1", "view('owed')", "Owed", show=False, id="view.owed"),
         Binding("2", "view('disputes')", "Disputes", show=False, id="view.disputes"),
         Binding("3", "view('truth')", "Truth", show=False, id="view.truth"),
         Binding("4", "view('all')", "All", show=False, id="view.all"),
-        Binding("p,5", "view('problems')", "Problems", id="view.problems"),
+        Binding("p,5", "view('problems')", "Problems", show=False, id="view.problems"),
         Binding("right_square_bracket", "tab(1)", "Next tab", show=False, id="letter.next_tab"),
         Binding("left_square_bracket", "tab(-1)", "Prev tab", show=False, id="letter.prev_tab"),
+        Binding("M", "toggle_markdown", "Markdown", show=False, id="letter.markdown"),
+        Binding("b", "toggle_sidebar", "Sidebar", show=False, id="app.sidebar"),
         Binding("c", "compose", "Compose", id="letter.compose"),
         Binding("r", "reply", "Reply", id="letter.reply"),
-        Binding("s", "supersede", "Supersede", id="letter.supersede"),
-        Binding("m", "mark", "Mark", id="letter.mark"),
-        Binding("d", "dispute", "Dispute", id="letter.dispute"),
-        Binding("u", "rule", "Rule", id="letter.rule"),
-        Binding("R", "review", "Review", id="app.review"),
+        Binding("s", "supersede", "Supersede", show=False, id="letter.supersede"),
+        Binding("m", "mark", "Mark", show=False, id="letter.mark"),
+        Binding("d", "dispute", "Dispute", show=False, id="letter.dispute"),
+        Binding("u", "rule", "Rule", show=False, id="letter.rule"),
+        Binding("R", "review", "Review", show=False, id="app.review"),
         Binding("f5,ctrl+r", "rescan", "Rescan", show=False, id="app.rescan"),
         Binding("escape", "escape", "Back", show=False, id="app.escape"),
     ]
@@ -123,13 +130,16 @@ class LetterboxApp(App[int]):
 
     topbar = getters.query_one("#topbar", Static)
     banner = getters.query_one("#banner", Static)
-    mailbox_list = getters.query_one("#mailboxes", OptionList)
+    mailbox_list = getters.query_one("#mailboxes", MailboxList)
     list_title = getters.query_one("#list-title", Static)
     letter_list = getters.query_one("#letters", LetterList)
     letter_pane = getters.query_one("#letter-pane", LetterPane)
     query_bar = getters.query_one("#query-bar", Vertical)
     query_input = getters.query_one("#query", Input)
     query_error = getters.query_one("#query-error", Static)
+    search_bar = getters.query_one("#search-bar", Horizontal)
+    search_input = getters.query_one("#search", Input)
+    status_line = getters.query_one("#status", Static)
 
     def __init__(
         self,
@@ -162,6 +172,8 @@ class LetterboxApp(App[int]):
         self.poll_interval = poll_interval
         self.mailbox_id = self.start_view
         self.query_text: str | None = None
+        #: the list search (``/``): its text, or None
+        self.search_text: str | None = None
         self.fingerprint: tuple = ()
         self.scanning = False
         self.scan_count = 0
@@ -194,14 +206,18 @@ class LetterboxApp(App[int]):
         yield Static(Content(""), id="banner")
         with Horizontal(id="main"):
             with Vertical(id="mailboxes-pane"):
-                yield OptionList(id="mailboxes")
+                yield MailboxList(id="mailboxes")
             with Vertical(id="right"):
                 yield Static(Content(""), id="list-title")
                 yield LetterList(id="letters")
                 yield LetterPane(id="letter-pane")
         with Vertical(id="query-bar"):
-            yield Input(placeholder="query terms, e.g.  type=request late=yes   (Enter: run, Esc: close)", id="query", compact=True)
+            yield Input(placeholder="filter by query terms, e.g.  type=request late=yes   (Enter: run, Esc: close)", id="query", compact=True)
             yield Static(Content(""), id="query-error")
+        with Horizontal(id="search-bar"):
+            yield Static(Content("/"), id="search-label")
+            yield Input(placeholder="search the list (Enter: find, n/N: next/previous, Esc: close)", id="search", compact=True)
+        yield Static(Content(""), id="status")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -210,6 +226,7 @@ class LetterboxApp(App[int]):
             self.query_input.cursor_blink = False
             self.animation_level = "none"
         self.query_bar.display = False
+        self.search_bar.display = False
         self.banner.display = False
         self.query_one("#mailboxes-pane", Vertical).border_title = "Mailboxes"
         self.query_one("#right", Vertical).border_title = "Letters"
@@ -411,51 +428,14 @@ class LetterboxApp(App[int]):
         m = self.model
         if m is None:
             return
-        ol = self.mailbox_list
-        options: list[Option | None] = []
-        seats_started = False
-        queries_started = False
-        for mb in m.mailboxes():
-            if mb.id.startswith("view:"):
-                label = Content.assemble((f"{mb.label}", "bold" if mb.id == "view:owed" else ""))
-                count = Content.styled(_n(mb.count), "$text-muted")
-                if mb.count is None:
-                    pass
-                elif mb.id == "view:owed" and mb.late:
-                    count = Content.assemble((_n(mb.count), ""), ("\n  ", ""), (f"{_n(mb.late)} late", "bold $late"))
-                elif mb.id == "view:problems":
-                    count = Content.styled(_n(mb.count), "bold $error" if mb.count else "$text-muted")
-                    if m.warning_count:
-                        count += Content.styled(f" · {_n(m.warning_count)} warn", "$warning")
-                prompt = label.pad_right(max(1, 15 - len(mb.label))) + count
-            elif mb.id.count(":") == 1 and mb.id.startswith("seat:"):
-                if not seats_started:
-                    options.append(None)
-                    seats_started = True
-                head = Content.styled(mb.label, "bold $accent")
-                if mb.status is not None:
-                    head = head + Content("\n ") + mb.status.truncate(26, ellipsis=True).stylize_before("italic $text-muted")
-                options.append(Option(head, id=mb.id, disabled=True))
-                continue
-            elif mb.id.startswith("seat:"):
-                prompt = Content(f"  {mb.label:<11}") + Content.styled(str(mb.count), "$text-muted")
-            else:
-                if not queries_started:
-                    options.append(None)
-                    options.append(Option(Content.styled("Saved queries", "bold $accent"), id="heading:queries", disabled=True))
-                    queries_started = True
-                prompt = Content("  ") + clean(mb.label, single_line=True).truncate(26, ellipsis=True)
-            options.append(Option(prompt, id=mb.id))
-        highlighted = self.mailbox_id
-        ol.set_options(options)
-        self._highlight_mailbox(highlighted)
+        self.mailbox_list.show_mailboxes(m, self.mailbox_id, self.new_counts(), width=30)
 
     def _highlight_mailbox(self, mailbox_id: str) -> None:
-        ol = self.mailbox_list
-        try:
-            ol.highlighted = ol.get_option_index(mailbox_id)
-        except OptionDoesNotExist:  # a saved query removed from the settings
-            pass
+        self.mailbox_list.highlight_mailbox(mailbox_id)
+
+    def new_counts(self) -> dict[str, int]:
+        """Unseen letters per mailbox id (see ``seen``); empty until wired."""
+        return {}
 
     @on(OptionList.OptionSelected, "#mailboxes")
     def _mailbox_selected(self, event: OptionList.OptionSelected) -> None:
@@ -505,7 +485,36 @@ class LetterboxApp(App[int]):
         self.list_title.update(
             Content.assemble(Content.styled(" ", ""), title.stylize_before("bold"), (f"  {n} row{'s' if n != 1 else ''}", "$text-muted")))
         lst.set_rows(rows, keep=keep, empty=empty)
+        self.shown_rows = n
         self._show_selected(force=True)
+        self._update_status()
+
+    #: how each view is ordered (for the status line)
+    SORTS = {
+        "view:owed": "by owing seat, late first",
+        "view:disputes": "newest dispute first",
+        "view:truth": "in force, then in doubt; newest first",
+        "view:problems": "problems, then warnings",
+    }
+
+    def _update_status(self) -> None:
+        """The status line: the view, its sort, its filter and search, the row count."""
+        try:
+            line = self.status_line
+        except NoMatches:
+            return
+        label = self._mailbox_label(self.mailbox_id)
+        sort = self.SORTS.get(self.mailbox_id, "newest first")
+        parts = [Content.styled(" ", ""), label.stylize_before("bold"), Content.styled(" · sort: ", "$text-muted"), Content(sort)]
+        parts.append(Content.styled(" · filter: ", "$text-muted"))
+        parts.append(clean(self.query_text, single_line=True, style="bold $accent") if self.query_text else Content("none"))
+        if self.search_text:
+            parts.append(Content.styled(" · search: ", "$text-muted"))
+            parts.append(clean(self.search_text, single_line=True, style="bold $accent"))
+        n = getattr(self, "shown_rows", 0)
+        parts.append(Content.styled(f" · {n} row{'s' if n != 1 else ''}", "$text-muted"))
+        parts.append(Content.styled(" · body: " + ("Markdown" if self.letter_pane.markdown else "as written"), "$text-muted"))
+        line.update(Content("").join(parts))
 
     def _selected_key(self) -> str | None:
         row = self.letter_list.current
@@ -582,12 +591,12 @@ class LetterboxApp(App[int]):
         self.letter_list.focus()
 
     def action_escape(self) -> None:
-        bar = self.query_bar
-        if bar.display:
-            bar.display = False
-            self.query_error.update(Content(""))
-            self.letter_list.focus()
-            return
+        for bar in (self.query_bar, self.search_bar):
+            if bar.display:
+                bar.display = False
+                self.query_error.update(Content(""))
+                self.letter_list.focus()
+                return
         focused = self.focused
         if focused is not None and self.letter_pane in focused.ancestors_with_self:
             self.letter_list.focus()
@@ -595,6 +604,97 @@ class LetterboxApp(App[int]):
         if self.query_text is not None:
             self.query_text = None
             self._show_mailbox()
+
+    def action_back_or_quit(self) -> None:
+        """``q``: back to the list from the letter or the mailboxes; quit from the list."""
+        focused = self.focused
+        if focused is not None and focused is not self.letter_list:
+            self.letter_list.focus()
+            return
+        self.exit(0)
+
+    def action_toggle_markdown(self) -> None:
+        on = self.letter_pane.toggle_markdown()
+        self._update_status()
+        self.notify("Body rendered as Markdown (link targets shown)" if on else "Body shown as written", timeout=2)
+
+    def action_toggle_sidebar(self) -> None:
+        pane = self.query_one("#mailboxes-pane")
+        pane.display = not pane.display
+        self.sidebar_chosen = pane.display
+        if not pane.display and self.focused is self.mailbox_list:
+            self.letter_list.focus()
+
+    # --- search in the list (/, n, N) ----------------------------------------------
+    def action_search(self) -> None:
+        self.search_bar.display = True
+        self.query_bar.display = False
+        if self.search_text:
+            self.search_input.value = self.search_text
+        self.search_input.focus()
+
+    @on(Input.Submitted, "#search")
+    def _search_submitted(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        self.search_bar.display = False
+        self.letter_list.focus()
+        self.search_text = text or None
+        self._update_status()
+        if text:
+            self._find(1, include_current=True)
+
+    def action_next_match(self, step: int) -> None:
+        """``n``/``N``: the next/previous row matching the search; with no search, the
+        next/previous row that needs attention (late, unknown, or a task nobody has
+        accepted yet)."""
+        if self.search_text:
+            self._find(step)
+        else:
+            self.action_next_attention(step)
+
+    def _find(self, step: int, include_current: bool = False) -> None:
+        lst = self.letter_list
+        needle = (self.search_text or "").casefold()
+        if not lst.rows or not needle:
+            return
+        n = len(lst.rows)
+        i = lst.cursor if lst.cursor >= 0 else 0
+        if include_current:
+            i -= step
+        width = max(80, lst.size.width)
+        for _ in range(n):
+            i = (i + step) % n
+            row = lst.rows[i]
+            if row.heading is None and needle in self._describe(row, width).plain.casefold():
+                lst.cursor = i
+                lst.scroll_to_cursor()
+                return
+        self.notify(cleans(("Not found in this list: ", ""), (self.search_text or "", "bold")), timeout=3)
+
+    @on(ThreadView.Open)
+    def _thread_open(self, event: ThreadView.Open) -> None:
+        """Enter on a letter of the Thread tab: select it (in this list, or in All)."""
+        self.select_letter(event.letter)
+        self.letter_pane.tabs.active = "tab-body"
+
+    def select_letter(self, letter) -> bool:
+        """Move the list's cursor to ``letter``, switching to All when it is not here."""
+        m = self.model
+        if m is None:
+            return False
+        lst = self.letter_list
+        i = next((i for i, r in enumerate(lst.rows) if r.letter is letter and r.heading is None), None)
+        if i is None:
+            self.mailbox_id = "view:all"
+            self.query_text = None
+            self._highlight_mailbox(self.mailbox_id)
+            self._show_mailbox()
+            i = next((i for i, r in enumerate(lst.rows) if r.letter is letter), None)
+        if i is None:
+            return False
+        lst.cursor = i
+        lst.scroll_to_cursor(center=True)
+        return True
 
     def action_next_attention(self, step: int) -> None:
         """Next (or previous) row that needs attention: late, unknown, or an open task
@@ -715,17 +815,6 @@ def known_binding_ids() -> set[str]:
             if isinstance(b, Binding) and b.id:
                 ids.add(b.id)
     return ids
-
-
-def _n(count: int | None) -> str:
-    """A count for the mailboxes pane: "…" while computing, 16.5k when large."""
-    if count is None:
-        return "…"
-    if count >= 100_000:
-        return f"{count // 1000}k"
-    if count >= 10_000:
-        return f"{count / 1000:.1f}k"
-    return str(count)
 
 
 def _home(path: str) -> str:

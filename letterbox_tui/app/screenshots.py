@@ -87,10 +87,10 @@ async def _prepare(app, pilot, step: str) -> None:
     elif step == "provenance":
         app.action_show_tab("provenance")
     elif step == "query":
-        await pilot.press("slash")
+        await pilot.press("backslash")
         app.query_one("#query", Input).value = "type=request answered=no"
         await pilot.press("enter")
-        await pilot.press("slash")
+        await pilot.press("backslash")
         app.query_one("#query", Input).value = "late=maybe"
         await pilot.press("enter")
     elif step == "dispute":

@@ -193,3 +193,61 @@ def _broken(data: bytes, start: int, why: str | None, *, no_open: bool = False, 
     if cut and first_long:
         first_error = first_long
     return HeaderResult(None, first_error or "unreadable header", legible, "\n".join(illegible))
+
+
+@dataclass(slots=True, frozen=True)
+class BadLine:
+    """The first header line a reader cannot take: its number (1 is the opening line),
+    the byte offset where it starts, its bytes (without the line ending) and why."""
+
+    number: int
+    offset: int
+    raw: bytes
+    why: str
+
+
+def first_bad_line(data: bytes) -> BadLine | None:
+    """Where ``parse_header`` would fail in ``data`` (a file's first bytes), for showing a
+    reader the offending line; None when the header reads, or when what fails is not one
+    line (no closing '---', a header over the size limit)."""
+    if parse_header(data).fields is not None:
+        return None
+    opening = _OPEN.match(data)
+    if opening is None:
+        end = data.find(b"\n")
+        return BadLine(1, 0, data[: end if end >= 0 else MAX_LINE], parse_header(data).error)
+    pos = opening.end()
+    number = 1
+    seen: set[str] = set()
+    limit = min(len(data), MAX_HEADER + 8)
+    while pos < limit:
+        number += 1
+        end = data.find(b"\n", pos)
+        raw = data[pos: end if end >= 0 else len(data)]
+        line_start = pos
+        pos = (end + 1) if end >= 0 else len(data)
+        if raw.rstrip(b"\r") == b"---":
+            return None
+        why = ""
+        if len(raw) + 1 > MAX_LINE:
+            why = f"line over {MAX_LINE} bytes"
+        stripped = raw.rstrip(b"\r")
+        try:
+            line = stripped.decode("utf-8")
+        except UnicodeDecodeError:
+            line = ""
+            why = why or "header is not UTF-8"
+        if not why and ("\r" in line or _CONTROL.search(line)):
+            why = "control character in a header line"
+        if not why and line and not line.isspace():
+            key, sep, _ = line.partition(":")
+            if not sep or _KEY.fullmatch(key) is None:
+                why = "line is not 'key: value'"
+            elif key in seen:
+                why = f"key {key!r} repeats"
+            seen.add(key)
+        if why:
+            return BadLine(number, line_start, raw[:MAX_LINE], why)
+        if end < 0:
+            break
+    return None

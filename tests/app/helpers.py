@@ -74,3 +74,17 @@ def screen_text(app) -> str:
     console = Console(width=SIZE[0], height=SIZE[1], record=True, force_terminal=False, color_system=None, file=open("/dev/null", "w"))
     console.print(lines)
     return console.export_text()
+
+
+async def body_of(pilot, app) -> str:
+    """The shown letter's body, once its worker has read it."""
+    from letterbox_tui.app.widgets.letter_pane import LetterPane
+
+    pane = app.query_one("#letter-pane", LetterPane)
+    await until(pilot, lambda: pane.body_key is not None and pane.body_key == pane.shown_key)
+    await pilot.pause()
+    return pane.body_text
+
+
+def thread_text(app) -> str:
+    return app.query_one("#letter-thread").text

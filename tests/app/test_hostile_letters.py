@@ -6,7 +6,7 @@ from __future__ import annotations
 from textual.widgets import Static
 
 from letterbox_tui.app.widgets.letter_pane import LetterPane
-from tests.app.helpers import SIZE, app_for, letters, list_text, scanned, screen_text
+from tests.app.helpers import SIZE, app_for, body_of, letters, list_text, scanned, screen_text
 
 EVIL = "2026-11-28T120000-alpha-request-evil-abcdef01"
 SUBJECT = "[@click=app.quit]Click me[/] [bold]x \u009b31m \u202eevil\u202c z\u200bw"
@@ -37,7 +37,7 @@ async def test_hostile_text_is_shown_literally_everywhere(box):
         assert "<U+009B>" in row
         head = app.query_one("#letter-head", Static).render().plain
         assert "[@click=app.quit]Click me[/] [bold]x <U+009B>31m <U+202E>evil<U+202C> z<U+200B>w" in head
-        body = app.query_one(LetterPane).body_text
+        body = await body_of(pilot, app)
         assert "[@click=app.quit]quit[/]" in body and "[$accent]accent [/" in body
         assert "\u241b]52;c;" in body and "\u241b[2J" in body and "<U+009B>1m" in body
         assert "<U+202E>olleh<U+202C>" in body and "zero<U+200B>width<U+2060>" in body
@@ -111,8 +111,13 @@ async def test_a_long_body_is_plain_text_and_bounded(box):
     async with app.run_test(size=SIZE) as pilot:
         await scanned(pilot, app)
         pane = app.query_one(LetterPane)
+        await body_of(pilot, app)
         assert not pane.body.display and pane.plain_body.display
         shown = pane.plain_body.render().plain
-        assert "shown as plain text" in shown and "## Part 0" in shown and "[bold]text[/bold] 0" in shown
+        assert "## Part 0" in shown and "[bold]text[/bold] 0" in shown
         assert f"the first {PLAIN_LIMIT // 1024} KiB are shown" in shown
         assert "## Part 3999" not in shown
+        # asked for Markdown, a body this long stays as written, and says so
+        await pilot.press("M")
+        assert not pane.body.display and pane.plain_body.display
+        assert "a long body: shown as written" in pane.body_mode.render().plain

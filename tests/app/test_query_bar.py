@@ -12,7 +12,7 @@ BUDGET = "2026-11-21T090000-builder-request-budget-aaaa0004"
 
 
 async def run_query(pilot, app, text: str) -> None:
-    await pilot.press("slash")
+    await pilot.press("backslash")
     app.query_one("#query", Input).value = text
     await pilot.press("enter")
     await pilot.pause()

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from letterbox_tui.app.themes import shipped_themes_dir
-from tests.app.helpers import SIZE, app_for, scanned
+from tests.app.helpers import SIZE, app_for, body_of, scanned
 from tests.app.letterboxes import fill, ruling
 from tests.conftest import make_box
 
@@ -36,6 +36,8 @@ def _app(box, **kw):
 
 async def _wait(pilot):
     await scanned(pilot, pilot.app)
+    if pilot.app.letter_pane.letter is not None:
+        await body_of(pilot, pilot.app)
 
 
 def test_owed_view(snap_compare, fixed_box):

@@ -10,17 +10,27 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 INTRO = """Owed & late opens first: tasks still owed, by the seat that owes them, late first.
-n and N jump to the next letter to act on: late, unknown, or a task nobody has accepted yet.
+/ searches the list; n and N go to the next/previous match (with no search: the next
+letter to act on: late, unknown, or a task nobody has accepted yet). \\ filters by query.
+q goes back (from the list it quits); Q quits from anywhere. j/k scroll this help.
 Unknown is an answer: the record cannot settle it, and the reason is named.
 A banner at the top means the scope is incomplete; press p to see why."""
 
 
 class HelpScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape,q,question_mark", "dismiss", "Close", id="help.close")]
+    BINDINGS = [
+        Binding("escape,q,question_mark", "dismiss", "Close", id="help.close"),
+        Binding("j,down", "scroll(1)", "Scroll down", show=False, id="help.down"),
+        Binding("k,up", "scroll(-1)", "Scroll up", show=False, id="help.up"),
+        Binding("space,pagedown,ctrl+d", "page(1)", "Page down", show=False, id="help.page_down"),
+        Binding("b,pageup,ctrl+u", "page(-1)", "Page up", show=False, id="help.page_up"),
+    ]
+    # fits 80x24: the whole width up to 100 columns, the whole height less a margin
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
     HelpScreen > VerticalScroll {
-        width: 90; height: 80%; border: round $primary; background: $surface; padding: 1 2;
+        width: 100%; max-width: 100; height: 100%; max-height: 44;
+        border: round $primary; background: $surface; padding: 0 1;
     }
     """
 
@@ -35,7 +45,7 @@ class HelpScreen(ModalScreen[None]):
         app = self.app
         keymap = getattr(app, "_keymap", {}) or {}
         found: dict[str, tuple[list[str], str]] = {}
-        nodes = [app, app.query_one("#letters")]
+        nodes = [app, app.query_one("#letters"), app.query_one("#mailboxes"), app.query_one("#letter-thread")]
         for node in nodes:
             for key, bindings in node._bindings.key_to_bindings.items():
                 for b in bindings:
@@ -58,6 +68,13 @@ class HelpScreen(ModalScreen[None]):
         lines.append(Content.styled(f'  Remap any key with [keymap] in your own {where}: "binding.id" = "keys"', "$text-muted"))
         lines.append(Content.styled("  (a letterbox's shared letterbox-tui.toml never changes what a key does)", "$text-muted"))
         return Content("\n").join(lines)
+
+    def action_scroll(self, lines: int) -> None:
+        self.query_one(VerticalScroll).scroll_relative(y=lines, animate=False)
+
+    def action_page(self, pages: int) -> None:
+        vs = self.query_one(VerticalScroll)
+        vs.scroll_relative(y=pages * max(1, vs.scrollable_content_region.height - 1), animate=False)
 
     async def action_dismiss(self, result=None) -> None:
         self.dismiss(None)

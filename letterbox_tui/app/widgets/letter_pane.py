@@ -1,42 +1,64 @@
 """The selected letter: Body, Thread, Chain and Provenance tabs.
 
-Everything shown here that came from a letter goes through ``sanitize``. The body is
-read bounded (``O_NOFOLLOW | O_NONBLOCK``), cleaned, and rendered as Markdown with
-links that never open by themselves.
+Nothing here reads a file on the UI thread: the body (on every highlight), the sha256 of
+up to 64 MiB (when Provenance is looked at) and an unreadable file's offending line are
+read in thread workers, which post small messages back; a result that arrives after the
+selection moved on is dropped. What the tabs show is built by ``letter_text`` from the
+model; every string from a letter goes through ``sanitize``.
+
+The body is shown as written (wrapped, sanitized, every link target visible); ``M``
+toggles a bounded Markdown rendering (see ``body``).
 """
 
 from __future__ import annotations
 
-from textual import getters, on
+from dataclasses import dataclass
+
+from textual import getters, on, work
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
+from textual.message import Message
 from textual.widgets import Static, TabbedContent, TabPane
 
-from letterbox_tui.core.model import Letter, Reason, Unreadable
+from letterbox_tui.core.model import Letter
 
-from ..model import (
-    AppModel,
-    Finding,
-    answer_text,
-    read_letter_file,
-    reason_lines,
-    sha256_of,
-    short_time,
-    split_body,
-)
-from ..sanitize import clean, clean_str, cleans
+from ..model import AppModel, Finding, read_letter_file, sha256_of, split_body
+from ..sanitize import clean, clean_str
 from .body import LetterBody
+from .letter_text import chain_text, finding_lines, head_text, provenance_text, thread_lines
+from .thread_view import ThreadView
 
 TABS = ("body", "thread", "chain", "provenance")
-#: Bodies larger than this are shown as plain text (Markdown makes a widget per block).
+#: Markdown makes a widget per block: bodies larger than this stay as written.
 MARKDOWN_LIMIT = 24 * 1024
 MARKDOWN_LINES = 600
-#: Thread and chain trees stop after this many letters; deeper levels share one margin.
-MAX_TREE_LINES = 400
-MAX_DEPTH_SHOWN = 12
-#: How much of a long body is shown as plain text.
+#: How much of a long body is shown (as written).
 PLAIN_LIMIT = 32 * 1024
+
+
+@dataclass
+class BodyRead(Message):
+    """A worker read the body of the letter shown under ``key``."""
+
+    key: str
+    text: str
+    truncated: bool
+    error: str
+
+
+@dataclass
+class ProvenanceRead(Message):
+    key: str
+    sha256: str
+
+
+@dataclass
+class FindingRead(Message):
+    """The offending lines of the files a finding names (see ``_read_finding``)."""
+
+    key: str
+    lines: list[Content]
 
 
 class LetterPane(Vertical):
@@ -46,14 +68,16 @@ class LetterPane(Vertical):
     LetterPane { height: 1fr; }
     LetterPane .pane-text { padding: 0 1; width: 1fr; height: auto; }
     LetterPane #letter-head { padding: 0 1; background: $panel; height: auto; }
+    LetterPane #body-mode { padding: 0 1; height: 1; color: $text-muted; }
     LetterPane Markdown { padding: 0 1; margin: 0; }
     """
 
     tabs = getters.query_one("#letter-tabs", TabbedContent)
     head = getters.query_one("#letter-head", Static)
+    body_mode = getters.query_one("#body-mode", Static)
     body = getters.query_one("#letter-body", LetterBody)
     plain_body = getters.query_one("#letter-plain", Static)
-    thread_text = getters.query_one("#letter-thread", Static)
+    thread_view = getters.query_one("#letter-thread", ThreadView)
     chain_text = getters.query_one("#letter-chain", Static)
     provenance_text = getters.query_one("#letter-provenance", Static)
 
@@ -62,7 +86,12 @@ class LetterPane(Vertical):
         self.model: AppModel | None = None
         self.letter: Letter | None = None
         self.shown_key: str | None = None
+        #: the body as shown (sanitized), and the key of the row it belongs to
         self.body_text: str = ""
+        self.body_key: str | None = None
+        self.body_truncated = False
+        #: False: as written (the default); True: rendered as Markdown
+        self.markdown = False
         self._provenance_for: Letter | None = None
 
     def compose(self) -> ComposeResult:
@@ -70,17 +99,20 @@ class LetterPane(Vertical):
             with TabPane("Body", id="tab-body"):
                 with VerticalScroll(id="body-scroll"):
                     yield Static(Content(""), id="letter-head")
-                    yield LetterBody("", id="letter-body", open_links=False)
+                    yield Static(Content(""), id="body-mode")
                     yield Static(Content(""), id="letter-plain", classes="pane-text")
+                    yield LetterBody("", id="letter-body", open_links=False)
             with TabPane("Thread", id="tab-thread"):
-                with VerticalScroll():
-                    yield Static(Content(""), id="letter-thread", classes="pane-text")
+                yield ThreadView(id="letter-thread")
             with TabPane("Chain", id="tab-chain"):
                 with VerticalScroll():
                     yield Static(Content(""), id="letter-chain", classes="pane-text")
             with TabPane("Provenance", id="tab-provenance"):
                 with VerticalScroll():
                     yield Static(Content(""), id="letter-provenance", classes="pane-text")
+
+    def on_mount(self) -> None:
+        self.body.display = False
 
     # --- public -------------------------------------------------------------------
     def show(self, model: AppModel | None, row, *, force: bool = False) -> None:
@@ -92,371 +124,156 @@ class LetterPane(Vertical):
         self.shown_key = key
         letter = getattr(row, "letter", None)
         self.letter = letter if isinstance(letter, Letter) else None
+        self._provenance_for = None
         if model is None or row is None:
             self._blank("No letter selected.")
             return
         if self.letter is None:
-            self._show_item(model, row.item)
+            self._show_item(model, row)
             return
         x = self.letter
-        head = self._head(model, x)
+        head = head_text(model, x)
         if isinstance(row.item, Finding):
-            head = Content("\n").join(self._finding_lines(model, row.item) + [Content(""), head])
+            head = Content("\n").join(finding_lines(model, row.item) + [Content(""), head])
+            self._read_finding(model, key, row.item)
         match_reasons = row.extra.get("reasons") if isinstance(row.extra, dict) else None
         if match_reasons:
+            from ..model import reason_lines
+
             head = Content("\n").join(
                 [Content.styled("Whether this letter matches the query is unknown, because", "bold $unknown")]
                 + reason_lines(match_reasons) + [Content(""), head])
         self.head.update(head)
-        text, truncated, err = read_letter_file(model.root, x.path)
-        if err:
-            self._set_body(f"*The body could not be read: {clean_str(err, single_line=True)}*")
-        else:
-            self._set_body(clean_str(split_body(text)), truncated)
-        self.thread_text.update(self._thread(model, x))
-        self.chain_text.update(self._chain(model, x))
-        # provenance hashes the whole file: only when it is looked at
-        self._provenance_for = None
+        self._head_content = head
+        if self.body_key != key:
+            self._set_body("", pending=True)
+        self._read_body(model.root, x.path, key)
+        self.thread_view.show_lines(thread_lines(model, x), selected=x)
+        self.chain_text.update(chain_text(model, x))
+        self.provenance_text.update(Content(""))
         if self.tabs.active == "tab-provenance":
             self._fill_provenance()
+
+    def toggle_markdown(self) -> bool:
+        self.markdown = not self.markdown
+        self._render_body()
+        return self.markdown
+
+    # --- workers: nothing on the UI thread reads a file ------------------------------
+    @work(thread=True, exclusive=True, group="body", exit_on_error=False)
+    def _read_body(self, root: str, rel: str, key: str) -> None:
+        text, truncated, err = read_letter_file(root, rel)
+        self.post_message(BodyRead(key, "" if err else split_body(text), truncated, err))
+
+    def on_body_read(self, message: BodyRead) -> None:
+        if message.key != self.shown_key:
+            return  # the selection moved on
+        self.body_key = message.key
+        if message.error:
+            self._set_body("", error=message.error)
+        else:
+            self._set_body(clean_str(message.text), truncated=message.truncated)
+
+    @work(thread=True, exclusive=True, group="provenance", exit_on_error=False)
+    def _hash(self, root: str, rel: str, key: str) -> None:
+        self.post_message(ProvenanceRead(key, sha256_of(root, rel)))
+
+    def on_provenance_read(self, message: ProvenanceRead) -> None:
+        if message.key != self.shown_key or self.model is None or self.letter is None:
+            return
+        self.provenance_text.update(provenance_text(self.model, self.letter, message.sha256))
+
+    @work(thread=True, exclusive=True, group="finding", exit_on_error=False)
+    def _read_finding(self, model: AppModel, key: str, item: Finding) -> None:
+        from .problem_lines import offending_lines
+
+        lines = offending_lines(model, item)
+        if lines:
+            self.post_message(FindingRead(key, lines))
+
+    def on_finding_read(self, message: FindingRead) -> None:
+        if message.key != self.shown_key:
+            return
+        self._head_content = self._head_content + Content("\n") + Content("\n").join(message.lines)
+        self.head.update(self._head_content)
 
     def _fill_provenance(self) -> None:
         if self.model is None or self.letter is None or self._provenance_for is self.letter:
             return
         self._provenance_for = self.letter
-        self.provenance_text.update(self._provenance(self.model, self.letter))
+        self.provenance_text.update(provenance_text(self.model, self.letter, "(computing…)"))
+        self._hash(self.model.root, self.letter.path, self.shown_key)
 
     @on(TabbedContent.TabActivated)
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
         if event.pane.id == "tab-provenance":
             self._fill_provenance()
 
-    def _set_body(self, body: str, truncated: bool = False) -> None:
-        """Markdown for an ordinary body; a long one (thousands of blocks would each be
-        a widget) is shown as plain text, which costs one wrap."""
+    # --- the body -------------------------------------------------------------------
+    def _set_body(self, body: str, truncated: bool = False, *, pending: bool = False, error: str = "") -> None:
         self.body_text = body
-        long = len(body) > MARKDOWN_LIMIT or body.count("\n") > MARKDOWN_LINES
-        note = ""
-        if truncated:
-            note = "… body truncated for display (over 256 KiB); see the file."
-        if long:
+        self.body_truncated = truncated
+        self._body_error = error
+        self._body_pending = pending
+        self._render_body()
+
+    def _render_body(self) -> None:
+        body = self.body_text
+        error = getattr(self, "_body_error", "")
+        if getattr(self, "_body_pending", False) or error or not body:
             self.body.display = False
-            self.body.update("")
+            self.body_mode.display = False
             self.plain_body.display = True
-            head = Content.styled("(a long body: shown as plain text, not rendered as Markdown)\n\n", "italic $text-muted")
-            shown = body[:PLAIN_LIMIT]
-            if len(body) > PLAIN_LIMIT:
-                note = f"… the first {PLAIN_LIMIT // 1024} KiB are shown; the whole letter is at the path in Provenance."
-            self.plain_body.update(head + clean(shown) + Content.styled("\n" + note if note else "", "italic $text-muted"))
-        else:
+            if error:
+                self.plain_body.update(Content.styled("The body could not be read: ", "italic $error")
+                                       + clean(error, single_line=True))
+            else:
+                self.plain_body.update(Content(""))
+            return
+        self.body_mode.display = True
+        long = len(body) > MARKDOWN_LIMIT or body.count("\n") > MARKDOWN_LINES
+        note = "… body truncated for display (over 256 KiB); see the file." if self.body_truncated else ""
+        if self.markdown and not long:
+            self.body_mode.update(Content.styled("rendered as Markdown, link targets shown · M: as written", "italic"))
             self.plain_body.display = False
             self.plain_body.update(Content(""))
             self.body.display = True
             self.body.update(body + (f"\n\n*{note}*" if note else ""))
+            return
+        if self.markdown:
+            mode = "a long body: shown as written, not rendered as Markdown · M: as written"
+        else:
+            mode = "as written · M: render as Markdown"
+        self.body_mode.update(Content.styled(mode, "italic"))
+        self.body.display = False
+        self.body.update("")
+        self.plain_body.display = True
+        shown = body[:PLAIN_LIMIT]
+        if len(body) > PLAIN_LIMIT:
+            note = f"… the first {PLAIN_LIMIT // 1024} KiB are shown; the whole letter is at the path in Provenance."
+        self.plain_body.update(clean(shown) + Content.styled("\n" + note if note else "", "italic $text-muted"))
 
     def _blank(self, message: str) -> None:
         self.head.update(Content(message))
+        self._head_content = Content(message)
+        self.body_key = None
         self._set_body("")
-        for w in (self.thread_text, self.chain_text, self.provenance_text):
+        self.thread_view.show_lines([])
+        for w in (self.chain_text, self.provenance_text):
             w.update(Content(""))
 
-    def _show_item(self, model: AppModel, item) -> None:
+    def _show_item(self, model: AppModel, row) -> None:
+        item = row.item
         if isinstance(item, Finding):
-            lines = self._finding_lines(model, item)
+            lines = finding_lines(model, item)
+            self._read_finding(model, row.key, item)
         else:
             lines = [Content("Nothing to show for this row.")]
         text = Content("\n").join(lines)
         self.head.update(text)
+        self._head_content = text
+        self.body_key = None
         self._set_body("")
-        for w in (self.thread_text, self.chain_text, self.provenance_text):
+        self.thread_view.show_lines([])
+        for w in (self.chain_text, self.provenance_text):
             w.update(text)
-
-    def _finding_lines(self, model: AppModel, item: Finding) -> list[Content]:
-        lines: list[Content] = []
-        if True:
-            lines.append(cleans(Content.styled(f"{item.severity.upper()}: ", "bold $error" if item.severity == "problem" else "bold $warning"), Content.styled(item.code, "bold")))
-            lines.append(clean(item.detail))
-            for p in item.paths:
-                lines.append(cleans(Content.styled("  file: ", "$text-muted"), (p, "")))
-                u = next((u for u in model.snapshot.unreadable if u.path == p), None)
-                if u is not None:
-                    lines.extend(_unreadable_lines(u))
-            for i in item.letters:
-                lines.append(cleans(Content.styled("  letter: ", "$text-muted"), (i, "")))
-        return lines
-
-    # --- sections -----------------------------------------------------------------
-    def _head(self, model: AppModel, x: Letter) -> Content:
-        res = model.res
-        lines = [
-            cleans(Content.styled("Subject  ", "$text-muted"), (x.subject or _slug(x), "bold")),
-            cleans(Content.styled("From     ", "$text-muted"), (x.sender, "bold"), Content(" → "), (x.recipient, "bold"),
-                   Content.styled("   type ", "$text-muted"), (x.type, "bold"),
-                   Content.styled("   priority ", "$text-muted"), (x.priority or "-", "")),
-            cleans(Content.styled("Sent     ", "$text-muted"), (x.sent or "(none)", "" if x.sent_at else "$unknown"),
-                   Content.styled("   deadline ", "$text-muted"), (x.deadline or "(none)", "" if (x.deadline_at or not x.deadline) else "$unknown")),
-            cleans(Content.styled("Id       ", "$text-muted"), (x.id, "")),
-        ]
-        answers = []
-        unknown = []
-        for name, ans in (("state", res.state(x)), ("answered", res.answered(x)), ("current", res.current(x)),
-                          ("late", res.late(x))):
-            value, style = answer_text(ans, name)
-            answers.append(Content.assemble((f"{name} ", "$text-muted"), (value, style), ("   ", "")))
-            if ans.value == "unknown":
-                unknown.extend(ans.reasons)
-        lines.append(Content("Answers  ") + Content("").join(answers))
-        if unknown:
-            # one line per distinct reason, naming every answer it makes unknown
-            merged: dict[tuple[str, str], list[str]] = {}
-            for r in unknown:
-                abouts = merged.setdefault((r.code, r.detail), [])
-                if r.about not in abouts:
-                    abouts.append(r.about)
-            distinct = [Reason(code, ", ".join(abouts), detail) for (code, detail), abouts in merged.items()]
-            lines.append(Content.styled("Unknown because", "bold $unknown"))
-            lines.extend(reason_lines(distinct[:4], brief=True))
-            if len(distinct) > 4:
-                lines.append(Content.styled(f"    … {len(distinct) - 4} more reasons in Provenance", "$text-muted"))
-        if x.supersedes:
-            lines.append(cleans(Content.styled("Supersedes ", "$text-muted"), (x.supersedes, "")))
-        if x.disputes:
-            lines.append(cleans(Content.styled("Disputes ", "$text-muted"), (", ".join(x.disputes), "")))
-        if x.rules_on:
-            lines.append(cleans(Content.styled("Rules on ", "$text-muted"), (x.rules_on, ""),
-                                Content.styled("  upholds ", "$text-muted"), (x.upholds or "(nothing: closes without settling)", "")))
-        return Content("\n").join(lines)
-
-    def _thread(self, model: AppModel, x: Letter) -> Content:
-        res = model.res
-        members = res.thread(x.thread_id)
-        if x not in members:
-            members = list(members) + [x]
-        ids = {m.id for m in members}
-        kids: dict[str, list[Letter]] = {}
-        roots: list[Letter] = []
-        root = next((m for m in members if m.id == x.thread_id), None)
-        loose: set[int] = set()  # in the thread by label, with no reply pointer inside it
-        for m in sorted(members, key=_sent_key):
-            if m.re and m.re in ids and m.re != m.id:
-                kids.setdefault(m.re, []).append(m)
-            elif root is not None and m is not root:
-                kids.setdefault(root.id, []).append(m)
-                loose.add(id(m))
-            else:
-                roots.append(m)
-        lines: list[Content] = [cleans(Content.styled("Thread ", "bold"), (x.thread_id, "bold"),
-                                       Content.styled(f"  ({len(members)} letter{'s' if len(members) != 1 else ''})", "$text-muted")), Content("")]
-        seen: set[int] = set()
-        shown = 0
-        # iterative depth-first walk: a reply chain thousands deep must not recurse
-        stack: list[tuple[Letter, str, bool, bool]] = [(r, "", True, True) for r in reversed(roots)]
-        while stack:
-            m, prefix, last, top = stack.pop()
-            if id(m) in seen:
-                continue
-            seen.add(id(m))
-            shown += 1
-            if shown > MAX_TREE_LINES:
-                break
-            if top:
-                glyph = ""
-            elif id(m) in loose:
-                glyph = "└┄> " if last else "├┄> "
-            else:
-                glyph = "└─> " if last else "├─> "
-            lines.append(self._tree_line(model, m, _indent(prefix) + glyph, m is x))
-            children = kids.get(m.id, [])
-            sub = prefix + ("" if top else ("    " if last else "│   "))
-            for i in range(len(children) - 1, -1, -1):
-                stack.append((children[i], sub, i == len(children) - 1, False))
-        if shown > MAX_TREE_LINES:
-            lines.append(Content.styled(f"… and {len(members) - MAX_TREE_LINES} more letters in this thread "
-                                        "(letterbox-tui thread ID prints them all)", "$text-muted"))
-        else:
-            for m in members:  # anything left (a reply loop) is listed flat
-                if id(m) not in seen and shown < MAX_TREE_LINES:
-                    shown += 1
-                    lines.append(self._tree_line(model, m, "?   ", m is x))
-        if loose:
-            lines.append(Content(""))
-            lines.append(Content.styled("─> replies by re;  ┄> in the thread by its label, with no re inside it", "$text-muted"))
-        return Content("\n").join(lines)
-
-    def _tree_line(self, model: AppModel, m: Letter, prefix: str, selected: bool) -> Content:
-        when = short_time(m.sent_at, model.at) if m.sent_at else "?"
-        style = "bold reverse" if selected else ""
-        return cleans(
-            Content.styled(prefix, "$text-muted"),
-            (f"{m.type}", "bold" if not selected else style),
-            (f"  {m.sender}→{m.recipient}  ", style),
-            (m.subject or _slug(m), style),
-            Content.styled(f"  {when}", "$text-muted"),
-        )
-
-    def _chain(self, model: AppModel, x: Letter) -> Content:
-        res = model.res
-        chain = res.chain(x)
-        if x not in chain:
-            chain = [x] + [c for c in chain if c is not x]
-        lines: list[Content] = []
-        if len(chain) <= 1 and not x.supersedes:
-            cur = res.current(x)
-            lines.append(Content.styled("No supersession chain: nothing supersedes this letter and it supersedes nothing.", "$text-muted"))
-            lines.append(Content.assemble(("current: ", "$text-muted"), answer_text(cur, "current")))
-            lines.extend(reason_lines(cur.reasons))
-            return Content("\n").join(lines)
-        head = res.head(x)
-        heads = res.heads(x)
-        if head is not None:
-            lines.append(cleans(Content.styled("Head (current): ", "bold $current"), (head.id, "bold")))
-        else:
-            lines.append(Content.styled(f"No single current head: {len(heads)} candidate head{'s' if len(heads) != 1 else ''}", "bold $unknown"))
-            for h in heads:
-                lines.append(cleans(Content.styled("   candidate ", "$text-muted"), (h.id, "")))
-        lines.append(Content(""))
-        ids = {c.id: c for c in chain}
-        # children of Y: letters in the chain whose supersedes is Y's id
-        kids: dict[str, list[Letter]] = {}
-        roots: list[Letter] = []
-        for c in sorted(chain, key=_sent_key):
-            if c.supersedes and c.supersedes in ids and c.supersedes != c.id:
-                kids.setdefault(c.supersedes, []).append(c)
-            else:
-                roots.append(c)
-        seen: set[int] = set()
-        shown = 0
-        # iterative, as for threads: a chain thousands long must not recurse
-        stack: list[tuple[Letter, str, bool, bool]] = [(r, "", True, True) for r in reversed(roots)]
-        while stack:
-            c, prefix, last, top = stack.pop()
-            if id(c) in seen:
-                lines.append(cleans(Content.styled(_indent(prefix) + ("└─▶ " if last else "├─▶ "), "$text-muted"),
-                                    Content.styled("↺ cycle back to ", "bold $unknown"), (c.id, "")))
-                continue
-            seen.add(id(c))
-            shown += 1
-            if shown > MAX_TREE_LINES:
-                break
-            cur = res.current(c)
-            value, vstyle = answer_text(cur, "current")
-            children = kids.get(c.id, [])
-            glyph = "" if top else ("└─▶ " if last else "├─▶ ")
-            fork = Content.styled("  ⑂ fork: superseded by " + str(len(children)) + " letters", "bold $unknown") if len(children) > 1 else Content("")
-            mark = "★ " if head is c else ("▶ " if c is x else "  ")
-            sub = prefix + ("" if top else ("    " if last else "│   "))
-            lines.append(cleans(
-                Content.styled(_indent(prefix) + glyph, "$text-muted"),
-                Content.styled(mark, "bold $current" if head is c else "bold"),
-                (c.subject or _slug(c), "bold reverse" if c is x else ("$superseded" if cur.no else "bold")),
-                Content.styled("  ", ""), (c.type, "$text-muted"), Content.styled(" by ", "$text-muted"), (c.sender, "$text-muted"),
-                Content.styled("  current: ", "$text-muted"), Content.styled(value, vstyle),
-                fork,
-            ))
-            lines.append(cleans(Content.styled(_indent(sub) + ("│   " if children else "    ") + "  ", "$text-muted"),
-                                (c.id, "$text-muted")))
-            for r in cur.reasons:
-                lines.append(cleans(Content.styled(_indent(sub) + ("│   " if children else "    ") + "  · ", "$text-muted"),
-                                    Content.styled(r.code, "$unknown" if r.code != "ruled" else "$success"),
-                                    (f": {r.detail}" if r.detail else "", "$text-muted")))
-            for i in range(len(children) - 1, -1, -1):
-                stack.append((children[i], sub, i == len(children) - 1, False))
-        capped = shown > MAX_TREE_LINES
-        if capped:
-            lines.append(Content.styled(f"… and {len(chain) - MAX_TREE_LINES} more letters in this chain "
-                                        "(letterbox-tui current ID lists them all)", "$text-muted"))
-        rest = [] if capped else [c for c in chain if id(c) not in seen][:MAX_TREE_LINES]
-        if rest:
-            lines.append(Content.styled("On a cycle (no letter starts it): ", "bold $unknown"))
-            for c in rest:
-                lines.append(cleans(Content("   ↺ "), (c.id, ""), Content.styled("  supersedes ", "$text-muted"), (c.supersedes, "")))
-                seen.add(id(c))
-        if x.supersedes and x.supersedes not in ids:
-            lines.append(cleans(Content.styled("Points at ", "$text-muted"), (x.supersedes, ""),
-                                Content.styled("  which no readable letter in scope holds", "$unknown")))
-        # disputes and rulings about letters of this chain
-        chain_ids = set(ids)
-        disputes = [d for d in model.snapshot.letters if d.type == "dispute" and chain_ids & set(d.disputes)]
-        if disputes:
-            lines.append(Content(""))
-            lines.append(Content.styled("Disputes and rulings", "bold"))
-        for d in disputes:
-            lines.append(cleans(Content.styled("  ⚖ dispute ", "$dispute"), (d.id, "bold"),
-                                Content.styled(" names ", "$text-muted"), (", ".join(d.disputes), "")))
-            rulings = res.rulings(d)
-            if not rulings:
-                lines.append(Content.styled("      open: no ruling yet", "$unknown"))
-            for r in rulings:
-                what = f"upholds {r.upholds}" if r.upholds else "upholds nothing (closes the dispute, settles nothing)"
-                lines.append(cleans(Content.styled("      ruled by ", "$text-muted"), (r.id, ""), Content(": "), (what, "$success" if r.upholds else "$unknown")))
-        return Content("\n").join(lines)
-
-    def _provenance(self, model: AppModel, x: Letter) -> Content:
-        res = model.res
-        snap = model.snapshot
-        lines: list[Content] = []
-
-        def row(label: str, value: str, style: str = "") -> None:
-            lines.append(cleans(Content.styled(f"{label:<12}", "$text-muted"), (value, style)))
-
-        row("Path", x.path, "bold")
-        row("Root", model.root)
-        row("Seat/folder", f"{x.seat} / {x.folder}")
-        row("File name", x.name)
-        row("Size", f"{x.size} bytes")
-        row("sha256", sha256_of(model.root, x.path))
-        row("Flags", ", ".join(x.flags) or "none", "$warning" if x.flags else "")
-        if x.malformed:
-            row("Malformed", "pointer fields not valid ids: " + ", ".join(x.malformed), "$error")
-        row("Sidecar", ".md.ack present (accepted)" if snap.has_sidecar(x) else "none")
-        dupes = res.by_id(x.id)
-        if len(dupes) > 1:
-            row("Duplicate", "this id is held by: " + ", ".join(d.path for d in dupes), "$error")
-        lines.append(Content(""))
-        lines.append(cleans(Content.styled("Derived answers", "bold"), Content.styled(f"  at {model.at.isoformat()}", "$text-muted")))
-        for name, ans in (("current", res.current(x)), ("superseded", res.superseded(x)), ("answered", res.answered(x)),
-                          ("accepted", res.accepted(x)), ("state", res.state(x)), ("late", res.late(x))):
-            lines.append(Content.assemble((f"  {name:<11}", ""), answer_text(ans, name)))
-            lines.extend(reason_lines(ans.reasons))
-        head = res.head(x)
-        row("  head", head.id if head else "none (no single current letter)")
-        replies = res.replies(x)
-        acks = res.acks(x)
-        if replies:
-            row("  replies", ", ".join(r.id for r in replies))
-        if acks:
-            row("  acks", ", ".join(r.id for r in acks))
-        lines.append(Content(""))
-        lines.append(Content.styled("Scope", "bold"))
-        scope = snap.scope
-        row("  complete", "yes" if scope.complete else "no: " + "; ".join(scope.why_incomplete()), "" if scope.complete else "$error")
-        row("  scanned", f"{scope.files} files, {scope.letters} letters, at {scope.scanned_at}")
-        lines.append(Content(""))
-        lines.append(Content.styled("Header fields as written", "bold"))
-        for k, v in x.fields:
-            lines.append(cleans(Content.styled(f"  {k}: ", "$text-muted"), (v, "")))
-        return Content("\n").join(lines)
-
-
-def _indent(prefix: str) -> str:
-    """A tree prefix, kept readable when the tree is very deep."""
-    if len(prefix) <= 4 * MAX_DEPTH_SHOWN:
-        return prefix
-    return "┆" + prefix[-4 * MAX_DEPTH_SHOWN + 1:]
-
-
-def _unreadable_lines(u: Unreadable) -> list[Content]:
-    out = [cleans(Content.styled("  error: ", "$text-muted"), (u.error, "$error"))]
-    for k, v in u.legible.items():
-        out.append(cleans(Content.styled(f"  {k}: ", "$text-muted"), (v, "")))
-    return out
-
-
-def _sent_key(x: Letter):
-    return (x.sent_at is None, x.sent_at.timestamp() if x.sent_at else 0.0, x.id)
-
-
-def _slug(x: Letter) -> str:
-    from letterbox_tui.core.query import slug
-
-    return slug(x)

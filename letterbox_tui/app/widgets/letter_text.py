@@ -1,0 +1,336 @@
+"""What the letter pane shows, as ``Content`` built from the model: the head (headers and
+answers), the thread tree, the supersession chain, provenance and a finding's details.
+
+Pure functions of the model and a letter: no widget, no file read (the pane reads files in
+workers and hands the results in). Every string from a letter goes through ``sanitize``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.content import Content
+
+from letterbox_tui.core.model import Letter, Reason, Unreadable
+
+from ..model import AppModel, Finding, answer_text, reason_lines, short_time
+from ..sanitize import clean, cleans
+
+#: Thread and chain trees stop after this many letters; deeper levels share one margin.
+MAX_TREE_LINES = 400
+MAX_DEPTH_SHOWN = 12
+
+
+def finding_lines(model: AppModel, item: Finding) -> list[Content]:
+    lines: list[Content] = []
+    if True:
+        lines.append(cleans(Content.styled(f"{item.severity.upper()}: ", "bold $error" if item.severity == "problem" else "bold $warning"), Content.styled(item.code, "bold")))
+        lines.append(clean(item.detail))
+        for p in item.paths:
+            lines.append(cleans(Content.styled("  file: ", "$text-muted"), (p, "")))
+            u = next((u for u in model.snapshot.unreadable if u.path == p), None)
+            if u is not None:
+                lines.extend(_unreadable_lines(u))
+        for i in item.letters:
+            lines.append(cleans(Content.styled("  letter: ", "$text-muted"), (i, "")))
+    return lines
+
+
+def head_text(model: AppModel, x: Letter) -> Content:
+    res = model.res
+    lines = [
+        cleans(Content.styled("Subject  ", "$text-muted"), (x.subject or _slug(x), "bold")),
+        cleans(Content.styled("From     ", "$text-muted"), (x.sender, "bold"), Content(" → "), (x.recipient, "bold"),
+               Content.styled("   type ", "$text-muted"), (x.type, "bold"),
+               Content.styled("   priority ", "$text-muted"), (x.priority or "-", "")),
+        cleans(Content.styled("Sent     ", "$text-muted"), (x.sent or "(none)", "" if x.sent_at else "$unknown"),
+               Content.styled("   deadline ", "$text-muted"), (x.deadline or "(none)", "" if (x.deadline_at or not x.deadline) else "$unknown")),
+        cleans(Content.styled("Id       ", "$text-muted"), (x.id, "")),
+    ]
+    answers = []
+    unknown = []
+    for name, ans in (("state", res.state(x)), ("answered", res.answered(x)), ("current", res.current(x)),
+                      ("late", res.late(x))):
+        value, style = answer_text(ans, name)
+        answers.append(Content.assemble((f"{name} ", "$text-muted"), (value, style), ("   ", "")))
+        if ans.value == "unknown":
+            unknown.extend(ans.reasons)
+    lines.append(Content("Answers  ") + Content("").join(answers))
+    if unknown:
+        # one line per distinct reason, naming every answer it makes unknown
+        merged: dict[tuple[str, str], list[str]] = {}
+        for r in unknown:
+            abouts = merged.setdefault((r.code, r.detail), [])
+            if r.about not in abouts:
+                abouts.append(r.about)
+        distinct = [Reason(code, ", ".join(abouts), detail) for (code, detail), abouts in merged.items()]
+        lines.append(Content.styled("Unknown because", "bold $unknown"))
+        lines.extend(reason_lines(distinct[:4], brief=True))
+        if len(distinct) > 4:
+            lines.append(Content.styled(f"    … {len(distinct) - 4} more reasons in Provenance", "$text-muted"))
+    if x.supersedes:
+        lines.append(cleans(Content.styled("Supersedes ", "$text-muted"), (x.supersedes, "")))
+    if x.disputes:
+        lines.append(cleans(Content.styled("Disputes ", "$text-muted"), (", ".join(x.disputes), "")))
+    if x.rules_on:
+        lines.append(cleans(Content.styled("Rules on ", "$text-muted"), (x.rules_on, ""),
+                            Content.styled("  upholds ", "$text-muted"), (x.upholds or "(nothing: closes without settling)", "")))
+    return Content("\n").join(lines)
+
+
+@dataclass(slots=True)
+class ThreadLine:
+    """One line of the Thread tab: a letter of the tree (with the letter it hangs
+    under), or a caption (``letter`` None)."""
+
+    content: Content
+    letter: Letter | None = None
+    parent: Letter | None = None
+
+
+def thread_lines(model: AppModel, x: Letter) -> list[ThreadLine]:
+    """The thread of ``x`` as a reply tree, one line a letter, depth first.
+
+    A reply hangs under the letter its ``re`` names; a letter in the thread by its label
+    alone (no ``re`` inside it) hangs under the root, drawn ``┄>``.
+    """
+    res = model.res
+    members = res.thread(x.thread_id)
+    if x not in members:
+        members = list(members) + [x]
+    ids = {m.id for m in members}
+    kids: dict[str, list[Letter]] = {}
+    roots: list[Letter] = []
+    root = next((m for m in members if m.id == x.thread_id), None)
+    loose: set[int] = set()  # in the thread by label, with no reply pointer inside it
+    parent_of: dict[int, Letter] = {}
+    by_id = {m.id: m for m in members}
+    for m in sorted(members, key=_sent_key):
+        if m.re and m.re in ids and m.re != m.id:
+            kids.setdefault(m.re, []).append(m)
+            parent_of[id(m)] = by_id[m.re]
+        elif root is not None and m is not root:
+            kids.setdefault(root.id, []).append(m)
+            loose.add(id(m))
+            parent_of[id(m)] = root
+        else:
+            roots.append(m)
+    out = [ThreadLine(cleans(Content.styled("Thread ", "bold"), (x.thread_id, "bold"),
+                             Content.styled(f"  ({len(members)} letter{'s' if len(members) != 1 else ''})"
+                                            "   j/k move · Enter open · h parent", "$text-muted")))]
+    seen: set[int] = set()
+    shown = 0
+    # iterative depth-first walk: a reply chain thousands deep must not recurse
+    stack: list[tuple[Letter, str, bool, bool]] = [(r, "", True, True) for r in reversed(roots)]
+    while stack:
+        m, prefix, last, top = stack.pop()
+        if id(m) in seen:
+            continue
+        seen.add(id(m))
+        shown += 1
+        if shown > MAX_TREE_LINES:
+            break
+        if top:
+            glyph = ""
+        elif id(m) in loose:
+            glyph = "└┄> " if last else "├┄> "
+        else:
+            glyph = "└─> " if last else "├─> "
+        out.append(ThreadLine(tree_line(model, m, _indent(prefix) + glyph, m is x), m, parent_of.get(id(m))))
+        children = kids.get(m.id, [])
+        sub = prefix + ("" if top else ("    " if last else "│   "))
+        for i in range(len(children) - 1, -1, -1):
+            stack.append((children[i], sub, i == len(children) - 1, False))
+    if shown > MAX_TREE_LINES:
+        out.append(ThreadLine(Content.styled(f"… and {len(members) - MAX_TREE_LINES} more letters in this thread "
+                                             "(letterbox-tui thread ID prints them all)", "$text-muted")))
+    else:
+        for m in members:  # anything left (a reply loop) is listed flat
+            if id(m) not in seen and shown < MAX_TREE_LINES:
+                shown += 1
+                out.append(ThreadLine(tree_line(model, m, "?   ", m is x), m, parent_of.get(id(m))))
+    if loose:
+        out.append(ThreadLine(Content.styled("─> replies by re;  ┄> in the thread by its label, with no re inside it",
+                                             "$text-muted")))
+    return out
+
+
+def tree_line(model: AppModel, m: Letter, prefix: str, selected: bool) -> Content:
+    when = short_time(m.sent_at, model.at) if m.sent_at else "?"
+    style = "bold reverse" if selected else ""
+    return cleans(
+        Content.styled(prefix, "$text-muted"),
+        (f"{m.type}", "bold" if not selected else style),
+        (f"  {m.sender}→{m.recipient}  ", style),
+        (m.subject or _slug(m), style),
+        Content.styled(f"  {when}", "$text-muted"),
+    )
+
+
+def chain_text(model: AppModel, x: Letter) -> Content:
+    res = model.res
+    chain = res.chain(x)
+    if x not in chain:
+        chain = [x] + [c for c in chain if c is not x]
+    lines: list[Content] = []
+    if len(chain) <= 1 and not x.supersedes:
+        cur = res.current(x)
+        lines.append(Content.styled("No supersession chain: nothing supersedes this letter and it supersedes nothing.", "$text-muted"))
+        lines.append(Content.assemble(("current: ", "$text-muted"), answer_text(cur, "current")))
+        lines.extend(reason_lines(cur.reasons))
+        return Content("\n").join(lines)
+    head = res.head(x)
+    heads = res.heads(x)
+    if head is not None:
+        lines.append(cleans(Content.styled("Head (current): ", "bold $current"), (head.id, "bold")))
+    else:
+        lines.append(Content.styled(f"No single current head: {len(heads)} candidate head{'s' if len(heads) != 1 else ''}", "bold $unknown"))
+        for h in heads:
+            lines.append(cleans(Content.styled("   candidate ", "$text-muted"), (h.id, "")))
+    lines.append(Content(""))
+    ids = {c.id: c for c in chain}
+    # children of Y: letters in the chain whose supersedes is Y's id
+    kids: dict[str, list[Letter]] = {}
+    roots: list[Letter] = []
+    for c in sorted(chain, key=_sent_key):
+        if c.supersedes and c.supersedes in ids and c.supersedes != c.id:
+            kids.setdefault(c.supersedes, []).append(c)
+        else:
+            roots.append(c)
+    seen: set[int] = set()
+    shown = 0
+    # iterative, as for threads: a chain thousands long must not recurse
+    stack: list[tuple[Letter, str, bool, bool]] = [(r, "", True, True) for r in reversed(roots)]
+    while stack:
+        c, prefix, last, top = stack.pop()
+        if id(c) in seen:
+            lines.append(cleans(Content.styled(_indent(prefix) + ("└─▶ " if last else "├─▶ "), "$text-muted"),
+                                Content.styled("↺ cycle back to ", "bold $unknown"), (c.id, "")))
+            continue
+        seen.add(id(c))
+        shown += 1
+        if shown > MAX_TREE_LINES:
+            break
+        cur = res.current(c)
+        value, vstyle = answer_text(cur, "current")
+        children = kids.get(c.id, [])
+        glyph = "" if top else ("└─▶ " if last else "├─▶ ")
+        fork = Content.styled("  ⑂ fork: superseded by " + str(len(children)) + " letters", "bold $unknown") if len(children) > 1 else Content("")
+        mark = "★ " if head is c else ("▶ " if c is x else "  ")
+        sub = prefix + ("" if top else ("    " if last else "│   "))
+        lines.append(cleans(
+            Content.styled(_indent(prefix) + glyph, "$text-muted"),
+            Content.styled(mark, "bold $current" if head is c else "bold"),
+            (c.subject or _slug(c), "bold reverse" if c is x else ("$superseded" if cur.no else "bold")),
+            Content.styled("  ", ""), (c.type, "$text-muted"), Content.styled(" by ", "$text-muted"), (c.sender, "$text-muted"),
+            Content.styled("  current: ", "$text-muted"), Content.styled(value, vstyle),
+            fork,
+        ))
+        lines.append(cleans(Content.styled(_indent(sub) + ("│   " if children else "    ") + "  ", "$text-muted"),
+                            (c.id, "$text-muted")))
+        for r in cur.reasons:
+            lines.append(cleans(Content.styled(_indent(sub) + ("│   " if children else "    ") + "  · ", "$text-muted"),
+                                Content.styled(r.code, "$unknown" if r.code != "ruled" else "$success"),
+                                (f": {r.detail}" if r.detail else "", "$text-muted")))
+        for i in range(len(children) - 1, -1, -1):
+            stack.append((children[i], sub, i == len(children) - 1, False))
+    capped = shown > MAX_TREE_LINES
+    if capped:
+        lines.append(Content.styled(f"… and {len(chain) - MAX_TREE_LINES} more letters in this chain "
+                                    "(letterbox-tui current ID lists them all)", "$text-muted"))
+    rest = [] if capped else [c for c in chain if id(c) not in seen][:MAX_TREE_LINES]
+    if rest:
+        lines.append(Content.styled("On a cycle (no letter starts it): ", "bold $unknown"))
+        for c in rest:
+            lines.append(cleans(Content("   ↺ "), (c.id, ""), Content.styled("  supersedes ", "$text-muted"), (c.supersedes, "")))
+            seen.add(id(c))
+    if x.supersedes and x.supersedes not in ids:
+        lines.append(cleans(Content.styled("Points at ", "$text-muted"), (x.supersedes, ""),
+                            Content.styled("  which no readable letter in scope holds", "$unknown")))
+    # disputes and rulings about letters of this chain
+    chain_ids = set(ids)
+    disputes = [d for d in model.snapshot.letters if d.type == "dispute" and chain_ids & set(d.disputes)]
+    if disputes:
+        lines.append(Content(""))
+        lines.append(Content.styled("Disputes and rulings", "bold"))
+    for d in disputes:
+        lines.append(cleans(Content.styled("  ⚖ dispute ", "$dispute"), (d.id, "bold"),
+                            Content.styled(" names ", "$text-muted"), (", ".join(d.disputes), "")))
+        rulings = res.rulings(d)
+        if not rulings:
+            lines.append(Content.styled("      open: no ruling yet", "$unknown"))
+        for r in rulings:
+            what = f"upholds {r.upholds}" if r.upholds else "upholds nothing (closes the dispute, settles nothing)"
+            lines.append(cleans(Content.styled("      ruled by ", "$text-muted"), (r.id, ""), Content(": "), (what, "$success" if r.upholds else "$unknown")))
+    return Content("\n").join(lines)
+
+
+def provenance_text(model: AppModel, x: Letter, sha256: str) -> Content:
+    res = model.res
+    snap = model.snapshot
+    lines: list[Content] = []
+
+    def row(label: str, value: str, style: str = "") -> None:
+        lines.append(cleans(Content.styled(f"{label:<12}", "$text-muted"), (value, style)))
+
+    row("Path", x.path, "bold")
+    row("Root", model.root)
+    row("Seat/folder", f"{x.seat} / {x.folder}")
+    row("File name", x.name)
+    row("Size", f"{x.size} bytes")
+    row("sha256", sha256)
+    row("Flags", ", ".join(x.flags) or "none", "$warning" if x.flags else "")
+    if x.malformed:
+        row("Malformed", "pointer fields not valid ids: " + ", ".join(x.malformed), "$error")
+    row("Sidecar", ".md.ack present (accepted)" if snap.has_sidecar(x) else "none")
+    dupes = res.by_id(x.id)
+    if len(dupes) > 1:
+        row("Duplicate", "this id is held by: " + ", ".join(d.path for d in dupes), "$error")
+    lines.append(Content(""))
+    lines.append(cleans(Content.styled("Derived answers", "bold"), Content.styled(f"  at {model.at.isoformat()}", "$text-muted")))
+    for name, ans in (("current", res.current(x)), ("superseded", res.superseded(x)), ("answered", res.answered(x)),
+                      ("accepted", res.accepted(x)), ("state", res.state(x)), ("late", res.late(x))):
+        lines.append(Content.assemble((f"  {name:<11}", ""), answer_text(ans, name)))
+        lines.extend(reason_lines(ans.reasons))
+    head = res.head(x)
+    row("  head", head.id if head else "none (no single current letter)")
+    replies = res.replies(x)
+    acks = res.acks(x)
+    if replies:
+        row("  replies", ", ".join(r.id for r in replies))
+    if acks:
+        row("  acks", ", ".join(r.id for r in acks))
+    lines.append(Content(""))
+    lines.append(Content.styled("Scope", "bold"))
+    scope = snap.scope
+    row("  complete", "yes" if scope.complete else "no: " + "; ".join(scope.why_incomplete()), "" if scope.complete else "$error")
+    row("  scanned", f"{scope.files} files, {scope.letters} letters, at {scope.scanned_at}")
+    lines.append(Content(""))
+    lines.append(Content.styled("Header fields as written", "bold"))
+    for k, v in x.fields:
+        lines.append(cleans(Content.styled(f"  {k}: ", "$text-muted"), (v, "")))
+    return Content("\n").join(lines)
+
+
+def _indent(prefix: str) -> str:
+    """A tree prefix, kept readable when the tree is very deep."""
+    if len(prefix) <= 4 * MAX_DEPTH_SHOWN:
+        return prefix
+    return "┆" + prefix[-4 * MAX_DEPTH_SHOWN + 1:]
+
+
+def _unreadable_lines(u: Unreadable) -> list[Content]:
+    out = [cleans(Content.styled("  error: ", "$text-muted"), (u.error, "$error"))]
+    for k, v in u.legible.items():
+        out.append(cleans(Content.styled(f"  {k}: ", "$text-muted"), (v, "")))
+    return out
+
+
+def _sent_key(x: Letter):
+    return (x.sent_at is None, x.sent_at.timestamp() if x.sent_at else 0.0, x.id)
+
+
+def _slug(x: Letter) -> str:
+    from letterbox_tui.core.query import slug
+
+    return slug(x)

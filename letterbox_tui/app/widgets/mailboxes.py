@@ -1,0 +1,84 @@
+"""The mailboxes sidebar: built-in views with live counts, each seat's folders and status,
+saved queries. ``j``/``k`` move as everywhere else; Enter (or a click) opens a mailbox.
+
+Prompts are ``Content`` built from the model (never markup). Letters that arrived since
+the user last looked are counted beside each mailbox (``new``).
+"""
+
+from __future__ import annotations
+
+from textual.binding import Binding
+from textual.content import Content
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option, OptionDoesNotExist
+
+from ..sanitize import clean
+
+
+class MailboxList(OptionList):
+    BINDINGS = [
+        Binding("j", "cursor_down", "Down", show=False, id="mailboxes.down"),
+        Binding("k", "cursor_up", "Up", show=False, id="mailboxes.up"),
+        Binding("g", "first", "First", show=False, id="mailboxes.first"),
+        Binding("G", "last", "Last", show=False, id="mailboxes.last"),
+    ]
+
+    def show_mailboxes(self, model, current: str, new: dict[str, int] | None = None, width: int = 30) -> None:
+        """Fill from ``model.mailboxes()``; ``new`` counts unseen letters per mailbox id."""
+        new = new or {}
+        options: list[Option | None] = []
+        seats_started = False
+        queries_started = False
+        for mb in model.mailboxes():
+            fresh = new.get(mb.id, 0)
+            fresh_c = Content.styled(f" +{fresh} new", "bold $success") if fresh else Content("")
+            if mb.id.startswith("view:"):
+                label = Content.styled(mb.label, "bold" if mb.id == "view:owed" else "")
+                count = Content.styled(_n(mb.count), "$text-muted")
+                if mb.count is None:
+                    pass
+                elif mb.id == "view:owed" and mb.late:
+                    count = Content.assemble((_n(mb.count), ""), (" · ", "$text-muted"), (f"{_n(mb.late)} late", "bold $late"))
+                elif mb.id == "view:problems":
+                    count = Content.styled(_n(mb.count), "bold $error" if mb.count else "$text-muted")
+                    if model.warning_count:
+                        count += Content.styled(f" · {_n(model.warning_count)} warn", "$warning")
+                prompt = label.pad_right(max(1, 14 - len(mb.label))) + count + fresh_c
+            elif mb.id.count(":") == 1 and mb.id.startswith("seat:"):
+                if not seats_started:
+                    options.append(None)
+                    seats_started = True
+                head = Content.styled(mb.label, "bold $accent") + fresh_c
+                if mb.status is not None:
+                    head = head + Content("\n ") + mb.status.truncate(max(8, width - 3), ellipsis=True).stylize_before(
+                        "italic $text-muted")
+                options.append(Option(head, id=mb.id, disabled=True))
+                continue
+            elif mb.id.startswith("seat:"):
+                prompt = Content(f"  {mb.label:<11}") + Content.styled(str(mb.count), "$text-muted") + fresh_c
+            else:
+                if not queries_started:
+                    options.append(None)
+                    options.append(Option(Content.styled("Saved queries", "bold $accent"), id="heading:queries", disabled=True))
+                    queries_started = True
+                prompt = Content("  ") + clean(mb.label, single_line=True).truncate(max(8, width - 4), ellipsis=True)
+            options.append(Option(prompt, id=mb.id))
+        self.set_options(options)
+        self.highlight_mailbox(current)
+
+    def highlight_mailbox(self, mailbox_id: str) -> None:
+        try:
+            self.highlighted = self.get_option_index(mailbox_id)
+        except OptionDoesNotExist:  # a saved query removed from the settings
+            pass
+
+
+def _n(count: int | None) -> str:
+    """A count for the mailboxes pane: "…" while computing, 16.5k when large."""
+    if count is None:
+        return "…"
+    if count >= 100_000:
+        return f"{count // 1000}k"
+    if count >= 10_000:
+        return f"{count / 1000:.1f}k"
+    return str(count)

@@ -1,0 +1,178 @@
+"""Reading a letter: the body as written (and as Markdown on M), keys like mutt/aerc
+(q back, Q quit, j/k everywhere, / search with n/N), the navigable Thread tab."""
+
+from __future__ import annotations
+
+import time
+
+from letterbox_tui.app.widgets.letter_pane import LetterPane
+from tests.app.helpers import SIZE, app_for, body_of, letters, scanned, screen_text, thread_text, until
+
+ACCESS = "2026-11-22T090000-builder-request-access-aaaa0005"
+RESULT = ACCESS + "--planner--result"
+LINKED = "2026-11-28T120000-planner-info-goals-ffff0001"
+
+
+def _linked(box):
+    box.letter(LINKED, frm="planner", to="builder", sent="2026-11-28T12:00:00Z", subject="Goals",
+               body="GOAL: ship the ledger\nDONE-WHEN: table 5 migrates\nsee [the plan](http://example.com/plan?x=1)\n")
+    return box
+
+
+async def test_body_is_shown_as_written_and_m_renders_markdown(letterbox):
+    app = app_for(_linked(letterbox), letter=LINKED)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        body = await body_of(pilot, app)
+        assert "GOAL: ship the ledger\nDONE-WHEN: table 5 migrates" in body
+        shown = screen_text(app)
+        lines = shown.splitlines()
+        # the two lines stay two lines, and the link shows its target as written
+        assert any("│ GOAL: ship the ledger " in ln and "DONE" not in ln for ln in lines)
+        assert any("│ DONE-WHEN: table 5 migrates " in ln for ln in lines)
+        assert "[the plan](http://example.com/plan?x=1)" in shown
+        assert "as written" in app.query_one("#status").render().plain
+        pane = app.query_one(LetterPane)
+        await pilot.press("M")
+        await pilot.pause(0.3)
+        assert pane.markdown and pane.body.display and not pane.plain_body.display
+        shown = screen_text(app)
+        # rendered: the link's text and, beside it, its target (never hidden)
+        assert "the plan ⟨http://example.com/plan?x=1⟩" in shown
+        assert "Markdown" in app.query_one("#status").render().plain
+        await pilot.press("M")
+        assert not pane.markdown and pane.plain_body.display
+        assert "[the plan](http://example.com/plan?x=1)" in screen_text(app)
+
+
+async def test_a_20kb_markdown_table_does_not_freeze_the_app(letterbox):
+    from textual.widgets._markdown import MarkdownFence, MarkdownTable
+
+    rows = "\n".join(f"| row {i} | value {i * 3} | some text here | x |" for i in range(500))
+    table = "| a | b | c | d |\n|---|---|---|---|\n" + rows + "\n"
+    assert len(table) > 20_000
+    lid = "2026-11-28T130000-planner-info-table-ffff0002"
+    letterbox.letter(lid, frm="planner", to="builder", sent="2026-11-28T13:00:00Z", body="A table:\n\n" + table)
+    app = app_for(letterbox, letter=lid)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        await body_of(pilot, app)
+        pane = app.query_one(LetterPane)
+        started = time.monotonic()
+        await pilot.press("M")
+        await pane.body.update(pane.body_text)  # wait for the rendering to be mounted
+        await pilot.pause()
+        took = time.monotonic() - started
+        assert pane.body.display
+        assert not pane.body.query(MarkdownTable)  # too big a grid: shown as written
+        fences = pane.body.query(MarkdownFence)
+        assert fences and "| row 499 | value 1497 |" in fences[0].code
+        assert took < 1.0, took  # a grid of 2,000 cells took 2.3 s here
+        # a small table is still a table
+        from letterbox_tui.app.widgets.body import MAX_TABLE_CELLS
+
+        assert MAX_TABLE_CELLS >= 40
+
+
+async def test_q_goes_back_from_a_letter_and_quits_from_the_list(letterbox):
+    app = app_for(letterbox)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        await pilot.press("enter")
+        assert app.focused.id == "body-scroll"
+        await pilot.press("q")
+        assert app.is_running and app.focused is letters(app)
+        app.action_show_tab("thread")
+        app.query_one("#letter-thread").focus()
+        await pilot.press("q")
+        assert app.is_running and app.focused is letters(app)
+        app.query_one("#mailboxes").focus()
+        await pilot.press("q")
+        assert app.is_running and app.focused is letters(app)
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.return_code == 0
+
+
+async def test_capital_q_quits_from_anywhere(letterbox):
+    app = app_for(letterbox)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        await pilot.press("enter")
+        await pilot.press("Q")
+        await pilot.pause()
+    assert app.return_code == 0
+
+
+async def test_j_and_k_move_in_the_mailboxes(letterbox):
+    app = app_for(letterbox)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        ol = app.query_one("#mailboxes")
+        ol.focus()
+        start = ol.highlighted
+        await pilot.press("j", "j")
+        assert ol.highlighted == start + 2
+        await pilot.press("k")
+        assert ol.highlighted == start + 1
+        await pilot.press("enter")
+        assert app.mailbox_id == "view:disputes"
+
+
+async def test_slash_searches_and_n_goes_to_the_next_match(letterbox):
+    app = app_for(letterbox, view="all")
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        await pilot.press("slash")
+        assert app.focused.id == "search"
+        await pilot.press(*"postgres", "enter")
+        lst = letters(app)
+        first = lst.current.letter.subject
+        assert "Postgres" in first
+        await pilot.press("n")
+        second = lst.current.letter.subject
+        assert "Postgres" in second and second != first
+        await pilot.press("N")
+        assert lst.current.letter.subject == first
+        assert "search: postgres" in app.query_one("#status").render().plain
+
+
+async def test_help_scrolls_with_j_and_k_and_shows_the_real_keys(letterbox):
+    app = app_for(letterbox)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await scanned(pilot, app)
+        await pilot.press("question_mark")
+        await pilot.pause()
+        from textual.containers import VerticalScroll
+
+        vs = app.screen.query_one(VerticalScroll)
+        assert vs.outer_size.width <= 80 and vs.outer_size.height <= 24
+        text = app.screen.query_one("#help-text").render().plain
+        for shown in ("app.search", "app.query", "app.quit_now", "letter.markdown", "mailboxes.down", "thread.parent"):
+            assert shown in text
+        await pilot.press("j", "j", "j")
+        assert vs.scroll_y == 3
+        await pilot.press("k")
+        assert vs.scroll_y == 2
+        await pilot.press("q")
+        assert app.is_running and not app.screen.query("#help-text")
+
+
+async def test_thread_tab_is_navigable(letterbox):
+    app = app_for(letterbox, view="all", letter=ACCESS)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        app.action_show_tab("thread")
+        await pilot.pause()
+        tv = app.query_one("#letter-thread")
+        assert "└─> result  planner→builder" in thread_text(app)
+        tv.focus()
+        assert tv.highlighted_letter.id == ACCESS
+        await pilot.press("j")
+        assert tv.highlighted_letter.id == RESULT
+        await pilot.press("h")  # to the letter it replies to
+        assert tv.highlighted_letter.id == ACCESS
+        await pilot.press("j", "enter")  # open the reply
+        await until(pilot, lambda: letters(app).current.letter.id == RESULT)
+        assert app.letter_pane.tabs.active == "tab-body"
+        assert "Access granted." in await body_of(pilot, app)
