@@ -49,6 +49,12 @@ def emit_json(obj: Any) -> None:
     sys.stdout.write("\n")
 
 
+def write_line(text: str) -> None:
+    """One line of already-encoded output (JSON a view encoded itself)."""
+    sys.stdout.write(text)
+    sys.stdout.write("\n")
+
+
 def console() -> Console:
     """A console that never interprets markup, emoji codes or highlights letter text."""
     from rich.console import Console

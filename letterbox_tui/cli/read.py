@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from letterbox_tui.core.errors import LetterboxError
-from letterbox_tui.core.model import Letter, Reason, Scope, Snapshot
-from letterbox_tui.core.query import Query, QueryResult, dedupe, parse_query, run_query
+from letterbox_tui.core.model import Letter, Reason, Snapshot
+from letterbox_tui.core.query import Query, QueryResult, parse_query, run_query
 from letterbox_tui.core.resolve import Resolution, resolve
 from letterbox_tui.core.rows import answers, row
 
@@ -28,7 +28,7 @@ from . import keep, output
 from .common import load, scope_exit
 from .memoised import Memoised
 
-#: ``show`` reads at most this much of a body.
+#: ``show`` reads at most this much of a body (``core.views.letterfile.BODY_MAX``).
 BODY_MAX = 1 << 20
 #: ``exists`` lists this many reasons as text (all of them in ``--json``).
 _SHOWN_REASONS = 20
@@ -93,21 +93,6 @@ def _reasons(reasons: tuple[Reason, ...] | list[Reason]) -> list[dict[str, Any]]
     return [r.to_json() for r in reasons]
 
 
-def _scope_reasons(scope: Scope, snapshot: Snapshot) -> list[Reason]:
-    """Why an incomplete scope cannot prove absence, as reasons about the match."""
-    out = []
-    for u in snapshot.unreadable:
-        legible = u.legible.get("id", "")
-        out.append(Reason("unreadable-file", "match", u.error, (legible,) if legible else (), (u.path,)))
-    for e in snapshot.unsupported:
-        out.append(Reason("unsupported-entry", "match", e.reason, (), (e.path,)))
-    if scope.partial:
-        out.append(Reason("outside-scope", "match", "partial scope: " + ", ".join(scope.participants) + " only"))
-    if not scope.atomic:
-        out.append(Reason("non-atomic-scan", "match", "files changed while the scan ran"))
-    return out
-
-
 # --- query, exists ----------------------------------------------------------------
 
 def _run(args: Namespace) -> tuple[Query, Snapshot, Resolution, QueryResult]:
@@ -147,73 +132,36 @@ def cmd_query(args: Namespace, memo: Memoised | None = None) -> int:
 
 @_collector_paused
 def cmd_exists(args: Namespace, memo: Memoised | None = None) -> int:
+    from letterbox_tui.core.views.exists import exists
+
     query, snapshot, res, result = _run(args)
     scope = snapshot.scope
-    if result.matches:
-        value, reasons = "yes", []
-    elif scope.complete and not result.unknown:
-        value, reasons = "no", []
-    else:
-        collected = [r for _, why in result.unknown for r in why] + _scope_reasons(scope, snapshot)
-        value, reasons = "unknown", list(dedupe(collected))
-    out = {
-        "exists": value,
-        "matches": len(result.matches),
-        "unknown": len(result.unknown),
-        "reasons": _reasons(reasons),
-        "scope": scope.to_json(),
-    }
+    verdict = exists(result, snapshot)
+    out = verdict.to_json()
     if memo is not None:
         return memo.emit(out, snapshot, res, query)
     if args.json:
         output.emit_json(out)
         return scope_exit(scope)
     con = output.console()
-    con.print(output.answer_text(value))
+    con.print(output.answer_text(verdict.value))
+    reasons = verdict.reasons
     for r in reasons[:_SHOWN_REASONS]:
         con.print(output.text("  " + output.reasons_line([r.to_json()])))
     if len(reasons) > _SHOWN_REASONS:
         con.print(output.text(f"  ... and {len(reasons) - _SHOWN_REASONS} more reasons (--json lists them all)"))
-    output.print_scope(con, scope, f"{out['matches']} matches, {out['unknown']} unknown")
+    output.print_scope(con, scope, f"{verdict.matches} matches, {verdict.unknown} unknown")
     return scope_exit(scope)
 
 
 # --- show ---------------------------------------------------------------------------
 
-def read_letter_file(root: str, letter: Letter, limit: int | None = None) -> dict[str, Any]:
-    """The file's sha256, its body (at most ``limit`` bytes, decoded leniently) and whether
-    it changed since the scan. Read through ``core.files``: no symlink is followed and a
-    FIFO never blocks. Errors become ``error``, never exceptions."""
-    from letterbox_tui.core.files import NOT_REGULAR, read_file
-    from letterbox_tui.core.header import MAX_HEADER, body_offset
-
-    limit = BODY_MAX if limit is None else limit
-    out: dict[str, Any] = {"sha256": None, "size": None, "changed": None, "body": None,
-                           "body_truncated": False, "error": None}
-    # keep the header (at most 32 KiB) and the body's first bytes
-    f = read_file(root, letter.path, keep=limit + MAX_HEADER + 8 * 1024)
-    if f.error is not None:
-        out["error"] = "no longer a regular file" if f.error == NOT_REGULAR else f.error
-        return out
-    out["sha256"] = f.sha256
-    out["size"] = f.size
-    out["changed"] = f.stat_key != (letter.size, letter.mtime_ns, letter.inode)
-    start = body_offset(f.data)
-    if start is None:
-        out["error"] = "the header no longer closes"
-        return out
-    body = f.data[start:]
-    if len(body) > limit:
-        body = body[:limit]
-        out["body_truncated"] = True
-    out["body"] = body.decode("utf-8", errors="replace")
-    return out
-
-
 def _show_one(letter: Letter, res: Resolution, root: str) -> dict[str, Any]:
+    from letterbox_tui.core.views.letterfile import read_letter
+
     found = answers(letter, res)
     head = res.head(letter)
-    f = read_letter_file(root, letter)
+    f = read_letter(root, letter, BODY_MAX)
     return {
         "id": letter.id,
         "headers": dict(letter.fields),
@@ -226,15 +174,15 @@ def _show_one(letter: Letter, res: Resolution, root: str) -> dict[str, Any]:
             "path": letter.path,
             "seat": letter.seat,
             "folder": letter.folder,
-            "sha256": f["sha256"],
-            "size": f["size"],
-            "changed_since_scan": f["changed"],
+            "sha256": f.sha256,
+            "size": f.size,
+            "changed_since_scan": f.changed,
             "legacy": list(letter.flags),
             "malformed": list(letter.malformed),
-            "error": f["error"],
+            "error": f.error,
         },
-        "body": f["body"],
-        "body_truncated": f["body_truncated"],
+        "body": f.body,
+        "body_truncated": f.body_truncated,
     }
 
 
@@ -349,83 +297,53 @@ def cmd_answered(args: Namespace) -> int:
     return scope_exit(scope)
 
 
-def _time_key(letter: Letter) -> tuple:
-    t = letter.sent_at.timestamp() if letter.sent_at is not None else float("inf")
-    return (t, letter.id, letter.path)
+#: ``thread`` text indents this many levels; deeper letters keep that indent and say
+#: their depth, so no letter is ever cut off or folded away by the terminal's width.
+THREAD_INDENT = 16
 
 
-def thread_tree(res: Resolution, thread_id: str) -> tuple[str | None, list[dict[str, Any]]]:
-    """The thread's reply tree by ``re``: the root (the letter whose id is the thread, when
-    present) first, then letters whose parent is absent from the thread as extra roots. A
-    letter reached twice (an ``re`` loop) is listed once."""
-    members = sorted(res.thread(thread_id), key=_time_key)
-    first: dict[str, Letter] = {}
-    for x in members:
-        first.setdefault(x.id, x)
-    children: dict[int, list[Letter]] = {}
-    roots: list[Letter] = []
-    for x in members:
-        parent = first.get(x.re) if x.re and x.re != x.id else None
-        if parent is None:
-            roots.append(x)
-        else:
-            children.setdefault(id(parent), []).append(x)
-    roots.sort(key=lambda x: (x.id != thread_id, _time_key(x)))
-    seen: set[int] = set()
-    tree: list[dict[str, Any]] = []
-
-    def build(top: Letter) -> dict[str, Any]:
-        node: dict[str, Any] = {"id": top.id, "children": []}
-        seen.add(id(top))
-        stack = [(top, node)]
-        while stack:
-            letter, into = stack.pop()
-            for child in children.get(id(letter), []):
-                if id(child) in seen:
-                    continue
-                seen.add(id(child))
-                sub = {"id": child.id, "children": []}
-                into["children"].append(sub)
-                stack.append((child, sub))
-        return node
-
-    for r in roots:
-        tree.append(build(r))
-    for x in members:  # members on an re loop with no way in: extra roots
-        if id(x) not in seen:
-            tree.append(build(x))
-    root = thread_id if thread_id in first else None
-    return root, tree
+def thread_lines(view: Any, res: Resolution) -> list[str]:
+    """One line per letter of the thread, in tree order (the text face of ``thread``)."""
+    lines = []
+    for n in view.nodes:
+        x = n.letter
+        depth = n.depth
+        lead = "  " * min(depth, THREAD_INDENT) + ("└ " if depth else "")
+        if depth > THREAD_INDENT:
+            lead += f"[depth {depth}] "
+        note = {"detached": f"  (replies to {x.re}, not in this thread)",
+                "label": "  (in the thread by its label; no re)",
+                "loop": "  (on a reply loop)"}.get(n.via, "")
+        lines.append(f"{lead}{x.id}  {x.sender} → {x.recipient} {x.type}{note}")
+    return lines
 
 
 @_collector_paused
 def cmd_thread(args: Namespace) -> int:
+    from letterbox_tui.core.views.thread import thread_view
+
     snapshot, res = _resolved(args, _now())
     letter = _letter(res, args.id)[0]
-    thread_id = letter.thread_id
-    root, tree = thread_tree(res, thread_id)
+    view = thread_view(res, letter.thread_id)
     scope = snapshot.scope
     if args.json:
-        output.emit_json({"thread": thread_id, "root": root, "tree": tree, "scope": scope.to_json()})
+        # the tree is encoded by the view without recursion (json.dumps recurses: a reply
+        # chain ~500 deep was a RecursionError); the rest as every document is
+        head = output.dumps_json({"thread": view.thread, "root": view.root, "tree": None, "scope": scope.to_json()},
+                                 indent=None)
+        tree = view.encode()
+        if not tree.isascii():
+            from letterbox_tui.core.text import json_escape
+
+            tree = json_escape(tree)
+        output.write_line(head.replace('"tree":null', '"tree":' + tree, 1))
         return scope_exit(scope)
-    from rich.tree import Tree
-
-    by_id = {x.id: x for x in res.thread(thread_id)}
-    label = f"thread {thread_id}" + ("" if root else " (its root letter is not in scope)")
-    top = Tree(output.text(label))
-
-    def describe(node_id: str) -> Any:
-        x = by_id.get(node_id)
-        extra = f"  {x.sender} → {x.recipient} {x.type}" if x else ""
-        return output.text(node_id + extra)
-
-    stack = [(top, n) for n in reversed(tree)]
-    while stack:
-        parent, node = stack.pop()
-        branch = parent.add(describe(node["id"]))
-        stack.extend((branch, c) for c in reversed(node["children"]))
     con = output.console()
-    con.print(top)
+    label = f"thread {view.thread}" + ("" if view.root else " (its root letter is not in scope)")
+    n = len(view.nodes)
+    deep = f"; {view.max_depth} deep" if view.max_depth > THREAD_INDENT else ""
+    con.print(output.text(f"{label}: {n} letter{'s' if n != 1 else ''}{deep}"))
+    con.print(output.text("\n".join(thread_lines(view, res)), single_line=False), overflow="fold", crop=False)
     output.print_scope(con, scope)
     return scope_exit(scope)
 
@@ -439,48 +357,45 @@ def _check_seat(snapshot: Snapshot, seat: str | None) -> None:
 
 @_collector_paused
 def cmd_owed(args: Namespace) -> int:
-    from letterbox_tui.core.owed import any_late, format_time, owed
+    from letterbox_tui.core.owed import format_time
+    from letterbox_tui.core.views.owed import owed_view
 
     at = parse_at(args.at)
     snapshot, res = _resolved(args, at)
     _check_seat(snapshot, args.seat)
-    groups = owed(res, args.seat)
+    view = owed_view(res, args.seat)
     scope = snapshot.scope
-    late = any_late(groups, res)
-    code = 1 if (args.fail_late and late) else scope_exit(scope)
-    data = [{"seat": g.seat, "items": [row(x, res) for x in g.items]} for g in groups]
+    code = 1 if (args.fail_late and view.any_late) else scope_exit(scope)
+    doc = view.to_json()
     if args.json:
-        output.emit_json({"at": format_time(at), "owed": data, "scope": scope.to_json()})
+        output.emit_json(doc)
         return code
     con = output.console()
     con.print(output.text(f"owed at {format_time(at)}"))
-    total = 0
-    for g in data:
-        n_late = sum(1 for r in g["items"] if r["late"] == "yes")
-        total += len(g["items"])
-        con.print(output.text(f"{g['seat']} owes {len(g['items'])} ({n_late} late)", "bold"))
-        con.print(output.rows_table(g["items"]))
-        for r in g["items"]:  # an unknown is never shown without its reason
+    for g, data in zip(view.groups, doc["owed"]):
+        con.print(output.text(f"{g.seat} owes {len(g.items)} ({g.late} late)", "bold"))
+        con.print(output.rows_table(data["items"]))
+        for r in data["items"]:  # an unknown is never shown without its reason
             if r["reasons"]:
                 con.print(output.text(f"  {r['id']}: {output.reasons_line(r['reasons'])}"))
-    if not data:
+    if not view.groups:
         con.print(output.text("nothing owed"))
-    output.print_scope(con, scope, f"{total} owed")
+    output.print_scope(con, scope, f"{view.total} owed")
     return code
 
 
 @_collector_paused
 def cmd_disputes(args: Namespace) -> int:
+    from letterbox_tui.core.views.disputes import disputes_view
+
     snapshot, res = _resolved(args, _now())
     scope = snapshot.scope
-    data = [
-        {"dispute": row(od.dispute, res), "disputed": [row(x, res) for x in od.disputed]}
-        for od in res.open_disputes()
-    ]
+    doc = disputes_view(res).to_json()
     if args.json:
-        output.emit_json({"disputes": data, "scope": scope.to_json()})
+        output.emit_json(doc)
         return scope_exit(scope)
     con = output.console()
+    data = doc["disputes"]
     for d in data:
         con.print(output.text(f"dispute {d['dispute']['id']} ({d['dispute']['from']}): open", "bold"))
         con.print(output.rows_table(d["disputed"]))
@@ -494,7 +409,8 @@ def cmd_disputes(args: Namespace) -> int:
 
 @_collector_paused
 def cmd_check(args: Namespace) -> int:
-    from letterbox_tui.core.check import Finding, check, has_problem
+    from letterbox_tui.core.check import Finding
+    from letterbox_tui.core.views.problems import problems_view
 
     root, settings, snapshot = load(args)
     stale: list[str] = []
@@ -508,15 +424,15 @@ def cmd_check(args: Namespace) -> int:
         stale = verify_cache(root, snapshot, id_time_is_utc=settings.id_time_is_utc)
         if stale:
             root, settings, snapshot = load(args)
-    res = resolve(snapshot, _now())
-    findings = check(res)
+    view = problems_view(resolve(snapshot, _now()))
     if stale:
         detail = f"{len(stale)} cached header{'s' if len(stale) != 1 else ''} did not match the file; re-read"
-        findings.append(Finding("stale-cache", detail, (), tuple(stale)))
+        view = view.with_findings([Finding("stale-cache", detail, (), tuple(stale))])
+    findings = view.findings
     scope = snapshot.scope
-    code = 1 if has_problem(findings) else scope_exit(scope)
+    code = 1 if view.problems else scope_exit(scope)
     if args.json:
-        output.emit_json({"findings": [f.to_json() for f in findings], "scope": scope.to_json()})
+        output.emit_json(view.to_json())
         return code
     con = output.console()
     t = output.table("severity", "code", "detail", "letters", "paths")
@@ -530,8 +446,8 @@ def cmd_check(args: Namespace) -> int:
         )
     if findings:
         con.print(t)
-    problems = sum(1 for f in findings if f.problem)
-    output.print_scope(con, scope, f"{problems} problem{'s' if problems != 1 else ''}, {len(findings) - problems} warnings")
+    problems = view.problems
+    output.print_scope(con, scope, f"{problems} problem{'s' if problems != 1 else ''}, {view.warnings} warnings")
     return code
 
 

@@ -87,8 +87,12 @@ def check(res: Resolution) -> list[Finding]:
         out.append(Finding("orphan-sidecar", "an .md.ack sidecar with no letter beside it", (), (rel,)))
     for name in snap.ignored:
         out.append(Finding("ignored-entry", "not a seat: ignored at the root", (), (name,)))
-    out.sort(key=lambda f: (_RANK[f.code], f.paths, f.letters))
-    return out
+    return ordered(out)
+
+
+def ordered(findings: list[Finding]) -> list[Finding]:
+    """Findings in the order they are listed: by code (problems first), then files, letters."""
+    return sorted(findings, key=lambda f: (_RANK[f.code], f.paths, f.letters))
 
 
 def has_problem(findings: list[Finding]) -> bool:
