@@ -93,7 +93,8 @@ def _isolate_user_dirs(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
     monkeypatch.setenv("XDG_STATE_HOME", str(home / ".local" / "state"))
-    monkeypatch.delenv("LETTERBOX_DIR", raising=False)
+    for name in ("LETTERBOX_DIR", "LETTERBOX_AGENT", "LETTERBOX_SESSION", "LETTERBOX_TUI_LOCK_TIMEOUT"):
+        monkeypatch.delenv(name, raising=False)
 
 
 @pytest.fixture

@@ -111,7 +111,7 @@ def _configure(name: str, p: argparse.ArgumentParser) -> None:
         p.add_argument("--no-open", action="store_true", help="write it, do not open the app")
         p.add_argument("--seed", type=int, default=7, help=argparse.SUPPRESS)
     elif name == "send":
-        p.add_argument("--as", dest="as_seat", required=True, metavar="S")
+        _as_option(p)
         p.add_argument("--to", required=True, metavar="S")
         p.add_argument("--type", required=True, metavar="T")
         p.add_argument("--slug", required=True, metavar="X")
@@ -119,33 +119,33 @@ def _configure(name: str, p: argparse.ArgumentParser) -> None:
     elif name == "reply":
         p.add_argument("id", metavar="ID")
         p.add_argument("kind", choices=["ack", "nack", "result", "info"])
-        p.add_argument("--as", dest="as_seat", required=True, metavar="S")
+        _as_option(p)
         p.add_argument("--slug", metavar="X", help="for info replies (default: the letter's slug)")
         p.add_argument("--priority", default="next", choices=["now", "next", "whenever"])
     elif name == "file":
         p.add_argument("id", metavar="ID")
-        p.add_argument("--as", dest="as_seat", required=True, metavar="S")
+        _as_option(p)
     elif name == "supersede":
         p.add_argument("id", metavar="ID")
-        p.add_argument("--as", dest="as_seat", required=True, metavar="S")
+        _as_option(p)
         p.add_argument("--to", metavar="S", help="default: the superseded letter's recipient")
         p.add_argument("--type", metavar="T", help="default: the superseded letter's type")
         p.add_argument("--slug", metavar="X", help="default: the superseded letter's slug")
         _writing_options(p, supersedes=False, inherit=True)
     elif name == "dispute":
         p.add_argument("ids", nargs="+", metavar="ID")
-        p.add_argument("--as", dest="as_seat", required=True, metavar="S")
+        _as_option(p)
         p.add_argument("--to", metavar="S", help="default: your own seat")
         p.add_argument("--slug", metavar="X")
         p.add_argument("--notify", action="store_true", help="also send info letters to the disputed letters' authors")
     elif name == "rule":
         p.add_argument("dispute", metavar="D")
-        p.add_argument("--as", dest="as_seat", required=True, metavar="S")
+        _as_option(p)
         p.add_argument("--upholds", metavar="X")
         p.add_argument("--to", metavar="S")
         p.add_argument("--slug", metavar="X")
     elif name == "review":
-        p.add_argument("--as", dest="as_seat", required=True, metavar="S")
+        _as_option(p)
         p.add_argument("--at", metavar="T")
         p.add_argument("--check", action="store_true",
                        help="write nothing: exit 1 when the seat's last review is older than --every")
@@ -160,6 +160,10 @@ def _configure(name: str, p: argparse.ArgumentParser) -> None:
         p.add_argument("--no-app", action="store_true", help="skip the app's first-paint measurement")
         p.add_argument("--repeat", type=int, default=3, metavar="R",
                        help="run each target measure R times, each against a raw read just before it (median shown)")
+
+
+def _as_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--as", dest="as_seat", metavar="S", help="the writing seat (default: $LETTERBOX_AGENT)")
 
 
 def _writing_options(p: argparse.ArgumentParser, supersedes: bool = True, inherit: bool = False) -> None:

@@ -5,9 +5,11 @@ prints what was written; refusals are ``LetterboxError`` (exit 2, nothing writte
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from argparse import Namespace
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
@@ -27,6 +29,7 @@ from letterbox_tui.core.write import (
     sent_stamp,
     supersede_draft,
     utc_now,
+    writer_seat,
 )
 
 from .common import load, open_root
@@ -52,6 +55,40 @@ def _stdin_body(*, optional: bool = False) -> str:
 def _emit(line: str) -> None:
     sys.stdout.write(line + "\n")
     sys.stdout.flush()
+
+
+class _Unreported(Exception):
+    """A letter was published but its id could not be printed (SPEC 7: exit 4)."""
+
+
+def _published(letter_id: str, line: str | None = None) -> None:
+    """Print what was published; when stdout fails (a full disk, a closed pipe) say so on
+    stderr with the id, and end with exit 4: a retry would send it twice."""
+    try:
+        _emit(letter_id if line is None else line)
+    except OSError as exc:
+        try:  # what stdout still holds goes nowhere, so nothing fails again at exit
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+        except (OSError, ValueError):
+            pass
+        why = exc.strerror or type(exc).__name__
+        _note(f"published {letter_id}, but could not print its id ({why}); do not send it again")
+        raise _Unreported(letter_id) from None
+
+
+def _reports(command: Callable[[Namespace], int]) -> Callable[[Namespace], int]:
+    """A writing command: exit 4 when what it published could not be reported."""
+
+    @functools.wraps(command)
+    def run(args: Namespace) -> int:
+        try:
+            return command(args)
+        except _Unreported:
+            return 4
+
+    return run
 
 
 def _note(line: str) -> None:
@@ -102,6 +139,7 @@ def cmd_demo(args: Namespace) -> int:
 # --- sending ---------------------------------------------------------------------------
 
 
+@_reports
 def cmd_send(args: Namespace) -> int:
     snapshot = None
     if args.re or args.thread or args.supersedes:
@@ -116,29 +154,32 @@ def cmd_send(args: Namespace) -> int:
         subject=args.subject or "",
     )
     published = deliver(root, draft, snapshot=snapshot)
-    _emit(published.id)
+    _published(published.id)
     return 0
 
 
+@_reports
 def cmd_reply(args: Namespace) -> int:
     root, _settings, snapshot = load(_whole(args))
     body = _stdin_body()
     published = reply(root, args.id, args.kind, seat=args.as_seat, body=body, slug=args.slug or "",
                       priority=args.priority, snapshot=snapshot)
-    _emit(published.id)
+    _published(published.id)
     for note in published.notes:
         _note(note)
     return 0
 
 
+@_reports
 def cmd_file(args: Namespace) -> int:
     root, _settings, snapshot = load(_whole(args))
     path, moved = file_letter(root, args.id, seat=args.as_seat, snapshot=snapshot)
     rel = os.path.relpath(path, root)
-    _emit(f"filed: {args.id} -> {rel}" if moved else f"already filed: {args.id} ({rel})")
+    _published(args.id, f"filed: {args.id} -> {rel}" if moved else f"already filed: {args.id} ({rel})")
     return 0
 
 
+@_reports
 def cmd_supersede(args: Namespace) -> int:
     root, _settings, snapshot = load(_whole(args))
     draft = supersede_draft(
@@ -146,37 +187,43 @@ def cmd_supersede(args: Namespace) -> int:
         requires_ack=args.ack, priority=args.priority, deadline=args.deadline, thread=args.thread,
         subject=args.subject, re=args.re or "",
     )
-    _emit(deliver(root, draft, snapshot=snapshot).id)
+    _published(deliver(root, draft, snapshot=snapshot).id)
     return 0
 
 
 def _whole(args: Namespace) -> Namespace:
-    """Writing checks pointers against the whole letterbox, never a partial scope."""
+    """Writing checks pointers against the whole letterbox, never a partial scope; the
+    writing seat is ``--as``, else ``$LETTERBOX_AGENT`` (the protocol's identity)."""
     if getattr(args, "participant", None):
         raise LetterboxError("--participant restricts reading; writing commands check the whole letterbox")
+    if hasattr(args, "as_seat"):
+        args.as_seat = writer_seat(args.as_seat)
     return args
 
 
+@_reports
 def cmd_dispute(args: Namespace) -> int:
     root, _settings, snapshot = load(_whole(args))
     draft = dispute_draft(snapshot, args.ids, args.as_seat, _stdin_body(optional=True), to=args.to, slug=args.slug)
     published = deliver(root, draft, snapshot=snapshot)
-    _emit(published.id)
+    _published(published.id)
     if args.notify:
         _root, _settings, snapshot = load(args)
         for note in notify_drafts(snapshot, published.letter, args.as_seat):
-            _emit(deliver(root, note, snapshot=snapshot).id)
+            _published(deliver(root, note, snapshot=snapshot).id)
     return 0
 
 
+@_reports
 def cmd_rule(args: Namespace) -> int:
     root, _settings, snapshot = load(_whole(args))
     draft = ruling_draft(snapshot, args.dispute, args.as_seat, _stdin_body(optional=True),
                          upholds=args.upholds or "", to=args.to, slug=args.slug)
-    _emit(deliver(root, draft, snapshot=snapshot).id)
+    _published(deliver(root, draft, snapshot=snapshot).id)
     return 0
 
 
+@_reports
 def cmd_review(args: Namespace) -> int:
     if args.check:
         from .truth import cmd_review_check
@@ -188,6 +235,6 @@ def cmd_review(args: Namespace) -> int:
     at = _at(args.at)
     draft = review_draft(snapshot, args.as_seat, at)
     published = deliver(root, draft, snapshot=snapshot)
-    _emit(published.id)
+    _published(published.id)
     _note(f"review recorded at {sent_stamp(at)} in {args.as_seat}/inbox/")
     return 0

@@ -59,7 +59,7 @@ from .model import Letter, Snapshot, Unreadable
 # The end of a header: a line that is exactly '---' (as the header grammar reads it).
 _HEADER_END = re.compile(rb"\n---\r*(?:\n|$)")
 MAGIC = b"LBXCACHE"
-VERSION = 1
+VERSION = 2  # 2: ids are read up to 243 characters (rows cached under 128 are rebuilt)
 _HEAD = struct.Struct("<IQQ")  # version, meta length, rows length
 #: files modified this recently when read are not cached (coarse file system clocks)
 RACY_NS = 3_000_000_000

@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 from datetime import datetime, timezone
 
-ID_RE = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
+# Ids as read: up to 243 characters (the protocol's compat reader; its strict reader and
+# every writer, this project's included, make at most 128: write.gate.MAX_WRITTEN_ID).
+ID_RE = re.compile(r"[A-Za-z0-9_.:-]{1,243}")
 SEAT_RE = re.compile(r"[a-z][a-z0-9-]*")
 KEY_RE = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
 SLUG_RE = re.compile(r"[a-z0-9][a-z0-9-]*")

@@ -1,5 +1,6 @@
-"""Which letterbox to open (SPEC 2): --root, LETTERBOX_DIR, the protocol's default-dir file,
-then ./.letterbox. Not a letterbox: one line and exit 2 (a ``LetterboxError``)."""
+"""Which letterbox to open (SPEC 2), the protocol's order: --root, LETTERBOX_DIR, the
+default-dir file (one location), then ./.letterbox. Not a letterbox: one line and exit 2
+(a ``LetterboxError``)."""
 
 from __future__ import annotations
 
@@ -14,23 +15,14 @@ NOT_A_LETTERBOX_HINT = "run 'letterbox-tui init DIR --seats a,b' or 'letterbox-t
 _MAX_DEFAULT_DIR = 65536  # bytes: a path, never a stream
 
 
-def default_dir_file() -> Path:
-    """``~/.config/agent-letterbox/default-dir``, where the spec names it."""
-    return Path(os.path.expanduser("~")) / ".config" / "agent-letterbox" / "default-dir"
-
-
-def default_dir_files(env: dict[str, str] | None = None) -> list[Path]:
-    """Where the protocol's tools keep the default letterbox: ``$XDG_CONFIG_HOME`` first
-    (as the protocol's own helper reads it), then ``~/.config``."""
+def default_dir_file(env: dict[str, str] | None = None) -> Path:
+    """``${XDG_CONFIG_HOME:-$HOME/.config}/agent-letterbox/default-dir``: the one place the
+    protocol's tools keep the default letterbox (a set but empty XDG_CONFIG_HOME counts as
+    unset, as the shell's ``:-`` reads it)."""
     env = os.environ if env is None else env
-    files = []
     xdg = env.get("XDG_CONFIG_HOME", "")
-    if xdg and os.path.isabs(xdg):
-        files.append(Path(xdg) / "agent-letterbox" / "default-dir")
-    home = default_dir_file()
-    if home not in files:
-        files.append(home)
-    return files
+    base = Path(xdg) if xdg else Path(env.get("HOME") or os.path.expanduser("~")) / ".config"
+    return base / "agent-letterbox" / "default-dir"
 
 
 def _read_default_dir(path: Path) -> str:
@@ -63,10 +55,10 @@ def candidate_root(root: str | None = None, env: dict[str, str] | None = None) -
         return Path(root), "--root"
     if env.get("LETTERBOX_DIR"):
         return Path(env["LETTERBOX_DIR"]), "LETTERBOX_DIR"
-    for dd in default_dir_files(env):
-        text = _read_default_dir(dd)
-        if text:
-            return Path(os.path.expanduser(text)), str(dd)
+    dd = default_dir_file(env)
+    text = _read_default_dir(dd)
+    if text:
+        return Path(os.path.expanduser(text)), str(dd)
     return Path(".letterbox"), "./.letterbox"
 
 

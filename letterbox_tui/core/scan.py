@@ -274,10 +274,14 @@ class _Scan:
                     continue
                 if name == "locks" or name == "letterbox-tui.toml":
                     continue
+                kind = _entry_kind(entry)
+                if kind == "other" and _regular(entry):
+                    # The protocol's set-up writes files here (cmux-agents.tsv, env.sh,
+                    # AGENT-LETTERBOX.md): neither letters nor warnings (SPEC 2).
+                    continue
                 if not valid_seat(name):
                     ignored.append(_shown(name))
                     continue
-                kind = _entry_kind(entry)
                 if kind == "other":
                     ignored.append(name)
                     continue
@@ -666,6 +670,13 @@ def _entry_kind(entry: os.DirEntry, *, regular: bool = False) -> str:
         return "dir" if entry.is_dir(follow_symlinks=False) else "other"
     except OSError as exc:
         return _why(exc)
+
+
+def _regular(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_file(follow_symlinks=False)
+    except OSError:
+        return False
 
 
 def _utf8(name: str) -> bool:

@@ -120,10 +120,11 @@ def test_time_and_ack_warnings(box):
 
 def test_orphan_sidecars_and_ignored_root_entries(box):
     box.raw("beta/inbox/ghost.md.ack", "")
-    box.raw("NOTES.txt", "not a seat")
+    box.raw("NOTES.txt", "a regular file at the root: not a warning")
+    (box.root / "Notes").mkdir()
     found = findings(box)
     assert [f.paths for f in by_code(found, "orphan-sidecar")] == [("beta/inbox/ghost.md.ack",)]
-    assert [f.paths for f in by_code(found, "ignored-entry")] == [("NOTES.txt",)]
+    assert [f.paths for f in by_code(found, "ignored-entry")] == [("Notes",)]
     assert not has_problem(found)
 
 

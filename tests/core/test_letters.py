@@ -68,14 +68,15 @@ def test_empty_required_field_is_unreadable(key):
     assert isinstance(item, Unreadable) and key in item.error
 
 
-def test_id_of_128_characters_is_fine_129_is_not(box):
-    box.letter("a" * 128)
-    box.letter("b" * 129)
+def test_id_of_243_characters_is_fine_244_is_not(box):
+    """Ids are read up to 243 characters, the protocol's compat reader's limit (SPEC 3)."""
+    box.letter("a" * 243)
+    box.letter("b" * 244)
     snap = scan(box.root)
-    assert [letter.id for letter in snap.letters] == ["a" * 128]
-    assert [u.path for u in snap.unreadable] == ["beta/inbox/" + "b" * 129 + ".md"]
+    assert [letter.id for letter in snap.letters] == ["a" * 243]
+    assert [u.path for u in snap.unreadable] == ["beta/inbox/" + "b" * 244 + ".md"]
     assert "invalid 'id'" in snap.unreadable[0].error
-    assert snap.unreadable[0].legible["id"] == "b" * 129
+    assert snap.unreadable[0].legible["id"] == "b" * 244
 
 
 @pytest.mark.parametrize("bad", ["a b", "a/b", "caf\u00e9", "a,b", "a@b"])
@@ -256,12 +257,12 @@ def test_malformed_single_pointer_is_flagged_and_the_letter_stays_readable(box, 
 
 @pytest.mark.parametrize("key", ["re", "thread", "supersedes", "rules_on", "upholds"])
 def test_valid_and_empty_pointers_are_not_malformed(box, key):
-    box.letter(ID, **{key: "x" * 128})
+    box.letter(ID, **{key: "x" * 243})
     assert one(box).malformed == ()
 
 
-def test_pointer_of_129_characters_is_malformed(box):
-    box.letter(ID, supersedes="x" * 129)
+def test_pointer_of_244_characters_is_malformed(box):
+    box.letter(ID, supersedes="x" * 244)
     assert one(box).malformed == ("supersedes",)
 
 
@@ -271,12 +272,12 @@ def test_disputes_is_a_comma_separated_list(box):
     assert letter.disputes == ("a-1", "b-2", "c-3") and letter.malformed == ()
 
 
-@pytest.mark.parametrize("value", ["a-1, b c", "a-1,,b-2", "a-1,", "a-1;b-2", "a-1, " + "z" * 129])
+@pytest.mark.parametrize("value", ["a-1, b c", "a-1,,b-2", "a-1,", "a-1;b-2", "a-1, " + "z" * 244])
 def test_malformed_element_of_disputes(box, value):
     box.letter(ID, type="dispute", disputes=value)
     letter = one(box)
     assert isinstance(letter, Letter) and letter.malformed == ("disputes",)
-    assert all(len(d) <= 128 and " " not in d and ";" not in d for d in letter.disputes)
+    assert all(len(d) <= 243 and " " not in d and ";" not in d for d in letter.disputes)
     assert ("a-1" in letter.disputes) is (";" not in value)
 
 

@@ -61,9 +61,13 @@ def test_default_dir_file_third(four):
     assert candidate_root()[1] == str(dd)
 
 
-def test_default_dir_file_under_home_even_when_xdg_points_elsewhere(four, monkeypatch, tmp_path):
+def test_default_dir_is_one_location_xdg_config_home_when_set(four, monkeypatch, tmp_path):
+    """The protocol reads ${XDG_CONFIG_HOME:-$HOME/.config}/agent-letterbox/default-dir only:
+    with XDG_CONFIG_HOME set, a file under ~/.config is not read."""
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-empty"))
     write_default_dir(four["file"], home=Path(os.environ["HOME"]))
+    assert resolve_root() == four["cwd/.letterbox"].resolve()
+    monkeypatch.setenv("XDG_CONFIG_HOME", "")  # set but empty: as unset
     assert resolve_root() == four["file"].resolve()
 
 

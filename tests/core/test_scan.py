@@ -83,14 +83,17 @@ def test_locks_is_not_a_seat_and_never_read(box):
     assert "locks" not in snap.seats and "locks" not in snap.ignored and snap.letters == []
 
 
-def test_root_files_are_ignored_and_listed(box):
+def test_root_files_are_skipped_and_only_non_seat_directories_listed(box):
+    """SPEC 2: the protocol's set-up writes regular files at the root; they are neither
+    letters nor warnings. Directories that are not seats are ignored and listed."""
     box.raw("README.md", "hi")
     box.raw("cmux-agents.tsv", "x")
     box.raw("notes", "a file with a seat-shaped name")
     box.raw("letterbox-tui.toml", "")
     box.raw(".hidden", "")
+    (box.root / "Archive").mkdir()
     snap = scan(box.root)
-    assert snap.ignored == ["README.md", "cmux-agents.tsv", "notes"]
+    assert snap.ignored == ["Archive"]
     assert snap.seats == ["alpha", "beta"] and snap.scope.complete
 
 

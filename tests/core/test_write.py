@@ -162,7 +162,6 @@ BAD_DRAFTS = {
     "malformed pointer": dict(re="bad id"),
     "pointer injection": dict(re="known\nfrom: mallory"),
     "pointer too long": dict(supersedes="x" * 129),
-    "thread naming nothing": dict(thread="no-such-thread"),
     "subject newline": dict(subject="one\ntwo"),
     "subject escape": dict(subject="red \x1b[31m"),
     "subject bidi": dict(subject="abc\u202edef"),

@@ -15,12 +15,14 @@ from __future__ import annotations
 from .drafts import dispute_draft, notify_drafts, review_draft, ruling_draft, supersede_draft
 from .fs import init_letterbox, move_to_processed, publish_bytes, read_body
 from .gate import (
+    MAX_WRITTEN_ID,
     MAX_ATTEMPTS,
     MAX_SUBJECT,
     SENDABLE_TYPES,
     Draft,
     IdIndex,
     Published,
+    agent_seat,
     check_body,
     check_seat,
     default_slug,
@@ -32,11 +34,15 @@ from .gate import (
     render,
     sent_stamp,
     utc_now,
+    valid_written_id,
+    writer_seat,
+    writer_session,
 )
 from .replies import file_letter, reply
 
 __all__ = [
-    "MAX_ATTEMPTS", "MAX_SUBJECT", "SENDABLE_TYPES", "Draft", "IdIndex", "Published", "check_body",
+    "MAX_ATTEMPTS", "MAX_SUBJECT", "MAX_WRITTEN_ID", "agent_seat", "valid_written_id", "writer_seat",
+    "writer_session", "SENDABLE_TYPES", "Draft", "IdIndex", "Published", "check_body",
     "check_seat", "default_slug", "deliver", "dispute_draft", "file_letter", "header_fields", "id_stamp",
     "init_letterbox", "move_to_processed", "normalize_deadline", "notify_drafts", "publish_bytes",
     "random_token", "read_body", "render", "reply", "review_draft", "ruling_draft", "sent_stamp",

@@ -17,6 +17,7 @@ Every refusal is a ``LetterboxError`` with a one-line reason, raised before any 
 from __future__ import annotations
 
 import os
+import re
 import secrets
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -35,6 +36,11 @@ from .fs import open_dir, publish_bytes
 SENDABLE_TYPES = tuple(t for t in PROTOCOL_TYPES + ADDED_TYPES if t not in REPLY_KINDS)
 MAX_SUBJECT = 200
 MAX_ATTEMPTS = 16
+#: the longest id a writer makes (the protocol's strict reader and every writer: 128)
+MAX_WRITTEN_ID = 128
+#: the protocol's writer session: ``[A-Za-z0-9._:-]{1,64}``, from ``LETTERBOX_SESSION``
+SESSION_RE = re.compile(r"[A-Za-z0-9._:-]{1,64}")
+SESSION_ENV = "LETTERBOX_SESSION"
 
 
 Token = Callable[[], str]
@@ -64,6 +70,8 @@ class Draft:
     rules_on: str = ""
     upholds: str = ""
     subject: str = ""
+    #: the protocol's writer session; None: ``$LETTERBOX_SESSION`` (unset or empty: none)
+    session: str | None = None
 
 
 @dataclass(slots=True)
@@ -140,9 +148,48 @@ def _check_value(key: str, value: str) -> None:
 
 
 def check_id_value(key: str, value: str) -> None:
+    """A pointer a writer writes: an id of the read grammar (a letter it names may have an
+    id longer than 128, written by another edition)."""
     if not valid_id(value):
         shown = value if len(value) <= 60 and value.isprintable() else repr(value[:60])
-        raise LetterboxError(f"{key}: {shown} is not a letter id ([A-Za-z0-9_.:-], 1 to 128 characters)")
+        raise LetterboxError(f"{key}: {shown} is not a letter id ([A-Za-z0-9_.:-], 1 to 243 characters)")
+
+
+def valid_written_id(value: str) -> bool:
+    """An id a writer may make: the read grammar, at most 128 characters."""
+    return len(value) <= MAX_WRITTEN_ID and valid_id(value)
+
+
+AGENT_ENV = "LETTERBOX_AGENT"
+
+
+def writer_seat(as_seat: str | None = None, env: dict[str, str] | None = None) -> str:
+    """The writing seat: ``as_seat`` when given, else ``$LETTERBOX_AGENT`` (the protocol's
+    identity variable); refused in one line when neither is set."""
+    if as_seat:
+        return as_seat
+    agent = (os.environ if env is None else env).get(AGENT_ENV, "").strip()
+    if not agent:
+        raise LetterboxError(f"which seat writes? give --as SEAT or set {AGENT_ENV}")
+    if not valid_seat(agent):
+        raise LetterboxError(f"{AGENT_ENV} {agent[:70]!r} is not a seat name ([a-z][a-z0-9-]*)")
+    return agent
+
+
+def agent_seat(env: dict[str, str] | None = None) -> str:
+    """``$LETTERBOX_AGENT`` when it is a seat name, else "": the app's forms' default seat."""
+    agent = (os.environ if env is None else env).get(AGENT_ENV, "").strip()
+    return agent if valid_seat(agent) else ""
+
+
+def writer_session(session: str | None = None, env: dict[str, str] | None = None) -> str:
+    """The ``session`` field to write: ``session``, else ``$LETTERBOX_SESSION`` ("" when
+    unset or empty); refused unless it is 1 to 64 of ``[A-Za-z0-9._:-]``."""
+    value = (os.environ if env is None else env).get(SESSION_ENV, "") if session is None else session
+    if value and SESSION_RE.fullmatch(value) is None:
+        shown = value if len(value) <= 70 and value.isprintable() else repr(value[:70])
+        raise LetterboxError(f"{SESSION_ENV} {shown} is not a session ([A-Za-z0-9._:-], 1 to 64 characters)")
+    return value
 
 
 def check_seat(root: Path, seat: str, role: str) -> None:
@@ -221,14 +268,18 @@ def header_fields(
     rules_on: str = "",
     upholds: str = "",
     subject: str = "",
+    session: str = "",
 ) -> list[tuple[str, str]]:
-    """Header fields in the protocol writer's order, then this project's added fields."""
+    """Header fields in the protocol writer's order (``session`` after ``deadline``, as its
+    writer puts it), then this project's added fields."""
     fields = [("id", letter_id), ("sent", sent), ("from", sender), ("to", recipient), ("type", type), ("re", re)]
     if thread:
         fields.append(("thread", thread))
     if supersedes:
         fields.append(("supersedes", supersedes))
     fields += [("priority", priority), ("requires_ack", requires_ack), ("deadline", deadline)]
+    if session:
+        fields.append(("session", session))
     if disputes:
         fields.append(("disputes", ", ".join(disputes)))
     for key, value in (("rules_on", rules_on), ("upholds", upholds), ("subject", subject)):
@@ -292,9 +343,14 @@ def deliver(
         _check_value("subject", subject)
         if len(subject) > MAX_SUBJECT:
             raise LetterboxError(f"subject: at most {MAX_SUBJECT} characters")
+    if d.type == "delegate" and not d.requires_ack:
+        raise LetterboxError("delegate letters require --ack (a delegate is a task)")
+    session = writer_session(d.session)
     disputes = list(d.disputes)
     _check_kind_fields(d, disputes)
-    pointers = [(k, v) for k, v in (("re", d.re), ("thread", d.thread), ("supersedes", d.supersedes),
+    if d.thread:  # a free label of id shape (protocol v0.5): it need not name a letter
+        check_id_value("thread", d.thread)
+    pointers = [(k, v) for k, v in (("re", d.re), ("supersedes", d.supersedes),
                                     ("rules_on", d.rules_on), ("upholds", d.upholds)) if v]
     pointers += [("disputes", v) for v in disputes]
     if pointers:
@@ -302,8 +358,6 @@ def deliver(
             check_id_value(key, value)
         index = IdIndex(snapshot if snapshot is not None else snapshot_of(root_p, settings, moment))
         for key, value in pointers:
-            if key == "thread" and value not in index.letters and value in index.thread_labels:
-                continue  # joining an existing thread by its label
             index.one(key, value)
         if d.rules_on:
             dispute = index.one("rules_on", d.rules_on)
@@ -316,13 +370,19 @@ def deliver(
         if not isinstance(suffix, str) or len(suffix) != 8 or any(c not in "0123456789abcdef" for c in suffix):
             raise LetterboxError("internal: the id suffix must be 8 lowercase hex digits")
         letter_id = f"{id_stamp(moment)}-{d.sender}-{d.type}-{d.slug}-{suffix}"
-        if not valid_id(letter_id):
-            raise LetterboxError(f"the id would be {len(letter_id)} characters (at most 128): shorten the slug")
+        if not valid_written_id(letter_id):
+            raise LetterboxError(f"the id would be {len(letter_id)} characters (at most {MAX_WRITTEN_ID}): "
+                                 "shorten the slug")
+        longest_reply = f"{letter_id}--{d.recipient}--result"
+        if d.requires_ack and len(longest_reply) > MAX_WRITTEN_ID:
+            raise LetterboxError(
+                f"the task's replies would have {len(longest_reply)}-character ids (at most {MAX_WRITTEN_ID}): "
+                f"shorten the slug by {len(longest_reply) - MAX_WRITTEN_ID} or more")
         fields = header_fields(
             letter_id=letter_id, sent=sent_stamp(moment), sender=d.sender, recipient=d.recipient,
             type=d.type, re=d.re, thread=d.thread, supersedes=d.supersedes, priority=d.priority,
             requires_ack="true" if d.requires_ack else "false", deadline=deadline, disputes=disputes,
-            rules_on=d.rules_on, upholds=d.upholds, subject=subject,
+            rules_on=d.rules_on, upholds=d.upholds, subject=subject, session=session,
         )
         data = render(fields, body)
         letter = read_back(data, seat=d.recipient, folder="inbox", name=letter_id + ".md", expected=fields)

@@ -15,13 +15,14 @@ from pathlib import Path
 
 from ..errors import LetterboxError
 from ..files import read_file
-from ..grammar import PRIORITIES, REPLY_KINDS, valid_id
+from ..grammar import PRIORITIES, REPLY_KINDS
 from ..header import MAX_HEADER, parse_header
 from ..letters import build
 from ..model import Letter, Snapshot
 from ..settings import load_settings
 from .fs import exists, move_to_processed, publish_bytes, read_body, remove_sidecar
 from .gate import (
+    MAX_WRITTEN_ID,
     Draft,
     IdIndex,
     Published,
@@ -38,6 +39,8 @@ from .gate import (
     sent_stamp,
     snapshot_of,
     utc,
+    valid_written_id,
+    writer_session,
 )
 from .lifecycle import lifecycle_lock
 
@@ -97,8 +100,8 @@ def reply(
         raise LetterboxError(f"priority {priority!r} must be one of {', '.join(PRIORITIES)}")
     check_seat(root_p, parent.sender, "the letter's sender")
     reply_id = f"{parent.id}--{seat}--{kind}"
-    if not valid_id(reply_id):
-        raise LetterboxError(f"the reply id would be {len(reply_id)} characters (at most 128)")
+    if not valid_written_id(reply_id):
+        raise LetterboxError(f"the reply id would be {len(reply_id)} characters (at most {MAX_WRITTEN_ID})")
     check_id_value("thread", thread)
     data_body = check_body(body)
     name = reply_id + ".md"
@@ -107,9 +110,10 @@ def reply(
             raise LetterboxError(f"{letter_id} has no valid requires_ack ({parent.requires_ack!r}); not replying")
         if kind == "ack" and parent.requires_ack != "true":
             raise LetterboxError(f"ack is only for tasks; {letter_id} is not one (reply result, or file it)")
+    session = writer_session()
     fields = header_fields(
         letter_id=reply_id, sent=sent_stamp(moment), sender=seat, recipient=parent.sender, type=kind,
-        re=parent.id, thread=thread, priority=priority, requires_ack="false",
+        re=parent.id, thread=thread, priority=priority, requires_ack="false", session=session,
     )
     data = render(fields, data_body)
     letter = read_back(data, seat=parent.sender, folder="inbox", name=name, expected=fields)
@@ -138,7 +142,8 @@ def reply(
         # ``ack`` never leaves an orphan sidecar.
         try:
             if kind == "ack":
-                sidecar = "\n".join([f"ack_id: {reply_id}", f"acked_at: {sent_stamp(moment)}", f"by: {seat}", ""])
+                by = f"{seat} session={session}" if session else seat  # as the protocol stamps it
+                sidecar = "\n".join([f"ack_id: {reply_id}", f"acked_at: {sent_stamp(moment)}", f"by: {by}", ""])
                 try:
                     publish_bytes(root_p, (seat, "inbox"), parent.name + ".ack", sidecar.encode())
                 except FileExistsError:
