@@ -2,7 +2,7 @@
 
     python tests/gen_letterbox.py DIR --letters 100000 [--seed 1]
 
-A thin command over ``letterbox_tui.benchgen`` (what ``letterbox-tui bench`` uses): tasks
+A thin command over ``letterbox_tui.core.speed.benchgen`` (what ``letterbox-tui bench`` uses): tasks
 with deadlines, acks with sidecars, answered tasks moved to processed/, info and status
 letters, threads and supersession chains across eight seats.
 """
@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from letterbox_tui import benchgen  # noqa: E402
+from letterbox_tui.core.speed import benchgen  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -256,25 +256,21 @@ class LetterboxApp(App[int]):
 
     @work(thread=True, exclusive=True, group="scan", exit_on_error=False)
     def scan_letterbox(self) -> None:
-        from letterbox_tui.core.cache import scan_cached
         from letterbox_tui.core.resolve import resolve
-        from letterbox_tui.core.scan import scan
+        from letterbox_tui.core.speed.choice import scan_letterbox
 
         worker = get_current_worker()
         at = self.clock()
         self.post_message(ScanProgress("reading headers", 1, 4))
         fingerprint = folder_fingerprint(self.root)
         settings = load_settings(self.root)
-        if os.environ.get("LETTERBOX_TUI_NO_CACHE"):
-            snapshot = scan(self.root, self.participants, id_time_is_utc=settings.id_time_is_utc, now=at)
-        else:
-            # the derived cache (outside the letterbox): an unchanged letter costs a stat.
-            # freeze: a big scan's letters leave the collector's sight at once (else its
-            # next passes walk them all, ~0.2 s each at 100,000 letters); the app
-            # re-freezes the whole heap once the scan is shown (``_freeze_heap``).
-            snapshot = scan_cached(
-                self.root, self.participants, id_time_is_utc=settings.id_time_is_utc, now=at, freeze=True
-            )
+        # with the derived cache (outside the letterbox) unless switched off: an unchanged
+        # letter costs a stat. freeze: a big scan's letters leave the collector's sight at
+        # once (else its next passes walk them all, ~0.2 s each at 100,000 letters); the app
+        # re-freezes the whole heap once the scan is shown (``_freeze_heap``).
+        snapshot = scan_letterbox(
+            self.root, self.participants, id_time_is_utc=settings.id_time_is_utc, now=at, freeze=True
+        )
         if worker.is_cancelled:
             return
         self.post_message(ScanProgress("resolving answers", 2, 4))

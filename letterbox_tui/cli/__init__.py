@@ -9,13 +9,14 @@ problem or ``owed --fail-late`` found a late item; 3 the scope is incomplete; 0 
 from __future__ import annotations
 
 import argparse
-import gc
 import importlib
 import os
 import sys
 from collections.abc import Sequence
 
 from letterbox_tui.core.errors import LetterboxError, Terminated
+from letterbox_tui.core.speed import ending
+from letterbox_tui.core.speed.ending import keep  # noqa: F401 - the commands' keep (``from letterbox_tui.cli import keep``)
 
 PROG = "letterbox-tui"
 
@@ -185,58 +186,23 @@ def _writing_options(p: argparse.ArgumentParser, supersedes: bool = True, inheri
 
 # True under the console script (``run``); then a reading command's process ends with it.
 _script = False
-# What the running reading command built, kept alive until the process ends (see ``run``).
-_kept: list | None = None
 # The commands that end the process at once under the console script: the reading ones.
 _QUICK_END_MODULES = ("read", "memoised")
-
-
-def keep(*objects: object) -> None:
-    """Keep ``objects`` alive until the process ends, when the console script runs a
-    reading command (``run``): then nothing they hold is ever freed one by one. At 100,000
-    letters freeing the scan, the resolution and the rows object by object costs a third
-    of a second after the answer is out. Otherwise (in process, the tests; a writing
-    command; the app): does nothing."""
-    if _kept is not None:
-        _kept.append(objects)
 
 
 def run() -> None:
     """The console script: ``main()``; after a reading command, the process then ends at
     once, once its output is flushed and the work left until after the answer has started
-    (nothing at exit is skipped: reading commands register no exit handlers and leave no
-    file of theirs unclosed). Any other command (writing, the app) exits as usual."""
+    (``core.speed.ending``). Any other command (writing, the app) exits as usual."""
     global _script
     _script = True
     code = main()
-    if _kept is None:
+    if not ending.ending():
         raise SystemExit(code)
-    try:
-        sys.stdout.flush()
-    except BrokenPipeError:  # whoever read our output stopped reading: as main() does
-        pass
-    except OSError as exc:
-        print(f"{PROG}: {type(exc).__name__}: {exc}", file=sys.stderr)
-        code = code or 2
-    try:
-        sys.stderr.flush()
-    except OSError:
-        pass
-    os._exit(code)
-
-
-def _after_answer() -> None:
-    """What a command left until its answer is out (the derived cache, the answer memo)."""
-    cache = sys.modules.get("letterbox_tui.core.cache")
-    if cache is not None:
-        sys.stdout.flush()
-        # under the console script the process ends right after (run): the detached work
-        # is not waited for, and what it holds is kept, not freed first
-        keep(cache.run_after_answer(ending=_kept is not None))
+    ending.end(code, PROG)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    global _kept
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
         args = build_parser().parse_args(argv)
@@ -248,16 +214,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         module_name, func_name = target.split(":")
         if _script and module_name in _QUICK_END_MODULES:
             # A reading command under the console script: the process ends with it (run),
-            # what it builds is kept until then (keep), and the cyclic collector would only
-            # make a last full pass over what is about to be dropped (about 0.1 s at
-            # 100,000 letters) when the command re-enables it.
-            _kept = []
-            gc.disable()
+            # what it builds is kept until then (keep), the collector off meanwhile.
+            ending.start()
         module = importlib.import_module(f"letterbox_tui.cli.{module_name}")
         try:
             return int(getattr(module, func_name)(args) or 0)
         finally:
-            _after_answer()
+            ending.finish_after_answer()
     except LetterboxError as exc:
         print(f"{PROG}: {exc}", file=sys.stderr)
         return 2

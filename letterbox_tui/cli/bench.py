@@ -1,6 +1,6 @@
 """``letterbox-tui bench``: how fast reading is, as ratios against reading the same files raw.
 
-Generates (or reuses) a bench letterbox of N letters (``letterbox_tui.benchgen``), warms the
+Generates (or reuses) a bench letterbox of N letters (``letterbox_tui.core.speed.benchgen``), warms the
 page cache, then measures in one run:
 
 - raw read: a plain Python loop that opens and reads every letter file fully (the yardstick);
@@ -37,7 +37,7 @@ from argparse import Namespace
 from datetime import datetime, timezone
 from pathlib import Path
 
-from letterbox_tui import benchgen
+from letterbox_tui.core.speed import benchgen
 from letterbox_tui.core.errors import LetterboxError
 
 QUERY = ("state=open", "answered=no", "type=request", "until=2026-10-04T00:00:00Z")
@@ -65,7 +65,7 @@ def cmd_bench(args: Namespace) -> int:
 
 
 def default_dir(n: int) -> Path:
-    from letterbox_tui.core.cache import cache_dir
+    from letterbox_tui.core.speed.files import cache_dir
 
     return Path(cache_dir()) / "bench" / f"letters-{n}"
 
@@ -89,9 +89,9 @@ def prepare(root: Path, n: int) -> bool:
         benchgen.generate(root, n, SEED)
     except OSError as exc:
         raise LetterboxError(f"bench: cannot write {root}: {exc.strerror or exc}") from None
-    # Files written moments ago are not cached yet (see core.cache.RACY_NS): let the
+    # Files written moments ago are not cached yet (see core.scan.RACY_NS): let the
     # newest age past that window, so the warm runs measure a warm cache.
-    from letterbox_tui.core.cache import RACY_NS
+    from letterbox_tui.core.scan import RACY_NS
 
     time.sleep(RACY_NS / 1e9)
     return True
@@ -141,8 +141,8 @@ class _Clock:
 
 def _drop_cache(root: Path, utc: bool) -> None:
     """No header cache and no memoised answer: the next run starts from nothing."""
-    from letterbox_tui.core.cache import cache_path
-    from letterbox_tui.core.memo import forget
+    from letterbox_tui.core.speed.cache import cache_path
+    from letterbox_tui.core.speed.memo import forget
 
     forget(str(root))
     try:
@@ -153,22 +153,25 @@ def _drop_cache(root: Path, utc: bool) -> None:
 
 def _scan_only(root: Path, utc: bool) -> dict:
     """The scanner with no cache at all (what every run cost before the cache)."""
+    from letterbox_tui.core.collector import paused_gc
     from letterbox_tui.core.scan import scan
-
-    from letterbox_tui.core.cache import paused_gc
+    from letterbox_tui.core.speed.accel import reader
 
     clock = _Clock()
     with paused_gc():  # the same footing as the cached scans
-        snapshot = scan(root, id_time_is_utc=utc)
+        snapshot = scan(root, id_time_is_utc=utc, reader=reader())
     wall, cpu = clock.lap()
     return {"seconds": wall, "cpu": cpu, "letters": len(snapshot.letters)}
 
 
 def _scan_resolve(root: Path, utc: bool) -> dict:
     """Cache load, scan, cache save and resolve, in this process, each timed."""
-    from letterbox_tui.core.cache import BACKGROUND_ROWS, HeaderCache, paused_gc
+    from letterbox_tui.core.collector import paused_gc
     from letterbox_tui.core.resolve import resolve
     from letterbox_tui.core.scan import scan
+    from letterbox_tui.core.speed.accel import reader
+    from letterbox_tui.core.speed.after import BACKGROUND_ROWS
+    from letterbox_tui.core.speed.cache import HeaderCache
 
     clock = _Clock()
     stages: dict[str, float] = {}
@@ -177,7 +180,7 @@ def _scan_resolve(root: Path, utc: bool) -> dict:
         cache = HeaderCache(root, utc)
         stages["cache_load"], c = clock.lap()
         cpu_total += c
-        snapshot = scan(root, id_time_is_utc=utc, cache=cache)
+        snapshot = scan(root, id_time_is_utc=utc, cache=cache, reader=reader())
         if len(snapshot.letters) >= BACKGROUND_ROWS:
             gc.freeze()  # as the command line does after a big scan
         stages["scan"], c = clock.lap()
@@ -202,7 +205,7 @@ def _query_stages(res) -> dict:
     the cyclic collector paused, as the reading commands run)."""
     try:
         from letterbox_tui.cli import output
-        from letterbox_tui.core.cache import paused_gc
+        from letterbox_tui.core.collector import paused_gc
         from letterbox_tui.core.query import parse_query, run_query
         from letterbox_tui.core.rows import row
 
@@ -263,8 +266,10 @@ def _wait_for_cache(root: Path, utc: bool, n: int, limit: float = 300.0) -> floa
     """Wait for the detached writes of a query: the header cache, then (for a letterbox big
     enough that it is written detached) its answer memo, which a letterbox written in the
     last seconds never gets (racy timestamps): that wait is bounded."""
-    from letterbox_tui.core.cache import BACKGROUND_ROWS, cache_dir, cache_path
-    from letterbox_tui.core.memo import root_prefix
+    from letterbox_tui.core.speed.after import BACKGROUND_ROWS
+    from letterbox_tui.core.speed.cache import cache_path
+    from letterbox_tui.core.speed.files import cache_dir
+    from letterbox_tui.core.speed.memo import root_prefix
 
     where = cache_path(root, utc)  # written by os.replace: present means complete
     prefix = root_prefix(str(root))

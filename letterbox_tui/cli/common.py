@@ -1,20 +1,19 @@
-"""What every command shares: opening the letterbox, printing JSON, the scope's exit code."""
+"""What every command shares: opening the letterbox, scanning it, ``--at``, the seat named,
+the scope's exit code."""
 
 from __future__ import annotations
 
-import json
-import os
-import sys
 from argparse import Namespace
+from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
 
-from letterbox_tui.cli import keep
-from letterbox_tui.core.cache import scan_cached
+from letterbox_tui.core.errors import LetterboxError
+
 from letterbox_tui.core.model import Scope, Snapshot
 from letterbox_tui.core.root import resolve_root
-from letterbox_tui.core.scan import scan
 from letterbox_tui.core.settings import Settings, load_settings
+from letterbox_tui.core.speed.choice import scan_letterbox
+from letterbox_tui.core.speed.ending import keep
 
 
 def open_root(args: Namespace) -> Path:
@@ -27,25 +26,40 @@ def load(args: Namespace) -> tuple[Path, Settings, Snapshot]:
     root = open_root(args)
     settings = load_settings(root)
     participants = getattr(args, "participant", None)
-    if os.environ.get("LETTERBOX_TUI_NO_CACHE"):
-        snapshot = scan(root, participants, id_time_is_utc=settings.id_time_is_utc)
-    else:
-        # The derived cache in the user's cache directory: an unchanged letter costs a stat.
-        # A big save is detached (the answer does not wait for it), except before
-        # `check --verify`, which rewrites the cache itself and must not race a saver.
-        detach = not getattr(args, "verify", False)
-        snapshot = scan_cached(
-            root, participants, id_time_is_utc=settings.id_time_is_utc, background=detach, freeze=True
-        )
+    # With the derived cache (unless switched off): an unchanged letter costs a stat. A big
+    # save is detached (the answer does not wait for it), except before `check --verify`,
+    # which rewrites the cache itself and must not race a saver.
+    detach = not getattr(args, "verify", False)
+    snapshot = scan_letterbox(
+        root, participants, id_time_is_utc=settings.id_time_is_utc, background=detach, freeze=True
+    )
     keep(snapshot)
     return root, settings, snapshot
-
-
-def emit_json(obj: Any) -> None:
-    sys.stdout.write(json.dumps(obj, ensure_ascii=False, indent=2))
-    sys.stdout.write("\n")
 
 
 def scope_exit(scope: Scope) -> int:
     """3 when the scope is incomplete (results are still printed), else 0."""
     return 0 if scope.complete else 3
+
+
+def parse_at(value: str | None, what: str = "--at") -> datetime:
+    """``--at T``: RFC 3339 with an offset or relative to now (``--at=-1d``, ``today``;
+    SPEC 6), default now; else exit 2."""
+    from letterbox_tui.core.query import parse_when
+
+    now = datetime.now(timezone.utc)
+    if value is None:
+        return now
+    when = parse_when(value, now)
+    if when is None:
+        raise LetterboxError(f"{what} {value!r}: expected RFC 3339 with an offset (2026-10-04T00:00:00Z) "
+                             "or a relative time (now, today, yesterday, -7d, +2d, -36h, -90m)")
+    return when
+
+
+def check_seat(snapshot: Snapshot, seat: str | None) -> None:
+    """Exit 2 when ``seat`` is named but is not a seat of the letterbox."""
+    if seat is not None and seat not in snapshot.seats:
+        from . import output
+
+        raise LetterboxError(f"no seat {output.clean(seat)!r} in {snapshot.root}")

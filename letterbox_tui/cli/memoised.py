@@ -1,4 +1,4 @@
-"""``query --json`` and ``exists --json`` through the answer memo (``core.memo``).
+"""``query --json`` and ``exists --json`` through the answer memo (``core.speed.memo``).
 
 A repeated answer on an unchanged letterbox is replayed after a ``stat`` of every letter
 file, without loading the reading commands' modules (the resolver, the query evaluator,
@@ -13,7 +13,7 @@ from argparse import Namespace
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from letterbox_tui.core import memo
+from letterbox_tui.core.speed import memo
 
 if TYPE_CHECKING:
     from letterbox_tui.core.model import Snapshot

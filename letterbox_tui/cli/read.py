@@ -14,19 +14,21 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from functools import wraps
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from letterbox_tui.core.collector import paused_gc
 from letterbox_tui.core.errors import LetterboxError
 from letterbox_tui.core.model import Letter, Reason, Snapshot
 from letterbox_tui.core.query import Query, QueryResult, parse_query, run_query
 from letterbox_tui.core.resolve import Resolution, resolve
 from letterbox_tui.core.rows import answers, row
 
-from letterbox_tui.core.cache import paused_gc
-
 from . import keep, output
-from .common import load, scope_exit
-from .memoised import Memoised
+from .common import check_seat as _check_seat
+from .common import load, parse_at, scope_exit
+
+if TYPE_CHECKING:  # cli.memoised calls this module: it is not imported back
+    from .memoised import Memoised
 
 #: ``show`` reads at most this much of a body (``core.views.letterfile.BODY_MAX``).
 BODY_MAX = 1 << 20
@@ -55,21 +57,6 @@ def _collector_paused(command: Callable[..., int]) -> Callable[..., int]:
 
 def _now() -> datetime:
     return datetime.now(timezone.utc)
-
-
-def parse_at(value: str | None, what: str = "--at") -> datetime:
-    """``--at T``: RFC 3339 with an offset or relative to now (``--at=-1d``, ``today``;
-    SPEC 6), default now; else exit 2."""
-    from letterbox_tui.core.query import parse_when
-
-    now = _now()
-    if value is None:
-        return now
-    when = parse_when(value, now)
-    if when is None:
-        raise LetterboxError(f"{what} {value!r}: expected RFC 3339 with an offset (2026-10-04T00:00:00Z) "
-                             "or a relative time (now, today, yesterday, -7d, +2d, -36h, -90m)")
-    return when
 
 
 def _resolved(args: Namespace, at: datetime) -> tuple[Snapshot, Resolution]:
@@ -350,11 +337,6 @@ def cmd_thread(args: Namespace) -> int:
 
 # --- owed, disputes -----------------------------------------------------------------
 
-def _check_seat(snapshot: Snapshot, seat: str | None) -> None:
-    if seat is not None and seat not in snapshot.seats:
-        raise LetterboxError(f"no seat {output.clean(seat)!r} in {snapshot.root}")
-
-
 @_collector_paused
 def cmd_owed(args: Namespace) -> int:
     from letterbox_tui.core.owed import format_time
@@ -417,8 +399,8 @@ def cmd_check(args: Namespace) -> int:
     if args.verify:
         # Re-read every file against the derived cache; a wrong row is dropped and the
         # letterbox scanned again, so the findings below rest on the files themselves.
-        from letterbox_tui.core.cache import verify_cache
-        from letterbox_tui.core.memo import forget
+        from letterbox_tui.core.speed.memo import forget
+        from letterbox_tui.core.speed.verify import verify_cache
 
         forget(str(root))
         stale = verify_cache(root, snapshot, id_time_is_utc=settings.id_time_is_utc)

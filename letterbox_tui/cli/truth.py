@@ -46,14 +46,14 @@ def cmd_review_check(args: Namespace) -> int:
     """``review --check --every 1d --as S``: exit 1 when a review is due, else 0."""
     from letterbox_tui.core.review import parse_interval, review_status
 
-    from .read import _check_seat, parse_at
+    from .common import check_seat, parse_at
 
     if not args.every:
         raise LetterboxError("review --check needs --every INTERVAL (e.g. --every 1d)")
     every = parse_interval(args.every)
     at = parse_at(args.at)
     _, _, snapshot = load(args)
-    _check_seat(snapshot, args.as_seat)
+    check_seat(snapshot, args.as_seat)
     status = review_status(snapshot, args.as_seat, every, at)
     _say(args, {**status.to_json(), "scope": snapshot.scope.to_json()}, status.describe())
     return 1 if status.due else 0

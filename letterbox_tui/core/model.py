@@ -266,7 +266,7 @@ class Scope:
 
 @dataclass(slots=True)
 class SeenState:
-    """The file-system state a scan read, for ``core.memo``: each directory it opened as
+    """The file-system state a scan read, for ``core.speed.memo``: each directory it opened as
     (rel, inode, mtime_ns, ctime_ns, mode), in the order opened (the root is ""), and per
     folder the stat of each file it made a letter or an unreadable from, as (name, size,
     mtime_ns, inode, ctime_ns), in scan order."""

@@ -11,9 +11,10 @@ settled since before the scan began and still stats the same); if entries appear
 vanished or moved it scans again, a bounded number of times, and otherwise reports
 ``atomic: false``.
 
-With the C accelerator, the reading runs on a thread of its own a batch ahead of the
-letters being built, and the next folder is listed before the last one is built; what
-the scan reports is in the order of a plain walk all the same.
+The system calls are the ``reader``'s (``core.reader``; the speed wing's C reader runs
+them on threads of its own a batch ahead of the letters being built), and the next folder
+is listed before the last one is built; what the scan reports is in the order of a plain
+walk all the same.
 """
 
 from __future__ import annotations
@@ -21,32 +22,33 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import stat
 import time
 from collections.abc import Iterable, Iterator
 from operator import attrgetter, methodcaller
 from datetime import datetime, timezone
 from typing import Protocol
 
-from .accel import STAT_RECORD, scanio, stat_packed, threads
-from .cache import RACY_NS
 from .errors import LetterboxError
 from .grammar import valid_seat
-from .header import MAX_HEADER, HeaderResult, needs_more, parse_header
+from .header import HeaderResult, parse_header
 from .letters import build
 from .model import LEGACY_FLAGS, Letter, Scope, SeenState, Snapshot, Unreadable, Unsupported
+from .reader import PURE, Reader
+from .reader import kind_of_entry as _kind
+from .reader import kind_of_mode as _kind_mode
+from .reader import why as _why
+from .reader import why_errno as _why_errno
 
 FOLDERS = ("inbox", "processed")
 # The entries of a seat that decide what its scope is (a change to them is a change).
 _SEAT_PARTS = frozenset(FOLDERS + ("archive",))
-FIRST_READ = 4096
 MAX_ATTEMPTS = 3
-# names per batch read ahead (``iter_headers``); the first batch of a folder is smaller
-BATCH = 1024
-FIRST_BATCH = 128
+#: what changed this recently (by ctime or mtime, before a scan began) may change again
+#: within one tick of a coarse file-system clock and leave the same times: the scan lists
+#: such a folder again, and the derived files (``core.speed``) never vouch for it
+RACY_NS = 3_000_000_000
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-_FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 # C-level accessors for whole listings (a map over 12,000 entries, not a Python loop)
 _entry_name = attrgetter("name")
 _entry_inode = methodcaller("inode")
@@ -54,7 +56,7 @@ _flags = attrgetter("flags")
 
 
 class HeaderCache(Protocol):
-    """What the scanner asks of a derived cache (see ``core.cache``)."""
+    """What the scanner asks of a derived cache (``core.speed.cache`` has one)."""
 
     def get(self, path: str, size: int, mtime_ns: int, inode: int, ctime_ns: int) -> Letter | Unreadable | None: ...
 
@@ -67,110 +69,6 @@ class HeaderCache(Protocol):
         cached item is used only while size, mtime, inode and ctime are all unchanged)."""
 
 
-def _read_headers_py(dir_fd: int, names: list[str]) -> list[tuple]:
-    """What ``_scanio.read_headers`` returns, in Python: for each name (stage, errno, mode,
-    size, mtime_ns, inode, ctime_ns, data, fields); stage 1 open, 2 fstat, 3 read failed;
-    data None for a file that is not regular; fields always None (``parse_header`` judges)."""
-    out = []
-    add = out.append
-    for name in names:
-        try:
-            fd = os.open(name, _FILE_FLAGS, dir_fd=dir_fd)
-        except OSError as exc:
-            add((1, exc.errno or 0, 0, 0, 0, 0, 0, None, None))
-            continue
-        try:
-            try:
-                st = os.fstat(fd)
-            except OSError as exc:
-                add((2, exc.errno or 0, 0, 0, 0, 0, 0, None, None))
-                continue
-            data = None
-            if stat.S_ISREG(st.st_mode):
-                try:
-                    data = read_header_bytes(fd)
-                except OSError as exc:
-                    add((3, exc.errno or 0, 0, 0, 0, 0, 0, None, None))
-                    continue
-            add((0, 0, st.st_mode, st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns, data, None))
-        finally:
-            os.close(fd)
-    return out
-
-
-def stat_entries(dir_fd: int, entries: list[os.DirEntry]) -> list[tuple[int, int, int, int] | OSError]:
-    """(size, mtime_ns, inode, ctime_ns) of each entry (not following a symlink), or the
-    OSError its stat raised: by the C accelerator on several threads when it is built."""
-    if not entries:
-        return []
-    if scanio() is not None:  # in C, on several threads (else straight to the loop below)
-        packed = stat_packed(dir_fd, [e.name for e in entries])
-        if packed is not None:  # else one failed: each is asked again below, to say why
-            return list(STAT_RECORD.iter_unpack(packed))
-    out: list[tuple[int, int, int, int] | OSError] = []
-    for entry in entries:
-        try:
-            st = entry.stat(follow_symlinks=False)
-        except OSError as exc:
-            out.append(exc)
-            continue
-        out.append((st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns))
-    return out
-
-
-def read_headers(dir_fd: int, names: list[str], letters: tuple | None = None) -> list[tuple]:
-    """Open, fstat and read the header of each name in the folder ``dir_fd``.
-
-    ``letters``, (``Letter``, seat, folder, path prefix): the accelerator then makes the
-    letter of a plainly canonical header itself and gives it in place of the fields (what
-    ``build`` would have made of them; anything else is left to ``build``)."""
-    fast = scanio()
-    if fast is None:
-        return _read_headers_py(dir_fd, names)
-    return fast.read_headers(dir_fd, names, threads(), letters)
-
-
-def iter_headers(dir_fd: int, names: list[str], letters: tuple | None = None) -> Iterator[tuple]:
-    """``read_headers`` as an iterator that reads ahead: with the accelerator built and a
-    second CPU, each batch of names is read by a thread of the accelerator's own (no GIL)
-    while the caller builds letters from the batch before. The system calls are most of a
-    cold scan; this way the Python work beside them costs little extra time.
-
-    The first batch is started at once, before the first result is asked for, so a caller
-    can prepare the next folder while this one is being read."""
-    fast = scanio()
-    if fast is None or len(names) <= FIRST_BATCH or threads() < 2:
-        return iter(read_headers(dir_fd, names, letters))
-    # a small first batch: the caller may wait for it with nothing else to do
-    bounds = [0, *range(FIRST_BATCH, len(names), BATCH), len(names)]
-    first = fast.read_start(dir_fd, names[: bounds[1]])
-    return _read_ahead(fast, dir_fd, names, bounds, first, letters)
-
-
-def _read_ahead(fast, dir_fd: int, names: list[str], bounds: list[int], pending, letters) -> Iterator[tuple]:
-    for at in range(1, len(bounds)):
-        done = fast.read_finish(pending, letters)
-        if at + 1 < len(bounds):
-            pending = fast.read_start(dir_fd, names[bounds[at] : bounds[at + 1]])
-        yield from done
-
-
-def read_header_bytes(fd: int) -> bytes:
-    """The first bytes of an open file, enough to hold its header (bounded).
-
-    One ``os.read`` of 4 KiB settles an ordinary header; more is read only while no
-    closing delimiter has been seen, never past the header limit. A short read is not
-    taken for the end of the file (network file systems return them).
-    """
-    data = os.read(fd, FIRST_READ)
-    while data and len(data) < MAX_HEADER + 8 and needs_more(data, at_eof=False):
-        more = os.read(fd, MAX_HEADER + 8 - len(data))
-        if not more:
-            break
-        data += more
-    return data
-
-
 def scan(
     root: str | os.PathLike[str],
     participants: Iterable[str] | None = None,
@@ -179,11 +77,15 @@ def scan(
     cache: HeaderCache | None = None,
     now: datetime | None = None,
     max_attempts: int = MAX_ATTEMPTS,
+    reader: Reader = PURE,
 ) -> Snapshot:
     """Scan the letterbox at ``root``. ``participants`` restricts the scan (partial scope).
 
-    ``id_time_is_utc`` defaults to the letterbox's own setting. Raises ``LetterboxError``
-    when ``root`` cannot be opened or a named participant is not a seat.
+    ``id_time_is_utc`` defaults to the letterbox's own setting. ``cache``: a derived header
+    cache to ask before reading a file (none by default); ``reader``: what makes the
+    system calls (the pure-Python one by default). Both only make the scan faster: the
+    answer is the same with or without them (``core.speed`` has both). Raises
+    ``LetterboxError`` when ``root`` cannot be opened or a named participant is not a seat.
     """
     root_s = os.fspath(root)
     if "\x00" in root_s:
@@ -200,7 +102,7 @@ def scan(
     attempt = 0
     while True:
         attempt += 1
-        scanner = _Scan(root_s, wanted, id_time_is_utc, cache)
+        scanner = _Scan(root_s, wanted, id_time_is_utc, cache, reader)
         snapshot = scanner.run()
         if scanner.stable():
             break
@@ -231,8 +133,11 @@ class _Folder:
 class _Scan:
     """One pass over the letterbox. ``stable()`` re-lists folders to check nothing moved."""
 
-    def __init__(self, root: str, wanted: list[str] | None, id_time_is_utc: bool, cache: HeaderCache | None):
+    def __init__(
+        self, root: str, wanted: list[str] | None, id_time_is_utc: bool, cache: HeaderCache | None, reader: Reader
+    ):
         self.root = root
+        self.reader = reader
         self.wanted = wanted
         self.id_time_is_utc = id_time_is_utc
         self.cache = cache
@@ -240,7 +145,7 @@ class _Scan:
         # folder -> its raw listing (every name and inode, in the order the system gave them)
         self.listing: dict[str, tuple[list[str], list[int]]] = {}
         self.seat_names: frozenset[str] = frozenset()
-        # What the scan saw, for the answer memo (``core.memo``): every directory it opened
+        # What the scan saw, for the answer memo (``core.speed.memo``): every directory it opened
         # as (rel, inode, mtime_ns, ctime_ns, mode), and per folder the stat of every file
         # it made a letter or an unreadable from, as (name, size, mtime_ns, inode, ctime_ns).
         self.dirs: list[tuple[str, int, int, int, int]] = []
@@ -461,7 +366,7 @@ class _Scan:
             # An unchanged letter costs a stat, never a read.
             hits: dict[str, Letter | Unreadable] = {}
             gone: set[str] = set()
-            for entry, st in zip(to_stat, stat_entries(dir_fd, to_stat)):
+            for entry, st in zip(to_stat, self.reader.stat_entries(dir_fd, to_stat) if to_stat else ()):
                 name = entry.name
                 if type(st) is not tuple:  # the OSError its stat raised
                     if isinstance(st, FileNotFoundError):
@@ -480,7 +385,7 @@ class _Scan:
                 candidates = [n for n in candidates if n not in gone]
             job.order = [hits.get(n, n) for n in candidates] if hits else candidates
             to_read = [n for n in job.order if type(n) is str] if hits else candidates
-            job.read = iter_headers(dir_fd, to_read, (Letter, seat, folder, prefix)) if to_read else iter(())
+            job.read = self.reader.iter_headers(dir_fd, to_read, (Letter, seat, folder, prefix)) if to_read else iter(())
         except OSError as exc:
             os.close(dir_fd)
             return Unsupported(rel_dir, _why(exc))
@@ -697,39 +602,3 @@ def _shown(text: str) -> str:
     return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
-def _why_errno(err: int) -> str:
-    return _why(OSError(err, os.strerror(err)))
-
-
-def _why(exc: OSError) -> str:
-    if exc.errno in (errno.EACCES, errno.EPERM):
-        return "permission denied"
-    if exc.errno == errno.ELOOP:
-        return "symlink"
-    if exc.errno == errno.ENXIO:
-        return "socket"
-    if exc.errno == errno.ENOTDIR:
-        return "not a directory"
-    return f"cannot open: {exc.strerror or exc}"
-
-
-def _kind(entry: os.DirEntry) -> str | None:
-    """Why a non-regular entry is unsupported; None when it vanished since the listing."""
-    try:
-        return _kind_mode(entry.stat(follow_symlinks=False).st_mode)
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        return _why(exc)
-
-
-def _kind_mode(mode: int) -> str:
-    if stat.S_ISFIFO(mode):
-        return "fifo"
-    if stat.S_ISSOCK(mode):
-        return "socket"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "device"
-    if stat.S_ISDIR(mode):
-        return "directory"
-    return "not a regular file"

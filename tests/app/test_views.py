@@ -375,12 +375,12 @@ async def test_a_failed_scan_is_shown_not_raised(letterbox, monkeypatch):
 
     from letterbox_tui.core.errors import LetterboxError as LE
 
-    cache_mod = importlib.import_module("letterbox_tui.core.cache")
+    choice_mod = importlib.import_module("letterbox_tui.core.speed.choice")
 
     def broken(*a, **kw):
         raise LE("cannot open letterbox: gone")
 
-    monkeypatch.setattr(cache_mod, "scan_cached", broken)
+    monkeypatch.setattr(choice_mod, "scan_letterbox", broken)
     app = app_for(letterbox)
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.scan_error is not None)

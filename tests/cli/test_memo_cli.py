@@ -1,5 +1,5 @@
 """``query --json`` and ``exists --json`` replay a memoised answer on an unchanged letterbox
-(core.memo), and answer afresh the moment anything the answer rests on changes."""
+(core.speed.memo), and answer afresh the moment anything the answer rests on changes."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from letterbox_tui.cli import main, read
-from letterbox_tui.core import memo as memo_mod
+from letterbox_tui.core.speed import memo as memo_mod
 from tests.cli.helpers import cli
 
 ASK = "2026-01-01T000000-alpha-request-ask-aaaaaaaa"

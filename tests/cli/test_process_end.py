@@ -13,7 +13,8 @@ import sys
 import pytest
 
 import letterbox_tui.cli as cli_mod
-from letterbox_tui.core.cache import cache_path
+import letterbox_tui.core.speed.ending as ending_mod
+from letterbox_tui.core.speed.cache import cache_path
 from tests.cli.helpers import cli
 
 
@@ -35,7 +36,7 @@ def letterbox_tui(box, *argv: str, stdout=subprocess.PIPE) -> subprocess.Complet
 def test_in_process_nothing_is_kept(capsys, mail):
     code, out, _ = cli(capsys, mail, "query", "type=request", "--json")
     assert code == 0 and json.loads(out)["matches"]
-    assert cli_mod._kept is None
+    assert ending_mod._kept is None
 
 
 def test_the_whole_answer_and_its_exit_code_come_out(mail):
@@ -87,31 +88,31 @@ def test_a_reading_command_about_to_end_the_process_leaves_the_collector_off(cap
     import gc
 
     monkeypatch.setattr(cli_mod, "_script", True)  # as under the console script
-    monkeypatch.setattr(cli_mod, "_kept", None)
+    monkeypatch.setattr(ending_mod, "_kept", None)
     try:
         assert cli_mod.main(["--root", str(mail.root), "exists", "type=request", "--json"]) == 0
         assert not gc.isenabled()  # no last full pass over what the process drops anyway
         # what it built is kept until then, and last the work done after the answer
-        (after,) = cli_mod._kept[-1]
-        assert len(cli_mod._kept) > 1 and after and all(callable(w) for w in after)
+        (after,) = ending_mod._kept[-1]
+        assert len(ending_mod._kept) > 1 and after and all(callable(w) for w in after)
     finally:
         gc.enable()
     assert json.loads(capsys.readouterr().out)["exists"] == "yes"
     monkeypatch.setattr(cli_mod, "_script", False)
-    monkeypatch.setattr(cli_mod, "_kept", None)
+    monkeypatch.setattr(ending_mod, "_kept", None)
     assert cli_mod.main(["--root", str(mail.root), "exists", "type=request", "--json"]) == 0
-    assert gc.isenabled() and cli_mod._kept is None  # in process: as it was
+    assert gc.isenabled() and ending_mod._kept is None  # in process: as it was
 
 
 def test_a_writing_command_ends_as_usual_under_the_console_script(mail, monkeypatch):
     import gc
 
     monkeypatch.setattr(cli_mod, "_script", True)
-    monkeypatch.setattr(cli_mod, "_kept", None)
+    monkeypatch.setattr(ending_mod, "_kept", None)
     monkeypatch.setattr(sys, "stdin", __import__("io").StringIO("a body\n"))
     code = cli_mod.main(["--root", str(mail.root), "reply", "ask-00", "ack", "--as", "beta"])
     assert code == 0
-    assert cli_mod._kept is None and gc.isenabled()  # nothing kept: run() exits as usual
+    assert ending_mod._kept is None and gc.isenabled()  # nothing kept: run() exits as usual
     proc = letterbox_tui(mail, "answered", "ask-00")
     assert proc.returncode == 0 and b"ask-00" in proc.stdout
 
@@ -122,7 +123,7 @@ def test_big_work_after_the_answer_is_done_by_a_child_that_outlives_the_command(
     import time
 
     code = (
-        "import sys, letterbox_tui.core.cache as c, letterbox_tui.core.memo as m\n"
+        "import sys, letterbox_tui.core.speed.after as c, letterbox_tui.core.speed.memo as m\n"
         "c.BACKGROUND_ROWS = m.BACKGROUND_ROWS = 1\n"
         "m.RACY_NS = 0  # the letters were just written: trusted all the same here\n"
         "from letterbox_tui.cli import run\n"

@@ -300,7 +300,7 @@ def test_digest_seat_filter(capsys, disputed):
 
 
 def test_check_verify_catches_a_stale_cache(capsys, box, monkeypatch):
-    from letterbox_tui.core import cache as cache_mod
+    from letterbox_tui.core.speed import cache as cache_mod
 
     monkeypatch.setattr(cache_mod, "RACY_NS", 0)  # trust a file written a moment ago
     box.letter("a-1", sent="2026-01-01T00:00:00Z")

@@ -81,7 +81,7 @@ def tamper_cached_row(root, rel: str, fields: dict[str, str], slots: dict | None
     """Make the derived cache's row for ``rel`` say ``fields`` (and the Letter ``slots``
     given) while every stat key still matches the file: what no stat can show, and what
     ``check --verify`` is for. Saves the cache file."""
-    from letterbox_tui.core import cache as cache_mod
+    from letterbox_tui.core.speed import cache as cache_mod
 
     c = cache_mod.HeaderCache(root, False)
     row = list(c.rows[rel])

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from letterbox_tui.core.header import MAX_HEADER, MAX_LINE, needs_more, parse_header
 from letterbox_tui.core.letters import build
 from letterbox_tui.core.model import Letter, Unreadable
-from letterbox_tui.core.scan import read_header_bytes, scan
+from letterbox_tui.core.reader import read_header_bytes
+from letterbox_tui.core.scan import scan
 
 GOOD = b"id: a-1\nfrom: alpha\nto: beta\ntype: info\n"
 

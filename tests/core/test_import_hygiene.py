@@ -25,6 +25,52 @@ def test_cli_module_does_not_import_textual():
 
 def test_the_memo_replay_path_loads_no_resolver_nor_rich():
     """A replayed answer needs a stat of every file, not the reading commands' modules."""
-    mods = _imported("import letterbox_tui.cli, letterbox_tui.cli.memoised, letterbox_tui.core.memo")
+    mods = _imported("import letterbox_tui.cli, letterbox_tui.cli.memoised, letterbox_tui.core.speed.memo")
     for heavy in ("textual", "rich", "letterbox_tui.core.resolve", "letterbox_tui.core.query", "letterbox_tui.cli.read"):
         assert heavy not in mods
+
+
+def test_importing_a_core_module_gives_the_module():
+    """``letterbox_tui.core`` binds no function over a submodule's name (it once bound
+    ``scan``, so ``import letterbox_tui.core.scan as m`` gave the function)."""
+    import letterbox_tui.core.scan as scan_module
+    from letterbox_tui.core.scan import scan
+
+    assert type(scan_module).__name__ == "module" and scan_module.scan is scan
+    mods = _imported("import letterbox_tui.core")
+    assert "letterbox_tui.core.scan" not in mods and "letterbox_tui.core.model" not in mods  # loaded on use
+
+
+def test_the_core_package_names_still_resolve():
+    """Every name ``letterbox_tui.core`` exported before it went lazy resolves to the object
+    of its home module, the same object twice (harlequin's test of its lazy package)."""
+    import pytest
+
+    import letterbox_tui.core as core
+    from letterbox_tui.core.errors import LetterboxError
+    from letterbox_tui.core.model import Answer, Letter, Reason, Scope, Snapshot, Unreadable, Unsupported
+    from letterbox_tui.core.root import resolve_root
+    from letterbox_tui.core.settings import Settings, load_settings
+
+    expected = {
+        "Answer": Answer, "Letter": Letter, "LetterboxError": LetterboxError, "Reason": Reason,
+        "Scope": Scope, "Settings": Settings, "Snapshot": Snapshot, "Unreadable": Unreadable,
+        "Unsupported": Unsupported, "load_settings": load_settings, "resolve_root": resolve_root,
+    }
+    assert sorted(expected) == sorted(core.__all__)
+    for name, obj in expected.items():
+        assert getattr(core, name) is obj and getattr(core, name) is getattr(core, name)
+    with pytest.raises(AttributeError):
+        _ = core.NotAThing
+
+
+def test_the_core_loads_no_speed_wing_at_run_time():
+    """What a plain core user loads: the scan, resolving, querying never bring the speed
+    wing (nor the command line, nor Textual) with them."""
+    mods = _imported(
+        "import letterbox_tui.core.scan, letterbox_tui.core.resolve, letterbox_tui.core.query, "
+        "letterbox_tui.core.rows, letterbox_tui.core.write, letterbox_tui.core.check"
+    )
+    leaked = sorted(m for m in mods if m.startswith(("letterbox_tui.core.speed", "letterbox_tui.cli",
+                                                    "letterbox_tui.app", "textual")))
+    assert leaked == []

@@ -3,8 +3,6 @@ the reasons several answers build the same way."""
 
 from __future__ import annotations
 
-import gc
-from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
@@ -69,16 +67,3 @@ def outside_scope(letter: Letter, name: str) -> Reason:
         f"the scope is partial and a reply would be delivered to {letter.sender}, outside it",
         (letter.id,), (),
     )
-
-
-@contextmanager
-def gc_paused():
-    """Indexing builds many small containers and no reference cycles; the cyclic collector
-    would re-walk every letter alive many times over (3x the indexing time at 100,000)."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()

@@ -12,8 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from letterbox_tui.core import cache as cache_mod
-from letterbox_tui.core.cache import HeaderCache, cache_path, letters_equal, scan_cached, verify_cache
+from letterbox_tui.core.speed import cache as cache_mod
+from letterbox_tui.core.speed.accel import reader
+from letterbox_tui.core.speed.cache import HeaderCache, cache_path, letters_equal
+from letterbox_tui.core.speed.choice import scan_cached
+from letterbox_tui.core.speed.verify import verify_cache
 from letterbox_tui.core.model import Letter
 from letterbox_tui.core.scan import scan
 
@@ -30,7 +33,7 @@ def _no_racy_window(monkeypatch):
 def cached_scan(root, utc: bool = False, participants=None):
     """One scan through the cache, saved, as the CLI does it; returns (snapshot, cache)."""
     c = HeaderCache(root, utc)
-    snap = scan(root, participants, id_time_is_utc=utc, cache=c)
+    snap = scan(root, participants, id_time_is_utc=utc, cache=c, reader=reader())
     keep = [s for s in snap.seats if participants is not None and s not in participants]
     c.save(keep_seats=keep)
     return snap, c
@@ -385,7 +388,7 @@ def test_letter_rows_cover_every_slot():
 
 
 def test_generator_is_deterministic_exact_and_realistic(tmp_path):
-    from letterbox_tui import benchgen
+    from letterbox_tui.core.speed import benchgen
 
     a = benchgen.generate(tmp_path / "a", 400, seed=3)
     b = benchgen.generate(tmp_path / "b", 400, seed=3)
@@ -439,13 +442,15 @@ def test_bench_refuses_a_directory_that_is_not_its_own(box, capsys):
 def test_background_save_waits_for_the_answer_then_writes_from_a_detached_process(box, monkeypatch):
     import time
 
-    monkeypatch.setattr(cache_mod, "BACKGROUND_ROWS", 1)
+    from letterbox_tui.core.speed import after
+
+    monkeypatch.setattr(after, "BACKGROUND_ROWS", 1)
     box.letter("a-1")
     box.letter("a-2")
     snap = scan_cached(box.root, id_time_is_utc=False, background=True)
     assert sorted(x.id for x in snap.letters) == ["a-1", "a-2"]
     assert not HeaderCache(box.root, False).loaded  # left until the answer is out ...
-    cache_mod.run_after_answer()  # ... then written by a detached process
+    after.run_after_answer()  # ... then written by a detached process
     deadline = time.monotonic() + 20
     while not HeaderCache(box.root, False).loaded and time.monotonic() < deadline:
         time.sleep(0.02)

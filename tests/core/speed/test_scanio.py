@@ -1,4 +1,4 @@
-"""The C accelerator (core/_scanio.c) gives exactly what the pure-Python reader and
+"""The C accelerator (core/speed/_scanio.c) gives exactly what the pure-Python reader and
 ``parse_header`` give, on any bytes, and never blocks, follows a symlink or reads a body."""
 
 from __future__ import annotations
@@ -13,12 +13,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from letterbox_tui.core.cache import header_hash, letters_equal
+from letterbox_tui.core.speed.cache import header_hash, letters_equal
 from letterbox_tui.core.header import HeaderResult, parse_header
-from letterbox_tui.core.scan import _read_headers_py, scan
+from letterbox_tui.core.reader import PURE
+from letterbox_tui.core.reader import read_headers as _read_headers_py
+from letterbox_tui.core.scan import scan
+from letterbox_tui.core.speed.accel import CReader
 
 try:
-    from letterbox_tui.core import _scanio
+    from letterbox_tui.core.speed import _scanio
 except ImportError:  # pragma: no cover - no compiler where the package was installed
     _scanio = None
 
@@ -29,7 +32,7 @@ def test_the_accelerator_is_built_where_a_compiler_is():
     import letterbox_tui
 
     assert _scanio is not None, (
-        f"no built core/_scanio.c beside {os.path.dirname(letterbox_tui.__file__)}: install with "
+        f"no built core/speed/_scanio.c beside {os.path.dirname(letterbox_tui.__file__)}: install with "
         "`pip install -e .` (a plain install builds it into site-packages, not this tree) and see its output"
     )
 
@@ -308,12 +311,11 @@ def test_a_batch_outlives_the_caller_s_descriptor_and_can_be_dropped(tmp_path):
 @needs_c
 @pytest.mark.parametrize("count", [0, 1, 128, 129, 1152, 1153, 3000])
 def test_reading_ahead_gives_every_result_in_order(tmp_path, count):
-    from letterbox_tui.core.scan import iter_headers, read_headers
-
+    c = CReader(_scanio)
     names = numbered_letters(tmp_path, count)
     fd = dir_fd(tmp_path)
     try:
-        assert list(iter_headers(fd, names)) == read_headers(fd, names)
+        assert list(c.iter_headers(fd, names)) == c.read_headers(fd, names)
     finally:
         os.close(fd)
 
@@ -350,7 +352,7 @@ def test_bad_arguments_are_errors_not_crashes(tmp_path):
 
 @needs_c
 def test_stat_packed_is_the_memo_check_s_packing(tmp_path):
-    from letterbox_tui.core.accel import pack_stats
+    from letterbox_tui.core.speed.accel import pack_stats
 
     names = []
     for i in range(3000):
@@ -375,9 +377,8 @@ def test_a_whole_scan_is_the_same_with_and_without_the_accelerator(tmp_path, mon
     root = tmp_path / "demo"
     write_demo(root)
     (root / "alpha").mkdir(exist_ok=True)
-    accelerated = scan(root)
-    monkeypatch.setenv("LETTERBOX_TUI_PURE", "1")
-    pure = scan(root)
+    accelerated = scan(root, reader=CReader(_scanio))
+    pure = scan(root, reader=PURE)
     assert len(accelerated.letters) == len(pure.letters) > 20
     for a, b in zip(accelerated.letters + accelerated.unreadable, pure.letters + pure.unreadable):
         assert letters_equal(a, b)
@@ -391,7 +392,7 @@ def test_a_whole_scan_is_the_same_with_and_without_the_accelerator(tmp_path, mon
 def test_a_big_generated_scan_is_the_same_with_and_without_reading_ahead(tmp_path, monkeypatch):
     """Folders of a few thousand letters (read ahead in batches, the next folder listed
     while one is built), with entries that are not letters mixed in."""
-    from letterbox_tui import benchgen
+    from letterbox_tui.core.speed import benchgen
 
     root = tmp_path / "big"
     benchgen.generate(root, 6000, 3)
@@ -402,9 +403,8 @@ def test_a_big_generated_scan_is_the_same_with_and_without_reading_ahead(tmp_pat
         (root / seat / "processed" / f"zz-dir-{n}.md").mkdir()
         (root / seat / "inbox" / f"zz-broken-{n}.md").write_bytes(b"---\nid: x\nfrom a\n---\n")
         (root / seat / "processed" / f"zz-orphan-{n}.md.ack").write_bytes(b"")
-    accelerated = scan(root)
-    monkeypatch.setenv("LETTERBOX_TUI_PURE", "1")
-    pure = scan(root)
+    accelerated = scan(root, reader=CReader(_scanio))
+    pure = scan(root, reader=PURE)
     assert len(accelerated.letters) == len(pure.letters) >= 6000
     assert [x.path for x in accelerated.letters] == [x.path for x in pure.letters]
     for a, b in zip(accelerated.letters + accelerated.unreadable, pure.letters + pure.unreadable):
@@ -418,9 +418,20 @@ def test_a_big_generated_scan_is_the_same_with_and_without_reading_ahead(tmp_pat
 
 
 def test_the_pure_reader_is_used_when_asked(monkeypatch):
-    from letterbox_tui.core.accel import scanio
+    from letterbox_tui.core.speed.accel import reader, scanio
 
     monkeypatch.setenv("LETTERBOX_TUI_PURE", "1")
-    assert scanio() is None
+    assert scanio() is None and reader() is PURE
     monkeypatch.delenv("LETTERBOX_TUI_PURE")
     assert scanio() is _scanio
+    assert reader(pure=True) is PURE
+    if _scanio is not None:
+        assert isinstance(reader(), CReader)
+
+
+def test_the_core_scan_reads_with_the_pure_reader_unless_handed_another(tmp_path, monkeypatch):
+    """The core takes its reader as a parameter and reads no variable: the default is pure."""
+    import letterbox_tui.core.scan as scan_module
+
+    assert scan_module.scan.__kwdefaults__["reader"] is PURE
+    assert "LETTERBOX_TUI" not in open(scan_module.__file__).read()

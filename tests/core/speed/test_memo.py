@@ -1,4 +1,4 @@
-"""The answer memo (core.memo): an answer is replayed only while every directory and letter
+"""The answer memo (core.speed.memo): an answer is replayed only while every directory and letter
 file stats exactly as the scan that made it saw them, and the clock is inside its window."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from letterbox_tui.core import memo as memo_mod
-from letterbox_tui.core.memo import Memo, forget, unchanged, window
+from letterbox_tui.core.speed import memo as memo_mod
+from letterbox_tui.core.speed.memo import Memo, forget, unchanged, window
 from letterbox_tui.core.scan import scan
 
 ALWAYS = (-memo_mod._NO_END, memo_mod._NO_END)

@@ -44,8 +44,11 @@ import struct
 import time
 from datetime import datetime, timedelta, timezone
 
+from letterbox_tui.core.scan import RACY_NS
+
 from .accel import STAT_RECORD, pack_stats, scanio, stat_packed
-from .cache import BACKGROUND_ROWS, RACY_NS, _NoGlobals, _inside, _read_file, _write_atomic, after_answer, blake2b, cache_dir
+from .after import BACKGROUND_ROWS, after_answer
+from .files import NoGlobals, blake2b, cache_dir, cache_wanted, inside, read_file, read_head, write_atomic
 
 MAGIC_STATE = b"LBXSTAT1"
 MAGIC_ANSWER = b"LBXANSW1"
@@ -57,7 +60,8 @@ MAX_ANSWERS = 16
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _NO_END = 1 << 62  # an open end of a clock window, as nanoseconds
 def enabled() -> bool:
-    return not os.environ.get("LETTERBOX_TUI_NO_CACHE")
+    """False when ``LETTERBOX_TUI_NO_CACHE`` switches the derived files off."""
+    return cache_wanted()
 
 
 # --- names and keys -----------------------------------------------------------------
@@ -84,18 +88,22 @@ def build_id() -> str:
     if _BUILD is None:
         from letterbox_tui import __version__
 
-        base = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        # this file is letterbox_tui/core/speed/memo.py; every source file of the core
+        # (its subpackages too) and the command line counts
+        base = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         parts = [__version__]
         for sub in ("core", "cli"):
-            d = os.path.join(base, sub)
-            try:
-                with os.scandir(d) as it:
-                    for e in sorted(it, key=lambda e: e.name):
-                        if e.name.endswith((".py", ".c", ".so")):  # the accelerator too
-                            st = e.stat()
-                            parts.append(f"{sub}/{e.name}:{st.st_size}:{st.st_mtime_ns}")
-            except OSError:
-                parts.append(f"{sub}:?")
+            for d, dirs, names in os.walk(os.path.join(base, sub), onerror=lambda e: parts.append(f"{sub}:?")):
+                dirs[:] = sorted(x for x in dirs if x != "__pycache__")
+                for name in sorted(names):
+                    if name.endswith((".py", ".c", ".so")):  # the accelerator too
+                        path = os.path.join(d, name)
+                        try:
+                            st = os.stat(path)
+                        except OSError:
+                            parts.append(f"{path}:?")
+                            continue
+                        parts.append(f"{os.path.relpath(path, base)}:{st.st_size}:{st.st_mtime_ns}")
         _BUILD = blake2b("\n".join(parts).encode(), digest_size=12).hexdigest()
     return _BUILD
 
@@ -116,7 +124,7 @@ class Memo:
         self.dir = cache_dir()
         self.prefix = root_prefix(self.root) + _scope_key(id_time_is_utc, self.participants)
         # a cache directory inside the letterbox would write into it: then no memo at all
-        self.disabled = not enabled() or _inside(self.dir, self.root)
+        self.disabled = not enabled() or inside(self.dir, self.root)
 
     def state_path(self) -> str:
         return os.path.join(self.dir, f"{self.prefix}.state")
@@ -134,7 +142,7 @@ class Memo:
         now_ns = time.time_ns()
         clock_ns = now_ns if clock_ns is None else clock_ns
         # the state's token first: without an answer for it, the state is never unpickled
-        head = _read_head(self.state_path(), len(MAGIC_STATE) + TOKEN)
+        head = read_head(self.state_path(), len(MAGIC_STATE) + TOKEN)
         if len(head) != len(MAGIC_STATE) + TOKEN or not head.startswith(MAGIC_STATE):
             return None
         answer = _load_answer(self.answer_path(head[len(MAGIC_STATE):], key), key, head[len(MAGIC_STATE):])
@@ -171,12 +179,12 @@ class Memo:
         payload = pickle.dumps(state, protocol=5)
         token = blake2b(payload, digest_size=TOKEN).digest()
         path = self.state_path()
-        old = _read_head(path, len(MAGIC_STATE) + TOKEN)
+        old = read_head(path, len(MAGIC_STATE) + TOKEN)
         if old != MAGIC_STATE + token:
-            _write_atomic(path, [MAGIC_STATE, token, payload])
+            write_atomic(path, [MAGIC_STATE, token, payload])
         entry = {"key": key, "token": token, "lo": window[0], "hi": window[1], "code": code,
                  "out": output, "at": start, "size": end - start}
-        _write_atomic(self.answer_path(token, key), [MAGIC_ANSWER, pickle.dumps(entry, protocol=5)])
+        write_atomic(self.answer_path(token, key), [MAGIC_ANSWER, pickle.dumps(entry, protocol=5)])
         self._sweep(keep=token)
         return True
 
@@ -292,27 +300,14 @@ def recordable(snapshot) -> tuple | None:
 
 # --- reading memo files --------------------------------------------------------------
 
-def _read_head(path: str, n: int) -> bytes:
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return b""
-    try:
-        return os.read(fd, n)
-    except OSError:
-        return b""
-    finally:
-        os.close(fd)
-
-
 def _load_state(path: str):
-    data = _read_file(path)
+    data = read_file(path)
     n = len(MAGIC_STATE)
     if data is None or len(data) < n + TOKEN or data[:n] != MAGIC_STATE:
         return None
     token = data[n : n + TOKEN]
     try:
-        dirs, folders = _NoGlobals(io.BytesIO(memoryview(data)[n + TOKEN :])).load()
+        dirs, folders = NoGlobals(io.BytesIO(memoryview(data)[n + TOKEN :])).load()
     except Exception:  # noqa: BLE001 - a damaged memo is no memo
         return None
     if not _state_looks_right(dirs, folders):
@@ -336,12 +331,12 @@ def _state_looks_right(dirs, folders) -> bool:
 
 
 def _load_answer(path: str, key: str, token: bytes):
-    data = _read_file(path)
+    data = read_file(path)
     n = len(MAGIC_ANSWER)
     if data is None or data[:n] != MAGIC_ANSWER:
         return None
     try:
-        entry = _NoGlobals(io.BytesIO(memoryview(data)[n:])).load()
+        entry = NoGlobals(io.BytesIO(memoryview(data)[n:])).load()
         if entry["key"] != key or entry["token"] != token:
             return None
         out = entry["out"]
@@ -464,7 +459,7 @@ def _forked(first, second) -> bool:
 
 def record_after_answer(memo: Memo, key: str, snapshot, text: str, encoding: tuple[str, str], code: int,
                         at: datetime, fixed: bool) -> None:
-    """Record once the answer is out (``cache.run_after_answer``): for a large letterbox in
+    """Record once the answer is out (``after.run_after_answer``): for a large letterbox in
     a detached process, where the window, the encoding and the writing all happen. A memo
     that cannot be written costs speed, never answers."""
     def work() -> None:

@@ -11,7 +11,7 @@ the scanner read), and the parsed result (the ``Letter`` or ``Unreadable`` field
 scanner asks ``get(path, size, mtime_ns, inode, ctime_ns)``: a row is used only when all
 four match the file's ``stat`` now; anything else is re-read. The ctime moves with every
 change and no tool can set it, so even a same-size edit with the mtime restored is seen.
-``verify_cache`` re-reads every file and compares content hashes and letters, for what no
+``verify.verify_cache`` re-reads every file and compares content hashes and letters, for what no
 ``stat`` can show (a damaged or tampered cache row).
 
 File layout: ``MAGIC`` (8 bytes), then a little-endian header (format version, length of
@@ -34,35 +34,29 @@ blobs); see the commit that introduced this module.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import gc
 import io
 import operator
 import os
 import pickle
 import re
-import stat
 import struct
-import tempfile
 import time
 from collections.abc import Iterable
 from datetime import datetime
 
-try:  # BLAKE2 without loading OpenSSL (hashlib's import costs ~10 ms of start-up)
-    from _blake2 import blake2b
-except ImportError:  # pragma: no cover - every CPython build has _blake2
-    from hashlib import blake2b
+from letterbox_tui.core.grammar import id_time
+from letterbox_tui.core.model import Letter, Unreadable
+from letterbox_tui.core.scan import RACY_NS
 
-from .model import Letter, Snapshot, Unreadable
+from .files import NoGlobals as _NoGlobals
+from .files import blake2b, cache_dir, inside, read_file, write_atomic
 
 # The end of a header: a line that is exactly '---' (as the header grammar reads it).
 _HEADER_END = re.compile(rb"\n---\r*(?:\n|$)")
 MAGIC = b"LBXCACHE"
 VERSION = 2  # 2: ids are read up to 243 characters (rows cached under 128 are rebuilt)
 _HEAD = struct.Struct("<IQQ")  # version, meta length, rows length
-#: files modified this recently when read are not cached (coarse file system clocks)
-RACY_NS = 3_000_000_000
 
 # Letter slots stored as they are; sent_at/deadline_at are stored as a code and rebuilt
 # (0: None; 1: parsed from the field's text; 2: from the id's time prefix), and ``fields``
@@ -103,20 +97,12 @@ def _make_builder():
         "    o.deadline_at = _fromiso(o.deadline) if cd else None\n"
         "    return o\n"
     )
-    from .grammar import id_time
-
     ns = {"Letter": Letter, "_fromiso": datetime.fromisoformat, "_id_time": id_time}
     exec(src, ns)  # noqa: S102 - generated from Letter.__slots__, no outside input
     return ns["_letter_from_row"]
 
 
 _letter_from_row = _make_builder()
-
-
-def cache_dir() -> str:
-    from platformdirs import user_cache_dir
-
-    return user_cache_dir("letterbox-tui")
 
 
 def cache_path(root: str | os.PathLike[str], id_time_is_utc: bool) -> str:
@@ -130,11 +116,6 @@ def header_hash(data: bytes) -> bytes:
     """BLAKE2b-128 of the header bytes: through the closing delimiter, else all bytes read."""
     m = _HEADER_END.search(data, 3)
     return blake2b(data[: m.end()] if m else data, digest_size=16).digest()
-
-
-class _NoGlobals(pickle.Unpickler):
-    def find_class(self, module: str, name: str):  # noqa: D102
-        raise pickle.UnpicklingError(f"global {module}.{name} refused in a cache file")
 
 
 class HeaderCache:
@@ -161,7 +142,7 @@ class HeaderCache:
         self._keys: dict[tuple[str, ...], tuple[str, ...]] = {}
         # A cache directory inside the letterbox (XDG_CACHE_HOME pointing there) would write
         # into the letterbox and show up as a seat: then there is no cache at all.
-        self.disabled = _inside(os.path.dirname(self.path), self.root)
+        self.disabled = inside(os.path.dirname(self.path), self.root)
         if not self.disabled:
             self._load()
 
@@ -255,6 +236,10 @@ class HeaderCache:
         return self._hashes
 
     # --- persistence ----------------------------------------------------------------
+    def pending(self) -> int:
+        """How many rows a save would write (what this scan saw)."""
+        return len(self._fresh)
+
     def needs_save(self, keep_seats: Iterable[str] = ()) -> bool:
         """False when the file already holds exactly the rows this scan would write."""
         if self._changed or not self.loaded:
@@ -285,10 +270,7 @@ class HeaderCache:
             h = header_hash(data) if data is not None else self.hashes.get(p)
             if h is not None:
                 hashes[p] = h
-        meta = pickle.dumps(_meta(self.root, self.id_time_is_utc), protocol=5)
-        body = pickle.dumps(rows, protocol=5)
-        tail = pickle.dumps(hashes, protocol=5)
-        _write_atomic(self.path, [MAGIC, _HEAD.pack(VERSION, len(meta), len(body)), meta, body, tail])
+        write_cache_file(self.path, self.root, self.id_time_is_utc, rows, hashes)
         self.rows = rows
         self._hashes = hashes
         self.loaded = True
@@ -296,7 +278,7 @@ class HeaderCache:
         return True
 
     def _load(self) -> None:
-        data = _read_file(self.path)
+        data = read_file(self.path)
         if data is None:
             return
         parsed = _parse(data, self.root, self.id_time_is_utc, with_hashes=False)
@@ -310,31 +292,19 @@ def _meta(root: str, id_time_is_utc: bool) -> dict:
     return {"root": root, "id_time_is_utc": id_time_is_utc, "layout": _LAYOUT}
 
 
-def _inside(path: str, root: str) -> bool:
-    real = os.path.realpath(path)
-    return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
+def read_cache_file(path: str, root: str, id_time_is_utc: bool) -> tuple[dict, dict] | None:
+    """(rows, hashes) of the cache file at ``path``, or None when it is not a usable cache
+    for this root and setting."""
+    data = read_file(path)
+    return None if data is None else _parse(data, root, id_time_is_utc, with_hashes=True)
 
 
-def _read_file(path: str) -> bytes | None:
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
-        return None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            return None
-        data = os.read(fd, st.st_size + 1)  # one read, no joining copies (loops only if short)
-        if len(data) < st.st_size:
-            chunks = [data]
-            while chunk := os.read(fd, 1 << 24):
-                chunks.append(chunk)
-            data = b"".join(chunks)
-        return data
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
+def write_cache_file(path: str, root: str, id_time_is_utc: bool, rows: dict, hashes: dict) -> None:
+    """Write a whole cache file atomically (readers see the old file or the new one)."""
+    meta = pickle.dumps(_meta(root, id_time_is_utc), protocol=5)
+    body = pickle.dumps(rows, protocol=5)
+    tail = pickle.dumps(hashes, protocol=5)
+    write_atomic(path, [MAGIC, _HEAD.pack(VERSION, len(meta), len(body)), meta, body, tail])
 
 
 def _hashes_section(data: bytes) -> bytes:
@@ -386,182 +356,6 @@ def _rows_look_right(rows: dict) -> bool:
     return True
 
 
-def _write_atomic(path: str, parts: list[bytes]) -> None:
-    """Write to a temporary file beside ``path``, then ``os.replace``: readers see old or new."""
-    directory = os.path.dirname(path)
-    os.makedirs(directory, mode=0o700, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".headers", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            for part in parts:
-                fh.write(part)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    _sweep_temporaries(directory)
-
-
-#: a temporary this old was left by a writer that died mid-write (killed, power lost)
-STALE_TEMP_NS = 15 * 60 * 1_000_000_000
-
-
-def _sweep_temporaries(directory: str) -> None:
-    """Remove temporaries abandoned by writers that died (a live writer's is recent)."""
-    now = time.time_ns()
-    try:
-        with os.scandir(directory) as it:
-            for e in it:
-                if e.name.startswith(".tmp-") and e.name.endswith(".headers"):
-                    try:
-                        if now - e.stat(follow_symlinks=False).st_mtime_ns > STALE_TEMP_NS:
-                            os.unlink(e.path)
-                    except OSError:
-                        pass
-    except OSError:
-        pass
-
-
-def open_cache(root: str | os.PathLike[str], id_time_is_utc: bool | None = None) -> HeaderCache:
-    """The cache for ``root`` (the setting defaults to the letterbox's own). Call ``save()``
-    after the scan that used it."""
-    if id_time_is_utc is None:
-        from .settings import load_settings
-
-        id_time_is_utc = load_settings(root).id_time_is_utc
-    return HeaderCache(root, id_time_is_utc)
-
-
-def scan_cached(
-    root, participants=None, *, id_time_is_utc: bool, now=None, background: bool = False, freeze: bool = False
-) -> Snapshot:
-    """``scan`` with the derived cache: load it, scan, save what changed (best effort).
-
-    A cache that cannot be written (read-only home, full disk) costs speed, never answers.
-    With ``background`` (the command line), the save is left for ``run_after_answer``:
-    the answer never waits for the cache, and a large save is written by a detached
-    process once the answer is out.
-
-    The cyclic garbage collector is paused while the cache loads and the scan runs: they
-    make hundreds of thousands of tuples and letters and no cycles, and the collector's
-    passes over them cost a quarter of the scan or more. With ``freeze`` (a short-lived
-    command), what exists afterwards is moved out of the collector's sight for good
-    (``gc.freeze``), so resolving and querying do not keep re-walking the letters.
-    """
-    from .scan import scan
-
-    with paused_gc():
-        cache = HeaderCache(root, id_time_is_utc)
-        snapshot = scan(root, participants, id_time_is_utc=id_time_is_utc, cache=cache, now=now)
-        if freeze and len(snapshot.letters) >= BACKGROUND_ROWS:
-            gc.freeze()  # only for big letterboxes: a test run calling this stays collectable
-    keep = [s for s in snapshot.seats if participants is not None and s not in set(participants)]
-    if background:
-        if cache.needs_save(keep):
-            after_answer(lambda: cache.save(keep_seats=keep), big=len(cache._fresh) >= BACKGROUND_ROWS)
-        return snapshot
-    try:
-        cache.save(keep_seats=keep)
-    except OSError:
-        pass
-    return snapshot
-
-
-@contextlib.contextmanager
-def paused_gc():
-    """Pause the cyclic garbage collector (reference counting still frees everything)."""
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if collecting:
-            gc.enable()
-
-
-#: below this many rows a save is quick enough to do in line
-BACKGROUND_ROWS = 20_000
-
-
-# Work a command leaves until its answer is out (the cache's save, the answer memo).
-_after: list = []
-_after_big = False
-
-
-def after_answer(work, *, big: bool) -> None:
-    """Leave ``work()`` for ``run_after_answer``; ``big``: worth a detached process."""
-    global _after_big
-    _after.append(work)
-    _after_big = _after_big or big
-
-
-def run_after_answer(*, ending: bool = False) -> list:
-    """Run the work left by ``after_answer``: in one detached process when any of it is
-    big (the caller exits at once, and whoever reads its output gets it all without
-    waiting), else here. Failures cost speed, never answers. ``ending``: this process
-    ends right after (see ``detached``). Returns the work (and so the cache and answer it
-    holds), for a caller that ends at once to keep rather than free object by object."""
-    global _after_big
-    work, big = list(_after), _after_big
-    _after.clear()
-    _after_big = False
-    if not work:
-        return work
-
-    def every() -> None:
-        for w in work:
-            try:
-                w()
-            except OSError:
-                pass
-
-    if not (big and detached(every, ending=ending)):
-        every()
-    return work
-
-
-def detached(work, *, ending: bool = False) -> bool:
-    """Run ``work()`` in a detached grandchild process; False when that is not safe here.
-
-    Only a single-threaded process forks (a fork with other threads alive may deadlock).
-    The child forks again and exits at once, so nothing is left to reap; the grandchild
-    closes the standard streams first, so whoever waits on our output is not kept waiting.
-    With ``ending`` (this process ends right after: the console script) the child does
-    the work itself and is not waited for: once we end, init adopts and reaps it.
-    A failure in ``work`` is no error (a cache that cannot be written costs speed only).
-    """
-    import threading
-
-    if not hasattr(os, "fork") or threading.active_count() != 1:
-        return False
-    try:
-        pid = os.fork()
-    except OSError:
-        return False
-    if pid:
-        if not ending:
-            try:
-                os.waitpid(pid, 0)
-            except OSError:
-                pass
-        return True
-    try:  # the child
-        if ending or os.fork() == 0:  # the grandchild (or, when ending, the child) works
-            null = os.open(os.devnull, os.O_RDWR)
-            for fd in (0, 1, 2):
-                os.dup2(null, fd)
-            try:
-                work()
-            except BaseException:  # noqa: BLE001 - a cache that cannot be written is no error
-                pass
-    except BaseException:  # noqa: BLE001
-        pass
-    finally:
-        os._exit(0)
-
 
 def letters_equal(a: Letter | Unreadable, b: Letter | Unreadable) -> bool:
     """Every field, flag and time the same (how cached and uncached items are compared)."""
@@ -576,87 +370,3 @@ def letters_equal(a: Letter | Unreadable, b: Letter | Unreadable) -> bool:
         if isinstance(x, datetime) and x.tzinfo != y.tzinfo:
             return False
     return True
-
-
-def verify_cache(root: str | os.PathLike[str], snapshot: Snapshot, *, id_time_is_utc: bool | None = None) -> list[str]:
-    """Re-read every letter file of ``snapshot`` and list the paths the cache got wrong.
-
-    A path is listed when its header bytes no longer hash to what the cache recorded, or
-    when parsing the file now gives another letter than the snapshot holds (the snapshot
-    may have come from a stale row). Those rows are dropped from the cache file, so the
-    next scan re-reads them. For ``check --verify``.
-    """
-    from .header import parse_header
-    from .letters import build
-    from .scan import read_header_bytes
-
-    real = os.path.realpath(os.fspath(root))
-    if id_time_is_utc is None:
-        from .settings import load_settings
-
-        id_time_is_utc = load_settings(real).id_time_is_utc
-    cache_file = cache_path(real, id_time_is_utc)
-    data = _read_file(cache_file)
-    parsed = _parse(data, real, id_time_is_utc, with_hashes=True) if data is not None else None
-    rows, hashes = parsed if parsed is not None else ({}, {})
-    stale: list[str] = []
-    dir_fds: dict[str, int] = {}
-    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-    try:
-        for item in [*snapshot.letters, *snapshot.unreadable]:
-            rel = item.path
-            seat_folder, _, name = rel.rpartition("/")
-            fresh: bytes | None = None
-            try:
-                dfd = dir_fds.get(seat_folder)
-                if dfd is None:
-                    seat, folder = seat_folder.split("/")
-                    sfd = os.open(seat, flags, dir_fd=_root_fd(dir_fds, real, flags))
-                    try:
-                        dfd = dir_fds[seat_folder] = os.open(folder, flags, dir_fd=sfd)
-                    finally:
-                        os.close(sfd)
-                fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dfd)
-                try:
-                    st = os.fstat(fd)
-                    if stat.S_ISREG(st.st_mode):
-                        fresh = read_header_bytes(fd)
-                finally:
-                    os.close(fd)
-            except OSError:
-                fresh = None
-            if fresh is None:
-                stale.append(rel)
-                continue
-            recorded = hashes.get(rel)
-            if recorded is not None and recorded != header_hash(fresh):
-                stale.append(rel)
-                continue
-            now_item = build(
-                parse_header(fresh), path=rel, seat=item.seat, folder=item.folder, name=name,
-                size=item.size, mtime_ns=item.mtime_ns, inode=item.inode, id_time_is_utc=id_time_is_utc,
-            )
-            if not letters_equal(now_item, item):
-                stale.append(rel)
-    finally:
-        for fd in dir_fds.values():
-            os.close(fd)
-    if stale and parsed is not None:
-        for rel in stale:
-            rows.pop(rel, None)
-            hashes.pop(rel, None)
-        meta = pickle.dumps(_meta(real, id_time_is_utc), protocol=5)
-        body = pickle.dumps(rows, protocol=5)
-        try:
-            _write_atomic(cache_file, [MAGIC, _HEAD.pack(VERSION, len(meta), len(body)), meta, body,
-                                       pickle.dumps(hashes, protocol=5)])
-        except OSError:
-            pass
-    return sorted(stale)
-
-
-def _root_fd(dir_fds: dict[str, int], root: str, flags: int) -> int:
-    fd = dir_fds.get("")
-    if fd is None:
-        fd = dir_fds[""] = os.open(root, flags)
-    return fd

@@ -1,6 +1,6 @@
-/* letterbox_tui.core._scanio: the scan's per-file system calls, in C, on several threads.
+/* letterbox_tui.core.speed._scanio: the scan's per-file system calls, in C, on several threads.
  *
- * An optional accelerator for core.scan and core.memo; the pure-Python code beside it does
+ * An optional accelerator for core.scan (through core.speed.accel) and core.speed.memo; the pure-Python code beside it does
  * the same work and is what runs when this module is not built. Nothing here decides what a
  * letter means:
  *
@@ -24,7 +24,7 @@
  *
  * stat_packed(dir_fd, names, threads) lstats each name relative to dir_fd and returns
  *   (size, mtime_ns, inode, ctime_ns) of every one as little-endian signed 64-bit words, or
- *   None when any stat fails or a value does not fit (core.memo compares these bytes).
+ *   None when any stat fails or a value does not fit (core.speed.memo compares these bytes).
  *
  * The system calls run without the GIL, on up to `threads` threads, CHUNK files at a time
  * (so memory stays bounded whatever the folder's size). Letter bytes are hostile: every
@@ -834,7 +834,7 @@ done:
  * read_headers would have. A batch
  * dropped unfinished is waited for and freed by its capsule's destructor. */
 
-#define PENDING "letterbox_tui.core._scanio.pending"
+#define PENDING "letterbox_tui.core.speed._scanio.pending"
 
 typedef struct {
     job j;

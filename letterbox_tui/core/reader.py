@@ -1,0 +1,153 @@
+"""The scan's system-call half: stat entries, open/fstat/read the first bytes of letter files.
+
+``Reader`` is what the scan asks of it; ``PURE`` is the plain-Python reader, the scan's
+default. A faster one with the same answers (the C accelerator on several threads) lives
+in the speed wing (``core.speed.accel``) and is handed to ``scan`` as its ``reader``: the
+core never imports it.
+
+Letter files are opened with ``O_NOFOLLOW | O_NONBLOCK`` and must ``fstat`` as regular
+files: a FIFO never blocks and a device is never read. Each header costs one ``os.read``
+of 4 KiB (more only for a long header); bodies are never read.
+
+Also how the scan words what it could not read (``why``, ``why_errno``, ``kind_of_mode``).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from collections.abc import Iterator
+from typing import Protocol
+
+from .header import MAX_HEADER, needs_more
+
+FIRST_READ = 4096
+FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+
+class Reader(Protocol):
+    """What the scan asks of a reader (``PURE`` here; ``core.speed.accel`` has a faster one)."""
+
+    def stat_entries(self, dir_fd: int, entries: list[os.DirEntry]) -> list[tuple[int, int, int, int] | OSError]:
+        """(size, mtime_ns, inode, ctime_ns) of each entry (not following a symlink), or
+        the OSError its stat raised."""
+        ...
+
+    def iter_headers(self, dir_fd: int, names: list[str], letters: tuple | None = None) -> Iterator[tuple]:
+        """For each name, in order: (stage, errno, mode, size, mtime_ns, inode, ctime_ns,
+        data, fields); stage 1 open, 2 fstat, 3 read failed; data None for a file that is
+        not regular; fields None (``parse_header`` judges ``data``), a tuple of (key,
+        value) pairs split the way ``parse_header`` would, or the ``Letter`` itself.
+
+        ``letters``, (``Letter``, seat, folder, path prefix), lets a reader make the
+        letter of a plainly canonical header itself (what ``letters.build`` would make);
+        a reader may ignore it."""
+        ...
+
+
+class PureReader:
+    """The plain-Python reader: one file after another, on this thread."""
+
+    name = "pure"
+
+    def stat_entries(self, dir_fd: int, entries: list[os.DirEntry]) -> list[tuple[int, int, int, int] | OSError]:
+        out: list[tuple[int, int, int, int] | OSError] = []
+        for entry in entries:
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError as exc:
+                out.append(exc)
+                continue
+            out.append((st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns))
+        return out
+
+    def iter_headers(self, dir_fd: int, names: list[str], letters: tuple | None = None) -> Iterator[tuple]:
+        return iter(read_headers(dir_fd, names))
+
+
+PURE = PureReader()
+
+
+def read_headers(dir_fd: int, names: list[str]) -> list[tuple]:
+    """``Reader.iter_headers`` as a list, in Python (fields always None)."""
+    out = []
+    add = out.append
+    for name in names:
+        try:
+            fd = os.open(name, FILE_FLAGS, dir_fd=dir_fd)
+        except OSError as exc:
+            add((1, exc.errno or 0, 0, 0, 0, 0, 0, None, None))
+            continue
+        try:
+            try:
+                st = os.fstat(fd)
+            except OSError as exc:
+                add((2, exc.errno or 0, 0, 0, 0, 0, 0, None, None))
+                continue
+            data = None
+            if stat.S_ISREG(st.st_mode):
+                try:
+                    data = read_header_bytes(fd)
+                except OSError as exc:
+                    add((3, exc.errno or 0, 0, 0, 0, 0, 0, None, None))
+                    continue
+            add((0, 0, st.st_mode, st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns, data, None))
+        finally:
+            os.close(fd)
+    return out
+
+
+def read_header_bytes(fd: int) -> bytes:
+    """The first bytes of an open file, enough to hold its header (bounded).
+
+    One ``os.read`` of 4 KiB settles an ordinary header; more is read only while no
+    closing delimiter has been seen, never past the header limit. A short read is not
+    taken for the end of the file (network file systems return them).
+    """
+    data = os.read(fd, FIRST_READ)
+    while data and len(data) < MAX_HEADER + 8 and needs_more(data, at_eof=False):
+        more = os.read(fd, MAX_HEADER + 8 - len(data))
+        if not more:
+            break
+        data += more
+    return data
+
+
+def why_errno(err: int) -> str:
+    return why(OSError(err, os.strerror(err)))
+
+
+def why(exc: OSError) -> str:
+    """What the scan says of an entry it could not open or stat."""
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return "permission denied"
+    if exc.errno == errno.ELOOP:
+        return "symlink"
+    if exc.errno == errno.ENXIO:
+        return "socket"
+    if exc.errno == errno.ENOTDIR:
+        return "not a directory"
+    return f"cannot open: {exc.strerror or exc}"
+
+
+def kind_of_entry(entry: os.DirEntry) -> str | None:
+    """Why a non-regular entry is unsupported; None when it vanished since the listing."""
+    try:
+        return kind_of_mode(entry.stat(follow_symlinks=False).st_mode)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return why(exc)
+
+
+def kind_of_mode(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "fifo"
+    if stat.S_ISSOCK(mode):
+        return "socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "device"
+    if stat.S_ISDIR(mode):
+        return "directory"
+    return "not a regular file"

@@ -1,0 +1,121 @@
+"""The optional C accelerator (``_scanio``, built from ``_scanio.c`` when a compiler is
+present at install time) and the scan reader made from it.
+
+``reader()`` is what the faces hand to ``core.scan.scan``: the C reader when the module is
+built and not switched off, else the core's pure reader (the same answers either way).
+``LETTERBOX_TUI_PURE=1`` switches the accelerator off; that variable is read here, in the
+speed wing, and nowhere in the core (the tests run both ways).
+
+Also the one definition of the packed stat record the accelerator and the answer memo
+share: (size, mtime_ns, inode, ctime_ns) per file, as signed 64-bit little-endian words."""
+
+from __future__ import annotations
+
+import os
+import struct
+from collections.abc import Iterator
+from types import ModuleType
+
+from letterbox_tui.core.reader import PURE, Reader
+
+#: one file's packed (size, mtime_ns, inode, ctime_ns), as ``_scanio.stat_packed`` writes it
+STAT_RECORD = struct.Struct("<4q")
+# names per batch read ahead (``CReader.iter_headers``); the first batch of a folder is smaller
+BATCH = 1024
+FIRST_BATCH = 128
+
+
+def pure_wanted() -> bool:
+    """True when ``LETTERBOX_TUI_PURE`` asks for the pure-Python code."""
+    return bool(os.environ.get("LETTERBOX_TUI_PURE"))
+
+
+def scanio(pure: bool | None = None) -> ModuleType | None:
+    """The built accelerator, or None (not built, or ``pure``: by default as
+    ``LETTERBOX_TUI_PURE`` says)."""
+    if pure_wanted() if pure is None else pure:
+        return None
+    try:
+        from . import _scanio
+    except ImportError:
+        return None
+    return _scanio
+
+
+def threads() -> int:
+    """How many threads the accelerator's system calls run on (this machine's CPUs, 1-4)."""
+    return max(1, min(4, os.cpu_count() or 1))
+
+
+def reader(pure: bool | None = None) -> Reader:
+    """The scan's reader: in C when it is built and not switched off, else the pure one."""
+    fast = scanio(pure)
+    return PURE if fast is None else CReader(fast)
+
+
+class CReader:
+    """The scan's system calls in C, without the GIL, on several threads."""
+
+    name = "c"
+
+    def __init__(self, fast: ModuleType) -> None:
+        self.fast = fast
+
+    def stat_entries(self, dir_fd: int, entries: list[os.DirEntry]) -> list[tuple[int, int, int, int] | OSError]:
+        packed = self.fast.stat_packed(dir_fd, [e.name for e in entries], threads())
+        if packed is not None:
+            return list(STAT_RECORD.iter_unpack(packed))
+        return PURE.stat_entries(dir_fd, entries)  # one failed: each is asked again, to say why
+
+    def read_headers(self, dir_fd: int, names: list[str], letters: tuple | None = None) -> list[tuple]:
+        return self.fast.read_headers(dir_fd, names, threads(), letters)
+
+    def iter_headers(self, dir_fd: int, names: list[str], letters: tuple | None = None) -> Iterator[tuple]:
+        """With a second CPU, each batch of names is read by a thread of the accelerator's
+        own (no GIL) while the caller builds letters from the batch before. The system calls
+        are most of a cold scan; this way the Python work beside them costs little extra.
+
+        The first batch is started at once, before the first result is asked for, so a
+        caller can prepare the next folder while this one is being read."""
+        if len(names) <= FIRST_BATCH or threads() < 2:
+            return iter(self.read_headers(dir_fd, names, letters))
+        # a small first batch: the caller may wait for it with nothing else to do
+        bounds = [0, *range(FIRST_BATCH, len(names), BATCH), len(names)]
+        first = self.fast.read_start(dir_fd, names[: bounds[1]])
+        return self._read_ahead(dir_fd, names, bounds, first, letters)
+
+    def _read_ahead(self, dir_fd: int, names: list[str], bounds: list[int], pending, letters) -> Iterator[tuple]:
+        fast = self.fast
+        for at in range(1, len(bounds)):
+            done = fast.read_finish(pending, letters)
+            if at + 1 < len(bounds):
+                pending = fast.read_start(dir_fd, names[bounds[at] : bounds[at + 1]])
+            yield from done
+
+
+def pack_stats(records: list[tuple[int, int, int, int]]) -> bytes:
+    """(size, mtime_ns, inode, ctime_ns) records packed; ``struct.error`` beyond 64 bits."""
+    pack = STAT_RECORD.pack
+    return b"".join([pack(*r) for r in records])
+
+
+def stat_packed(dir_fd: int, names: list[str], *, pure: bool | None = None) -> bytes | None:
+    """The packed stat record of each name in the folder ``dir_fd`` (not following a
+    symlink), or None when one cannot be stat-ed or does not fit: on several threads in C
+    when the accelerator is built."""
+    fast = scanio(pure)
+    if fast is not None:
+        return fast.stat_packed(dir_fd, names, threads())
+    stat = os.stat
+    records = []
+    add = records.append
+    for name in names:
+        try:
+            st = stat(name, dir_fd=dir_fd, follow_symlinks=False)
+        except OSError:
+            return None
+        add((st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns))
+    try:
+        return pack_stats(records)
+    except struct.error:
+        return None
