@@ -43,6 +43,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "review": ("write:cmd_review", "record a review of what is owed and late"),
     "schema": ("schema:cmd_schema", "the JSON Schema of each command's --json output"),
     "bench": ("bench:cmd_bench", "measure scanning speed against reading files raw"),
+    "sync": ("sync:cmd_sync", "a letterbox in git: commit what is new, fetch, rebase, push"),
 }
 
 
@@ -86,6 +87,7 @@ def _configure(name: str, p: argparse.ArgumentParser) -> None:
     reading = {"query", "exists", "show", "current", "answered", "thread", "owed", "disputes", "check", "digest"}
     if name in reading:
         p.add_argument("--json", action="store_true", help="print JSON")
+        p.add_argument("--fetch", action="store_true", help="a letterbox in git: fetch its upstream first")
     if name in ("query", "exists"):
         p.add_argument("terms", nargs="*", metavar="TERM")
     elif name in ("show", "current", "answered", "thread"):
@@ -107,6 +109,11 @@ def _configure(name: str, p: argparse.ArgumentParser) -> None:
     elif name == "init":
         p.add_argument("dir", nargs="?", metavar="DIR")
         p.add_argument("--seats", required=True, metavar="a,b")
+        p.add_argument("--git", action="store_true", help="keep it in git, to share it between machines (sync)")
+    elif name == "sync":
+        p.add_argument("--no-push", action="store_true", help="commit, fetch and rebase, but do not push")
+        p.add_argument("--remote", metavar="R", help="the remote to sync with (default: the branch's own, else origin)")
+        p.add_argument("--json", action="store_true", help="print JSON")
     elif name == "demo":
         p.add_argument("dir", nargs="?", metavar="DIR")
         p.add_argument("--no-open", action="store_true", help="write it, do not open the app")

@@ -17,8 +17,15 @@ from letterbox_tui.core.speed.ending import keep
 
 
 def open_root(args: Namespace) -> Path:
-    """The letterbox the command works on (``LetterboxError`` when it is not one)."""
-    return resolve_root(getattr(args, "root", None))
+    """The letterbox the command works on (``LetterboxError`` when it is not one). A
+    reading command's ``--fetch`` fetches its git upstream first (once)."""
+    root = resolve_root(getattr(args, "root", None))
+    if getattr(args, "fetch", False):
+        from letterbox_tui.core.sync_run import fetch
+
+        args.fetch = False
+        fetch(root)
+    return root
 
 
 def load(args: Namespace) -> tuple[Path, Settings, Snapshot]:

@@ -64,7 +64,11 @@ class Memoised:
         out = sys.stdout
         self.indent = None  # compact, as on every pipe
         self.encoding = (out.encoding or "utf-8", out.errors or "strict")
-        form = f"json-{self.encoding[0]}-{self.encoding[1]}"
+        # the scope's sync block (how current a copy kept in git is) can change while no
+        # letter file does (a commit, a fetch): the memo is kept per sync state
+        from letterbox_tui.core import sync
+
+        form = f"json-{self.encoding[0]}-{self.encoding[1]}-{sync.token(sync.status(root))}"
         self.key = memo.answer_key(command, list(args.terms), form)
 
     def replay(self) -> int | None:

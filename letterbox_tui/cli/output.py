@@ -139,3 +139,7 @@ def scope_line(scope: Scope, counts: str = "") -> str:
 
 def print_scope(con: Console, scope: Scope, counts: str = "") -> None:
     con.print(text(scope_line(scope, counts), "" if scope.complete else "bold yellow"))
+    from letterbox_tui.core.sync import behind_line
+
+    if stale := behind_line(scope.sync):  # a letterbox in git, not known current
+        con.print(text(stale, "bold yellow"))

@@ -131,7 +131,12 @@ def cmd_exists(args: Namespace, memo: Memoised | None = None) -> int:
         output.emit_json(out)
         return scope_exit(scope)
     con = output.console()
-    con.print(output.answer_text(verdict.value))
+    from letterbox_tui.core.sync import as_of
+
+    if verdict.value == "no" and (copy := as_of(scope.sync)):  # absent here, as of the last fetch
+        con.print(output.answer_text(verdict.value) + output.text(f" ({copy})"))
+    else:
+        con.print(output.answer_text(verdict.value))
     reasons = verdict.reasons
     for r in reasons[:_SHOWN_REASONS]:
         con.print(output.text("  " + output.reasons_line([r.to_json()])))

@@ -114,6 +114,10 @@ def cmd_init(args: Namespace) -> int:
     names = ", ".join(dict.fromkeys(s.strip() for s in seats))
     what = f"created {len(created)} director{'y' if len(created) == 1 else 'ies'}" if created else "already in place"
     _emit(f"letterbox {directory} with seats {names}: {what}")
+    if getattr(args, "git", False):
+        from letterbox_tui.core.sync_run import init_git
+
+        _emit(f"kept in git: {', '.join(init_git(directory))}")
     return 0
 
 

@@ -228,6 +228,22 @@ class Scope:
     partial: bool = False
     atomic: bool = True
     scanned_at: str = ""
+    _sync: object = field(default=False, repr=False, compare=False)
+
+    @property
+    def sync(self) -> dict[str, object] | None:
+        """How current this copy is when the letterbox is in git (SPEC 9), else None:
+        taken from git on first use (``core.sync.status``), so a scan nobody shows costs
+        no git call."""
+        if self._sync is False:
+            from .sync import status
+
+            self._sync = status(self.root)
+        return self._sync  # type: ignore[return-value]
+
+    @sync.setter
+    def sync(self, block: dict[str, object] | None) -> None:
+        self._sync = block
 
     @property
     def complete(self) -> bool:
@@ -245,6 +261,7 @@ class Scope:
             "partial": self.partial,
             "atomic": self.atomic,
             "complete": self.complete,
+            "sync": self.sync,
             "scanned_at": self.scanned_at,
         }
 

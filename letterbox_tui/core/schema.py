@@ -58,7 +58,7 @@ class Sync(TypedDict):
     ahead: int | None
     behind: int | None
     fetched_at: str | None
-    uncommitted: int | None
+    uncommitted: int
 
 
 class Scope(TypedDict):
@@ -75,7 +75,7 @@ class Scope(TypedDict):
     atomic: bool
     complete: bool
     scanned_at: str
-    sync: NotRequired[Sync | None]
+    sync: Sync | None
 
 
 # Python keywords and dashes cannot be class attributes: the functional form keeps the
@@ -244,6 +244,21 @@ class DigestDocument(TypedDict):
     scope: Scope
 
 
+class SyncDocument(TypedDict):
+    """``sync --json``: what one sync did, then how current the copy is."""
+
+    remote: str
+    branch: str
+    committed: list[str]  # letterbox paths this run committed
+    commit: str | None  # the commit it made (before rebasing), if any
+    rebased: int  # local commits replayed onto the upstream
+    pulled: int  # paths the upstream added, changed or removed here
+    pushed: bool
+    head: str | None
+    waiting: list[str]  # left for the next sync (a lifecycle lock was held)
+    sync: Sync | None
+
+
 #: Each command's ``--json`` document, by command name.
 DOCUMENTS: dict[str, Any] = {
     "query": QueryDocument,
@@ -256,6 +271,7 @@ DOCUMENTS: dict[str, Any] = {
     "disputes": DisputesDocument,
     "check": CheckDocument,
     "digest": DigestDocument,
+    "sync": SyncDocument,
 }
 
 

@@ -9,7 +9,7 @@ from letterbox_tui.cli import main
 
 SCOPE_KEYS = [
     "root", "participants", "files", "letters", "legacy", "unreadable", "unsupported",
-    "partial", "atomic", "complete", "scanned_at",
+    "partial", "atomic", "complete", "sync", "scanned_at",
 ]
 
 

@@ -67,7 +67,8 @@ def test_every_command_output_matches_its_schema(which, request, capsys):
     for command, doc in _every_output(capsys, root, 12):
         validate(command, doc)
         seen.add(command)
-    assert seen == set(DOCUMENTS)
+    # sync needs a git remote: its document is validated in tests/cli/test_sync_cli.py
+    assert seen == set(DOCUMENTS) - {"sync"}
 
 
 def test_validation_can_fail(demo_root, capsys):

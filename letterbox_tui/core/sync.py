@@ -1,0 +1,418 @@
+"""A letterbox kept in git: where its repository is and how current this copy is.
+
+Several machines share one letterbox through git (SPEC 9): letters are unique,
+append-only files, so their commits never conflict. This module finds the git work tree a
+letterbox lies in (the letterbox may be a sub-directory of a larger repository) and says
+how current the local copy is, as the scope's ``sync`` block::
+
+    {"head", "upstream", "ahead", "behind", "fetched_at", "uncommitted"}
+
+``head`` is HEAD's commit (null before the first commit), ``upstream`` the branch's
+upstream (``origin/main``; null when none is set), ``ahead``/``behind`` the commits on
+each side not in the other as of the last fetch (null without an upstream; ``behind``
+is also null when the upstream was never fetched), ``fetched_at`` when the upstream's
+remote-tracking ref last moved (its reflog; else ``FETCH_HEAD``'s time; null: never
+fetched), ``uncommitted`` how many files under the letterbox ``sync`` would commit.
+
+Everything goes through the real ``git`` command. Reading it never fetches and never
+writes into the repository (``--no-optional-locks``). It costs one ``git status`` limited
+to the letterbox, and less when nothing changed: the answer is kept in the user's cache
+directory with the times of what it depends on (git's HEAD, index, refs, reflog and
+FETCH_HEAD; the letterbox's directories and its seat-level files) and reused while they
+all stat the same and none is racily recent. A letter is never rewritten in place, and
+every writer publishes by creating a name in a folder (which changes the folder's times);
+a sidecar or lease rewritten in place without a rename is seen at the next change of its
+folder or of git's index. Outside git this costs a ``stat`` of ``.git`` per parent
+directory.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from hashlib import blake2b
+from typing import TYPE_CHECKING, Any
+
+from .errors import LetterboxError
+
+if TYPE_CHECKING:
+    import subprocess
+
+#: entries at these names are shared although hidden (they keep empty folders in git)
+SHARED_HIDDEN = frozenset({".gitkeep", ".gitignore"})
+#: a cached answer is reused only when everything it depends on is older than this
+RACY_SECONDS = 2.0
+_CACHE_VERSION = 1
+
+
+class SyncError(LetterboxError):
+    """git could not do what was asked (one line; the CLI exits 2)."""
+
+
+@dataclass(frozen=True)
+class Repo:
+    """The git work tree a letterbox lies in."""
+
+    top: str  #: the work tree's top directory (real path)
+    git_dir: str  #: this work tree's git directory
+    common_dir: str  #: the repository's shared git directory (differs for a worktree)
+    prefix: str  #: the letterbox's path inside the work tree, POSIX, "" at the top
+
+    def inside(self, path: str) -> bool:
+        """Whether ``path`` (relative to the top, as git prints it) lies in the letterbox."""
+        return not self.prefix or path == self.prefix or path.startswith(self.prefix + "/")
+
+    def local(self, path: str) -> str:
+        """``path`` relative to the letterbox instead of the work tree's top."""
+        return path[len(self.prefix) + 1 :] if self.prefix else path
+
+
+def find_repo(root: str | os.PathLike[str]) -> Repo | None:
+    """The git work tree holding the letterbox ``root``, or None outside git.
+
+    Walks up from the root's real path to the first ``.git`` (a directory, or a file
+    ``gitdir: …`` as in a linked worktree or a submodule)."""
+    real = os.path.realpath(os.fspath(root))
+    cur = real
+    while True:
+        dotgit = os.path.join(cur, ".git")
+        try:
+            st = os.lstat(dotgit)
+        except OSError:
+            st = None
+        if st is not None:
+            git_dir = _git_dir(cur, dotgit, st)
+            if git_dir is None:
+                return None
+            common = git_dir
+            try:
+                with open(os.path.join(git_dir, "commondir"), encoding="utf-8") as f:
+                    common = os.path.normpath(os.path.join(git_dir, f.read().strip()))
+            except OSError:
+                pass
+            prefix = os.path.relpath(real, cur)
+            prefix = "" if prefix == "." else prefix.replace(os.sep, "/")
+            return Repo(top=cur, git_dir=git_dir, common_dir=common, prefix=prefix)
+        parent = os.path.dirname(cur)
+        if parent == cur:
+            return None
+        cur = parent
+
+
+def _git_dir(top: str, dotgit: str, st: os.stat_result) -> str | None:
+    if stat.S_ISDIR(st.st_mode):
+        return dotgit
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    try:
+        with open(dotgit, encoding="utf-8") as f:
+            line = f.readline().strip()
+    except (OSError, UnicodeError):
+        return None
+    if not line.startswith("gitdir:"):
+        return None
+    return os.path.normpath(os.path.join(top, line[len("gitdir:") :].strip()))
+
+
+# --- running git -------------------------------------------------------------------
+
+def git_env() -> dict[str, str]:
+    """The environment every git call gets: never prompts, plain C messages, and none of
+    the caller's GIT_DIR-style overrides (the repository is the one found here)."""
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX", "GIT_OBJECT_DIRECTORY")}
+    env["LC_ALL"] = "C"
+    env["GIT_TERMINAL_PROMPT"] = "0"
+    env.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes")
+    return env
+
+
+def git(repo: Repo, *args: str, input: bytes | None = None, env: dict[str, str] | None = None,
+        check: bool = True) -> subprocess.CompletedProcess[bytes]:
+    """Run ``git -C <top> args…``; ``SyncError`` (git's own last line) when it fails and
+    ``check``, or when git is not installed."""
+    import subprocess  # only when git runs: a kept answer needs none
+
+    cmd = ["git", "-C", repo.top, "--no-optional-locks", "-c", "core.quotepath=off", *args]
+    try:
+        done = subprocess.run(cmd, input=input, capture_output=True, env=env or git_env(),
+                              stdin=None if input is not None else subprocess.DEVNULL)
+    except FileNotFoundError:
+        raise SyncError("git is not installed (the letterbox is in a git repository)") from None
+    if check and done.returncode != 0:
+        raise SyncError(f"git {args[0]}: {last_line(done.stderr) or f'exit {done.returncode}'}")
+    return done
+
+
+def last_line(raw: bytes) -> str:
+    """git's most telling line of ``raw`` stderr: its last ``fatal:``/``error:`` line, else
+    its last non-empty line; control characters dropped."""
+    lines = [" ".join(ln.split()) for ln in raw.decode("utf-8", "replace").replace("\r", "\n").split("\n")]
+    lines = ["".join(c for c in ln if c.isprintable()) for ln in lines if ln]
+    for ln in reversed(lines):
+        if ln.startswith(("fatal:", "error:")):
+            return ln
+    return lines[-1] if lines else ""
+
+
+# --- what sync would commit ----------------------------------------------------------
+
+def shareable(repo: Repo, path: str) -> bool:
+    """Whether ``path`` (relative to the work tree's top) is something ``sync`` shares:
+    inside the letterbox, no hidden part (writers' temporaries; ``.gitkeep`` and
+    ``.gitignore`` excepted), nothing in a protocol lifecycle lock."""
+    if not repo.inside(path):
+        return False
+    parts = repo.local(path).split("/")
+    for i, part in enumerate(parts):
+        if part.endswith(".lifecycle.lock"):
+            return False
+        if part.startswith(".") and not (i == len(parts) - 1 and part in SHARED_HIDDEN):
+            return False
+    return True
+
+
+def changed_paths(repo: Repo, status_z: bytes) -> tuple[dict[str, str], list[str]]:
+    """(the ``# branch.*`` headers, every changed or untracked shareable path) of a
+    ``git status --porcelain=v2 -z --no-renames`` output."""
+    headers: dict[str, str] = {}
+    paths: list[str] = []
+    for entry in status_z.decode("utf-8", "surrogateescape").split("\0"):
+        if not entry:
+            continue
+        kind = entry[0]
+        if kind == "#":
+            key, _, value = entry[2:].partition(" ")
+            headers[key] = value
+            continue
+        if kind == "1":
+            parts = entry.split(" ", 8)
+        elif kind == "u":
+            parts = entry.split(" ", 10)
+        elif kind == "?":
+            parts = ["?", entry[2:]]
+        else:  # "!" ignored; "2" does not occur with --no-renames
+            continue
+        path = parts[-1]
+        if shareable(repo, path):
+            paths.append(path)
+    return headers, paths
+
+
+def status_raw(repo: Repo) -> bytes:
+    return git(repo, "status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all",
+               "--no-renames", "--ignored=no", "--", f":(top,literal){repo.prefix}" if repo.prefix else ":/").stdout
+
+
+# --- how current is this copy -------------------------------------------------------
+
+def status(root: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """The scope's ``sync`` block for the letterbox ``root``: None outside git (or when
+    git cannot read the repository), else a dict as the module says."""
+    repo = find_repo(root)
+    if repo is None:
+        return None
+    return repo_status(repo)
+
+
+def repo_status(repo: Repo, *, cached: bool = True) -> dict[str, Any] | None:
+    key_path = _cache_file(repo) if cached else None
+    if key_path is not None:
+        hit = _cached(repo, key_path)
+        if hit is not None:
+            return hit
+    began = time.time()
+    try:
+        headers, paths = changed_paths(repo, status_raw(repo))
+    except SyncError:
+        return None
+    head = headers.get("branch.oid")
+    upstream = headers.get("branch.upstream") or None
+    ahead = behind = None
+    if upstream is not None:
+        ab = headers.get("branch.ab")
+        if ab:
+            a, b = ab.split()
+            ahead, behind = int(a.lstrip("+")), int(b.lstrip("-"))
+        elif head and head != "(initial)":
+            # the upstream is set but its ref is not here (never fetched): every commit
+            # is ahead as far as this copy knows, and behind is unknown
+            done = git(repo, "rev-list", "--count", "HEAD", check=False)
+            ahead = int(done.stdout.strip() or 0) if done.returncode == 0 else None
+        else:
+            ahead = 0
+    # ``known``: the remote-tracking ref is here (git compared HEAD with it)
+    fetched, depends = _fetched_at(repo, upstream, known=behind is not None)
+    block = {
+        "head": head if head and head != "(initial)" else None,
+        "upstream": upstream,
+        "ahead": ahead,
+        "behind": behind,
+        "fetched_at": fetched,
+        "uncommitted": len(paths),
+    }
+    if key_path is not None:
+        _remember(repo, key_path, block, depends, began)
+    return block
+
+
+def _fetched_at(repo: Repo, upstream: str | None, known: bool) -> tuple[str | None, list[str]]:
+    """When the upstream's remote-tracking ref last moved, and the files that says it."""
+    fetch_head = os.path.join(repo.git_dir, "FETCH_HEAD")
+    if upstream is None:
+        return None, [fetch_head]
+    reflog = os.path.join(repo.common_dir, "logs", "refs", "remotes", *upstream.split("/"))
+    when = None
+    try:
+        with open(reflog, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            f.seek(max(0, size - 4096))
+            lines = [ln for ln in f.read().split(b"\n") if ln.strip()]
+        if lines:
+            meta = lines[-1].split(b"\t", 1)[0].split()
+            when = float(meta[-2])
+    except (OSError, ValueError, IndexError):
+        when = None
+    # no reflog of that ref: FETCH_HEAD's time, else (a fresh clone writes neither) the
+    # time the ref itself was written, loose or packed
+    loose = os.path.join(repo.common_dir, "refs", "remotes", *upstream.split("/"))
+    packed = os.path.join(repo.common_dir, "packed-refs")
+    for path in (fetch_head, loose, packed) if when is None and known else ():
+        try:
+            when = os.stat(path).st_mtime
+            break
+        except OSError:
+            continue
+    text = None if when is None else datetime.fromtimestamp(int(when), timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return text, [reflog, fetch_head, loose]
+
+
+def behind_line(block: dict[str, Any] | None) -> str:
+    """"local copy as of <fetched_at>, N behind" when this copy is not known current
+    (behind its upstream as last fetched, or the upstream never fetched), else ""."""
+    if not block or block.get("upstream") is None:
+        return ""
+    if block.get("fetched_at") is None:
+        return "local copy never fetched from " + block["upstream"]
+    if block.get("behind"):
+        return f"local copy as of {block['fetched_at']}, {block['behind']} behind"
+    return ""
+
+
+def as_of(block: dict[str, Any] | None) -> str:
+    """"in this copy, as of …" for an answer of absence in a letterbox in git, else ""."""
+    if not block:
+        return ""
+    when = block.get("fetched_at")
+    return f"in this copy, as of {when}" if when else "in this copy, never fetched"
+
+
+def token(block: dict[str, Any] | None) -> str:
+    """A short fingerprint of a sync block (keys an answer memo to the copy's state)."""
+    if block is None:
+        return "nogit"
+    raw = json.dumps(block, sort_keys=True).encode()
+    return blake2b(raw, digest_size=6).hexdigest()
+
+
+# --- the kept answer ------------------------------------------------------------------
+
+def _cache_file(repo: Repo) -> str | None:
+    if os.environ.get("LETTERBOX_TUI_NO_CACHE"):
+        return None
+    try:
+        from platformdirs import user_cache_dir
+    except ImportError:  # pragma: no cover - a dependency
+        return None
+    real = os.path.join(repo.top, repo.prefix) if repo.prefix else repo.top
+    digest = blake2b(os.fsencode(real), digest_size=12).hexdigest()
+    return os.path.join(user_cache_dir("letterbox-tui"), f"{digest}.sync")
+
+
+def _watched(repo: Repo, extra: list[str]) -> list[str]:
+    """What the answer depends on: git's state files and the letterbox's directories and
+    seat-level files (seat folders, lease directories, status notes)."""
+    g, c = repo.git_dir, repo.common_dir
+    paths = [os.path.join(g, "HEAD"), os.path.join(g, "index"), os.path.join(c, "packed-refs"),
+             os.path.join(c, "config"), *extra]
+    try:
+        with open(os.path.join(g, "HEAD"), encoding="utf-8") as f:
+            ref = f.read().strip()
+        if ref.startswith("ref: "):
+            paths.append(os.path.join(c, *ref[5:].split("/")))
+    except OSError:
+        pass
+    root = os.path.join(repo.top, repo.prefix) if repo.prefix else repo.top
+    paths.append(root)
+    paths.extend(_tree_entries(root, depth=2))
+    return paths
+
+
+def _tree_entries(path: str, depth: int) -> list[str]:
+    out: list[str] = []
+    try:
+        with os.scandir(path) as it:
+            entries = sorted(e.name for e in it if e.name != ".git")
+    except OSError:
+        return out
+    for name in entries:
+        full = os.path.join(path, name)
+        out.append(full)
+        if depth > 1 and name not in ("inbox", "processed"):
+            try:
+                if stat.S_ISDIR(os.lstat(full).st_mode):
+                    out.extend(_tree_entries(full, depth - 1))
+            except OSError:
+                pass
+    return out
+
+
+def _fingerprint(paths: list[str]) -> tuple[list[list[int]], float]:
+    marks: list[list[int]] = []
+    newest = 0.0
+    for p in paths:
+        try:
+            st = os.lstat(p)
+        except OSError:
+            marks.append([0])
+            continue
+        marks.append([st.st_mtime_ns, st.st_ctime_ns, st.st_size, st.st_ino])
+        newest = max(newest, st.st_mtime_ns / 1e9, st.st_ctime_ns / 1e9)
+    return marks, newest
+
+
+def _cached(repo: Repo, key_path: str) -> dict[str, Any] | None:
+    try:
+        with open(key_path, encoding="utf-8") as f:
+            kept = json.load(f)
+        if kept.get("v") != _CACHE_VERSION or kept.get("top") != repo.top:
+            return None
+        marks, _ = _fingerprint(_watched(repo, kept["extra"]))
+        if marks != kept["marks"]:
+            return None
+        return kept["block"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _remember(repo: Repo, key_path: str, block: dict[str, Any], extra: list[str], began: float) -> None:
+    paths = _watched(repo, extra)
+    marks, newest = _fingerprint(paths)
+    if newest >= began - RACY_SECONDS:
+        return  # something changed too recently to vouch for the answer next time
+    kept = {"v": _CACHE_VERSION, "top": repo.top, "extra": extra, "marks": marks, "block": block}
+    tmp = f"{key_path}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(key_path), exist_ok=True)
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(kept, f)
+        os.replace(tmp, key_path)
+    except OSError:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass

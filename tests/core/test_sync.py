@@ -1,0 +1,194 @@
+"""A letterbox in git: the scope's sync block and one ``sync`` between two machines."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+from letterbox_tui.core import sync as state
+from letterbox_tui.core.scan import scan
+from letterbox_tui.core.sync import SyncError, find_repo
+from letterbox_tui.core.sync_run import fetch, init_git, sync
+from letterbox_tui.core.write import init_letterbox
+from tests.core.sync_helpers import git, letter_text, letters, machines, put, tree
+
+L1 = "2026-01-01T000000-alpha-info-one-aaaaaaaa"
+L2 = "2026-01-01T000100-beta-info-two-bbbbbbbb"
+
+
+@pytest.fixture(autouse=True)
+def _trust_recent(monkeypatch):
+    # the kept sync block is reused even for files changed a moment ago (tests are quick)
+    monkeypatch.setattr(state, "RACY_SECONDS", -1e9)
+
+
+def test_outside_git_the_block_is_null(tmp_path):
+    init_letterbox(tmp_path / "box", ["alpha"])
+    assert find_repo(tmp_path / "box") is None
+    assert scan(tmp_path / "box").scope.to_json()["sync"] is None
+
+
+def test_a_letterbox_in_a_sub_directory_of_a_larger_repository(tmp_path):
+    git(tmp_path, "init", "-q")
+    init_letterbox(tmp_path / "team" / "mail", ["alpha", "beta"])
+    repo = find_repo(tmp_path / "team" / "mail")
+    assert repo is not None and repo.prefix == "team/mail"
+    put(tmp_path, "team/mail/beta/inbox/" + L1 + ".md", letter_text(L1))
+    put(tmp_path, "README.txt", "not mail")
+    block = scan(tmp_path / "team" / "mail").scope.sync
+    assert block["head"] is None and block["upstream"] is None
+    assert block["uncommitted"] == 1  # the letter; not the file outside the letterbox
+
+
+def test_never_fetched_ahead_and_behind(tmp_path):
+    remote, a, b = machines(tmp_path)
+    # never fetched: an upstream is configured but its ref is not here
+    c = tmp_path / "c"
+    init_letterbox(c, ["alpha", "beta"])
+    init_git(c)
+    branch = git(c, "symbolic-ref", "--short", "HEAD").strip()
+    git(c, "remote", "add", "origin", str(remote))
+    git(c, "config", f"branch.{branch}.remote", "origin")
+    git(c, "config", f"branch.{branch}.merge", f"refs/heads/{branch}")
+    block = state.status(c)
+    assert block["upstream"] == f"origin/{branch}"
+    assert (block["fetched_at"], block["behind"], block["ahead"]) == (None, None, 1)
+    assert state.behind_line(block) == f"local copy never fetched from origin/{branch}"
+
+    # current: a clone, nothing new
+    block = state.status(b)
+    assert (block["ahead"], block["behind"], block["uncommitted"]) == (0, 0, 0)
+    assert block["fetched_at"] is not None and state.behind_line(block) == ""
+
+    # ahead: a letter written (uncommitted), then committed without pushing
+    put(a, f"beta/inbox/{L1}.md", letter_text(L1))
+    assert state.status(a)["uncommitted"] == 1
+    sync(a, push=False)
+    block = state.status(a)
+    assert (block["ahead"], block["behind"], block["uncommitted"]) == (1, 0, 0)
+    assert block["head"] == git(a, "rev-parse", "HEAD").strip()
+
+    # behind: another machine pushed; reading never fetches, --fetch does
+    put(b, f"alpha/inbox/{L2}.md", letter_text(L2, frm="beta", to="alpha"))
+    sync(b)
+    assert state.status(a)["behind"] == 0
+    fetch(a)
+    block = state.status(a)
+    assert (block["ahead"], block["behind"]) == (1, 1)
+    assert state.behind_line(block) == f"local copy as of {block['fetched_at']}, 1 behind"
+    # then a sync takes the other machine's letter and gives its own
+    sync(a)
+    assert (state.status(a)["ahead"], state.status(a)["behind"]) == (0, 0)
+    assert set(letters(a)) == {f"beta/inbox/{L1}.md", f"alpha/inbox/{L2}.md"}
+
+
+def test_the_kept_block_follows_every_change(tmp_path, monkeypatch):
+    _, a, _ = machines(tmp_path)
+    first = state.status(a)
+    calls = []
+    real = subprocess.run
+    monkeypatch.setattr(subprocess, "run", lambda *a, **k: calls.append(a) or real(*a, **k))
+    assert state.status(a) == first and calls == []  # nothing changed: no git call
+    put(a, f"beta/inbox/{L1}.md", letter_text(L1))
+    assert state.status(a)["uncommitted"] == 1 and calls
+    git(a, "add", "-A")
+    git(a, "-c", "user.name=t", "-c", "user.email=t@x", "commit", "-qm", "x")
+    block = state.status(a)
+    assert (block["uncommitted"], block["ahead"]) == (0, 1)
+
+
+def test_sync_commits_only_the_letterbox_and_never_temporaries_or_locks(tmp_path):
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    top = tmp_path / "project"
+    top.mkdir()
+    git(top, "init", "-q")
+    put(top, "code.py", "print(1)\n")
+    git(top, "add", "code.py")
+    git(top, "-c", "user.name=t", "-c", "user.email=t@x", "commit", "-qm", "code")
+    git(top, "remote", "add", "origin", str(remote))
+    mail = top / "mail"
+    init_letterbox(mail, ["alpha", "beta"])
+    init_git(mail)  # the existing repository is used, with the letterbox's .gitignore
+    assert not (mail / ".git").exists()
+    put(top, "code.py", "print(2)\n")  # a change outside the letterbox
+    put(top, "notes.txt", "outside\n")  # an untracked file outside it
+    put(mail, f"beta/inbox/{L1}.md", letter_text(L1))
+    put(mail, f"beta/inbox/.{L2}.md.tmp.123456", "half a lett")  # a writer's temporary
+    put(mail, f"beta/inbox/{L2}.md.lifecycle.lock/pid", "99999\n")  # a lifecycle lock
+    put(mail, "alpha/status.md", "busy\n")
+    put(mail, "locks/deploy/lease", "owner=alpha taken=2026-01-01T00:00:00Z\n")
+    result = sync(mail)
+    assert result.pushed
+    changed = git(top, "show", "--name-only", "--format=", "HEAD").split()
+    assert sorted(changed) == sorted([
+        "mail/.gitignore", "mail/alpha/inbox/.gitkeep", "mail/alpha/processed/.gitkeep",
+        "mail/beta/inbox/.gitkeep", "mail/beta/processed/.gitkeep",
+        f"mail/beta/inbox/{L1}.md", "mail/alpha/status.md", "mail/locks/deploy/lease",
+    ])
+    assert git(top, "status", "--porcelain", "--", "code.py", "notes.txt").split() == ["M", "code.py", "??", "notes.txt"]
+    assert git(top, "show", "HEAD:code.py") == "print(1)\n"
+
+
+def test_a_letter_whose_lifecycle_lock_is_held_waits_for_the_next_sync(tmp_path):
+    _, a, _ = machines(tmp_path)
+    put(a, f"beta/inbox/{L1}.md", letter_text(L1))
+    (a / "beta" / "inbox" / f"{L1}.md.lifecycle.lock").mkdir()
+    result = sync(a)
+    assert result.waiting == [f"beta/inbox/{L1}.md"] and result.committed == []
+    (a / "beta" / "inbox" / f"{L1}.md.lifecycle.lock").rmdir()
+    assert sync(a).committed == [f"beta/inbox/{L1}.md"]
+
+
+def test_a_same_path_conflict_is_refused_and_both_sides_keep_their_letters(tmp_path):
+    _, a, b = machines(tmp_path)
+    put(a, f"beta/inbox/{L2}.md", letter_text(L2))
+    put(b, f"beta/inbox/{L1}.md", letter_text(L1, body="from b\n"))
+    sync(b)
+    put(a, f"beta/inbox/{L1}.md", letter_text(L1, body="from a\n"))  # same path, other bytes
+    before, head = tree(a), git(a, "rev-parse", "HEAD")
+    index = (a / ".git" / "index").read_bytes()
+    with pytest.raises(SyncError, match=f"conflict with the remote on beta/inbox/{L1}.md"):
+        sync(a)
+    assert tree(a) == before and git(a, "rev-parse", "HEAD") == head
+    assert (a / ".git" / "index").read_bytes() == index
+    assert letters(a)[f"beta/inbox/{L1}.md"].endswith(b"from a\n")
+    assert letters(b)[f"beta/inbox/{L1}.md"].endswith(b"from b\n")
+    assert f"beta/inbox/{L2}.md" in letters(a)
+
+
+def test_one_letter_moved_two_ways_is_refused(tmp_path):
+    _, a, b = machines(tmp_path, seats=("alpha", "beta"))
+    put(a, f"beta/inbox/{L1}.md", letter_text(L1))
+    sync(a)
+    sync(b)
+    (b / "beta" / "inbox" / f"{L1}.md").rename(b / "beta" / "processed" / f"{L1}.md")
+    sync(b)
+    (a / "beta" / "archive").mkdir()
+    (a / "beta" / "inbox" / f"{L1}.md").rename(a / "beta" / "archive" / f"{L1}.md")
+    before = tree(a)
+    with pytest.raises(SyncError, match="conflict"):
+        sync(a)
+    assert tree(a) == before
+
+
+@pytest.mark.parametrize("url", ["missing.git", "ssh://nobody@127.0.0.1:1/x.git"])
+def test_an_unreachable_remote_changes_nothing_here(tmp_path, url):
+    _, a, _ = machines(tmp_path)
+    git(a, "remote", "set-url", "origin", str(tmp_path / url) if "://" not in url else url)
+    put(a, f"beta/inbox/{L1}.md", letter_text(L1))
+    before, head = tree(a), git(a, "rev-parse", "HEAD")
+    with pytest.raises(SyncError, match="fetch from origin: "):
+        sync(a)
+    assert tree(a) == before and git(a, "rev-parse", "HEAD") == head
+    assert state.status(a)["uncommitted"] == 1
+
+
+def test_no_remote_and_no_repository_are_one_line_refusals(tmp_path):
+    init_letterbox(tmp_path / "box", ["alpha"])
+    with pytest.raises(SyncError, match="not in a git repository"):
+        sync(tmp_path / "box")
+    init_git(tmp_path / "box")
+    with pytest.raises(SyncError, match="no remote"):
+        sync(tmp_path / "box")
