@@ -20,7 +20,7 @@ from tests.core.helpers import on_open, once_on_open, scan_within
 
 SCOPE_KEYS = [
     "root", "participants", "files", "letters", "legacy", "unreadable", "unsupported", "partial", "atomic",
-    "complete", "scanned_at",
+    "complete", "sync", "scanned_at",
 ]
 
 
@@ -43,7 +43,7 @@ def test_empty_letterbox_is_complete(box):
     assert scope == {
         "root": os.path.realpath(box.root), "participants": ["alpha", "beta"], "files": 0, "letters": 0,
         "legacy": 0, "unreadable": [], "unsupported": [], "partial": False, "atomic": True, "complete": True,
-        "scanned_at": "2026-11-29T14:00:00Z",
+        "sync": None, "scanned_at": "2026-11-29T14:00:00Z",
     }
 
 
