@@ -31,6 +31,7 @@ from letterbox_tui.core.settings import Settings, UserSettings, load_settings, l
 from .commands import LetterboxCommands
 from .model import VIEW_BY_NAME, VIEWS, AppModel, span
 from .sanitize import clean, cleans
+from .truth_file import TruthFileMixin
 from .themes import BUILTIN, DEFAULT_THEME, APP_VARIABLES, load_themes, shipped_themes_dir, user_themes_dir
 from .widgets.letter_list import LetterList, ListRow
 from .widgets.letter_pane import LetterPane
@@ -86,7 +87,7 @@ def folder_fingerprint(root: str) -> tuple:
     return tuple(out)
 
 
-class LetterboxApp(App[int]):
+class LetterboxApp(TruthFileMixin, App[int]):
     """Humans auditing seats: what is owed and late, what is in dispute, what is true."""
 
     CSS_PATH = "app.tcss"
@@ -121,6 +122,7 @@ class LetterboxApp(App[int]):
         Binding("d", "dispute", "Dispute", show=False, id="letter.dispute"),
         Binding("u", "rule", "Rule", show=False, id="letter.rule"),
         Binding("R", "review", "Review", show=False, id="app.review"),
+        Binding("W", "write_truth", "Write truth file", show=False, id="truth.write"),
         Binding("f5,ctrl+r", "rescan", "Rescan", show=False, id="app.rescan"),
         Binding("escape", "escape", "Back", show=False, id="app.escape"),
     ]
@@ -340,6 +342,7 @@ class LetterboxApp(App[int]):
             self._show_mailbox(keep=keep)
         self._update_topbar()
         self._update_banner()
+        self.check_truth_file()
 
     @on(Worker.StateChanged)
     def _worker_changed(self, event: Worker.StateChanged) -> None:
@@ -510,6 +513,8 @@ class LetterboxApp(App[int]):
         n = getattr(self, "shown_rows", 0)
         parts.append(Content.styled(f" · {n} row{'s' if n != 1 else ''}", "$text-muted"))
         parts.append(Content.styled(" · body: " + ("Markdown" if self.letter_pane.markdown else "as written"), "$text-muted"))
+        if self.mailbox_id == "view:truth":
+            parts.append(self.truth_status_text())
         line.update(Content("").join(parts))
 
     def _selected_key(self) -> str | None:
