@@ -31,6 +31,7 @@ import stat
 import subprocess
 import time
 from collections.abc import Callable
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,6 +43,8 @@ ZERO = "0" * 40
 PUSH_ATTEMPTS = 8
 #: how long a sync waits for another sync of the same copy
 LOCK_WAIT = 120.0
+#: how long the update waits for a letter's lifecycle lock (a writer holds it briefly)
+LOCK_LETTER_WAIT = 10.0
 
 
 @dataclass
@@ -370,7 +373,52 @@ def _update_tree(repo: Repo, old: str | None, new: str | None) -> int:
         # a symlink or submodule among the changes: git writes those itself
         git(repo, "read-tree", "-m", "-u", old or new, new)
         return len(changes)
-    _check_tree(repo, changes)
+    with ExitStack() as held:
+        # a letter moved or closed by the upstream is not touched while a local writer
+        # holds its lifecycle lock (a reply or a move in progress here): the protocol's
+        # lock, taken as a writer takes it, each in name order
+        for seat_dir, name in sorted({_letter_of(repo, c[5]) for c in changes} - {None}):
+            held.enter_context(_lifecycle(seat_dir, name))
+        _check_tree(repo, changes)
+        _apply(repo, changes)
+    return len(changes)
+
+
+def _letter_of(repo: Repo, path: str) -> tuple[str, str] | None:
+    """(the seat's directory, ``<id>.md``) when ``path`` is a letter or its sidecar whose
+    seat has an inbox here, else None."""
+    if not repo.inside(path):
+        return None
+    parts = repo.local(path).split("/")
+    if len(parts) != 3 or parts[1] not in ("inbox", "processed"):
+        return None
+    name = parts[2].removesuffix(".ack")
+    seat_dir = os.path.join(repo.top, repo.prefix, parts[0])
+    if not name.endswith(".md") or name.startswith(".") or not os.path.isdir(os.path.join(seat_dir, "inbox")):
+        return None
+    return seat_dir, name
+
+
+def _lifecycle(seat_dir: str, name: str):
+    from pathlib import Path
+
+    from .errors import LetterboxError
+    from .write.lifecycle import lifecycle_lock
+
+    @contextmanager
+    def held():
+        try:
+            with lifecycle_lock(Path(seat_dir) / "inbox", name, timeout=LOCK_LETTER_WAIT):
+                yield
+        except LetterboxError as exc:
+            if isinstance(exc, SyncError):
+                raise
+            raise SyncError(f"update: {exc}; nothing was changed, sync again") from None
+
+    return held()
+
+
+def _apply(repo: Repo, changes: list[tuple[str, str, str, str, str, str]]) -> None:
     for m1, m2, s1, s2, kind, path in changes:
         full = os.path.join(repo.top, path)
         if kind == "D":
@@ -381,7 +429,6 @@ def _update_tree(repo: Repo, old: str | None, new: str | None) -> int:
             continue
         data = git(repo, "cat-file", "blob", s2).stdout
         _publish(full, data, int(m2, 8) & 0o777, replace=kind != "A")
-    return len(changes)
 
 
 def _check_tree(repo: Repo, changes: list[tuple[str, str, str, str, str, str]]) -> None:
@@ -460,8 +507,9 @@ def _push(repo: Repo, remote: str, branch: str, head: str | None) -> bool:
         tracking = f"refs/remotes/{remote}/{branch}"
         git(repo, "update-ref", "-m", "update by push", tracking, head, check=False)
         return True
-    text = (done.stdout + done.stderr).decode("utf-8", "replace")
-    if "[rejected]" in text or "non-fast-forward" in text or "fetch first" in text or "stale info" in text:
+    # a ref the remote refused ("!" in --porcelain): moved meanwhile (not a fast-forward,
+    # or another push held its lock); tried again after a fetch, a few times
+    if any(line.startswith("!") for line in done.stdout.decode("utf-8", "replace").splitlines()):
         return False
     raise SyncError(f"push to {remote}: {last_line(done.stderr) or 'failed'} "
                     "(your letters are committed here; sync again)")
