@@ -244,6 +244,34 @@ class DigestDocument(TypedDict):
     scope: Scope
 
 
+class DigestFileDocument(TypedDict):
+    """``digest --write PATH --json`` and ``digest --check PATH --json``."""
+
+    path: str
+    status: Literal["written", "unchanged", "current", "stale"]
+    source: str  # "sha256:" and the hash over the letters the digest cites
+    cited: int
+    detail: str
+    scope: Scope
+
+
+class LastReview(TypedDict):
+    id: str
+    path: str
+    sent: str
+
+
+class ReviewCheckDocument(TypedDict):
+    """``review --check --every INTERVAL --as S --json``."""
+
+    seat: str
+    every: str
+    at: str
+    due: bool
+    last: LastReview | None
+    scope: Scope
+
+
 class SyncDocument(TypedDict):
     """``sync --json``: what one sync did, then how current the copy is."""
 
@@ -270,7 +298,8 @@ DOCUMENTS: dict[str, Any] = {
     "owed": OwedDocument,
     "disputes": DisputesDocument,
     "check": CheckDocument,
-    "digest": DigestDocument,
+    "digest": Union[DigestDocument, DigestFileDocument],
+    "review": ReviewCheckDocument,
     "sync": SyncDocument,
 }
 

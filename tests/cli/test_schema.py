@@ -55,6 +55,11 @@ def _every_output(capsys, root, sample):
     yield "disputes", _json(capsys, root, "disputes")
     yield "check", _json(capsys, root, "check")
     yield "digest", _json(capsys, root, "digest", "--at", AT)
+    truth = root.parent / f"{root.name}-truth.md"
+    yield "digest", _json(capsys, root, "digest", "--at", AT, "--write", str(truth))
+    yield "digest", _json(capsys, root, "digest", "--at", AT, "--check", str(truth))
+    seat = sorted(scan(root).seats)[0]
+    yield "review", _json(capsys, root, "review", "--check", "--every", "1d", "--as", seat, "--at", AT)
     for letter_id in ids:
         for command in BY_ID:
             yield command, _json(capsys, root, command, letter_id)
