@@ -17,7 +17,8 @@ from argparse import Namespace
 from letterbox_tui.core import sync as sync_state
 from letterbox_tui.core.sync_run import sync
 
-from .common import emit_json, open_root
+from .common import open_root
+from .output import emit_json
 
 #: a fetch's progress is shown once it has taken this long
 PROGRESS_AFTER = 1.0

@@ -73,7 +73,7 @@ def test_reading_commands_say_how_current_the_copy_is(tmp_path, capsys):
 
 
 def test_a_memoised_answer_follows_the_copy_state(tmp_path, capsys, monkeypatch):
-    from letterbox_tui.core import memo
+    from letterbox_tui.core.speed import memo
 
     monkeypatch.setattr(memo, "RACY_NS", 0)
     _, a, b = machines(tmp_path)
