@@ -1,8 +1,12 @@
-"""What the app shows, computed from one scan: views, mailboxes, counts and row text.
+"""What the app shows, from one scan: the core's views as list rows, mailboxes, counts and
+row text.
 
-Built in the scan worker (a thread) from a ``Snapshot`` and its ``Resolution``; widgets
-only read it. Nothing here imports a widget. Every string that came from a letter is
-turned into ``Content`` through ``sanitize.clean`` before it leaves this module.
+Every view is computed in core (``letterbox_tui.core.views``), the same function the
+command line prints; this module only turns them into rows and ``Content``. The model
+keeps each view it rendered (``owed``, ``disputes``, ``truth``, ``problems``, ``digest``;
+``thread()`` and ``query_view()`` on demand) so what a face shows can be checked against
+the other face. Built in the scan worker (a thread); widgets only read it. Every string
+that came from a letter is turned into ``Content`` through ``sanitize.clean``.
 """
 
 from __future__ import annotations
@@ -14,11 +18,21 @@ from datetime import datetime, timedelta
 
 from textual.content import Content
 
+from letterbox_tui.core.check import Finding
 from letterbox_tui.core.errors import LetterboxError
-from letterbox_tui.core.files import TOO_LARGE_TO_HASH, read_file
 from letterbox_tui.core.model import Answer, Letter, Reason, Snapshot
+from letterbox_tui.core.query import QueryResult
 from letterbox_tui.core.resolve import Resolution
 from letterbox_tui.core.settings import Settings
+from letterbox_tui.core.views.disputes import DisputesView, disputes_view
+from letterbox_tui.core.views.exists import Exists, exists_view
+from letterbox_tui.core.views.letterfile import status_line
+from letterbox_tui.core.views.mailboxes import mailbox_letters, seat_mailboxes
+from letterbox_tui.core.views.order import newest_first as by_newest
+from letterbox_tui.core.views.owed import OwedItem, OwedView, owed_view
+from letterbox_tui.core.views.problems import ProblemsView, problems_view
+from letterbox_tui.core.views.thread import ThreadView, thread_view
+from letterbox_tui.core.views.truth import TruthView, truth_view
 
 from .sanitize import clean, cleans
 from .widgets.letter_list import ListRow
@@ -48,17 +62,6 @@ class Mailbox:
     status: Content | None = None  # the seat's status note, first line
 
 
-@dataclass(slots=True)
-class Finding:
-    """A problem or warning shown in the Problems view."""
-
-    code: str
-    severity: str
-    detail: str
-    letters: tuple[str, ...] = ()
-    paths: tuple[str, ...] = ()
-
-
 @dataclass
 class AppModel:
     root: str
@@ -72,6 +75,12 @@ class AppModel:
     warning_count: int = 0
     findings: list[Finding] = field(default_factory=list)
     last_review: Letter | None = None
+    # the core's views, as rendered (None until computed)
+    owed: OwedView | None = None
+    disputes: DisputesView | None = None
+    truth: TruthView | None = None
+    problems: ProblemsView | None = None
+    _threads: dict[str, ThreadView] = field(default_factory=dict)
     _cache: dict[str, list[ListRow]] = field(default_factory=dict)
 
     # --- building -----------------------------------------------------------------
@@ -118,80 +127,72 @@ class AppModel:
         return [ListRow(x.path, x) for x in by_newest(self.snapshot.letters)]
 
     def _owed_rows(self) -> list[ListRow]:
-        from letterbox_tui.core.owed import owed
-
-        res, at = self.res, self.at
+        self.owed = view = owed_view(self.res)
         rows: list[ListRow] = []
-        late_total = 0
-        for group in owed(res):
-            lates = sum(1 for x in group.items if res.late(x).yes)
-            late_total += lates
-            unknown = sum(1 for x in group.items if res.late(x).unknown or res.answered(x).unknown)
+        for group in view.groups:
             words = [f"{len(group.items)}"]
-            if lates:
-                words.append(f"{lates} late")
-            if unknown:
-                words.append(f"{unknown} uncertain")
+            if group.late:
+                words.append(f"{group.late} late")
+            if group.uncertain:
+                words.append(f"{group.uncertain} uncertain")
             heading = Content.assemble(
                 (" ", ""), clean(group.seat, single_line=True, style="bold"), (" owes ", ""),
-                (" · ".join(words), "$late" if lates else ""),
+                (" · ".join(words), "$late" if group.late else ""),
             )
             rows.append(ListRow(f"group:{group.seat}", heading=heading))
-            for x in group.items:
-                note, style = owed_note(x, res, at)
-                rows.append(ListRow(x.path, x, note=note, note_style=style))
-        self.late_count = late_total
+            for item in group.items:
+                note, style = owed_note(item)
+                rows.append(ListRow(item.letter.path, item.letter, note=note, note_style=style))
+        self.late_count = view.late
         return rows
 
     def _dispute_rows(self) -> list[ListRow]:
+        self.disputes = view = disputes_view(self.res)
         rows: list[ListRow] = []
-        for od in self.res.open_disputes():
+        for od in view.disputes:
             rows.append(ListRow(od.dispute.path, od.dispute, note="open dispute", note_style="$dispute"))
-            for x in od.disputed:
-                cur = self.res.current(x)
+            for x, cur in od.disputed:
                 rows.append(ListRow(f"{od.dispute.path}>{x.path}", x, note=f"current: {cur.value}", depth=1))
         return rows
 
     def _truth_rows(self) -> list[ListRow]:
-        """Current truth, as ``digest`` has it: decisions in force; then rulings and the
-        heads of other supersession chains; then chains whose head the record cannot
-        settle, each candidate head with its reasons."""
-        res = self.res
-        seen_chains: set[str] = set()
-        decisions: list[ListRow] = []
-        others: list[ListRow] = []
-        doubt: list[ListRow] = []
-        for x in by_newest(self.snapshot.letters):
-            in_chain = bool(x.supersedes) or bool(res.superseders(x))
-            if not in_chain and x.type not in ("decision", "ruling"):
-                continue
-            cur = res.current(x)
-            if cur.yes:
-                note = "in force (ruled)" if any(r.code == "ruled" for r in cur.reasons) else "in force"
-                row = ListRow(x.path, x, note=note, note_style="$current")
-                (decisions if x.type == "decision" else others).append(row)
-            elif cur.unknown:
-                chain = res.chain(x) if in_chain else [x]
-                key = min(c.path for c in chain) if chain else x.path
-                if key in seen_chains:
-                    continue
-                seen_chains.add(key)
-                for h in (res.heads(x) if in_chain else []) or [x]:
-                    codes = ", ".join(sorted({r.code for r in res.current(h).reasons})) or "unknown"
-                    doubt.append(ListRow(h.path, h, note=f"? {codes}", note_style="$unknown"))
+        """Current truth: decisions in force; then rulings and the heads of other
+        supersession chains; then chains whose head the record cannot settle, each
+        candidate head with its reasons (``core.views.truth``)."""
+        self.truth = view = truth_view(self.res)
         out: list[ListRow] = []
-        for key, title, rows, style in (
-            ("group:decisions", "Decisions in force", decisions, "bold"),
-            ("group:others", "Rulings and other superseding letters in force", others, "bold"),
-            ("group:doubt", "In doubt: the record cannot settle which is current", doubt, "bold $unknown"),
+        for key, title, items, style in (
+            ("group:decisions", "Decisions in force", view.decisions, "bold"),
+            ("group:others", "Rulings and other superseding letters in force", view.others, "bold"),
+            ("group:doubt", "In doubt: the record cannot settle which is current", view.doubt, "bold $unknown"),
         ):
-            if rows:
-                out.append(ListRow(key, heading=Content.styled(f" {title} ({len(rows)})", style)))
-                out.extend(rows)
+            if not items:
+                continue
+            out.append(ListRow(key, heading=Content.styled(f" {title} ({len(items)})", style)))
+            for item in items:
+                if key == "group:doubt":
+                    note, nstyle = f"? {', '.join(item.codes) or 'unknown'}", "$unknown"
+                else:
+                    note, nstyle = ("in force (ruled)" if item.ruled else "in force"), "$current"
+                out.append(ListRow(item.letter.path, item.letter, note=note, note_style=nstyle))
         return out
 
+    def digest(self, seat: str | None = None) -> dict:
+        """``digest``'s data at the model's clock (what ``letterbox-tui digest`` prints)."""
+        from letterbox_tui.core.digest import digest
+
+        return digest(self.res, seat)
+
+    def thread(self, thread_id: str) -> ThreadView:
+        """The thread's reply tree (``core.views.thread``), built once per scan."""
+        view = self._threads.get(thread_id)
+        if view is None:
+            view = self._threads[thread_id] = thread_view(self.res, thread_id)
+        return view
+
     def _problem_rows(self) -> list[ListRow]:
-        self.findings = findings_for(self.res)
+        self.problems = problems_view(self.res)
+        self.findings = list(self.problems.findings)
         rows = []
         by_path = {x.path: x for x in self.snapshot.letters}
         for i, f in enumerate(self.findings):
@@ -204,31 +205,18 @@ class AppModel:
     def mailboxes(self) -> list[Mailbox]:
         out = [Mailbox(vid, label, self.counts.get(vid), late=self.late_count if vid == "view:owed" else 0)
                for vid, label, _ in VIEWS]
-        counts: dict[tuple[str, str], int] = {}
-        for x in self.snapshot.letters:
-            counts[(x.seat, x.folder)] = counts.get((x.seat, x.folder), 0) + 1
-            counts[(x.sender, "sent")] = counts.get((x.sender, "sent"), 0) + 1
-        scoped = set(self.snapshot.scope.participants)
-        for seat in self.snapshot.seats:
-            if seat not in scoped:
-                continue
-            out.append(Mailbox(f"seat:{seat}", seat, seat=seat, status=self.status_note(seat)))
+        for seat in seat_mailboxes(self.snapshot):
+            status = clean(seat.status, single_line=True) if seat.status else None
+            out.append(Mailbox(f"seat:{seat.seat}", seat.seat, seat=seat.seat, status=status))
             for folder, label in SEAT_FOLDERS:
-                out.append(Mailbox(f"seat:{seat}:{folder}", label, counts.get((seat, folder), 0), seat=seat))
+                out.append(Mailbox(f"seat:{seat.seat}:{folder}", label, seat.counts[folder], seat=seat.seat))
         for name in self.settings.queries:
             out.append(Mailbox(f"query:{name}", name))
         return out
 
     def status_note(self, seat: str) -> Content | None:
-        rel = self.snapshot.status_notes.get(seat)
-        if not rel:
-            return None
-        text, _, err = read_letter_file(self.root, rel, STATUS_LIMIT)
-        if err:
-            return clean(f"status unreadable: {err}", single_line=True)
-        lines = [ln.strip() for ln in text.splitlines() if ln.strip() and ln.strip() != "---"]
-        lines = [ln for ln in lines if not ln.startswith("#")] or lines
-        return clean(lines[0][:120], single_line=True) if lines else None
+        line = status_line(self.root, self.snapshot.status_notes.get(seat), STATUS_LIMIT)
+        return clean(line, single_line=True) if line else None
 
     def rows(self, mailbox_id: str) -> list[ListRow] | None:
         """The rows of a mailbox (None: a built-in view still being computed by the
@@ -242,11 +230,7 @@ class AppModel:
         if mailbox_id.startswith("seat:"):
             _, seat, *rest = mailbox_id.split(":")
             folder = rest[0] if rest else "inbox"
-            if folder == "sent":
-                pick = [x for x in self.snapshot.letters if x.sender == seat]
-            else:
-                pick = [x for x in self.snapshot.letters if x.seat == seat and x.folder == folder]
-            rows = [ListRow(x.path, x) for x in by_newest(pick)]
+            rows = [ListRow(x.path, x) for x in mailbox_letters(self.snapshot, seat, folder)]
         elif mailbox_id.startswith("query:"):
             name = mailbox_id.split(":", 1)[1]
             rows = self.query_rows(self.settings.queries.get(name, ""))
@@ -255,8 +239,9 @@ class AppModel:
         self._cache[mailbox_id] = rows
         return rows
 
-    def query_rows(self, text: str) -> list[ListRow]:
-        """Rows for a query in SPEC 6 terms: matches, then unknown rows with reasons."""
+    def query_view(self, text: str) -> tuple[QueryResult, Exists]:
+        """A query in SPEC 6 terms, and its ``exists`` verdict (as the command line has
+        them); raises ``LetterboxError`` for a bad query."""
         from letterbox_tui.core.query import parse_query, run_query
 
         try:
@@ -272,6 +257,11 @@ class AppModel:
 
             res = resolve(self.snapshot, query.at)  # at=T: "now" for late
         result = run_query(query, res)
+        return result, exists_view(result, self.snapshot)
+
+    def query_rows(self, text: str) -> list[ListRow]:
+        """Rows for a query in SPEC 6 terms: matches, then unknown rows with reasons."""
+        result, _ = self.query_view(text)
         rows = [ListRow(x.path, x) for x in by_newest(result.matches)]
         if result.unknown:
             rows.append(ListRow("group:unknown", heading=Content.styled(
@@ -331,15 +321,6 @@ BUILDERS = {
 
 # --- helpers shared with the letter pane -----------------------------------------------
 
-def by_newest(letters: Sequence[Letter]) -> list[Letter]:
-    """Newest first by ``sent``; letters without a time last, then by id."""
-    timed = [x for x in letters if x.sent_at is not None]
-    untimed = [x for x in letters if x.sent_at is None]
-    timed.sort(key=lambda x: (x.sent_at, x.id), reverse=True)
-    untimed.sort(key=lambda x: x.id)
-    return timed + untimed
-
-
 def _slug(x: Letter) -> str:
     from letterbox_tui.core.query import slug
 
@@ -366,22 +347,17 @@ def span(delta: timedelta) -> str:
     return f"{m}m"
 
 
-def owed_note(x: Letter, res: Resolution, at: datetime) -> tuple[str, str]:
-    """How an owed task stands: late by how much, due when, or unknown and why."""
-    late = res.late(x)
-    answered = res.answered(x)
-    if late.yes and x.deadline_at is not None:
-        return f"LATE {span(at - x.deadline_at)}", "bold $late"
-    if late.unknown or answered.unknown:
-        reasons = late.reasons if late.unknown else answered.reasons
-        codes = ", ".join(sorted({r.code for r in reasons})) or "unknown"
-        return f"? {codes}", "$unknown"
-    if x.deadline_at is not None:
-        left = x.deadline_at - at
-        if left <= DUE_SOON:
-            return f"due in {span(left)}", "bold $due-soon"
-        return f"due in {span(left)}", ""
-    if x.deadline:
+def owed_note(item: OwedItem) -> tuple[str, str]:
+    """How an owed task stands (``core.views.owed``): late by how much, due when, or
+    unknown and why."""
+    kind = item.standing
+    if kind == "late":
+        return f"LATE {span(item.delta)}", "bold $late"
+    if kind == "uncertain":
+        return f"? {', '.join(item.codes) or 'unknown'}", "$unknown"
+    if kind == "due":
+        return f"due in {span(item.delta)}", "bold $due-soon" if item.delta <= DUE_SOON else ""
+    if kind == "ambiguous-deadline":
         return "deadline ambiguous", "$unknown"
     return "no deadline", "$text-muted"
 
@@ -446,48 +422,6 @@ def type_style(kind: str) -> str:
         "dispute": "$dispute", "ruling": "$dispute", "decision": "$success", "review": "$secondary",
         "ack": "$text-muted", "nack": "$warning", "result": "$success",
     }.get(kind, "")
-
-
-def findings_for(res: Resolution) -> list[Finding]:
-    """``check``'s findings, problems first (the order within each is check's)."""
-    from letterbox_tui.core.check import check
-
-    found = [Finding(f.code, f.severity, f.detail, tuple(f.letters), tuple(f.paths)) for f in check(res)]
-    found.sort(key=lambda f: 0 if f.severity == "problem" else 1)
-    return found
-
-
-# --- reading files for the letter pane ----------------------------------------------------
-
-def read_letter_file(root: str, rel: str, limit: int = BODY_LIMIT) -> tuple[str, bool, str]:
-    """At most ``limit`` bytes of ``root/rel``, read through ``core.files`` (no symlink is
-    followed, a FIFO never blocks). Returns (text, truncated, error); text is decoded with
-    replacement, never raising."""
-    f = read_file(root, rel, keep=limit, hashing=False)
-    if f.error is not None:
-        return "", False, f.error.removeprefix("cannot read: ")
-    return f.data.decode("utf-8", errors="replace"), f.truncated, ""
-
-
-def split_body(text: str) -> str:
-    """The body: what follows the header's closing ``---`` line."""
-    lines = text.split("\n")
-    if not lines or lines[0].rstrip("\r") != "---":
-        return text
-    for i in range(1, len(lines)):
-        if lines[i].rstrip("\r") == "---":
-            return "\n".join(lines[i + 1:])
-    return ""
-
-
-def sha256_of(root: str, rel: str, limit: int = 64 * 1024 * 1024) -> str:
-    """The file's sha256, or a parenthesised reason it has none (read through ``core.files``)."""
-    f = read_file(root, rel, keep=0, hash_limit=limit)
-    if f.sha256 is not None:
-        return f.sha256
-    if f.error == TOO_LARGE_TO_HASH:
-        return "(file too large to hash here)"
-    return f"({f.error})"
 
 
 def reason_lines(reasons: Sequence[Reason], brief: bool = False) -> list[Content]:

@@ -119,11 +119,11 @@ def cmd_query(args: Namespace, memo: Memoised | None = None) -> int:
 
 @_collector_paused
 def cmd_exists(args: Namespace, memo: Memoised | None = None) -> int:
-    from letterbox_tui.core.views.exists import exists
+    from letterbox_tui.core.views.exists import exists_view
 
     query, snapshot, res, result = _run(args)
     scope = snapshot.scope
-    verdict = exists(result, snapshot)
+    verdict = exists_view(result, snapshot)
     out = verdict.to_json()
     if memo is not None:
         return memo.emit(out, snapshot, res, query)

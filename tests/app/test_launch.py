@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import os
-
 import pytest
 from textual.widgets import Static
 
 from letterbox_tui.app import make_app
-from letterbox_tui.app.model import read_letter_file, split_body
 from letterbox_tui.cli import main
 from letterbox_tui.core.errors import LetterboxError
 from tests.app.helpers import SIZE, app_for, scanned
@@ -39,30 +36,3 @@ async def test_partial_scope_shows_the_banner_and_only_its_seats(letterbox):
         assert "partial scope (planner only)" in app.query_one("#banner", Static).render().plain
         ids = [mb.id for mb in app.model.mailboxes()]
         assert "seat:planner:inbox" in ids and not any(i.startswith("seat:builder") for i in ids)
-
-
-def test_body_read_never_follows_a_symlink_or_blocks(tmp_path):
-    root = tmp_path / "r"
-    (root / "a" / "inbox").mkdir(parents=True)
-    secret = tmp_path / "secret.md"
-    secret.write_text("---\nid: s\n---\nsecret\n")
-    os.symlink(secret, root / "a" / "inbox" / "link.md")
-    text, truncated, err = read_letter_file(str(root), "a/inbox/link.md")
-    assert text == "" and err
-    os.mkfifo(root / "a" / "inbox" / "fifo.md")
-    text, truncated, err = read_letter_file(str(root), "a/inbox/fifo.md")
-    assert text == "" and err == "not a regular file"
-    os.symlink(root / "a" / "inbox", root / "a" / "linked")
-    (root / "a" / "inbox" / "x.md").write_text("---\nid: x\n---\nbody\n")
-    assert read_letter_file(str(root), "a/linked/x.md")[2]  # a symlinked folder is refused too
-    (root / "a" / "inbox" / "big.md").write_bytes(b"---\nid: b\n---\n" + b"x" * 5000 + b"\xff")
-    text, truncated, err = read_letter_file(str(root), "a/inbox/big.md", limit=1000)
-    assert truncated and len(text) == 1000 and not err
-    text, truncated, err = read_letter_file(str(root), "a/inbox/big.md")
-    assert not truncated and text.endswith("\ufffd")  # bad UTF-8 is replaced, never raised
-
-
-def test_split_body():
-    assert split_body("---\nid: x\n---\nhello\n---\nmore") == "hello\n---\nmore"
-    assert split_body("---\r\nid: x\r\n---\r\nhi") == "hi"
-    assert split_body("no header") == "no header"

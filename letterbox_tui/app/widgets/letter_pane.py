@@ -23,7 +23,9 @@ from textual.widgets import Static, TabbedContent, TabPane
 
 from letterbox_tui.core.model import Letter
 
-from ..model import AppModel, Finding, read_letter_file, sha256_of, split_body
+from letterbox_tui.core.views.letterfile import read_body, sha256_of
+
+from ..model import BODY_LIMIT, AppModel, Finding
 from ..sanitize import clean, clean_str
 from .body import LetterBody
 from .letter_text import chain_text, finding_lines, head_text, provenance_text, thread_lines
@@ -162,8 +164,8 @@ class LetterPane(Vertical):
     # --- workers: nothing on the UI thread reads a file ------------------------------
     @work(thread=True, exclusive=True, group="body", exit_on_error=False)
     def _read_body(self, root: str, rel: str, key: str) -> None:
-        text, truncated, err = read_letter_file(root, rel)
-        self.post_message(BodyRead(key, "" if err else split_body(text), truncated, err))
+        body, truncated, err = read_body(root, rel, BODY_LIMIT)
+        self.post_message(BodyRead(key, body, truncated, err))
 
     def on_body_read(self, message: BodyRead) -> None:
         if message.key != self.shown_key:

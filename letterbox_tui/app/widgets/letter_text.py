@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from textual.content import Content
 
 from letterbox_tui.core.model import Letter, Reason, Unreadable
+from letterbox_tui.core.views.order import time_key
 
 from ..model import AppModel, Finding, answer_text, reason_lines, short_time
 from ..sanitize import clean, cleans
@@ -89,69 +90,59 @@ class ThreadLine:
 
 
 def thread_lines(model: AppModel, x: Letter) -> list[ThreadLine]:
-    """The thread of ``x`` as a reply tree, one line a letter, depth first.
+    """The thread of ``x`` as a reply tree (``core.views.thread``, as ``letterbox-tui
+    thread`` prints it), one line a letter, depth first.
 
-    A reply hangs under the letter its ``re`` names; a letter in the thread by its label
-    alone (no ``re`` inside it) hangs under the root, drawn ``┄>``.
+    A reply hangs under the letter its ``re`` names. A letter whose ``re`` names no letter
+    of the thread, or that is in it by its label alone, is a root of its own, saying so:
+    nothing on disk says it replies to the thread's root.
     """
-    res = model.res
-    members = res.thread(x.thread_id)
-    if x not in members:
-        members = list(members) + [x]
-    ids = {m.id for m in members}
-    kids: dict[str, list[Letter]] = {}
-    roots: list[Letter] = []
-    root = next((m for m in members if m.id == x.thread_id), None)
-    loose: set[int] = set()  # in the thread by label, with no reply pointer inside it
-    parent_of: dict[int, Letter] = {}
-    by_id = {m.id: m for m in members}
-    for m in sorted(members, key=_sent_key):
-        if m.re and m.re in ids and m.re != m.id:
-            kids.setdefault(m.re, []).append(m)
-            parent_of[id(m)] = by_id[m.re]
-        elif root is not None and m is not root:
-            kids.setdefault(root.id, []).append(m)
-            loose.add(id(m))
-            parent_of[id(m)] = root
-        else:
-            roots.append(m)
+    view = model.thread(x.thread_id)
+    nodes = list(view.nodes)
+    if not any(n.letter is x for n in nodes):  # (a letter is always in its own thread)
+        from letterbox_tui.core.views.thread import Node
+
+        nodes.append(Node(x, 0, "detached"))
+    n_all = len(nodes)
     out = [ThreadLine(cleans(Content.styled("Thread ", "bold"), (x.thread_id, "bold"),
-                             Content.styled(f"  ({len(members)} letter{'s' if len(members) != 1 else ''})"
+                             Content.styled(f"  ({n_all} letter{'s' if n_all != 1 else ''})"
                                             "   j/k move · Enter open · h parent", "$text-muted")))]
-    seen: set[int] = set()
-    shown = 0
-    # iterative depth-first walk: a reply chain thousands deep must not recurse
-    stack: list[tuple[Letter, str, bool, bool]] = [(r, "", True, True) for r in reversed(roots)]
-    while stack:
-        m, prefix, last, top = stack.pop()
-        if id(m) in seen:
-            continue
-        seen.add(id(m))
-        shown += 1
-        if shown > MAX_TREE_LINES:
-            break
-        if top:
-            glyph = ""
-        elif id(m) in loose:
-            glyph = "└┄> " if last else "├┄> "
+    shown = nodes[:MAX_TREE_LINES]
+    # is each shown node the last child of its parent? (one pass from the end, no recursion)
+    last = [True] * len(shown)
+    later: list[bool] = []  # later[d]: a sibling at depth d follows
+    for i in range(len(shown) - 1, -1, -1):
+        d = shown[i].depth
+        del later[d + 1:]
+        while len(later) <= d:
+            later.append(False)
+        last[i] = not later[d]
+        later[d] = True
+    parents: list = []  # parents[d]: the letter at depth d on the way down
+    open_bars: list[bool] = []  # open_bars[d]: depth d's node has a later sibling (draw │)
+    notes = {"label": "  (in the thread by its label; no re)", "loop": "  (on a reply loop)"}
+    for i, n in enumerate(shown):
+        d = n.depth
+        del parents[d:]
+        del open_bars[d:]
+        parent = parents[-1] if parents and d else None
+        if d == 0:
+            prefix = ""
         else:
-            glyph = "└─> " if last else "├─> "
-        out.append(ThreadLine(tree_line(model, m, _indent(prefix) + glyph, m is x), m, parent_of.get(id(m))))
-        children = kids.get(m.id, [])
-        sub = prefix + ("" if top else ("    " if last else "│   "))
-        for i in range(len(children) - 1, -1, -1):
-            stack.append((children[i], sub, i == len(children) - 1, False))
-    if shown > MAX_TREE_LINES:
-        out.append(ThreadLine(Content.styled(f"… and {len(members) - MAX_TREE_LINES} more letters in this thread "
+            bars = "".join("    " if not bar else "│   " for bar in open_bars[1:d])
+            prefix = _indent(bars) + ("└─> " if last[i] else "├─> ")
+        line = tree_line(model, n.letter, prefix, n.letter is x)
+        if n.via == "detached":
+            line += cleans(Content.styled("  (replies to ", "$text-muted"), (n.letter.re, "$text-muted"),
+                           Content.styled(", not in this thread)", "$text-muted"))
+        elif n.via in notes:
+            line += Content.styled(notes[n.via], "$text-muted")
+        out.append(ThreadLine(line, n.letter, parent))
+        parents.append(n.letter)
+        open_bars.append(not last[i])
+    if n_all > MAX_TREE_LINES:
+        out.append(ThreadLine(Content.styled(f"… and {n_all - MAX_TREE_LINES} more letters in this thread "
                                              "(letterbox-tui thread ID prints them all)", "$text-muted")))
-    else:
-        for m in members:  # anything left (a reply loop) is listed flat
-            if id(m) not in seen and shown < MAX_TREE_LINES:
-                shown += 1
-                out.append(ThreadLine(tree_line(model, m, "?   ", m is x), m, parent_of.get(id(m))))
-    if loose:
-        out.append(ThreadLine(Content.styled("─> replies by re;  ┄> in the thread by its label, with no re inside it",
-                                             "$text-muted")))
     return out
 
 
@@ -192,7 +183,7 @@ def chain_text(model: AppModel, x: Letter) -> Content:
     # children of Y: letters in the chain whose supersedes is Y's id
     kids: dict[str, list[Letter]] = {}
     roots: list[Letter] = []
-    for c in sorted(chain, key=_sent_key):
+    for c in sorted(chain, key=time_key):
         if c.supersedes and c.supersedes in ids and c.supersedes != c.id:
             kids.setdefault(c.supersedes, []).append(c)
         else:
@@ -324,10 +315,6 @@ def _unreadable_lines(u: Unreadable) -> list[Content]:
     for k, v in u.legible.items():
         out.append(cleans(Content.styled(f"  {k}: ", "$text-muted"), (v, "")))
     return out
-
-
-def _sent_key(x: Letter):
-    return (x.sent_at is None, x.sent_at.timestamp() if x.sent_at else 0.0, x.id)
 
 
 def _slug(x: Letter) -> str:

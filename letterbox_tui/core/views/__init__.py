@@ -9,7 +9,7 @@ The command line prints these, the app renders them; neither derives a view of i
 | current truth | ``truth_view`` (and ``core.digest``) | ``digest`` | Current truth |
 | problems and warnings (one ``Finding``) | ``problems_view`` | ``check`` | Problems |
 | the thread tree | ``thread_view`` | ``thread`` | Thread tab |
-| the ``exists`` verdict, the scope's reasons | ``exists``, ``scope_reasons`` | ``exists`` | query bar |
+| the ``exists`` verdict, the scope's reasons | ``exists_view``, ``scope_reasons`` | ``exists`` | query bar |
 | seat mailboxes and their counts | ``seat_mailboxes``, ``mailbox_letters`` | | Mailboxes |
 | a letter's body, hash, status notes | ``read_letter``, ``status_line`` | ``show`` | letter pane |
 | the time order of letters | ``time_key``, ``newest_first`` | | every list |
@@ -27,9 +27,9 @@ from typing import Any
 _WHERE = {
     "Finding": "..check",
     "DisputesView": ".disputes", "OpenDispute": ".disputes", "disputes_view": ".disputes",
-    "Exists": ".exists", "exists": ".exists", "scope_reasons": ".exists",
+    "Exists": ".exists", "exists_view": ".exists", "scope_reasons": ".exists",
     "BODY_MAX": ".letterfile", "LetterFile": ".letterfile", "read_letter": ".letterfile",
-    "read_text": ".letterfile", "sha256_of": ".letterfile", "status_line": ".letterfile",
+    "read_text": ".letterfile", "read_body": ".letterfile", "sha256_of": ".letterfile", "status_line": ".letterfile",
     "FOLDERS": ".mailboxes", "SeatMailboxes": ".mailboxes", "mailbox_letters": ".mailboxes",
     "seat_mailboxes": ".mailboxes",
     "newest_first": ".order", "oldest_first": ".order", "time_key": ".order",

@@ -45,7 +45,7 @@ class Exists:
         }
 
 
-def exists(result: QueryResult, snapshot: Snapshot) -> Exists:
+def exists_view(result: QueryResult, snapshot: Snapshot) -> Exists:
     scope = snapshot.scope
     if result.matches:
         value, reasons = "yes", ()

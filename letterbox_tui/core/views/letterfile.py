@@ -55,6 +55,20 @@ def read_letter(root: str, letter: Letter, limit: int = BODY_MAX, *, hashing: bo
     return out
 
 
+def read_body(root: str, rel: str, limit: int) -> tuple[str, bool, str]:
+    """At most ``limit`` bytes of a letter's body (the app's pane: no hash): (body,
+    truncated, error), the body starting where ``header.body_offset`` says."""
+    f = read_file(root, rel, keep=limit + MAX_HEADER + 8 * 1024, hashing=False)
+    if f.error is not None:
+        return "", False, f.error.removeprefix("cannot read: ")
+    start = body_offset(f.data)
+    if start is None:
+        return "", False, "the header no longer closes"
+    body = f.data[start:]
+    truncated = len(body) > limit
+    return body[:limit].decode("utf-8", errors="replace"), truncated, ""
+
+
 def read_text(root: str, rel: str, limit: int) -> tuple[str, bool, str]:
     """At most ``limit`` bytes of any file under the root (a status note), decoded with
     replacement: (text, truncated, error)."""
