@@ -31,6 +31,7 @@ from letterbox_tui.core.settings import Settings, UserSettings, load_settings, l
 from .commands import LetterboxCommands
 from .model import VIEW_BY_NAME, VIEWS, AppModel, span
 from .sanitize import clean, cleans
+from .sanitize import home_path as _home
 from .truth_file import TruthFileMixin
 from .themes import BUILTIN, DEFAULT_THEME, APP_VARIABLES, load_themes, shipped_themes_dir, user_themes_dir
 from .widgets.letter_list import LetterList, ListRow
@@ -816,13 +817,6 @@ def known_binding_ids() -> set[str]:
             if isinstance(b, Binding) and b.id:
                 ids.add(b.id)
     return ids
-
-
-def _home(path: str) -> str:
-    home = os.path.expanduser("~")
-    if home and home != "/" and (path == home or path.startswith(home + os.sep)):
-        return "~" + path[len(home):]
-    return path
 
 
 def _freeze_heap(scans: int) -> None:

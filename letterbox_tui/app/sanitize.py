@@ -9,12 +9,14 @@ text to render themselves without markup (``Markdown``, ``Input`` values).
 
 from __future__ import annotations
 
+import os
+
 from textual.content import Content, Span
 
 from letterbox_tui.core.text import clean as clean_str
 from letterbox_tui.core.text import marked, placeholder
 
-__all__ = ["PLACEHOLDER_STYLE", "clean", "clean_str", "cleans", "placeholder"]
+__all__ = ["PLACEHOLDER_STYLE", "clean", "clean_str", "cleans", "home_path", "placeholder"]
 
 #: Style applied to placeholders (a theme variable, so every theme shows them).
 PLACEHOLDER_STYLE = "reverse $warning"
@@ -41,3 +43,11 @@ def cleans(*parts: str | Content | tuple[str, str]) -> Content:
         else:
             out += clean(part, single_line=True)
     return out
+
+
+def home_path(path: str) -> str:
+    """``path`` with the user's home shown as ``~`` (still to be cleaned for display)."""
+    home = os.path.expanduser("~")
+    if home and home != "/" and (path == home or path.startswith(home + os.sep)):
+        return "~" + path[len(home):]
+    return path

@@ -24,7 +24,7 @@ from textual.widgets import Input, Label, Static
 
 from letterbox_tui.core.errors import LetterboxError
 
-from .sanitize import clean, cleans
+from .sanitize import clean, cleans, home_path
 
 #: What the path prompt offers the first time.
 DEFAULT_NAME = "MEMORY-letters.md"
@@ -161,8 +161,6 @@ class TruthFileMixin:
         style = {"current": "$success", "unchanged": "$success", "written": "$success",
                  "stale": "bold $warning"}.get(s.status, "bold $error")
         word = "current" if s.status in ("current", "unchanged", "written") else s.status
-        from .app import _home
-
-        return cleans(Content.styled(" · truth file ", "$text-muted"), (_home(s.path), ""),
+        return cleans(Content.styled(" · truth file ", "$text-muted"), (home_path(s.path), ""),
                       Content.styled(f": {word}", style))
 
