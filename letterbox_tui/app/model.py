@@ -127,6 +127,8 @@ class AppModel:
         return [ListRow(x.path, x) for x in by_newest(self.snapshot.letters)]
 
     def _owed_rows(self) -> list[ListRow]:
+        from letterbox_tui.core.sidecar import progress_of
+
         self.owed = view = owed_view(self.res)
         rows: list[ListRow] = []
         for group in view.groups:
@@ -142,7 +144,11 @@ class AppModel:
             rows.append(ListRow(f"group:{group.seat}", heading=heading))
             for item in group.items:
                 note, style = owed_note(item)
-                rows.append(ListRow(item.letter.path, item.letter, note=note, note_style=style))
+                row = ListRow(item.letter.path, item.letter, note=note, note_style=style)
+                progress = progress_of(self.root, item.letter, self.snapshot)  # the holder's note, from its ack sidecar
+                if progress is not None:
+                    row.extra["progress"] = progress.line(self.at)
+                rows.append(row)
         self.late_count = view.late
         return rows
 
@@ -293,6 +299,9 @@ class AppModel:
         note = row.note or status_note(x, res)
         note_style = row.note_style or status_style(x, res)
         note_w = 26
+        if row.extra.get("progress"):  # "due in 2h · in progress: NOTE, 2h ago"
+            note = f"{note} · {row.extra['progress']}"
+            note_w = max(26, min(len(note), width - 71))  # the subject keeps ~20 columns
         subj_w = max(8, width - 2 - 13 - 24 - 10 - note_w - len(indent) - 2)
         subject_text = x.subject or _slug(x)
         dim = "$text-muted" if res.current(x).no else ""

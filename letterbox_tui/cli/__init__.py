@@ -41,6 +41,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "dispute": ("write:cmd_dispute", "raise a dispute naming letters that disagree"),
     "rule": ("write:cmd_rule", "rule on a dispute, optionally upholding one letter"),
     "review": ("write:cmd_review", "record a review of what is owed and late"),
+    "progress": ("write:cmd_progress", "note your progress on a letter you accepted (the ack sidecar)"),
+    "leases": ("leases:cmd_leases", "the protocol's leases under locks/: owner, session, since"),
     "schema": ("schema:cmd_schema", "the JSON Schema of each command's --json output"),
     "bench": ("bench:cmd_bench", "measure scanning speed against reading files raw"),
     "sync": ("sync:cmd_sync", "a letterbox in git: commit what is new, fetch, rebase, push"),
@@ -152,6 +154,12 @@ def _configure(name: str, p: argparse.ArgumentParser) -> None:
         p.add_argument("--upholds", metavar="X")
         p.add_argument("--to", metavar="S")
         p.add_argument("--slug", metavar="X")
+    elif name == "progress":
+        p.add_argument("id", metavar="ID")
+        _as_option(p)
+        p.add_argument("note", nargs="+", metavar="NOTE", help="one line (the words are joined by spaces)")
+    elif name == "leases":
+        p.add_argument("--json", action="store_true", help="print JSON")
     elif name == "review":
         _as_option(p)
         p.add_argument("--at", metavar="T")

@@ -149,6 +149,7 @@ def cmd_exists(args: Namespace, memo: Memoised | None = None) -> int:
 # --- show ---------------------------------------------------------------------------
 
 def _show_one(letter: Letter, res: Resolution, root: str) -> dict[str, Any]:
+    from letterbox_tui.core.sidecar import progress_of
     from letterbox_tui.core.views.letterfile import read_letter
 
     found = answers(letter, res)
@@ -162,6 +163,7 @@ def _show_one(letter: Letter, res: Resolution, root: str) -> dict[str, Any]:
         },
         "head": head.id if head is not None else None,
         "heads": list(dict.fromkeys(h.id for h in res.heads(letter))),
+        "progress": _progress_json(progress_of(root, letter, res.snapshot)),
         "provenance": {
             "path": letter.path,
             "seat": letter.seat,
@@ -210,6 +212,8 @@ def _print_show(con: Any, item: dict[str, Any]) -> None:
         a.add_row(output.text(name), output.answer_text(ans["value"]), output.text(output.reasons_line(ans["reasons"])))
     a.add_row(output.text("head"), output.text(item["head"] or "none"), output.text("heads: " + ", ".join(item["heads"])))
     con.print(a)
+    if item["progress"] is not None:
+        con.print(output.text(_progress_line(item["progress"])))
     p = item["provenance"]
     con.print(output.text(f"path {p['path']}  sha256 {p['sha256']}  size {p['size']}"))
     if p["legacy"]:
@@ -223,6 +227,17 @@ def _print_show(con: Any, item: dict[str, Any]) -> None:
         con.print(output.text(item["body"], single_line=False))
         if item["body_truncated"]:
             con.print(output.text(f"[body truncated at {BODY_MAX} bytes]", "dim"))
+
+
+def _progress_json(progress: Any) -> dict[str, Any] | None:
+    """The ack sidecar's progress note as the JSON documents carry it (SPEC 7)."""
+    return None if progress is None else progress.to_json()
+
+
+def _progress_line(doc: dict[str, Any]) -> str:
+    from letterbox_tui.core.sidecar import Progress
+
+    return Progress(doc["note"], doc["at"]).line(_now())
 
 
 # --- current, answered, thread ------------------------------------------------------
@@ -264,11 +279,15 @@ def cmd_answered(args: Namespace) -> int:
     scope = snapshot.scope
     replies = [row(x, res) for x in res.replies(letter)]
     acks = [row(x, res) for x in res.acks(letter)]
+    from letterbox_tui.core.sidecar import progress_of
+
+    progress = progress_of(str(snapshot.root), letter, snapshot)
     out = {
         "id": letter.id,
         "answered": ans.value,
         "replies": replies,
         "acks": acks,
+        "progress": _progress_json(progress),
         "reasons": _reasons(ans.reasons),
         "scope": scope.to_json(),
     }
@@ -285,6 +304,8 @@ def cmd_answered(args: Namespace) -> int:
     if acks:
         con.print(output.text("acks:"))
         con.print(output.rows_table(acks))
+    if progress is not None:
+        con.print(output.text(progress.line(res.at)))
     output.print_scope(con, scope)
     return scope_exit(scope)
 
@@ -345,6 +366,7 @@ def cmd_thread(args: Namespace) -> int:
 @_collector_paused
 def cmd_owed(args: Namespace) -> int:
     from letterbox_tui.core.owed import format_time
+    from letterbox_tui.core.sidecar import progress_of
     from letterbox_tui.core.views.owed import owed_view
 
     at = parse_at(args.at)
@@ -365,6 +387,10 @@ def cmd_owed(args: Namespace) -> int:
         for r in data["items"]:  # an unknown is never shown without its reason
             if r["reasons"]:
                 con.print(output.text(f"  {r['id']}: {output.reasons_line(r['reasons'])}"))
+        for item in g.items:  # the holder's latest progress note, from its ack sidecar
+            progress = progress_of(str(snapshot.root), item.letter, snapshot)
+            if progress is not None:
+                con.print(output.text(f"  {item.letter.id}: {progress.line(at)}"))
     if not view.groups:
         con.print(output.text("nothing owed"))
     output.print_scope(con, scope, f"{view.total} owed")

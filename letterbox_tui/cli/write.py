@@ -31,6 +31,7 @@ from letterbox_tui.core.write import (
     utc_now,
     writer_seat,
 )
+from letterbox_tui.core.write.progress import write_progress
 
 from .common import load, open_root
 
@@ -241,4 +242,13 @@ def cmd_review(args: Namespace) -> int:
     published = deliver(root, draft, snapshot=snapshot)
     _published(published.id)
     _note(f"review recorded at {sent_stamp(at)} in {args.as_seat}/inbox/")
+    return 0
+
+
+@_reports
+def cmd_progress(args: Namespace) -> int:
+    """``progress ID --as S NOTE``: e.g. ``letterbox-tui progress ID --as beta drafted 3 of 5``."""
+    root, _settings, snapshot = load(_whole(args))
+    write_progress(root, args.id, " ".join(args.note), seat=args.as_seat, snapshot=snapshot)
+    _published(args.id, f"progress: {args.id}")
     return 0

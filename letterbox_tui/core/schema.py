@@ -122,12 +122,20 @@ class Provenance(TypedDict):
     error: str | None
 
 
+class Progress(TypedDict):
+    """The holder's latest progress note, from the ack sidecar (``progress_at`` as written)."""
+
+    note: str
+    at: str | None
+
+
 class ShownLetter(TypedDict):
     id: str
     headers: dict[str, str]
     answers: dict[str, AnswerDocument]
     head: str | None
     heads: list[str]
+    progress: Progress | None
     provenance: Provenance
     body: str | None
     body_truncated: bool
@@ -149,17 +157,12 @@ class CurrentDocument(TypedDict):
     scope: Scope
 
 
-class Progress(TypedDict):
-    note: str
-    at: str | None
-
-
 class AnsweredDocument(TypedDict):
     id: str
     answered: Value
     replies: list[Row]
     acks: list[Row]
-    progress: NotRequired[Progress | None]
+    progress: Progress | None
     reasons: list[Reason]
     scope: Scope
 
@@ -287,6 +290,25 @@ class SyncDocument(TypedDict):
     sync: Sync | None
 
 
+class LeaseEntry(TypedDict):
+    """One entry of ``locks/`` (the protocol's ``letterbox lock``): who holds it since when;
+    ``problems`` says what is wrong with it (empty for a well-formed lease held by a seat)."""
+
+    name: str
+    path: str
+    target: str
+    owner: str | None
+    session: str | None
+    taken: str | None
+    problems: list[str]
+
+
+class LeasesDocument(TypedDict):
+    leases: list[LeaseEntry]
+    more: int
+    scope: Scope
+
+
 #: Each command's ``--json`` document, by command name.
 DOCUMENTS: dict[str, Any] = {
     "query": QueryDocument,
@@ -301,6 +323,7 @@ DOCUMENTS: dict[str, Any] = {
     "digest": Union[DigestDocument, DigestFileDocument],
     "review": ReviewCheckDocument,
     "sync": SyncDocument,
+    "leases": LeasesDocument,
 }
 
 

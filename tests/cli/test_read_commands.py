@@ -20,7 +20,7 @@ def test_show_json(capsys, box):
     assert code == 0
     assert list(data) == ["id", "letters", "scope"]
     [item] = data["letters"]
-    assert list(item) == ["id", "headers", "answers", "head", "heads", "provenance", "body", "body_truncated"]
+    assert list(item) == ["id", "headers", "answers", "head", "heads", "progress", "provenance", "body", "body_truncated"]
     assert item["headers"]["requires_ack"] == "true" and list(item["headers"])[0] == "id"
     assert list(item["answers"]) == ["state", "answered", "accepted", "current", "superseded", "late"]
     assert item["answers"]["accepted"]["value"] == "yes"
@@ -112,7 +112,8 @@ def test_answered_json(capsys, box):
     box.letter("ask-1--gamma--result", frm="gamma", to="alpha", type="result", re="ask-1")  # not the addressee
     code, data = cli_json(capsys, box, "answered", "ask-1")
     assert code == 0
-    assert list(data) == ["id", "answered", "replies", "acks", "reasons", "scope"]
+    assert list(data) == ["id", "answered", "replies", "acks", "progress", "reasons", "scope"]
+    assert data["progress"] is None  # no ack sidecar
     assert data["answered"] == "yes"
     assert [r["id"] for r in data["replies"]] == ["ask-1--beta--result"]
     assert [r["id"] for r in data["acks"]] == ["ask-1--beta--ack"]

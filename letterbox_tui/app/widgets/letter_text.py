@@ -274,6 +274,11 @@ def provenance_text(model: AppModel, x: Letter, sha256: str) -> Content:
     if x.malformed:
         row("Malformed", "pointer fields not valid ids: " + ", ".join(x.malformed), "$error")
     row("Sidecar", ".md.ack present (accepted)" if snap.has_sidecar(x) else "none")
+    from letterbox_tui.core.sidecar import progress_of
+
+    progress = progress_of(model.root, x, snap)
+    if progress is not None:
+        row("Progress", progress.line(model.at))
     dupes = res.by_id(x.id)
     if len(dupes) > 1:
         row("Duplicate", "this id is held by: " + ", ".join(d.path for d in dupes), "$error")

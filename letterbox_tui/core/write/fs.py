@@ -65,6 +65,34 @@ def publish_bytes(root: Path, folder: tuple[str, ...], name: str, data: bytes) -
         os.close(dfd)
 
 
+def replace_bytes(root: Path, folder: tuple[str, ...], name: str, data: bytes) -> None:
+    """Replace ``root/folder/name`` with ``data`` the protocol's way for metadata (the ack
+    sidecar): a hidden temporary, fsync, ``rename`` over the old file, fsync of the folder.
+    Never used for a letter (letters are never rewritten)."""
+    dfd = open_dir(root, *folder)
+    try:
+        tmp = f".{name}.tmp.{secrets.token_hex(6)}"
+        fd = os.open(tmp, _NEW_FILE_FLAGS, 0o644, dir_fd=dfd)
+        try:
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            os.rename(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
+        except BaseException:
+            try:
+                os.unlink(tmp, dir_fd=dfd)
+            except OSError:
+                pass
+            raise
+        os.fsync(dfd)
+    finally:
+        os.close(dfd)
+
+
 def exists(root: Path, folder: tuple[str, ...], name: str) -> bool:
     try:
         os.lstat(root.joinpath(*folder, name))

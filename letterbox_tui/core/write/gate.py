@@ -116,7 +116,7 @@ def normalize_deadline(value: str) -> str:
     """A deadline with an offset, written back in UTC with ``Z`` (the protocol's form)."""
     if not value:
         return ""
-    _check_value("deadline", value)
+    check_value("deadline", value)
     parsed = parse_time(value)
     if parsed is None:
         raise LetterboxError(f"deadline {value!r} needs a date, a time and an offset (e.g. 2026-12-01T17:00:00Z)")
@@ -131,7 +131,7 @@ def normalize_deadline(value: str) -> str:
 # --- validation helpers ------------------------------------------------------------
 
 
-def _check_value(key: str, value: str) -> None:
+def check_value(key: str, value: str) -> None:
     """Refuse anything that would not read back as the same one-line header value."""
     if any(ord(c) < 32 or 127 <= ord(c) < 160 for c in value):
         raise LetterboxError(f"{key}: control characters and line breaks are not allowed")
@@ -340,7 +340,7 @@ def deliver(
     deadline = normalize_deadline(d.deadline)
     subject = d.subject or ""
     if subject:
-        _check_value("subject", subject)
+        check_value("subject", subject)
         if len(subject) > MAX_SUBJECT:
             raise LetterboxError(f"subject: at most {MAX_SUBJECT} characters")
     if d.type == "delegate" and not d.requires_ack:

@@ -1,0 +1,40 @@
+"""``letterbox-tui leases [--json]``: the protocol's advisory leases under ``locks/`` (who
+holds what since when), read and never taken or broken. A lease that is not well formed is
+listed with its problems."""
+
+from __future__ import annotations
+
+from argparse import Namespace
+
+from letterbox_tui.core.leases import read_leases
+
+from . import output
+from .common import load, scope_exit
+
+
+def leases_document(root: str, seats, scope) -> dict:
+    leases, more = read_leases(root, seats)
+    return {"leases": [x.to_json() for x in leases], "more": more, "scope": scope.to_json()}
+
+
+def cmd_leases(args: Namespace) -> int:
+    root, _settings, snapshot = load(args)
+    scope = snapshot.scope
+    doc = leases_document(str(root), snapshot.seats, scope)
+    if args.json:
+        output.emit_json(doc)
+        return scope_exit(scope)
+    con = output.console()
+    t = output.table("lease", "owner", "session", "since", "problems")
+    for x in doc["leases"]:
+        t.add_row(output.text(x["target"]), output.text(x["owner"] or "?"), output.text(x["session"] or ""),
+                  output.text(x["taken"] or "?"), output.text("; ".join(x["problems"]), "bold red"))
+    if doc["leases"]:
+        con.print(t)
+    else:
+        con.print(output.text("no leases"))
+    if doc["more"]:
+        con.print(output.text(f"... and {doc['more']} more entries under locks/ (not listed)"))
+    bad = sum(1 for x in doc["leases"] if x["problems"])
+    output.print_scope(con, scope, f"{len(doc['leases'])} leases, {bad} with problems")
+    return scope_exit(scope)

@@ -1,0 +1,50 @@
+"""Progress notes in the app (issue 13 point 5): the owed view says "in progress: NOTE, 2h
+ago" for an accepted task, and Provenance shows the note; a hostile note is sanitized."""
+
+from __future__ import annotations
+
+from textual.widgets import Static
+
+from tests.app.helpers import SIZE, app_for, list_text, scanned, screen_text
+from tests.app.letterboxes import NOW
+from tests.conftest import make_box
+
+TASK = "2026-11-29T090000-alpha-request-plan-3f9a1c07"
+
+
+def accepted_box(tmp_path, note: str):
+    box = make_box(tmp_path / "box", "alpha", "beta")
+    box.letter(TASK, frm="alpha", to="beta", type="request", requires_ack="true",
+               deadline="2026-12-05T00:00:00Z", sent="2026-11-29T09:00:00Z")
+    box.letter(f"{TASK}--beta--ack", frm="beta", to="alpha", type="ack", re=TASK, thread=TASK,
+               sent="2026-11-29T10:00:00Z")
+    box.raw(f"beta/inbox/{TASK}.md.ack", f"ack_id: {TASK}--beta--ack\nacked_at: 2026-11-29T10:00:00Z\nby: beta\n"
+                                         f"progress: {note}\nprogress_at: 2026-11-29T13:00:00Z\n")
+    return box
+
+
+async def test_the_owed_view_and_provenance_show_the_progress_note(tmp_path):
+    box = accepted_box(tmp_path, "drafted 3 of 5")
+    app = app_for(box, letter=TASK)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        rows = [t for t in list_text(app) if TASK[:10] in t or "plan" in t]
+        assert any("in progress: drafted 3 of 5, 2h ago" in t for t in rows), list_text(app)
+        app.action_show_tab("provenance")
+        await pilot.pause()
+        prov = app.query_one("#letter-provenance", Static).render().plain
+        assert "Progress" in prov and "in progress: drafted 3 of 5, 2h ago" in prov
+    assert NOW.hour == 15
+
+
+async def test_a_hostile_progress_note_is_sanitized(tmp_path):
+    box = accepted_box(tmp_path, "\x1b]52;c;x\x07 [@click=app.quit]q[/] \u202eevil")
+    app = app_for(box, letter=TASK)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        app.action_show_tab("provenance")
+        await pilot.pause()
+        shown = screen_text(app)
+        for bad in ("\x1b", "\x07", "\u202e"):
+            assert bad not in shown
+        assert "[@click=app.quit]q[/]" in app.query_one("#letter-provenance", Static).render().plain
