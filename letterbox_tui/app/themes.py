@@ -10,6 +10,8 @@ theme that fails is skipped (the app falls back to the built-in ``letterbox-dark
 from __future__ import annotations
 
 import os
+
+from letterbox_tui.core import flags as fsflags
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -164,7 +166,7 @@ def load_themes(*dirs: Path | None) -> LoadedThemes:
 
 
 def _read_small(path: Path, limit: int = 1 << 16) -> str:
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    fd = os.open(path, fsflags.READ)
     try:
         return os.read(fd, limit).decode("utf-8")
     finally:

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import hashlib
 import os
+
+from . import flags as fsflags
 import stat
 from dataclasses import dataclass
 
-_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+_DIR = fsflags.DIR
+_FILE = fsflags.READ
 
 NOT_REGULAR = "not a regular file"
 TOO_LARGE_TO_HASH = "too large to hash"

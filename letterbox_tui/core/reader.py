@@ -20,10 +20,11 @@ import stat
 from collections.abc import Iterator
 from typing import Protocol
 
+from . import flags as fsflags
 from .header import MAX_HEADER, needs_more
 
 FIRST_READ = 4096
-FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+FILE_FLAGS = fsflags.READ
 
 
 class Reader(Protocol):

@@ -28,6 +28,7 @@ from operator import attrgetter, methodcaller
 from datetime import datetime, timezone
 from typing import Protocol
 
+from . import flags as fsflags
 from .errors import LetterboxError
 from .grammar import valid_seat
 from .header import HeaderResult, parse_header
@@ -48,7 +49,7 @@ MAX_ATTEMPTS = 3
 #: such a folder again, and the derived files (``core.speed``) never vouch for it
 RACY_NS = 3_000_000_000
 
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_DIR_FLAGS = fsflags.DIR
 # C-level accessors for whole listings (a map over 12,000 entries, not a Python loop)
 _entry_name = attrgetter("name")
 _entry_inode = methodcaller("inode")

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import flags as fsflags
 from .errors import LetterboxError
 
 SETTINGS_NAME = "letterbox-tui.toml"
@@ -99,7 +100,7 @@ def _read_toml(path: str, *, follow: bool) -> dict[str, Any] | None:
     often are one), else refused (the shared letterbox)."""
     if "\x00" in path:
         raise LetterboxError(f"cannot read settings {path!r}: a NUL byte in the path")
-    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow else os.O_NOFOLLOW)
+    flags = fsflags.READ_FOLLOWING if follow else fsflags.READ
     try:
         fd = os.open(path, flags)
     except FileNotFoundError:

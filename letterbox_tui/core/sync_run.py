@@ -35,6 +35,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import flags as fsflags
 from .sync import Repo, SyncError, changed_paths, find_repo, git, git_env, last_line, status_raw
 
 Progress = Callable[[str], None]
@@ -467,7 +468,7 @@ def _publish(path: str, data: bytes, mode: int, *, replace: bool) -> None:
     folder, name = os.path.split(path)
     os.makedirs(folder, exist_ok=True)
     tmp = os.path.join(folder, f".{name}.sync.{secrets.token_hex(6)}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode or 0o644)
+    fd = os.open(tmp, fsflags.CREATE, mode or 0o644)
     try:
         view = memoryview(data)
         while view:

@@ -26,6 +26,7 @@ import frontmatter
 
 from letterbox_tui import __version__
 
+from . import flags as fsflags
 from .digest import digest
 from .errors import LetterboxError
 from .model import Letter, Scope
@@ -222,7 +223,7 @@ def read_existing(path: Path) -> Existing | None:
     if st.st_size > _READ_MAX:
         raise LetterboxError(f"{path}: {st.st_size} bytes, too large to be a letterbox-tui digest; not overwritten")
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        fd = os.open(path, fsflags.READ)
     except OSError as exc:
         raise LetterboxError(f"{path}: {exc.strerror or exc}") from None
     try:
@@ -266,7 +267,7 @@ def write_atomically(path: Path, text: str) -> None:
     if not directory.is_dir():
         raise LetterboxError(f"{path}: the directory {directory} does not exist")
     tmp = directory / f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    flags = fsflags.CREATE
     try:
         fd = os.open(tmp, flags, 0o644)
     except OSError as exc:

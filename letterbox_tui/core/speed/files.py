@@ -6,6 +6,8 @@ unpickler that refuses every global, so a crafted file can never run code."""
 from __future__ import annotations
 
 import os
+
+from .. import flags as fsflags
 import pickle
 import stat
 import tempfile
@@ -18,7 +20,7 @@ except ImportError:  # pragma: no cover - every CPython build has _blake2
 
 __all__ = ["NoGlobals", "blake2b", "cache_dir", "inside", "read_file", "write_atomic"]
 
-_READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+_READ_FLAGS = fsflags.READ
 #: a temporary this old was left by a writer that died mid-write (killed, power lost)
 STALE_TEMP_NS = 15 * 60 * 1_000_000_000
 

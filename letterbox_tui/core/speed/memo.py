@@ -44,6 +44,7 @@ import struct
 import time
 from datetime import datetime, timedelta, timezone
 
+from .. import flags as fsflags
 from letterbox_tui.core.scan import RACY_NS
 
 from .accel import STAT_RECORD, pack_stats, scanio, stat_packed
@@ -57,7 +58,7 @@ TOKEN = 16  # bytes of the state token
 FORK_FILES = 20_000
 #: answer files kept per letterbox state (oldest dropped first)
 MAX_ANSWERS = 16
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_DIR_FLAGS = fsflags.DIR
 _NO_END = 1 << 62  # an open end of a clock window, as nanoseconds
 def enabled() -> bool:
     """False when ``LETTERBOX_TUI_NO_CACHE`` switches the derived files off."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import stat
 
+from .. import flags as fsflags
 from letterbox_tui.core.header import parse_header
 from letterbox_tui.core.letters import build
 from letterbox_tui.core.model import Snapshot
@@ -32,7 +33,7 @@ def verify_cache(root: str | os.PathLike[str], snapshot: Snapshot, *, id_time_is
     rows, hashes = parsed if parsed is not None else ({}, {})
     stale: list[str] = []
     dir_fds: dict[str, int] = {}
-    flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+    flags = fsflags.DIR
     try:
         for item in [*snapshot.letters, *snapshot.unreadable]:
             rel = item.path
@@ -47,7 +48,7 @@ def verify_cache(root: str | os.PathLike[str], snapshot: Snapshot, *, id_time_is
                         dfd = dir_fds[seat_folder] = os.open(folder, flags, dir_fd=sfd)
                     finally:
                         os.close(sfd)
-                fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dfd)
+                fd = os.open(name, fsflags.READ, dir_fd=dfd)
                 try:
                     st = os.fstat(fd)
                     if stat.S_ISREG(st.st_mode):

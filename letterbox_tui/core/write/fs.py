@@ -10,13 +10,14 @@ import secrets
 from collections.abc import Iterable
 from pathlib import Path
 
+from .. import flags as fsflags
 from ..errors import LetterboxError
 from ..files import read_file
 from ..grammar import valid_seat
 from ..header import MAX_HEADER, body_offset
 
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
-_NEW_FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+_DIR_FLAGS = fsflags.DIR
+_NEW_FILE_FLAGS = fsflags.CREATE
 
 def open_dir(root: Path, *parts: str) -> int:
     """Open ``root/parts...`` as a directory, following no symlink below the root."""

@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from .. import flags as fsflags
 from ..errors import LetterboxError, Terminated
 
 SUFFIX = ".lifecycle.lock"
@@ -72,7 +73,7 @@ def _read_pid(dfd: int) -> tuple[str, float] | None:
     """The pid file's text and modification time, or None when there is no pid file.
     Never follows a symlink, never blocks on a FIFO."""
     try:
-        fd = os.open("pid", os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=dfd)
+        fd = os.open("pid", fsflags.READ, dir_fd=dfd)
     except FileNotFoundError:
         return None
     except OSError:
@@ -96,7 +97,7 @@ def _pid_of(text: str) -> int | None:
 def _break_if_stale(inbox_fd: int, name: str) -> bool:
     """Remove the lock ``name`` when it is stale; True when it is gone (so try again)."""
     try:
-        dfd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=inbox_fd)
+        dfd = os.open(name, fsflags.DIR, dir_fd=inbox_fd)
     except FileNotFoundError:
         return True  # released meanwhile
     except OSError:
@@ -137,9 +138,9 @@ def _break_if_stale(inbox_fd: int, name: str) -> bool:
 
 
 def _write_pid(inbox_fd: int, name: str) -> None:
-    dfd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=inbox_fd)
+    dfd = os.open(name, fsflags.DIR, dir_fd=inbox_fd)
     try:
-        fd = os.open("pid", os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644,
+        fd = os.open("pid", fsflags.CREATE, 0o644,
                      dir_fd=dfd)
         try:
             os.write(fd, f"{os.getpid()}\n".encode())
@@ -159,7 +160,7 @@ def _release(inbox_fd: int, name: str) -> None:
     """Remove our own lock: its pid file (only when it still holds our pid), then the
     directory (only when empty)."""
     try:
-        dfd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=inbox_fd)
+        dfd = os.open(name, fsflags.DIR, dir_fd=inbox_fd)
     except OSError:
         return
     try:
