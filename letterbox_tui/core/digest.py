@@ -11,6 +11,7 @@ from .model import Letter
 from .owed import format_time, owed
 from .query import subject
 from .resolve import Resolution
+from .views.order import time_key
 
 
 def _cite(letter: Letter) -> dict[str, Any]:
@@ -29,15 +30,10 @@ def _involves(letter: Letter, seat: str | None) -> bool:
     return seat is None or seat in (letter.sender, letter.recipient)
 
 
-def _by_time(letter: Letter) -> tuple:
-    t = letter.sent_at.timestamp() if letter.sent_at is not None else float("inf")
-    return (t, letter.id, letter.path)
-
-
 def digest(res: Resolution, seat: str | None = None) -> dict[str, Any]:
     """The digest's data; ``seat`` keeps what that seat wrote, received or owes."""
     letters = [x for x in res.snapshot.letters if _involves(x, seat)]
-    decisions = sorted((x for x in letters if x.type == "decision" and res.current(x).yes), key=_by_time)
+    decisions = sorted((x for x in letters if x.type == "decision" and res.current(x).yes), key=time_key)
 
     disputes = []
     for od in res.open_disputes():

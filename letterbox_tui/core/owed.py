@@ -9,6 +9,7 @@ from datetime import datetime
 
 from .model import Letter
 from .resolve import Resolution
+from .views.order import time_key
 
 
 @dataclass(slots=True)
@@ -35,8 +36,7 @@ def _order(letter: Letter, res: Resolution) -> tuple:
     # deadlines; then no deadline. Ties by sent time, then id, then path.
     bucket = 0 if late else 1 if d is not None else 2 if letter.deadline else 3
     dkey = d.timestamp() if d is not None else 0.0
-    skey = letter.sent_at.timestamp() if letter.sent_at is not None else float("inf")
-    return (bucket, dkey, skey, letter.id, letter.path)
+    return (bucket, dkey, *time_key(letter))
 
 
 def owed(res: Resolution, seat: str | None = None) -> list[OwedGroup]:
