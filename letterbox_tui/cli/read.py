@@ -17,11 +17,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from letterbox_tui.core.collector import paused_gc
-from letterbox_tui.core.errors import LetterboxError
-from letterbox_tui.core.model import Letter, Reason, Snapshot
+from letterbox_tui.core.model import Snapshot
 from letterbox_tui.core.query import Query, QueryResult, parse_query, run_query
 from letterbox_tui.core.resolve import Resolution, resolve
-from letterbox_tui.core.rows import answers, row
+from letterbox_tui.core.rows import row
 
 from . import keep, output
 from .common import check_seat as _check_seat
@@ -64,20 +63,6 @@ def _resolved(args: Namespace, at: datetime) -> tuple[Snapshot, Resolution]:
     res = resolve(snapshot, at)
     keep(res)
     return snapshot, res
-
-
-def _letter(res: Resolution, letter_id: str) -> list[Letter]:
-    """Every readable copy of ``letter_id``, or exit 2 naming the scope's completeness."""
-    copies = res.by_id(letter_id)
-    if not copies:
-        scope = res.snapshot.scope
-        done = "complete scope" if scope.complete else "incomplete scope: " + ", ".join(scope.why_incomplete())
-        raise LetterboxError(f"no letter {output.clean(letter_id)} in scope ({done})")
-    return sorted(copies, key=lambda x: x.path)
-
-
-def _reasons(reasons: tuple[Reason, ...] | list[Reason]) -> list[dict[str, Any]]:
-    return [r.to_json() for r in reasons]
 
 
 # --- query, exists ----------------------------------------------------------------
@@ -148,46 +133,16 @@ def cmd_exists(args: Namespace, memo: Memoised | None = None) -> int:
 
 # --- show ---------------------------------------------------------------------------
 
-def _show_one(letter: Letter, res: Resolution, root: str) -> dict[str, Any]:
-    from letterbox_tui.core.sidecar import progress_of
-    from letterbox_tui.core.views.letterfile import read_letter
-
-    found = answers(letter, res)
-    head = res.head(letter)
-    f = read_letter(root, letter, BODY_MAX)
-    return {
-        "id": letter.id,
-        "headers": dict(letter.fields),
-        "answers": {
-            name: {"value": a.value, "reasons": _reasons(a.reasons)} for name, a in found.items()
-        },
-        "head": head.id if head is not None else None,
-        "heads": list(dict.fromkeys(h.id for h in res.heads(letter))),
-        "progress": _progress_json(progress_of(root, letter, res.snapshot)),
-        "provenance": {
-            "path": letter.path,
-            "seat": letter.seat,
-            "folder": letter.folder,
-            "sha256": f.sha256,
-            "size": f.size,
-            "changed_since_scan": f.changed,
-            "legacy": list(letter.flags),
-            "malformed": list(letter.malformed),
-            "error": f.error,
-        },
-        "body": f.body,
-        "body_truncated": f.body_truncated,
-    }
-
-
 @_collector_paused
 def cmd_show(args: Namespace) -> int:
+    from letterbox_tui.core.views.letter import show_view
+
     snapshot, res = _resolved(args, _now())
-    copies = _letter(res, args.id)
-    shown = [_show_one(x, res, snapshot.root) for x in copies]
+    doc = show_view(res, args.id, BODY_MAX)
+    shown = doc["letters"]
     scope = snapshot.scope
     if args.json:
-        output.emit_json({"id": args.id, "letters": shown, "scope": scope.to_json()})
+        output.emit_json(doc)
         return scope_exit(scope)
     con = output.console()
     if len(shown) > 1:
@@ -229,11 +184,6 @@ def _print_show(con: Any, item: dict[str, Any]) -> None:
             con.print(output.text(f"[body truncated at {BODY_MAX} bytes]", "dim"))
 
 
-def _progress_json(progress: Any) -> dict[str, Any] | None:
-    """The ack sidecar's progress note as the JSON documents carry it (SPEC 7)."""
-    return None if progress is None else progress.to_json()
-
-
 def _progress_line(doc: dict[str, Any]) -> str:
     from letterbox_tui.core.sidecar import Progress
 
@@ -244,25 +194,16 @@ def _progress_line(doc: dict[str, Any]) -> str:
 
 @_collector_paused
 def cmd_current(args: Namespace) -> int:
+    from letterbox_tui.core.views.letter import current_view
+
     snapshot, res = _resolved(args, _now())
-    letter = _letter(res, args.id)[0]
-    ans = res.current(letter)
-    head = res.head(letter)
+    out = current_view(res, args.id)
     scope = snapshot.scope
-    out = {
-        "id": letter.id,
-        "current": ans.value,
-        "head": head.id if head is not None else None,
-        "heads": list(dict.fromkeys(h.id for h in res.heads(letter))),
-        "chain": list(dict.fromkeys(x.id for x in res.chain(letter))),
-        "reasons": _reasons(ans.reasons),
-        "scope": scope.to_json(),
-    }
     if args.json:
         output.emit_json(out)
         return scope_exit(scope)
     con = output.console()
-    con.print(output.text(f"current: {out['current']}  ({letter.id})"))
+    con.print(output.text(f"current: {out['current']}  ({out['id']})"))
     con.print(output.text(f"head: {out['head'] or 'none'}   heads: {', '.join(out['heads']) or 'none'}"))
     con.print(output.text("chain: " + ", ".join(out["chain"])))
     for r in out["reasons"]:
@@ -273,29 +214,17 @@ def cmd_current(args: Namespace) -> int:
 
 @_collector_paused
 def cmd_answered(args: Namespace) -> int:
-    snapshot, res = _resolved(args, _now())
-    letter = _letter(res, args.id)[0]
-    ans = res.answered(letter)
-    scope = snapshot.scope
-    replies = [row(x, res) for x in res.replies(letter)]
-    acks = [row(x, res) for x in res.acks(letter)]
-    from letterbox_tui.core.sidecar import progress_of
+    from letterbox_tui.core.views.letter import answered_view
 
-    progress = progress_of(str(snapshot.root), letter, snapshot)
-    out = {
-        "id": letter.id,
-        "answered": ans.value,
-        "replies": replies,
-        "acks": acks,
-        "progress": _progress_json(progress),
-        "reasons": _reasons(ans.reasons),
-        "scope": scope.to_json(),
-    }
+    snapshot, res = _resolved(args, _now())
+    out = answered_view(res, args.id)
+    scope = snapshot.scope
+    replies, acks = out["replies"], out["acks"]
     if args.json:
         output.emit_json(out)
         return scope_exit(scope)
     con = output.console()
-    con.print(output.text(f"answered: {ans.value}  ({letter.id})"))
+    con.print(output.text(f"answered: {out['answered']}  ({out['id']})"))
     for r in out["reasons"]:
         con.print(output.text("  " + output.reasons_line([r])))
     if replies:
@@ -304,8 +233,8 @@ def cmd_answered(args: Namespace) -> int:
     if acks:
         con.print(output.text("acks:"))
         con.print(output.rows_table(acks))
-    if progress is not None:
-        con.print(output.text(progress.line(res.at)))
+    if out["progress"] is not None:
+        con.print(output.text(_progress_line(out["progress"])))
     output.print_scope(con, scope)
     return scope_exit(scope)
 
@@ -333,10 +262,11 @@ def thread_lines(view: Any, res: Resolution) -> list[str]:
 
 @_collector_paused
 def cmd_thread(args: Namespace) -> int:
+    from letterbox_tui.core.views.letter import copies
     from letterbox_tui.core.views.thread import thread_view
 
     snapshot, res = _resolved(args, _now())
-    letter = _letter(res, args.id)[0]
+    letter = copies(res, args.id)[0]
     view = thread_view(res, letter.thread_id)
     scope = snapshot.scope
     if args.json:

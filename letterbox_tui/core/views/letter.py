@@ -1,0 +1,103 @@
+"""One letter as the faces show it: ``show`` (headers, answers with reasons, head, the
+holder's progress note, provenance, body), ``current`` (chain, heads, head) and
+``answered`` (terminal replies, acks, progress), each a SPEC 7 document (``core.schema``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import LetterboxError
+from ..model import Letter
+from ..resolve import Resolution
+from ..rows import answers, row
+from ..text import clean
+from .letterfile import BODY_MAX, read_letter
+
+
+def copies(res: Resolution, letter_id: str) -> list[Letter]:
+    """Every readable copy of ``letter_id`` by path, or ``LetterboxError`` naming the
+    scope's completeness (SPEC 7: "no letter <id> in scope")."""
+    found = res.by_id(letter_id)
+    if not found:
+        scope = res.snapshot.scope
+        done = "complete scope" if scope.complete else "incomplete scope: " + ", ".join(scope.why_incomplete())
+        raise LetterboxError(f"no letter {clean(letter_id, single_line=True)} in scope ({done})")
+    return sorted(found, key=lambda x: x.path)
+
+
+def _progress(res: Resolution, letter: Letter) -> dict[str, Any] | None:
+    from ..sidecar import progress_of
+
+    progress = progress_of(str(res.snapshot.root), letter, res.snapshot)
+    return None if progress is None else progress.to_json()
+
+
+def _heads(res: Resolution, letter: Letter) -> list[str]:
+    return list(dict.fromkeys(h.id for h in res.heads(letter)))
+
+
+def shown(res: Resolution, letter: Letter, limit: int = BODY_MAX) -> dict[str, Any]:
+    """One copy as ``show --json`` lists it (its file read through ``read_letter``)."""
+    root = str(res.snapshot.root)
+    found = answers(letter, res)
+    head = res.head(letter)
+    f = read_letter(root, letter, limit)
+    return {
+        "id": letter.id,
+        "headers": dict(letter.fields),
+        "answers": {name: {"value": a.value, "reasons": [r.to_json() for r in a.reasons]} for name, a in found.items()},
+        "head": head.id if head is not None else None,
+        "heads": _heads(res, letter),
+        "progress": _progress(res, letter),
+        "provenance": {
+            "path": letter.path,
+            "seat": letter.seat,
+            "folder": letter.folder,
+            "sha256": f.sha256,
+            "size": f.size,
+            "changed_since_scan": f.changed,
+            "legacy": list(letter.flags),
+            "malformed": list(letter.malformed),
+            "error": f.error,
+        },
+        "body": f.body,
+        "body_truncated": f.body_truncated,
+    }
+
+
+def show_view(res: Resolution, letter_id: str, limit: int = BODY_MAX) -> dict[str, Any]:
+    """The ``show --json`` document: every copy of the id."""
+    return {"id": letter_id, "letters": [shown(res, x, limit) for x in copies(res, letter_id)],
+            "scope": res.snapshot.scope.to_json()}
+
+
+def current_view(res: Resolution, letter_id: str) -> dict[str, Any]:
+    """The ``current --json`` document (of the id's first copy by path)."""
+    letter = copies(res, letter_id)[0]
+    ans = res.current(letter)
+    head = res.head(letter)
+    return {
+        "id": letter.id,
+        "current": ans.value,
+        "head": head.id if head is not None else None,
+        "heads": _heads(res, letter),
+        "chain": list(dict.fromkeys(x.id for x in res.chain(letter))),
+        "reasons": [r.to_json() for r in ans.reasons],
+        "scope": res.snapshot.scope.to_json(),
+    }
+
+
+def answered_view(res: Resolution, letter_id: str) -> dict[str, Any]:
+    """The ``answered --json`` document (of the id's first copy by path)."""
+    letter = copies(res, letter_id)[0]
+    ans = res.answered(letter)
+    return {
+        "id": letter.id,
+        "answered": ans.value,
+        "replies": [row(x, res) for x in res.replies(letter)],
+        "acks": [row(x, res) for x in res.acks(letter)],
+        "progress": _progress(res, letter),
+        "reasons": [r.to_json() for r in ans.reasons],
+        "scope": res.snapshot.scope.to_json(),
+    }
