@@ -344,6 +344,8 @@ class LetterboxApp(TruthFileMixin, App[int]):
         self._update_topbar()
         self._update_banner()
         self.check_truth_file()
+        if first:  # drafts kept from before (Esc, a closed app, a crash) are offered back
+            self.call_after_refresh(self.action_drafts, True)
 
     @on(Worker.StateChanged)
     def _worker_changed(self, event: Worker.StateChanged) -> None:
@@ -804,6 +806,11 @@ class LetterboxApp(TruthFileMixin, App[int]):
 
     def action_review(self) -> None:
         self._open_writer("review")
+
+    def action_drafts(self, quiet: bool = False) -> None:
+        from .screens.drafts import offer_kept_drafts
+
+        offer_kept_drafts(self, quiet=quiet)
 
 
 def known_binding_ids() -> set[str]:

@@ -15,6 +15,7 @@ APP_COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("View: Problems", "view('problems')", "unreadable files, unsupported entries, forks, cycles"),
     ("Record review", "review", "write a review letter to your own seat"),
     ("Compose a letter", "compose", "write a new letter"),
+    ("Drafts: restore a kept draft", "drafts", "drafts kept from Esc, a closed app or a crash"),
     ("Reply to the selected letter", "reply", "ack, nack, result or info"),
     ("Supersede the selected letter", "supersede", "write a letter that replaces it"),
     ("Mark the selected letter for a dispute", "mark", "mark two or more, then dispute"),

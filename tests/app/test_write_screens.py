@@ -6,6 +6,7 @@ from pathlib import Path
 
 from textual.widgets import Button, Checkbox, Input, Select, Static, TextArea
 
+from letterbox_tui.app.screens.choice import ChoiceScreen
 from letterbox_tui.app.screens.write import WriteScreen
 from letterbox_tui.core.header import parse_header
 from tests.app.helpers import SIZE, app_for, letters, scanned, until
@@ -83,7 +84,7 @@ async def test_compose_writes_a_letter_into_the_recipients_inbox(letterbox):
         assert any(r.letter is not None and r.letter.id == f["id"] for r in letters(app).rows)
 
 
-async def test_a_refused_write_shows_the_gate_error_and_writes_nothing(letterbox):
+async def test_pointer_errors_are_all_shown_before_send_and_nothing_is_written(letterbox):
     app = app_for(letterbox)
     async with app.run_test(size=SIZE) as pilot:
         await scanned(pilot, app)
@@ -93,17 +94,44 @@ async def test_a_refused_write_shows_the_gate_error_and_writes_nothing(letterbox
         screen.query_one("#w-to", Select).value = "builder"
         screen.query_one("#w-slug", Input).value = "follow-up"
         screen.query_one("#w-re", Input).value = "2026-01-01T000000-nobody-request-ghost-00000000"
+        screen.query_one("#w-thread", Input).value = "not a label"
         screen.query_one("#w-body", TextArea).text = "About the ghost letter.\n"
+        await pilot.pause()
+        err = error_text(screen)
+        assert err.startswith("Not ready: ") and "re: no letter 2026-01-01T000000-nobody-request-ghost" in err
+        assert "thread 'not a label' is not of id shape" in err  # every problem at once
+        assert screen.query_one("#w-send", Button).disabled
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, WriteScreen) and letterbox.tree_bytes() == before
+        screen.query_one("#w-re", Input).value = PLAN
+        screen.query_one("#w-thread", Input).value = "a-free-label"  # a thread is a free label (v0.5)
+        await pilot.pause()
+        assert "Ready to send" in error_text(screen)
+
+
+async def test_a_refused_write_shows_the_gate_error_and_writes_nothing(letterbox):
+    app = app_for(letterbox)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        before = letterbox.tree_bytes()
+        screen = await open_screen(pilot, app, "c")
+        screen.query_one("#w-as", Select).value = "planner"
+        screen.query_one("#w-to", Select).value = "builder"
+        screen.query_one("#w-slug", Input).value = "x" * 120  # the id would pass 128 characters
+        screen.query_one("#w-body", TextArea).text = "Too long a name.\n"
         await pilot.pause()
         assert "Ready to send" in error_text(screen)
         await pilot.press("ctrl+s")
-        await pilot.pause()
+        await until(pilot, lambda: error_text(screen).startswith("Refused: "))
         assert isinstance(app.screen, WriteScreen)  # still open, nothing written
         err = error_text(screen)
-        assert err.startswith("Refused: ") and "ghost" in err and "nothing was written" in err
+        assert "128" in err and "nothing was written" in err
         assert letterbox.tree_bytes() == before
-        await pilot.press("escape")
-        assert not isinstance(app.screen, WriteScreen)
+        await pilot.press("escape")  # changed: asks
+        await pilot.pause()
+        await pilot.click("#choice-discard")
+        await until(pilot, lambda: not isinstance(app.screen, WriteScreen))
         assert letterbox.tree_bytes() == before
 
 
@@ -147,7 +175,13 @@ async def test_supersede_points_at_the_old_letter(letterbox):
         assert screen.query_one("#w-to", Select).value == "builder"
         screen.query_one("#w-body", TextArea).text = "Revised: include the backup tier.\n"
         await pilot.pause()
-        await send(pilot, app, screen)
+        # the old letter's deadline (Nov 27) is kept, and it is in the past: asked first
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, ChoiceScreen))
+        assert "in the past" in app.screen.query_one("#choice-text", Static).render().plain
+        await pilot.click("#choice-send")
+        await until(pilot, lambda: not isinstance(app.screen, (WriteScreen, ChoiceScreen)))
+        await scanned(pilot, app, count=2)
         made = new_files(letterbox.root, before)
         assert len(made) == 1
         f = fields(made[0])

@@ -1,27 +1,38 @@
 """Writing screens: compose, reply, supersede, dispute, rule and record review.
 
-Each screen validates its fields as the user types (a one-line reason under the form),
-then hands a ``Draft`` to the one write gate (``core.write.deliver`` / ``reply``). The
-gate validates again and refuses with one line; the refusal is shown and nothing is
-written. The screen returns the new letter's id.
+Each screen checks its fields as the user types and lists every problem at once (pointers
+against the scanned letterbox, ``write_rules``), then hands a ``Draft`` to the one write
+gate (``core.write.deliver`` / ``reply``) in a worker thread, so a slow disk never freezes
+the app. The gate validates again and refuses with one line; the refusal is shown and
+nothing is written. The screen returns the new letter's id.
+
+What is typed is never lost: the form is kept as a draft in the user's state directory as
+it changes (``core.draft_store``; never in the letterbox), Esc on a changed form asks
+(discard, keep editing, save the draft), and kept drafts are offered back at the next start.
 """
 
 from __future__ import annotations
 
+from datetime import timezone
 
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static, TextArea
+from textual.worker import Worker, WorkerState
 
+from letterbox_tui.core.draft_store import DraftStore, KeptDraft
 from letterbox_tui.core.errors import LetterboxError
-from letterbox_tui.core.grammar import PRIORITIES, SLUG_RE, parse_time, valid_id
+from letterbox_tui.core.grammar import PRIORITIES
 from letterbox_tui.core.model import Letter
 
 from ..sanitize import clean, clean_str, cleans
+from . import write_rules as rules
+from .choice import ChoiceScreen
+from .write_parts import IdSuggester, bound_keys, last_auditor
 
 KINDS = ("compose", "reply", "supersede", "dispute", "rule", "review")
 TITLES = {
@@ -32,9 +43,12 @@ TITLES = {
     "rule": "Rule on a dispute",
     "review": "Record a review",
 }
+#: every field a form may hold, as its widget id is ``w-<name>``
+FIELDS = ("as", "kind", "to", "type", "upholds", "slug", "subject", "priority", "deadline", "task",
+          "thread", "re", "body")
 
 
-def open_writer(app, kind: str) -> WriteScreen | None:
+def open_writer(app, kind: str, restore: KeptDraft | None = None) -> WriteScreen | None:
     """The screen for ``kind``, or None (with a notice) when the selection does not fit."""
     m = app.model
     if not m.snapshot.seats:
@@ -54,32 +68,38 @@ def open_writer(app, kind: str) -> WriteScreen | None:
             app.notify("Mark two or more letters with m first, then press d.", severity="warning")
             return None
         return WriteScreen(kind, m, target=None, marked=marked)
-    return WriteScreen(kind, m, target=x)
+    return WriteScreen(kind, m, target=x if kind != "compose" else None)
 
 
 class WriteScreen(ModalScreen[str | None]):
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="write.cancel"),
         Binding("ctrl+s", "send", "Send", id="write.send"),
-        Binding("ctrl+e", "editor", "Edit body in $EDITOR", id="write.editor"),
+        # priority: the body (TextArea) would take ctrl+e as "end of line"
+        Binding("ctrl+e", "editor", "Edit body in $EDITOR", id="write.editor", priority=True),
     ]
     DEFAULT_CSS = """
     WriteScreen { align: center middle; }
     WriteScreen > Vertical {
-        width: 110; height: 90%; border: round $primary; background: $surface; padding: 0 1;
+        width: 100%; max-width: 110; height: 100%; max-height: 44;
+        border: round $primary; background: $surface; padding: 0 1;
     }
-    WriteScreen VerticalScroll { height: 1fr; }
-    WriteScreen .row { height: auto; margin: 0 0 0 0; }
-    WriteScreen .row Label { width: 12; padding: 1 1 0 0; text-align: right; color: $text-muted; }
+    WriteScreen #w-about { height: auto; max-height: 4; padding: 0 1; background: $panel; }
+    WriteScreen #w-warn { height: auto; max-height: 3; color: $warning; padding: 0 1; }
+    WriteScreen #w-fields { height: auto; max-height: 12; }
+    WriteScreen .row { height: 1; }
+    WriteScreen .row Label { width: 10; padding: 0 1 0 0; text-align: right; color: $text-muted; }
     WriteScreen .row Input, WriteScreen .row Select { width: 1fr; }
-    WriteScreen #w-body { height: 12; }
-    WriteScreen #w-about { height: auto; padding: 0 1; background: $panel; }
-    WriteScreen #w-error { height: auto; color: $error; padding: 0 1; }
-    WriteScreen #w-buttons { height: 3; align-horizontal: right; }
+    WriteScreen #w-body-label { height: 1; color: $text-muted; }
+    WriteScreen #w-body { height: 1fr; min-height: 3; background: $boost; }
+    WriteScreen #w-hint { height: auto; max-height: 2; color: $text-muted; padding: 0 1; }
+    WriteScreen #w-error { height: auto; max-height: 4; color: $error; padding: 0 1; }
+    WriteScreen #w-buttons { height: 1; align-horizontal: right; }
     WriteScreen Button { margin-left: 2; }
     """
 
-    def __init__(self, kind: str, model, *, target: Letter | None = None, marked: list[Letter] | None = None) -> None:
+    def __init__(self, kind: str, model, *, target: Letter | None = None, marked: list[Letter] | None = None,
+                 restore: KeptDraft | None = None) -> None:
         super().__init__()
         assert kind in KINDS
         self.kind = kind
@@ -87,6 +107,19 @@ class WriteScreen(ModalScreen[str | None]):
         self.target = target
         self.marked = marked or []
         self.written: str | None = None
+        self.restore = restore
+        self.pointers = rules.Pointers(model.snapshot)
+        self.store = DraftStore(model.root)
+        self.draft_name = restore.name if restore is not None else DraftStore.new_name()
+        self.duplicates = rules.duplicate_disputes(model.res, self.marked) if kind == "dispute" else []
+        self._initial: dict | None = None
+        self._latest: dict | None = None  # the form as last changed (kept when the app closes)
+        self._task_auto: bool | None = None
+        self._task_touched = False
+        self._task_choice = True  # what the user last chose for "task", once they touched it
+        self._sending = False
+        self._done = False
+        self._kept = False
 
     # --- layout -------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -97,41 +130,57 @@ class WriteScreen(ModalScreen[str | None]):
         with Vertical() as v:
             v.border_title = TITLES[self.kind]
             yield Static(self._about(), id="w-about")
-            with VerticalScroll():
-                yield from self._row("As seat", Select(seat_options, value=default_as, allow_blank=False, id="w-as"))
+            if self.duplicates:
+                yield Static(self._duplicates_text(), id="w-warn")
+            with VerticalScroll(id="w-fields"):
+                yield from self._row("As seat", Select(seat_options, value=default_as, allow_blank=False, id="w-as", compact=True))
                 if self.kind == "reply":
-                    yield from self._row("Kind", Select([(k, k) for k in ("ack", "nack", "result", "info")], value="ack", allow_blank=False, id="w-kind"))
+                    yield from self._row("Kind", Select([(k, k) for k in ("ack", "nack", "result", "info")], value="ack",
+                                                        allow_blank=False, id="w-kind", compact=True))
                 if self.kind in ("compose", "supersede", "dispute", "rule"):
                     to_default = self._default_to(default_as)
-                    yield from self._row("To", Select(seat_options, value=to_default, allow_blank=False, id="w-to"))
+                    yield from self._row("To", Select(seat_options, value=to_default if to_default else Select.NULL,
+                                                      prompt="choose a seat", id="w-to", compact=True))
                 if self.kind == "compose":
                     from letterbox_tui.core.write import SENDABLE_TYPES
 
-                    yield from self._row("Type", Select([(t, t) for t in SENDABLE_TYPES], value="request", allow_blank=False, id="w-type"))
+                    yield from self._row("Type", Select([(t, t) for t in SENDABLE_TYPES], value="request", allow_blank=False,
+                                                        id="w-type", compact=True))
                 if self.kind == "rule":
                     assert x is not None
-                    options = [("(none: close the dispute without settling it)", "")] + [(clean(d, single_line=True), d) for d in x.disputes]
-                    yield from self._row("Upholds", Select(options, value=x.disputes[0] if x.disputes else "", allow_blank=False, id="w-upholds"))
+                    options = [("none: close the dispute, settle nothing", "")] + [(clean(d, single_line=True), d) for d in x.disputes]
+                    yield from self._row("Upholds", Select(options, prompt="choose: one letter, or none", id="w-upholds", compact=True))
                 if self.kind != "review":
-                    hint = "only for info replies (ack, nack and result take the letter's id)" if self.kind == "reply" else "a-z0-9 and -"
-                    yield from self._row("Slug", Input(value=self._default_slug(), id="w-slug", placeholder=hint))
+                    hint = "only for info replies" if self.kind == "reply" else "a-z0-9 and -"
+                    yield from self._row("Slug", Input(value=self._default_slug(), id="w-slug", placeholder=hint, compact=True))
                 if self.kind in ("compose", "supersede"):
-                    yield from self._row("Subject", Input(value=clean_str(x.subject, single_line=True) if (x and self.kind == "supersede") else "", id="w-subject", placeholder="optional, one line"))
-                    yield from self._row("Priority", Select([(p, p) for p in PRIORITIES], value=(x.priority if x and x.priority in PRIORITIES and self.kind == "supersede" else "next"), allow_blank=False, id="w-priority"))
-                    yield from self._row("Deadline", Input(value=x.deadline if (x and self.kind == "supersede") else "", id="w-deadline", placeholder="RFC 3339 with offset, e.g. 2026-12-01T17:00:00Z (optional)"))
+                    old = x if (x and self.kind == "supersede") else None
+                    yield from self._row("Subject", Input(value=clean_str(old.subject, single_line=True) if old else "",
+                                                          id="w-subject", placeholder="optional, one line", compact=True))
+                    yield from self._row("Priority", Select([(p, p) for p in PRIORITIES],
+                                                            value=(old.priority if old and old.priority in PRIORITIES else "next"),
+                                                            allow_blank=False, id="w-priority", compact=True))
+                    yield from self._row("Deadline", Input(value=old.deadline if old else "", id="w-deadline", compact=True,
+                                                           placeholder="optional: 2026-12-01T17:00:00+01:00 or +2d"))
+                    task = bool(old.task) if old else True  # compose starts as a request: a task
+                    self._task_auto = task
                     with Horizontal(classes="row"):
                         yield Label("")
-                        yield Checkbox("Task: the recipient owes an ack, nack or result", value=bool(x.task) if (x and self.kind == "supersede") else False, id="w-task")
+                        yield Checkbox("Task: the recipient owes an ack, nack or result", value=task, id="w-task", compact=True)
                 if self.kind == "compose":
-                    yield from self._row("Thread", Input(id="w-thread", placeholder="optional: thread id"))
-                    yield from self._row("Re", Input(value=x.id if x else "", id="w-re", placeholder="optional: the letter this answers"))
-                yield Label("Body (Markdown)" if self.kind != "review" else "Body (written for you: what is owed and late now)")
-                yield TextArea(self._default_body(), id="w-body", soft_wrap=True, show_line_numbers=False)
+                    yield from self._row("Thread", Input(id="w-thread", placeholder="optional: a thread label (id shape)",
+                                                         suggester=IdSuggester(self.pointers), compact=True))
+                    yield from self._row("Re", Input(id="w-re", placeholder="optional: the id this answers (→ completes)",
+                                                     suggester=IdSuggester(self.pointers), compact=True))
+            yield Label("Body (Markdown)" if self.kind != "review" else "Body (written for you: what is owed and late now)",
+                        id="w-body-label")
+            yield TextArea(self._default_body(), id="w-body", soft_wrap=True, show_line_numbers=False, compact=True)
+            yield Static(Content(""), id="w-hint")
             yield Static(Content(""), id="w-error")
             with Horizontal(id="w-buttons"):
-                yield Button(f"$EDITOR ({bound_keys(self, 'write.editor')})", id="w-editor")
-                yield Button(f"Cancel ({bound_keys(self, 'write.cancel')})", id="w-cancel")
-                yield Button(f"Send ({bound_keys(self, 'write.send')})", id="w-send", variant="primary")
+                yield Button(f"$EDITOR ({bound_keys(self, 'write.editor')})", id="w-editor", compact=True)
+                yield Button(f"Cancel ({bound_keys(self, 'write.cancel')})", id="w-cancel", compact=True)
+                yield Button(f"Send ({bound_keys(self, 'write.send')})", id="w-send", variant="primary", compact=True)
 
     def _row(self, label: str, widget) -> ComposeResult:
         with Horizontal(classes="row"):
@@ -144,7 +193,23 @@ class WriteScreen(ModalScreen[str | None]):
                 w.cursor_blink = False
             for t in self.query(TextArea):
                 t.cursor_blink = False
+        self._initial = self.values()
+        if self.restore is not None:
+            self._apply(self.restore.fields)
+        self._sync_task()
+        self._first_field().focus()
         self.validate()
+
+    def _first_field(self):
+        for sel in ("#w-to", "#w-slug", "#w-upholds", "#w-body"):
+            if self.kind == "reply" and sel == "#w-slug":
+                continue
+            found = self.query(sel)
+            if found:
+                w = found.first()
+                if not (isinstance(w, Select) and w.value is not Select.NULL and sel == "#w-to"):
+                    return w
+        return self.query_one("#w-body")
 
     # --- defaults -----------------------------------------------------------------
     def _default_as(self, seats: list[str]) -> str:
@@ -153,6 +218,9 @@ class WriteScreen(ModalScreen[str | None]):
             return x.recipient
         if self.kind == "supersede" and x is not None and x.sender in seats:
             return x.sender
+        agent = rules.agent_seat(seats)
+        if agent:
+            return agent
         last = getattr(self.app, "last_seat", None)
         if last in seats:
             return last
@@ -161,7 +229,7 @@ class WriteScreen(ModalScreen[str | None]):
         if agent_seat() in seats:
             return agent_seat()
         if self.kind in ("rule", "review", "dispute"):
-            auditor = _last_auditor(self.model.snapshot.letters)
+            auditor = last_auditor(self.model.snapshot.letters)
             if auditor in seats:
                 return auditor
         mb = getattr(self.app, "mailbox_id", "")
@@ -170,14 +238,15 @@ class WriteScreen(ModalScreen[str | None]):
         return seats[0] if seats else ""
 
     def _default_to(self, as_seat: str) -> str:
+        """Compose starts empty (no recipient); the others follow their letter."""
         x = self.target
+        if self.kind == "compose":
+            return ""
         pick = as_seat
         if self.kind == "supersede" and x is not None:
             pick = x.recipient
         elif self.kind == "rule" and x is not None:
             pick = x.sender
-        elif self.kind == "compose" and x is not None:
-            pick = x.sender if x.sender != as_seat else x.recipient
         return pick if pick in self.model.snapshot.seats else as_seat
 
     def _default_slug(self) -> str:
@@ -227,44 +296,71 @@ class WriteScreen(ModalScreen[str | None]):
             return Content("A review letter goes to the reviewer's own seat. It records what is owed and late now, by id.")
         return Content("A new letter, published into the recipient's inbox through the write gate.")
 
-    # --- values and validation ----------------------------------------------------
+    def _duplicates_text(self) -> Content:
+        parts = [Content.styled("⚠ An open dispute already names these letters: ", "bold")]
+        for d in self.duplicates[:3]:
+            parts.append(cleans((d.id, "bold"), (f" (by {d.sender}) ", "")))
+        if len(self.duplicates) > 3:
+            parts.append(Content(f"and {len(self.duplicates) - 3} more"))
+        parts.append(Content("— rule on it (u) rather than raise another?"))
+        return Content("").join(parts)
+
+    # --- values, drafts and validation -------------------------------------------
     def _value(self, selector: str) -> str:
-        try:
-            w = self.query_one(selector)
-        except Exception:
+        found = self.query(selector)
+        if not found:
             return ""
+        w = found.first()
         if isinstance(w, Select):
             v = w.value
-            return "" if v is Select.BLANK or v is None else str(v)
+            return "" if v is Select.NULL or v is None else str(v)
         if isinstance(w, Input):
             return w.value.strip()
         if isinstance(w, TextArea):
             return w.text
         return ""
 
-    def problems(self) -> list[str]:
-        """What is wrong with the form now (empty: ready to send)."""
-        out = []
-        if not self._value("#w-as"):
-            out.append("choose the seat you write as")
-        if self.kind != "review":
-            slug = self._value("#w-slug")
-            if self.kind != "reply" and not slug:
-                out.append("a slug is needed (a-z, 0-9 and -)")
-            elif slug and SLUG_RE.fullmatch(slug) is None:
-                out.append(f"slug {slug!r} may hold only a-z, 0-9 and - (not starting with -)")
-        deadline = self._value("#w-deadline")
-        if deadline and parse_time(deadline) is None:
-            out.append("the deadline needs RFC 3339 with an offset, e.g. 2026-12-01T17:00:00Z")
-        for sel, name in (("#w-thread", "thread"), ("#w-re", "re")):
-            v = self._value(sel)
-            if v and not valid_id(v):
-                out.append(f"{name} is not a valid id")
-        if "\n" in self._value("#w-subject") or len(self._value("#w-subject")) > 200:
-            out.append("the subject is one line of at most 200 characters")
-        if not self._value("#w-body").strip():
-            out.append("the body is empty")
+    def values(self) -> dict:
+        """Every field of this form, as plain values (``upholds`` None: not chosen yet)."""
+        out: dict = {}
+        for name in FIELDS:
+            found = self.query(f"#w-{name}")
+            if not found:
+                continue
+            w = found.first()
+            if isinstance(w, Checkbox):
+                out[name] = bool(w.value)
+            elif isinstance(w, Select) and name == "upholds":
+                out[name] = None if w.value is Select.NULL else str(w.value)
+            else:
+                out[name] = self._value(f"#w-{name}")
         return out
+
+    def _apply(self, fields: dict) -> None:
+        for name, value in fields.items():
+            found = self.query(f"#w-{name}") if name in FIELDS else None
+            if not found:
+                continue
+            w = found.first()
+            if isinstance(w, Checkbox) and isinstance(value, bool):
+                w.value = value
+                self._task_touched, self._task_choice = True, value
+            elif isinstance(w, Select) and isinstance(value, str):
+                try:
+                    w.value = value
+                except Exception:  # a seat or option that no longer exists
+                    pass
+            elif isinstance(w, Input) and isinstance(value, str):
+                w.value = value
+            elif isinstance(w, TextArea) and isinstance(value, str):
+                w.text = value
+
+    def changed(self) -> bool:
+        return self._initial is not None and self.values() != self._initial
+
+    def problems(self) -> list[str]:
+        """What is wrong with the form now, all at once (empty: ready to send)."""
+        return rules.problems(self.kind, self.values(), self.pointers, self.app.clock())
 
     def validate(self) -> bool:
         probs = self.problems()
@@ -272,9 +368,27 @@ class WriteScreen(ModalScreen[str | None]):
         if probs:
             err.update(cleans(("Not ready: ", "bold"), ("; ".join(probs), "")))
         else:
-            err.update(Content.styled("Ready to send.", "$success"))
-        self.query_one("#w-send", Button).disabled = bool(probs)
+            note = rules.deadline_note(self._value("#w-deadline"), self.app.clock())
+            err.update(Content.assemble(Content.styled("Ready to send.", "$success"),
+                                        cleans(("  Deadline ", "$text-muted"), (note, "")) if note else Content("")))
+        self.query_one("#w-send", Button).disabled = bool(probs) or self._sending
         return not probs
+
+    def _sync_task(self) -> None:
+        """Requests and delegates default to tasks; a delegate is always one."""
+        found = self.query("#w-task")
+        if not found or self.kind != "compose":
+            return
+        box = found.first()
+        kind = self._value("#w-type")
+        if kind in rules.MUST_BE_TASK:
+            self._task_auto = True
+            box.value = True
+            box.disabled = True
+            return
+        box.disabled = False
+        self._task_auto = self._task_choice if self._task_touched else kind in rules.TASK_TYPES
+        box.value = self._task_auto
 
     @on(Input.Changed)
     @on(TextArea.Changed)
@@ -283,134 +397,199 @@ class WriteScreen(ModalScreen[str | None]):
     def _changed(self, event) -> None:
         if self.kind == "review" and isinstance(event, Select.Changed) and event.select.id == "w-as":
             self.query_one("#w-body", TextArea).text = self._review_draft(str(event.value)).body
+        if isinstance(event, Select.Changed) and event.select.id == "w-type":
+            self._sync_task()
+        if isinstance(event, Checkbox.Changed) and event.checkbox.id == "w-task" and event.value != self._task_auto:
+            self._task_touched = True
+            self._task_choice = event.value
+        if isinstance(event, Input.Changed) and event.input.id in ("w-re", "w-thread"):
+            self._show_matches(event.input.id[2:], event.value.strip())
         self.validate()
+        if self._initial is not None and not self._done:
+            self._latest = self.values()
+            self.set_timer(0.3, self._autosave, name="autosave")
+
+    def _show_matches(self, key: str, text: str) -> None:
+        found = self.pointers.complete(text, 3) if len(text) >= 3 else []
+        hint = self.query_one("#w-hint", Static)
+        if not text or text in found[:1]:
+            hint.update(Content(""))
+        elif found:
+            hint.update(cleans((f"{key}: ", "bold"), (", ".join(found), ""), ("  (→ completes the first)", "$text-muted")))
+        else:
+            hint.update(Content.styled(f"{key}: no id in the letterbox holds {clean_str(text)!r}", "$warning"))
+
+    def _autosave(self) -> None:
+        if self._done or self._sending:
+            return
+        if not self.changed():
+            self.store.discard(self.draft_name)
+            return
+        self.keep_draft()
+
+    def keep_draft(self, values: dict | None = None) -> bool:
+        """Write the form to the user's state directory (never the letterbox)."""
+        from datetime import datetime
+
+        values = self.values() if values is None else values
+        draft = KeptDraft(self.kind, {k: v for k, v in values.items() if v is not None},
+                          self.target.id if self.target else "", [x.id for x in self.marked],
+                          datetime.now(timezone.utc).isoformat(timespec="seconds"), self.draft_name)
+        try:
+            self.store.save(draft)
+        except OSError as exc:
+            self.notify(clean(f"Could not keep the draft: {exc.strerror or exc}"), severity="error")
+            return False
+        self._kept = True
+        return True
+
+    def on_unmount(self) -> None:
+        # the app closing with the form open: keep what was typed (as last changed: the
+        # widgets may be gone by now)
+        if not self._done and self._latest is not None and self._latest != self._initial:
+            self.keep_draft(self._latest)
 
     # --- $EDITOR -------------------------------------------------------------------
     def action_editor(self) -> None:
-        """Edit the body in ``$VISUAL`` / ``$EDITOR`` (a private temporary file, never in
-        the letterbox); the form's validation and the gate still apply."""
-        import os
-        import shlex
-        import subprocess
-        import tempfile
-
-        from textual.app import SuspendNotSupported
+        """Edit the body in ``$VISUAL`` / ``$EDITOR``; the form's checks and the gate still apply."""
+        from .editor import edit_body
 
         area = self.query_one("#w-body", TextArea)
-        command = shlex.split(os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi")
-        fd, path = tempfile.mkstemp(prefix="letterbox-tui-", suffix=".md")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(area.text)
-            try:
-                with self.app.suspend():
-                    code = subprocess.call(command + [path])
-            except SuspendNotSupported:
-                if not self.app.is_headless:
-                    self.notify("This terminal cannot hand over to an editor.", severity="warning")
-                    return
-                code = subprocess.call(command + [path], stdin=subprocess.DEVNULL)
-            if code != 0:
-                self.notify(f"The editor exited with status {code}; the body is unchanged.", severity="warning")
-                return
-            with open(path, encoding="utf-8", errors="replace") as fh:
-                area.text = fh.read(1 << 20)
-        except OSError as exc:
-            self.notify(clean(f"Could not run the editor: {exc.strerror or exc}"), severity="error")
-        finally:
-            try:
-                os.unlink(path)
-            except OSError:
-                pass
+        text = edit_body(self, area.text)
+        if text is not None:
+            area.text = text
         self.validate()
 
-    # --- sending ------------------------------------------------------------------
+    # --- leaving ------------------------------------------------------------------
     @on(Button.Pressed, "#w-cancel")
     def action_cancel(self) -> None:
-        self.dismiss(None)
+        if not self.changed():
+            self._leave(None, discard=True)
+            return
+        text = Content("This form has changes. Discard them, keep editing, or save the draft "
+                       "(kept in your state directory, offered back next time)?")
+        self.app.push_screen(ChoiceScreen("Unsent changes", text, [("discard", "Discard"), ("keep", "Keep editing"),
+                                                                   ("save", "Save draft")], safe="keep"), self._cancel_answer)
+
+    def _cancel_answer(self, answer: str | None) -> None:
+        if answer == "discard":
+            self._leave(None, discard=True)
+        elif answer == "save" and self.keep_draft():
+            self.app.notify("Draft kept: it is offered back the next time the app starts.", timeout=4)
+            self._leave(None, discard=False)
+
+    def _leave(self, result: str | None, *, discard: bool) -> None:
+        self._done = True
+        if discard:
+            self.store.discard(self.draft_name)
+        self.dismiss(result)
 
     @on(Button.Pressed, "#w-editor")
     def _editor_pressed(self) -> None:
         self.action_editor()
 
+    # --- sending ------------------------------------------------------------------
     @on(Button.Pressed, "#w-send")
     def _send_pressed(self) -> None:
         self.action_send()
 
     def action_send(self) -> None:
-        if not self.validate():
+        if self._sending or not self.validate():
             return
+        now = self.app.clock()
+        when = rules.deadline_when(self._value("#w-deadline"), now)
+        if when is not None and when < now:
+            note = rules.deadline_note(self._value("#w-deadline"), now)
+            text = cleans(("The deadline ", ""), (note, "bold"), (" is in the past: the letter is late the moment it "
+                                                                   "arrives. Send it anyway?", ""))
+            self.app.push_screen(ChoiceScreen("Deadline in the past", text, [("send", "Send anyway"), ("back", "Back")],
+                                              safe="back"), lambda a: self._start_send() if a == "send" else None)
+            return
+        self._start_send()
+
+    def _start_send(self) -> None:
         try:
-            new_id = self.write()
+            plan = self._plan()
         except LetterboxError as exc:
-            self.query_one("#w-error", Static).update(cleans(("Refused: ", "bold $error"), (str(exc), "$error"), (" (nothing was written)", "$text-muted")))
+            self._refused(exc)
             return
-        except OSError as exc:
-            self.query_one("#w-error", Static).update(cleans(("Could not write: ", "bold $error"), (exc.strerror or str(exc), "$error")))
+        self._sending = True
+        self.query_one("#w-send", Button).disabled = True
+        self.query_one("#w-error", Static).update(Content.styled("Sending…", "$warning"))
+        self._write_in_worker(plan)
+
+    @work(thread=True, exclusive=True, group="write", exit_on_error=False)
+    def _write_in_worker(self, plan) -> str:
+        return plan()
+
+    @on(Worker.StateChanged)
+    def _write_state(self, event: Worker.StateChanged) -> None:
+        if event.worker.group != "write":
             return
+        if event.state == WorkerState.SUCCESS:
+            self._sent(event.worker.result)
+        elif event.state in (WorkerState.ERROR, WorkerState.CANCELLED):
+            self._sending = False
+            self._refused(event.worker.error)
+            self.validate_keep_error()
+
+    def validate_keep_error(self) -> None:
+        self.query_one("#w-send", Button).disabled = bool(self.problems())
+
+    def _refused(self, exc) -> None:
+        err = self.query_one("#w-error", Static)
+        if isinstance(exc, LetterboxError):
+            err.update(cleans(("Refused: ", "bold $error"), (str(exc), "$error"), (" (nothing was written)", "$text-muted")))
+        elif isinstance(exc, OSError):
+            err.update(cleans(("Could not write: ", "bold $error"), (exc.strerror or str(exc), "$error")))
+        else:
+            err.update(cleans(("Could not write: ", "bold $error"), (f"{type(exc).__name__}: {exc}", "$error")))
+
+    def _sent(self, new_id: str) -> None:
+        self._sending = False
         self.app.last_seat = self._value("#w-as")
         self.written = new_id
-        self.dismiss(new_id)
+        note = rules.deadline_note(self._value("#w-deadline"), self.app.clock())
+        if note:
+            self.app.notify(cleans(("Deadline as you typed it: ", "bold"), (note, "")), timeout=6)
+        self._leave(new_id, discard=True)
 
     def write(self) -> str:
-        """Build the draft and hand it to the write gate. Returns the new id."""
+        """Build the draft and hand it to the write gate here (tests). Returns the new id."""
+        return self._plan()()
+
+    def _plan(self):
+        """Read the form (on the UI thread) into a call of the write gate with plain values."""
         from letterbox_tui.core.write import Draft, deliver, reply
 
         root = self.model.root
         now = self.app.clock()
         snapshot = None if self.model.snapshot.scope.partial else self.model.snapshot
-        as_seat = self._value("#w-as")
-        body = self._value("#w-body")
-        x = self.target
+        v = self.values()
+        as_seat, body, x = v["as"], v["body"], self.target
         if self.kind == "reply":
             assert x is not None
-            published = reply(root, x.id, self._value("#w-kind"), seat=as_seat, body=body, now=now,
-                              slug=self._value("#w-slug"), snapshot=snapshot)
-            return published.id
+            kind, slug, target_id = v["kind"], v.get("slug", ""), x.id
+            return lambda: reply(root, target_id, kind, seat=as_seat, body=body, now=now, slug=slug, snapshot=snapshot).id
         if self.kind == "review":
             draft = self._review_draft(as_seat)
             draft.body = body
-            return deliver(root, draft, now=now, snapshot=snapshot).id
-        common = dict(sender=as_seat, recipient=self._value("#w-to"), slug=self._value("#w-slug"), body=body)
-        if self.kind == "compose":
-            draft = Draft(type=self._value("#w-type"), subject=self._value("#w-subject"),
-                          priority=self._value("#w-priority") or "next",
-                          requires_ack=self.query_one("#w-task", Checkbox).value,
-                          deadline=self._value("#w-deadline"), thread=self._value("#w-thread"),
-                          re=self._value("#w-re"), **common)
-        elif self.kind == "supersede":
-            assert x is not None
-            draft = Draft(type=x.type, subject=self._value("#w-subject"),
-                          priority=self._value("#w-priority") or "next",
-                          requires_ack=self.query_one("#w-task", Checkbox).value,
-                          deadline=self._value("#w-deadline"), thread=x.thread_id, supersedes=x.id, **common)
-        elif self.kind == "dispute":
-            ids = [d.id for d in self.marked]
-            if len(set(ids)) < 2:
-                raise LetterboxError("a dispute names two or more different letters")
-            draft = Draft(type="dispute", disputes=ids, **common)
-        else:  # rule
-            assert x is not None
-            draft = Draft(type="ruling", rules_on=x.id, upholds=self._value("#w-upholds"), thread=x.thread_id, **common)
-        return deliver(root, draft, now=now, snapshot=snapshot).id
-
-
-def bound_keys(node, binding_id: str) -> str:
-    """The keys that run ``binding_id`` on ``node`` now, with the user's keymap applied, as
-    the footer shows them: a button's label never claims a key that does something else."""
-    bindings = node._bindings.copy()
-    keymap = getattr(node.app, "_keymap", None)
-    if keymap:
-        bindings.apply_keymap(keymap)
-    keys = [k for k, found in bindings.key_to_bindings.items() if any(b.id == binding_id for b in found)]
-    return ", ".join(node.app.get_key_display(Binding(k, "")) for k in keys) or "no key"
-
-
-def _last_auditor(letters) -> str | None:
-    """The seat that wrote the latest review or ruling: who audits this letterbox, the
-    natural author of the next ruling, review or dispute. None when there is none."""
-    best = None
-    for x in letters:
-        if x.type in ("review", "ruling") and x.sent_at is not None and (best is None or x.sent_at > best.sent_at):
-            best = x
-    return best.sender if best is not None else None
+        else:
+            common = dict(sender=as_seat, recipient=v.get("to", ""), slug=v.get("slug", ""), body=body)
+            deadline = rules.absolute_deadline(v.get("deadline", ""), now)
+            if self.kind == "compose":
+                draft = Draft(type=v["type"], subject=v["subject"], priority=v["priority"] or "next",
+                              requires_ack=v["task"], deadline=deadline, thread=v["thread"], re=v["re"], **common)
+            elif self.kind == "supersede":
+                assert x is not None
+                draft = Draft(type=x.type, subject=v["subject"], priority=v["priority"] or "next",
+                              requires_ack=v["task"], deadline=deadline, thread=x.thread_id, supersedes=x.id, **common)
+            elif self.kind == "dispute":
+                ids = [d.id for d in self.marked]
+                if len(set(ids)) < 2:
+                    raise LetterboxError("a dispute names two or more different letters")
+                draft = Draft(type="dispute", disputes=ids, **common)
+            else:  # rule
+                assert x is not None
+                draft = Draft(type="ruling", rules_on=x.id, upholds=v.get("upholds") or "", thread=x.thread_id, **common)
+        return lambda: deliver(root, draft, now=now, snapshot=snapshot).id

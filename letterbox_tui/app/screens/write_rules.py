@@ -1,0 +1,159 @@
+"""What a writing form checks and shows, apart from its widgets: every problem at once
+(pointers checked against the scanned letterbox with the gate's own index), warnings that
+do not stop a send (an open dispute already names these letters), how a deadline reads
+back, and id completion. No Textual here: the screen passes plain values."""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime, timezone
+
+from letterbox_tui.core.errors import LetterboxError
+from letterbox_tui.core.grammar import SLUG_RE, valid_id, valid_seat
+from letterbox_tui.core.model import Letter, Snapshot
+from letterbox_tui.core.query import parse_when
+
+#: types whose letters are tasks unless the writer says otherwise; a delegate always is one
+#: (protocol v0.5: ``delegate`` needs ``--ack``)
+TASK_TYPES = ("request", "delegate")
+MUST_BE_TASK = ("delegate",)
+#: pointer fields checked against the letterbox (a thread is a free label of id shape)
+POINTERS = ("re", "supersedes")
+
+
+def agent_seat(seats: list[str] | tuple[str, ...], environ=os.environ) -> str | None:
+    """``$LETTERBOX_AGENT`` when it names a seat of this letterbox (the protocol's default
+    writer), else None."""
+    agent = environ.get("LETTERBOX_AGENT", "").strip()
+    return agent if agent and valid_seat(agent) and agent in seats else None
+
+
+class Pointers:
+    """The letterbox's ids, for checking and completing pointers as they are typed (built
+    once per form, with the write gate's own index so the form and the gate agree)."""
+
+    def __init__(self, snapshot: Snapshot) -> None:
+        from letterbox_tui.core.write import IdIndex
+
+        self.index = IdIndex(snapshot)
+        self.partial = snapshot.scope.partial
+        self._ids: list[str] | None = None
+
+    def problem(self, key: str, value: str) -> str | None:
+        """Why ``value`` cannot be the ``key`` pointer, or None."""
+        if not value:
+            return None
+        if key == "thread":
+            return None if valid_id(value) else (
+                f"thread {value[:40]!r} is not of id shape (A-Z a-z 0-9 _ . : -, at most 128)")
+        if not valid_id(value):
+            return f"{key} {value[:40]!r} is not a valid id"
+        try:
+            self.index.one(key, value)
+        except LetterboxError as exc:
+            if self.partial and not self.index.letters.get(value):
+                return None  # other seats were not scanned: the gate checks the whole letterbox
+            return str(exc)
+        return None
+
+    def ids(self) -> list[str]:
+        if self._ids is None:
+            self._ids = sorted(self.index.letters, reverse=True)  # newest first (ids start with a time)
+        return self._ids
+
+    def complete(self, text: str, limit: int = 5) -> list[str]:
+        """Ids that start with ``text``, then ids that hold it (case-insensitive)."""
+        if not text:
+            return []
+        low = text.casefold()
+        starts = [i for i in self.ids() if i.casefold().startswith(low)]
+        if len(starts) >= limit:
+            return starts[:limit]
+        holds = [i for i in self.ids() if low in i.casefold() and i not in starts]
+        return (starts + holds)[:limit]
+
+
+def deadline_when(value: str, now: datetime) -> datetime | None:
+    """The deadline typed (RFC 3339 with an offset, or relative: ``+2d``), or None."""
+    if not value:
+        return None
+    return parse_when(value, now)
+
+
+def absolute_deadline(value: str, now: datetime) -> str:
+    """What the gate is given: the typed time as it is, a relative one made absolute."""
+    when = deadline_when(value, now)
+    if when is None or not _relative(value):
+        return value
+    return when.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _relative(value: str) -> bool:
+    from letterbox_tui.core.query import is_relative
+
+    return is_relative(value)
+
+
+def deadline_note(value: str, now: datetime) -> str:
+    """The deadline read back as the user typed it, with UTC (what the letter holds) and
+    how far off it is: ``2026-12-01T17:00:00+02:00 (15:00Z UTC), in 2d 2h``."""
+    when = deadline_when(value, now)
+    if when is None:
+        return ""
+    utc = when.astimezone(timezone.utc)
+    shown = value if not _relative(value) else f"{value} = {when.isoformat()}"
+    same = when.utcoffset() == utc.utcoffset() and not _relative(value)
+    stamp = utc.strftime("%Y-%m-%dT%H:%M:%SZ")
+    left = utc - now.astimezone(timezone.utc)
+    far = f"in {_span(left.total_seconds())}" if left.total_seconds() >= 0 else f"{_span(-left.total_seconds())} ago"
+    return f"{shown}" + ("" if same else f" (written in UTC: {stamp})") + f", {far}"
+
+
+def _span(seconds: float) -> str:
+    minutes = int(seconds // 60)
+    days, rest = divmod(minutes, 24 * 60)
+    hours, minutes = divmod(rest, 60)
+    if days:
+        return f"{days}d {hours}h" if hours else f"{days}d"
+    if hours:
+        return f"{hours}h {minutes}m" if minutes else f"{hours}h"
+    return f"{minutes}m"
+
+
+def problems(kind: str, v: dict, pointers: Pointers | None, now: datetime) -> list[str]:
+    """Everything that stops this form from being sent, at once (empty: ready)."""
+    out = []
+    if not v.get("as"):
+        out.append("choose the seat you write as")
+    if kind in ("compose", "supersede", "dispute", "rule") and not v.get("to"):
+        out.append("choose the seat it goes to")
+    if kind == "rule" and v.get("upholds") is None:
+        out.append("choose the letter to uphold, or none")
+    if kind != "review":
+        slug = v.get("slug", "")
+        if kind != "reply" and not slug:
+            out.append("a slug is needed (a-z, 0-9 and -)")
+        elif slug and SLUG_RE.fullmatch(slug) is None:
+            out.append(f"slug {slug!r} may hold only a-z, 0-9 and - (not starting with -)")
+    deadline = v.get("deadline", "")
+    if deadline and deadline_when(deadline, now) is None:
+        out.append("the deadline needs RFC 3339 with an offset (2026-12-01T17:00:00Z) or +2d, +36h")
+    if kind == "compose" and v.get("type") in MUST_BE_TASK and not v.get("task"):
+        out.append(f"a {v.get('type')} is a task (protocol v0.5)")
+    if pointers is not None:
+        for key in ("re", "thread", "supersedes"):
+            why = pointers.problem(key, v.get(key, ""))
+            if why:
+                out.append(why)
+    subject = v.get("subject", "")
+    if "\n" in subject or len(subject) > 200:
+        out.append("the subject is one line of at most 200 characters")
+    if not str(v.get("body", "")).strip():
+        out.append("the body is empty")
+    return out
+
+
+def duplicate_disputes(res, marked: list[Letter]) -> list[Letter]:
+    """Open disputes that already name every one of the marked letters."""
+    wanted = {x.id for x in marked}
+    return [d.dispute for d in res.open_disputes() if wanted <= set(d.dispute.disputes or ())]

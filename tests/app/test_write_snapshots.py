@@ -1,0 +1,79 @@
+"""Every writing form at 80x24: it fits (Send on screen, a body to type in) and looks as
+reviewed. Update with ``pytest tests/app/test_write_snapshots.py --snapshot-update`` and
+review each SVG by eye."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+from textual.widgets import Button, Select, TextArea
+
+from letterbox_tui.app.screens.write import WriteScreen
+from letterbox_tui.app.themes import shipped_themes_dir
+from letterbox_tui.core.settings import UserSettings
+from tests.app.helpers import app_for, scanned, until
+from tests.app.letterboxes import fill, ruling
+from tests.conftest import make_box
+
+SMALL = (80, 24)
+PLAN = "2026-11-20T090000-planner-request-renewal-plan-aaaa0001"
+DISPUTE2 = "2026-11-26T090000-reviewer-dispute-plans-cccc0002"
+# form -> (view, letter, keys before the form's key)
+FORMS = {
+    "compose": ("all", None, ["c"]),
+    "reply": ("all", PLAN, ["r"]),
+    "supersede": ("all", PLAN, ["s"]),
+    "dispute": ("owed", None, ["m", "j", "m", "d"]),
+    "rule": ("disputes", DISPUTE2, ["u"]),
+    "review": ("owed", None, ["R"]),
+}
+
+
+@pytest.fixture
+def fixed_box():
+    root = Path(tempfile.gettempdir()) / "letterbox-tui-snapshot-forms" / "box"
+    shutil.rmtree(root.parent, ignore_errors=True)
+    box = fill(make_box(root, "planner", "builder", "reviewer"))
+    ruling(box)
+    yield box
+    shutil.rmtree(root.parent, ignore_errors=True)
+
+
+def _app(box, form: str):
+    view, letter, _ = FORMS[form]
+    return app_for(box, view=view, letter=letter, theme_dirs=[shipped_themes_dir()], user_settings=UserSettings())
+
+
+def _open(form: str):
+    async def run_before(pilot):
+        await scanned(pilot, pilot.app)
+        await pilot.press(*FORMS[form][2])
+        await until(pilot, lambda: isinstance(pilot.app.screen, WriteScreen))
+        await pilot.pause()
+
+    return run_before
+
+
+@pytest.mark.parametrize("form", list(FORMS))
+async def test_each_form_fits_at_80x24(fixed_box, form, monkeypatch):
+    monkeypatch.delenv("LETTERBOX_AGENT", raising=False)
+    app = _app(fixed_box, form)
+    async with app.run_test(size=SMALL) as pilot:
+        await _open(form)(pilot)
+        screen = app.screen
+        screen_box = screen.region
+        for button in screen.query(Button):
+            assert screen_box.contains_region(button.region), f"{button.id} off screen"
+            assert button.region.width > 0
+        body = screen.query_one("#w-body", TextArea)
+        assert body.region.height >= 3 and screen_box.contains_region(body.region)
+        assert screen.query_one("#w-as", Select).region.height == 1  # compact rows
+
+
+@pytest.mark.parametrize("form", list(FORMS))
+def test_form_snapshot_80x24(snap_compare, fixed_box, form, monkeypatch):
+    monkeypatch.delenv("LETTERBOX_AGENT", raising=False)
+    assert snap_compare(_app(fixed_box, form), terminal_size=SMALL, run_before=_open(form))
