@@ -459,6 +459,8 @@ class LetterboxApp(TruthFileMixin, App[int]):
             return Content(f"{seat} · {folder}")
         if mailbox_id.startswith("query:"):
             return Content("Saved query: ") + clean(mailbox_id[6:], single_line=True)
+        if mailbox_id == "view:leases":
+            return Content("Leases")
         return Content(mailbox_id)
 
     def _show_mailbox(self, keep: str | None = None) -> None:

@@ -20,6 +20,7 @@ from textual.content import Content
 
 from letterbox_tui.core.check import Finding
 from letterbox_tui.core.errors import LetterboxError
+from letterbox_tui.core.leases import Lease, read_leases
 from letterbox_tui.core.model import Answer, Letter, Reason, Snapshot
 from letterbox_tui.core.query import QueryResult
 from letterbox_tui.core.resolve import Resolution
@@ -46,6 +47,8 @@ VIEWS: tuple[tuple[str, str, str], ...] = (
     ("view:problems", "Problems", "problems"),
 )
 VIEW_BY_NAME = {name: vid for vid, _, name in VIEWS}
+#: the "Leases" mailbox (listed after the views when locks/ holds any lease)
+LEASES = "view:leases"
 SEAT_FOLDERS = (("inbox", "Inbox"), ("processed", "Processed"), ("sent", "Sent"))
 DUE_SOON = timedelta(hours=24)
 BODY_LIMIT = 256 * 1024
@@ -80,6 +83,8 @@ class AppModel:
     disputes: DisputesView | None = None
     truth: TruthView | None = None
     problems: ProblemsView | None = None
+    #: the protocol's leases under locks/ (the "Leases" mailbox, shown when there are any)
+    leases: list[Lease] = field(default_factory=list)
     _threads: dict[str, ThreadView] = field(default_factory=dict)
     _cache: dict[str, list[ListRow]] = field(default_factory=dict)
 
@@ -92,6 +97,7 @@ class AppModel:
         model.counts = {"view:all": len(snapshot.letters)}
         reviews = [x for x in snapshot.letters if x.type == "review" and x.sent_at is not None]
         model.last_review = max(reviews, key=lambda x: x.sent_at) if reviews else None
+        model.leases = read_leases(root, snapshot.seats)[0]  # read, never taken or broken
         if first in BUILDERS:
             model.compute(first)
         return model
@@ -211,6 +217,8 @@ class AppModel:
     def mailboxes(self) -> list[Mailbox]:
         out = [Mailbox(vid, label, self.counts.get(vid), late=self.late_count if vid == "view:owed" else 0)
                for vid, label, _ in VIEWS]
+        if self.leases:
+            out.append(Mailbox(LEASES, "Leases", len(self.leases)))
         for seat in seat_mailboxes(self.snapshot):
             status = clean(seat.status, single_line=True) if seat.status else None
             out.append(Mailbox(f"seat:{seat.seat}", seat.seat, seat=seat.seat, status=status))
@@ -233,7 +241,10 @@ class AppModel:
             return None
         if mailbox_id in self._cache:
             return self._cache[mailbox_id]
-        if mailbox_id.startswith("seat:"):
+        if mailbox_id == LEASES:
+            rows = [ListRow(f"lease:{x.name}", None, item=x, note_style="$error" if x.problems else "")
+                    for x in self.leases]
+        elif mailbox_id.startswith("seat:"):
             _, seat, *rest = mailbox_id.split(":")
             folder = rest[0] if rest else "inbox"
             rows = [ListRow(x.path, x) for x in mailbox_letters(self.snapshot, seat, folder)]
@@ -282,6 +293,8 @@ class AppModel:
         """One list line: marks, sent, parties, type, subject, status note."""
         x = row.letter
         f = row.item
+        if isinstance(f, Lease):
+            return lease_line(f, self.at)
         if isinstance(f, Finding) or not isinstance(x, Letter):
             if isinstance(f, Finding):
                 sev = "!" if f.severity == "problem" else "·"
@@ -354,6 +367,19 @@ def span(delta: timedelta) -> str:
     if h:
         return f"{h}h {m}m" if m else f"{h}h"
     return f"{m}m"
+
+
+def lease_line(x: Lease, at: datetime) -> Content:
+    """One lease in the list: what is held, by whom (and session), since when; problems."""
+    from letterbox_tui.core.sidecar import age
+
+    taken = x.taken_at
+    since = f"since {x.taken} ({age(at, taken)} ago)" if taken is not None else f"since {x.taken or '?'}"
+    who = (x.owner or "?") + (f" session={x.session}" if x.session else "")
+    return cleans(
+        ("⚿ ", "$text-muted"), (f"{x.target}  ", "bold"), (f"{who}  ", ""), (since, "$text-muted"),
+        (("  " + "; ".join(x.problems)) if x.problems else "", "$error"),
+    )
 
 
 def owed_note(item: OwedItem) -> tuple[str, str]:

@@ -368,6 +368,13 @@ def cmd_check(args: Namespace) -> int:
         if stale:
             root, settings, snapshot = load(args)
     view = problems_view(resolve(snapshot, _now()))
+    from letterbox_tui.core.temporaries import find_stale
+
+    temporaries = find_stale(str(root), snapshot.seats)  # a killed writer's, over a day old
+    if temporaries:
+        view = view.with_findings([Finding("stale-temporary", "a writer's hidden temporary over a day old "
+                                           "(a writer was killed before publishing); safe to remove", (), (rel,))
+                                   for rel in temporaries])
     if stale:
         detail = f"{len(stale)} cached header{'s' if len(stale) != 1 else ''} did not match the file; re-read"
         view = view.with_findings([Finding("stale-cache", detail, (), tuple(stale))])

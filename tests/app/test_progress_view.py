@@ -48,3 +48,32 @@ async def test_a_hostile_progress_note_is_sanitized(tmp_path):
         for bad in ("\x1b", "\x07", "\u202e"):
             assert bad not in shown
         assert "[@click=app.quit]q[/]" in app.query_one("#letter-provenance", Static).render().plain
+
+
+async def test_a_leases_mailbox_lists_who_holds_what_with_problems_and_takes_nothing(tmp_path):
+    box = accepted_box(tmp_path, "x")
+    held = box.root / "locks" / "src-slash-auth.ts.lock"
+    held.mkdir(parents=True)
+    (held / "lease").write_text("owner=alpha session=s-1 taken=2026-11-29T13:00:00Z\n")
+    (box.root / "locks" / "orphan.lock").mkdir()
+    before = box.tree_bytes()
+    app = app_for(box)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        assert any(mb.id == "view:leases" and mb.count == 2 for mb in app.model.mailboxes())
+        assert "Leases" in screen_text(app)  # in the mailboxes pane
+        app.open_mailbox("view:leases")
+        await pilot.pause()
+        rows = list_text(app)
+        assert any("src/auth.ts" in t and "alpha session=s-1" in t and "2h ago" in t for t in rows), rows
+        assert any("orphan" in t and "no lease file" in t for t in rows), rows
+    assert box.tree_bytes() == before
+
+
+async def test_no_leases_no_leases_mailbox(tmp_path):
+    box = accepted_box(tmp_path, "x")
+    app = app_for(box)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        assert not any(mb.id == "view:leases" for mb in app.model.mailboxes())
+        assert "Leases" not in screen_text(app)

@@ -15,6 +15,7 @@ from ..errors import LetterboxError
 from ..files import read_file
 from ..grammar import valid_seat
 from ..header import MAX_HEADER, body_offset
+from ..temporaries import sweep_own
 
 _DIR_FLAGS = fsflags.DIR
 _NEW_FILE_FLAGS = fsflags.CREATE
@@ -62,6 +63,7 @@ def publish_bytes(root: Path, folder: tuple[str, ...], name: str, data: bytes) -
             except FileNotFoundError:
                 pass
         os.fsync(dfd)
+        sweep_own(dfd)  # our own temporaries a killed writer left here over a day ago
     finally:
         os.close(dfd)
 
@@ -90,6 +92,7 @@ def replace_bytes(root: Path, folder: tuple[str, ...], name: str, data: bytes) -
                 pass
             raise
         os.fsync(dfd)
+        sweep_own(dfd)
     finally:
         os.close(dfd)
 

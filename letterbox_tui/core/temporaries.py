@@ -1,0 +1,80 @@
+"""Writers' hidden temporaries (SPEC 2: names starting with ``.`` are never letters).
+
+A writer killed between creating its temporary and publishing leaves ``.<name>.tmp.<random>``
+behind. letterbox-tui's writers name theirs ``.<name>.tmp.<12 hex>`` and remove their own
+that are older than a day from each folder they write to (``sweep_own``); ``check`` lists
+every other one older than a day (the protocol's own, ``.<id>.tmp.XXXXXX``, included) as a
+warning (``find_stale``), and never removes anything.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import time
+from collections.abc import Iterable
+
+#: this project's temporaries (``core.write.fs``)
+OURS = re.compile(r"\..+\.tmp\.[0-9a-f]{12}")
+#: any writer's temporary: a hidden name with ``.tmp.`` in it
+ANY = re.compile(r"\..*\.tmp\..*")
+#: older than this, a temporary is stale (no writer takes a day to write a letter)
+STALE_AFTER = 24 * 3600
+_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _stale(dfd: int, pattern: re.Pattern[str], now: float) -> list[str]:
+    out = []
+    try:
+        with os.scandir(dfd) as it:
+            for e in it:
+                name = e.name
+                if name[:1] != "." or pattern.fullmatch(name) is None:
+                    continue
+                try:
+                    st = e.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                if stat.S_ISREG(st.st_mode) and now - st.st_mtime > STALE_AFTER:
+                    out.append(name)
+    except OSError:
+        return []
+    return sorted(out)
+
+
+def sweep_own(dfd: int, now: float | None = None) -> list[str]:
+    """Remove this project's own temporaries older than a day from the open folder ``dfd``;
+    what was removed. Never raises."""
+    removed = []
+    for name in _stale(dfd, OURS, time.time() if now is None else now):
+        try:
+            os.unlink(name, dir_fd=dfd)
+            removed.append(name)
+        except OSError:
+            pass
+    return removed
+
+
+def find_stale(root: str, seats: Iterable[str], now: float | None = None) -> list[str]:
+    """Every writer's temporary older than a day in a seat's ``inbox/`` or ``processed/``,
+    as paths relative to the root. Reads only; never follows a symlink."""
+    when = time.time() if now is None else now
+    out: list[str] = []
+    for seat in seats:
+        for folder in ("inbox", "processed"):
+            try:
+                fd = os.open(root, _DIR)
+            except OSError:
+                return out
+            try:
+                for part in (seat, folder):
+                    nxt = os.open(part, _DIR, dir_fd=fd)
+                    os.close(fd)
+                    fd = nxt
+                out += [f"{seat}/{folder}/{name}" for name in _stale(fd, ANY, when)]
+            except OSError:
+                pass
+            finally:
+                os.close(fd)
+    return out
