@@ -147,8 +147,9 @@ def cmd_demo(args: Namespace) -> int:
 @_reports
 def cmd_send(args: Namespace) -> int:
     snapshot = None
-    if args.re or args.thread or args.supersedes:
+    if args.re or args.supersedes:
         root, _settings, snapshot = load(_whole(args))  # pointers are checked against the letterbox
+        # (a --thread is a free label: nothing to check it against)
     else:
         root = open_root(_whole(args))
     body = _stdin_body()

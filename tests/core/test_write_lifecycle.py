@@ -304,3 +304,57 @@ def test_the_lock_is_the_protocols_name_beside_the_letter(box):
         snap = scan(box.root)  # never a letter, never unsupported
         assert snap.scope.complete and [x.id for x in snap.letters] == [letter]
     assert locks(box) == []
+
+
+STALE_ROUNDS = 20
+
+
+def test_two_writers_racing_over_a_stale_lock_still_leave_one_terminal_reply(box, monkeypatch):
+    """Both find the dead writer's lock, both try to take it over: one wins the letter."""
+    monkeypatch.setenv("LETTERBOX_TUI_NO_CACHE", "1")
+    dead = dead_pid()
+    for n in range(STALE_ROUNDS):
+        letter = task(box, slug=f"stale-{n}")
+        hold(box, letter, dead)
+        results = _race(box.root, letter, ("nack", "result"))
+        assert sorted(code for code, _ in results) == [0, 2], results
+        assert len(terminal_replies(box, letter)) == 1
+        assert locks(box) == []
+
+
+def test_a_lock_released_while_waiting_is_then_taken(box):
+    """A protocol writer (a shell: mkdir, pid, then rm and rmdir) holds the lock for 0.3 s."""
+    letter = task(box)
+    d = lock_dir(box, letter)
+    shell = subprocess.Popen(["bash", "-c", f'mkdir "{d}" && echo $$ > "{d}/pid" && echo held && sleep 0.3 '
+                                            f'&& rm -f "{d}/pid" && rmdir "{d}"'], stdout=subprocess.PIPE, text=True)
+    assert shell.stdout is not None and shell.stdout.readline() == "held\n"
+    started = time.monotonic()
+    reply(box.root, letter, "result", seat="beta", body="Done.\n", now=NOW, lock_timeout=5)
+    waited = time.monotonic() - started
+    shell.wait()
+    assert 0.1 < waited < 4, waited
+    assert terminal_replies(box, letter) == [f"{letter}--beta--result.md"] and locks(box) == []
+
+
+ROUNDS_REAL = 5
+
+
+def test_two_real_letterbox_tui_processes_racing_leave_one_terminal_reply(box):
+    """The same race with the console's own entry point in fresh interpreters (fewer rounds:
+    each start costs a few hundred milliseconds)."""
+    env = {**os.environ, "LETTERBOX_TUI_NO_CACHE": "1"}
+    for n in range(ROUNDS_REAL):
+        letter = task(box, slug=f"real-{n}")
+        procs = [subprocess.Popen([sys.executable, "-m", "letterbox_tui", "--root", str(box.root), "reply", letter,
+                                   kind, "--as", "beta"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.PIPE, env=env)
+                 for kind in ("nack", "result")]
+        for p in procs:  # the bodies arrive together: both are past reading stdin
+            assert p.stdin is not None
+            p.stdin.write(b"body\n")
+        for p in procs:
+            p.stdin.close()
+        codes = sorted(p.wait(timeout=60) for p in procs)
+        assert codes == [0, 2], [p.stderr.read() for p in procs]
+        assert len(terminal_replies(box, letter)) == 1 and locks(box) == []
