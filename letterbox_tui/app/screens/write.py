@@ -224,10 +224,6 @@ class WriteScreen(ModalScreen[str | None]):
         last = getattr(self.app, "last_seat", None)
         if last in seats:
             return last
-        from letterbox_tui.core.write import agent_seat  # $LETTERBOX_AGENT, the protocol's identity
-
-        if agent_seat() in seats:
-            return agent_seat()
         if self.kind in ("rule", "review", "dispute"):
             auditor = last_auditor(self.model.snapshot.letters)
             if auditor in seats:
