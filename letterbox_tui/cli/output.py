@@ -94,10 +94,52 @@ def late_text(value: str) -> Text:
     return text(value, "bold red" if value == "yes" else _ANSWER_STYLE.get(value, ""))
 
 
+ROW_COLUMNS = ("id", "from → to", "type", "state", "answered", "current", "late", "deadline")
+#: Above this many rows the letter table is written as plain aligned columns: Rich's table
+#: measures and renders every cell as a renderable (about 0.4 ms a row: 20,000 rows took
+#: 8 s against 0.3 s for the same answer as --json). Every row is still printed.
+PLAIN_ROWS = 500
+
+
+def print_rows(con: Console, rows: list[dict[str, Any]]) -> None:
+    """The letter table, every row: a Rich table, or plain columns past ``PLAIN_ROWS``."""
+    if len(rows) <= PLAIN_ROWS:
+        con.print(rows_table(rows))
+        return
+    from rich.cells import cell_len
+
+    cells = [
+        [clean(v, single_line=True) for v in (r["id"], f"{r['from']} → {r['to']}", r["type"], r["state"],
+                                              r["answered"], r["current"], r["late"], r["deadline"])]
+        for r in rows
+    ]
+    widths = [len(c) for c in ROW_COLUMNS]
+    for line in cells:
+        for i, value in enumerate(line):
+            n = len(value) if value.isascii() else cell_len(value)
+            if n > widths[i]:
+                widths[i] = n
+
+    def pad(value: str, width: int) -> str:
+        n = len(value) if value.isascii() else cell_len(value)
+        return value + " " * (width - n)
+
+    out = ["  ".join(pad(c, w) for c, w in zip(ROW_COLUMNS, widths)).rstrip(),
+           "  ".join("─" * w for w in widths)]
+    out.extend("  ".join(pad(c, w) for c, w in zip(line, widths)).rstrip() for line in cells)
+    con.file.write("\n".join(out) + "\n")
+
+
+def print_lines(con: Console, lines: list[str]) -> None:
+    """Many unstyled lines of letter text, each sanitized onto one line, written at once
+    (a ``print`` a line costs Rich ~0.1 ms: 20,000 reason lines took seconds)."""
+    if lines:
+        con.file.write("\n".join(clean(line, single_line=True) for line in lines) + "\n")
+
+
 def rows_table(rows: list[dict[str, Any]]) -> Table:
     """The letter table: id, from -> to, type, state, answered, current, late, deadline."""
-    cols = ["id", "from → to", "type", "state", "answered", "current", "late", "deadline"]
-    t = table(*cols)
+    t = table(*ROW_COLUMNS)
     t.columns[0].min_width = min(128, max((len(r["id"]) for r in rows), default=2))
     for r in rows:
         cells = [

@@ -91,12 +91,12 @@ def cmd_query(args: Namespace, memo: Memoised | None = None) -> int:
         return scope_exit(scope)
     con = output.console()
     if matches:
-        con.print(output.rows_table(matches))
+        output.print_rows(con, matches)
     if unknown:
         con.print(output.text(f"unknown ({len(unknown)}): the record cannot settle these rows", "bold yellow"))
-        con.print(output.rows_table(unknown))
-        for r, (_, why) in zip(unknown, result.unknown):
-            con.print(output.text(f"  {r['id']}: {output.reasons_line([w.to_json() for w in why])}"))
+        output.print_rows(con, unknown)
+        output.print_lines(con, [f"  {r['id']}: {output.reasons_line([w.to_json() for w in why])}"
+                                 for r, (_, why) in zip(unknown, result.unknown)])
     counts = f"{len(matches)} match{'es' if len(matches) != 1 else ''}, {len(unknown)} unknown"
     output.print_scope(con, scope, counts)
     return scope_exit(scope)
@@ -229,10 +229,10 @@ def cmd_answered(args: Namespace) -> int:
         con.print(output.text("  " + output.reasons_line([r])))
     if replies:
         con.print(output.text("terminal replies:"))
-        con.print(output.rows_table(replies))
+        output.print_rows(con, replies)
     if acks:
         con.print(output.text("acks:"))
-        con.print(output.rows_table(acks))
+        output.print_rows(con, acks)
     if out["progress"] is not None:
         con.print(output.text(_progress_line(out["progress"])))
     output.print_scope(con, scope)
@@ -286,7 +286,7 @@ def cmd_thread(args: Namespace) -> int:
     n = len(view.nodes)
     deep = f"; {view.max_depth} deep" if view.max_depth > THREAD_INDENT else ""
     con.print(output.text(f"{label}: {n} letter{'s' if n != 1 else ''}{deep}"))
-    con.print(output.text("\n".join(thread_lines(view, res)), single_line=False), overflow="fold", crop=False)
+    output.print_lines(con, thread_lines(view, res))
     output.print_scope(con, scope)
     return scope_exit(scope)
 
@@ -313,10 +313,9 @@ def cmd_owed(args: Namespace) -> int:
     con.print(output.text(f"owed at {format_time(at)}"))
     for g, data in zip(view.groups, doc["owed"]):
         con.print(output.text(f"{g.seat} owes {len(g.items)} ({g.late} late)", "bold"))
-        con.print(output.rows_table(data["items"]))
-        for r in data["items"]:  # an unknown is never shown without its reason
-            if r["reasons"]:
-                con.print(output.text(f"  {r['id']}: {output.reasons_line(r['reasons'])}"))
+        output.print_rows(con, data["items"])
+        # an unknown is never shown without its reason
+        output.print_lines(con, [f"  {r['id']}: {output.reasons_line(r['reasons'])}" for r in data["items"] if r["reasons"]])
         for item in g.items:  # the holder's latest progress note, from its ack sidecar
             progress = progress_of(str(snapshot.root), item.letter, snapshot)
             if progress is not None:
@@ -341,7 +340,7 @@ def cmd_disputes(args: Namespace) -> int:
     data = doc["disputes"]
     for d in data:
         con.print(output.text(f"dispute {d['dispute']['id']} ({d['dispute']['from']}): open", "bold"))
-        con.print(output.rows_table(d["disputed"]))
+        output.print_rows(con, d["disputed"])
     if not data:
         con.print(output.text("no open disputes"))
     output.print_scope(con, scope, f"{len(data)} open dispute{'s' if len(data) != 1 else ''}")

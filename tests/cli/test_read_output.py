@@ -69,3 +69,21 @@ def test_reading_commands_never_import_textual_and_json_skips_rich(box):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "True", "False"]
+
+
+def test_a_long_letter_table_is_plain_aligned_columns_with_every_row(box, capsys, monkeypatch):
+    """Past PLAIN_ROWS the table is written without Rich's per-cell rendering (20,000 rows:
+    8 s -> 0.35 s here); every row is still there, sanitized, on its own line."""
+    from tests.cli.helpers import cli
+
+    for i in range(5):
+        box.letter(f"a-{i}", frm="alp\u202eha" if i == 3 else "alpha", seat="beta", sent=f"2026-01-0{i + 1}T00:00:00Z")
+    monkeypatch.setattr(output, "PLAIN_ROWS", 2)
+    code, out, _ = cli(capsys, box, "query")
+    lines = out.splitlines()
+    assert lines[0].split() == ["id", "from", "→", "to", "type", "state", "answered", "current", "late", "deadline"]
+    assert set(lines[1]) <= {"─", " "}
+    assert [ln.split()[0] for ln in lines[2:7]] == [f"a-{i}" for i in range(5)]
+    assert "alp<U+202E>ha → beta" in lines[5] and "\u202e" not in out
+    assert len({ln.index("info") for ln in lines[2:7]}) == 1  # the columns line up
+    assert lines[7].startswith("5 matches, 0 unknown; scope complete")
