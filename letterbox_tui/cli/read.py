@@ -171,6 +171,10 @@ def _print_show(con: Any, item: dict[str, Any]) -> None:
         con.print(output.text(_progress_line(item["progress"])))
     p = item["provenance"]
     con.print(output.text(f"path {p['path']}  sha256 {p['sha256']}  size {p['size']}"))
+    if h := p["history"]:
+        sent = item["headers"].get("sent", "")
+        con.print(output.text(f"committed {h['committed_at']} by {h['author']} on {h['machine'] or 'an unknown machine'}"
+                              f" in {h['commit'][:12]} (sent {sent or 'not given'})"))
     if p["legacy"]:
         con.print(output.text("flags: " + ", ".join(p["legacy"])))
     if p["changed_since_scan"]:

@@ -110,6 +110,15 @@ class AnswerDocument(TypedDict):
     reasons: list[Reason]
 
 
+class History(TypedDict):
+    """The commit that first brought a letter's file into the repository (SPEC 9)."""
+
+    commit: str
+    committed_at: str
+    author: str
+    machine: str | None
+
+
 class Provenance(TypedDict):
     path: str
     seat: str
@@ -120,6 +129,7 @@ class Provenance(TypedDict):
     legacy: list[str]
     malformed: list[str]
     error: str | None
+    history: History | None  # a letterbox in git: the commit that brought the file
 
 
 class Progress(TypedDict):

@@ -416,3 +416,38 @@ def _remember(repo: Repo, key_path: str, block: dict[str, Any], extra: list[str]
             os.unlink(tmp)
         except OSError:
             pass
+
+
+# --- provenance from history ------------------------------------------------------------
+
+def added(root: str | os.PathLike[str], path: str) -> dict[str, Any] | None:
+    """The commit that first brought the letter at ``path`` (relative to the letterbox) into
+    the repository — under the same name in its seat's ``inbox/`` or ``processed/``, so a
+    filed letter is traced to its arrival — as ``{"commit", "committed_at", "author",
+    "machine"}``: None outside git or before it is committed. ``machine`` is the
+    ``Machine:`` line ``sync`` writes in its commits, else the host of the author's e-mail
+    address when it has one. Facts beside the letter's own ``sent``: a late arrival shows."""
+    repo = find_repo(root)
+    if repo is None:
+        return None
+    parts = path.split("/")
+    names = [path]
+    if len(parts) == 3 and parts[1] in ("inbox", "processed"):
+        names = [f"{parts[0]}/{folder}/{parts[2]}" for folder in ("inbox", "processed")]
+    specs = [f":(top,literal){repo.prefix + '/' if repo.prefix else ''}{n}" for n in names]
+    done = git(repo, "log", "--diff-filter=A", "--no-renames", "--format=%H%x00%cI%x00%an <%ae>%x00%B%x01",
+               "--", *specs, check=False)
+    if done.returncode != 0:
+        return None
+    entries = [e for e in done.stdout.decode("utf-8", "replace").split("\x01") if e.strip()]
+    if not entries:
+        return None
+    commit, at, author, body = entries[-1].lstrip("\n").split("\0", 3)  # the oldest: its arrival
+    machine = None
+    for line in body.splitlines():
+        if line.startswith("Machine: "):
+            machine = line[len("Machine: "):].strip() or None
+    if machine is None and "@" in author:
+        machine = author.rsplit("@", 1)[1].rstrip(">") or None
+    when = datetime.fromisoformat(at).astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return {"commit": commit, "committed_at": when, "author": author, "machine": machine}

@@ -83,3 +83,25 @@ def test_a_memoised_answer_follows_the_copy_state(tmp_path, capsys, monkeypatch)
     run(capsys, a, "exists", "--fetch", "--json")  # a fetch: no letter file changed here
     again = json.loads(run(capsys, a, "query", "--json")[1])["scope"]["sync"]
     assert (first["behind"], again["behind"]) == (0, 1)
+
+
+def test_show_gives_the_commit_that_brought_the_letter(tmp_path, capsys):
+    import socket
+
+    _, a, b = machines(tmp_path)
+    put(b, f"beta/inbox/{L1}.md", letter_text(L1))
+    code, out, _ = run(capsys, b, "show", L1, "--json")
+    assert json.loads(out)["letters"][0]["provenance"]["history"] is None  # not committed yet
+    run(capsys, b, "sync")
+    run(capsys, a, "sync")
+    (a / "beta" / "inbox" / f"{L1}.md").rename(a / "beta" / "processed" / f"{L1}.md")  # filed later
+    run(capsys, a, "sync")
+    code, out, _ = run(capsys, a, "show", L1, "--json")
+    doc = json.loads(out)
+    validate("show", doc)
+    history = doc["letters"][0]["provenance"]["history"]
+    arrival = git(b, "log", "--format=%H", "-1", "--", f"beta/inbox/{L1}.md").strip()
+    assert history["commit"] == arrival  # its arrival, not the later move
+    assert history["machine"] == socket.gethostname()
+    code, out, _ = run(capsys, a, "show", L1)
+    assert f"committed {history['committed_at']} by " in out and "(sent 2026-01-01T00:00:00Z)" in out

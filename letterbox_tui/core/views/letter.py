@@ -39,6 +39,8 @@ def _heads(res: Resolution, letter: Letter) -> list[str]:
 
 def shown(res: Resolution, letter: Letter, limit: int = BODY_MAX) -> dict[str, Any]:
     """One copy as ``show --json`` lists it (its file read through ``read_letter``)."""
+    from ..sync import added
+
     root = str(res.snapshot.root)
     found = answers(letter, res)
     head = res.head(letter)
@@ -60,6 +62,8 @@ def shown(res: Resolution, letter: Letter, limit: int = BODY_MAX) -> dict[str, A
             "legacy": list(letter.flags),
             "malformed": list(letter.malformed),
             "error": f.error,
+            # a letterbox in git: the commit that brought the file (one git log; null outside git)
+            "history": added(root, letter.path),
         },
         "body": f.body,
         "body_truncated": f.body_truncated,
