@@ -32,6 +32,7 @@ from .commands import LetterboxCommands
 from .model import VIEW_BY_NAME, VIEWS, AppModel, span
 from .sanitize import clean, cleans
 from .sanitize import home_path as _home
+from .sync_mixin import SyncMixin, sync_banner
 from .truth_file import TruthFileMixin
 from .themes import BUILTIN, DEFAULT_THEME, APP_VARIABLES, load_themes, shipped_themes_dir, user_themes_dir
 from .widgets.letter_list import LetterList, ListRow
@@ -88,7 +89,7 @@ def folder_fingerprint(root: str) -> tuple:
     return tuple(out)
 
 
-class LetterboxApp(TruthFileMixin, App[int]):
+class LetterboxApp(SyncMixin, TruthFileMixin, App[int]):
     """Humans auditing seats: what is owed and late, what is in dispute, what is true."""
 
     CSS_PATH = "app.tcss"
@@ -125,6 +126,7 @@ class LetterboxApp(TruthFileMixin, App[int]):
         Binding("R", "review", "Review", show=False, id="app.review"),
         Binding("W", "write_truth", "Write truth file", show=False, id="truth.write"),
         Binding("f5,ctrl+r", "rescan", "Rescan", show=False, id="app.rescan"),
+        Binding("S", "sync", "Sync", show=False, id="app.sync"),
         Binding("escape", "escape", "Back", show=False, id="app.escape"),
     ]
 
@@ -412,17 +414,25 @@ class LetterboxApp(TruthFileMixin, App[int]):
     def _update_banner(self) -> None:
         banner = self.banner
         m = self.model
-        if m is None or m.snapshot.scope.complete:
+        # a letterbox in git: whether this copy is current (the sync block was taken in
+        # the scan worker; see sync_mixin)
+        copy = sync_banner(m.snapshot.scope.sync, len(m.unpushed or ())) if m is not None else None
+        if m is None or (m.snapshot.scope.complete and copy is None):
             banner.display = False
             banner.update(Content(""))
             return
-        why = m.snapshot.scope.why_incomplete()
-        text = Content.assemble(
-            ("⚠ Incomplete scope: ", "bold"),
-            clean("; ".join(why), single_line=True),
-            (". Answers that depend on what could not be read are shown as unknown; absence is not proof. ", ""),
-            ("Press p for Problems.", "bold underline"),
-        )
+        if m.snapshot.scope.complete:
+            text = copy
+        else:
+            why = m.snapshot.scope.why_incomplete()
+            text = Content.assemble(
+                ("⚠ Incomplete scope: ", "bold"),
+                clean("; ".join(why), single_line=True),
+                (". Answers that depend on what could not be read are shown as unknown; absence is not proof. ", ""),
+                ("Press p for Problems.", "bold underline"),
+            )
+            if copy is not None:
+                text = Content("\n").join([text, copy])
         banner.update(text)
         banner.display = True
 

@@ -86,6 +86,8 @@ class AppModel:
     #: the protocol's leases under locks/ (the "Leases" mailbox, shown when there are any)
     leases: list[Lease] = field(default_factory=list)
     _threads: dict[str, ThreadView] = field(default_factory=dict)
+    #: a letterbox in git: the paths other machines do not have yet (None outside git)
+    unpushed: frozenset[str] | None = None
     _cache: dict[str, list[ListRow]] = field(default_factory=dict)
 
     # --- building -----------------------------------------------------------------
@@ -98,6 +100,10 @@ class AppModel:
         reviews = [x for x in snapshot.letters if x.type == "review" and x.sent_at is not None]
         model.last_review = max(reviews, key=lambda x: x.sent_at) if reviews else None
         model.leases = read_leases(root, snapshot.seats)[0]  # read, never taken or broken
+        if snapshot.scope.sync is not None:  # taken here, in the scan worker
+            from letterbox_tui.core.sync import unpushed
+
+            model.unpushed = unpushed(root)
         if first in BUILDERS:
             model.compute(first)
         return model
@@ -219,6 +225,8 @@ class AppModel:
                for vid, label, _ in VIEWS]
         if self.leases:
             out.append(Mailbox(LEASES, "Leases", len(self.leases)))
+        if self.unpushed is not None:
+            out.append(Mailbox("sync:unpushed", "Not pushed", sum(1 for x in self.snapshot.letters if x.path in self.unpushed)))
         for seat in seat_mailboxes(self.snapshot):
             status = clean(seat.status, single_line=True) if seat.status else None
             out.append(Mailbox(f"seat:{seat.seat}", seat.seat, seat=seat.seat, status=status))
@@ -248,6 +256,9 @@ class AppModel:
             _, seat, *rest = mailbox_id.split(":")
             folder = rest[0] if rest else "inbox"
             rows = [ListRow(x.path, x) for x in mailbox_letters(self.snapshot, seat, folder)]
+        elif mailbox_id == "sync:unpushed":
+            pushed_not = self.unpushed or frozenset()
+            rows = [ListRow(x.path, x) for x in by_newest([x for x in self.snapshot.letters if x.path in pushed_not])]
         elif mailbox_id.startswith("query:"):
             name = mailbox_id.split(":", 1)[1]
             rows = self.query_rows(self.settings.queries.get(name, ""))

@@ -451,3 +451,30 @@ def added(root: str | os.PathLike[str], path: str) -> dict[str, Any] | None:
         machine = author.rsplit("@", 1)[1].rstrip(">") or None
     when = datetime.fromisoformat(at).astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     return {"commit": commit, "committed_at": when, "author": author, "machine": machine}
+
+
+def unpushed(root: str | os.PathLike[str]) -> frozenset[str] | None:
+    """The letterbox paths (relative to it) this copy holds and its upstream does not, as
+    of the last fetch: files not committed yet, and files the local commits changed since
+    they parted. Without an upstream (never pushed) every committed file. None outside
+    git. Costs a ``git status`` and a ``git diff`` (the app runs it in its scan worker)."""
+    repo = find_repo(root)
+    if repo is None:
+        return None
+    try:
+        headers, paths = changed_paths(repo, status_raw(repo))
+    except SyncError:
+        return None
+    out = {repo.local(p) for p in paths}
+    spec = f":(top,literal){repo.prefix}" if repo.prefix else ":/"
+    if headers.get("branch.oid", "(initial)") == "(initial)":
+        return frozenset(out)
+    if headers.get("branch.ab"):
+        done = git(repo, "diff", "--name-only", "-z", "--no-renames", "--diff-filter=AM",
+                   f"{headers['branch.upstream']}...HEAD", "--", spec, check=False)
+    else:
+        done = git(repo, "ls-tree", "-r", "-z", "--name-only", "--full-tree", "HEAD", "--", spec, check=False)
+    for p in done.stdout.decode("utf-8", "surrogateescape").split("\0"):
+        if p and shareable(repo, p):
+            out.add(repo.local(p))
+    return frozenset(out)

@@ -192,3 +192,45 @@ def test_no_remote_and_no_repository_are_one_line_refusals(tmp_path):
     init_git(tmp_path / "box")
     with pytest.raises(SyncError, match="no remote"):
         sync(tmp_path / "box")
+
+
+def test_unpushed_lists_what_the_upstream_lacks(tmp_path):
+    _, a, _ = machines(tmp_path)
+    assert state.unpushed(a) == frozenset()
+    put(a, f"beta/inbox/{L1}.md", letter_text(L1))
+    sync(a, push=False)
+    put(a, f"alpha/inbox/{L2}.md", letter_text(L2, frm="beta", to="alpha"))
+    assert state.unpushed(a) == {f"beta/inbox/{L1}.md", f"alpha/inbox/{L2}.md"}
+    sync(a)
+    assert state.unpushed(a) == frozenset()
+
+
+def test_after_a_sync_only_the_files_that_arrived_are_read_again(tmp_path, monkeypatch):
+    """sync rewrites no file whose bytes it does not change (new ones are linked in, gone
+    ones unlinked): the header cache keeps every other letter, keyed by its unchanged stat."""
+    from letterbox_tui.core.speed import cache as cache_mod
+
+    monkeypatch.setattr(cache_mod, "RACY_NS", 0)
+    _, a, b = machines(tmp_path)
+    ids = [f"2026-01-01T0000{i:02d}-alpha-info-n{i}-{i:08x}" for i in range(30)]
+    for i in ids:
+        put(a, f"beta/inbox/{i}.md", letter_text(i))
+    sync(a)
+    sync(b)
+
+    def scanned_with_cache():
+        cache = cache_mod.HeaderCache(b, False)
+        snap = scan(b, cache=cache)
+        cache.save()
+        return cache, snap
+
+    scanned_with_cache()  # warm
+    new = [f"2026-01-02T0000{i:02d}-alpha-info-m{i}-{i:08x}" for i in range(3)]
+    for i in new:
+        put(a, f"beta/inbox/{i}.md", letter_text(i))
+    (a / "beta" / "inbox" / f"{ids[0]}.md").rename(a / "beta" / "processed" / f"{ids[0]}.md")
+    sync(a)
+    assert sync(b).pulled == 5  # 3 new, 1 moved (gone from inbox, new in processed)
+    cache, snap = scanned_with_cache()
+    assert len(snap.letters) == 33
+    assert (cache.hits, cache.misses) == (29, 4)  # not a cold scan: only what arrived is read

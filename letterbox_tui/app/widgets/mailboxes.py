@@ -44,6 +44,9 @@ class MailboxList(OptionList):
                     if model.warning_count:
                         count += Content.styled(f" · {_n(model.warning_count)} warn", "$warning")
                 prompt = label.pad_right(max(1, 14 - len(mb.label))) + count + fresh_c
+            elif mb.id.startswith("sync:"):  # a letterbox in git: what is not pushed yet
+                count = Content.styled(_n(mb.count), "bold $warning" if mb.count else "$text-muted")
+                prompt = Content(mb.label).pad_right(max(1, 14 - len(mb.label))) + count
             elif mb.id.count(":") == 1 and mb.id.startswith("seat:"):
                 if not seats_started:
                     options.append(None)

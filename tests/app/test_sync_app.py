@@ -1,0 +1,63 @@
+"""A letterbox kept in git, in the app (#16): the banner says when this copy is not current,
+S syncs it in a worker, and the sidebar's Not pushed mailbox lists what other machines lack."""
+
+from __future__ import annotations
+
+from textual.widgets import Static
+
+from letterbox_tui.core.sync_run import fetch, sync
+from tests.app.helpers import SIZE, list_text, scanned, until
+from tests.core.sync_helpers import git, letter_text, machines, put
+
+L1 = "2026-01-01T000000-alpha-info-one-aaaaaaaa"
+L2 = "2026-01-01T000100-beta-info-two-bbbbbbbb"
+
+
+class Root:
+    def __init__(self, root):
+        self.root = root
+
+
+def banner(app) -> str:
+    b = app.screen_stack[0].query_one("#banner", Static)
+    return b.render().plain if b.display else ""
+
+
+async def test_banner_key_and_not_pushed_mailbox(tmp_path):
+    from tests.app.helpers import app_for
+
+    _, a, b = machines(tmp_path)
+    put(b, f"alpha/inbox/{L2}.md", letter_text(L2, frm="beta", to="alpha"))
+    sync(b)
+    fetch(a)  # a knows it is one behind
+    put(a, f"beta/inbox/{L1}.md", letter_text(L1))  # and holds a letter not pushed
+    app = app_for(Root(a), view="all")
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        text = banner(app)
+        assert "Local copy: local copy as of " in text and "1 behind; 1 file not pushed" in text
+        assert "Press S to sync." in text
+        assert app.model.unpushed == {f"beta/inbox/{L1}.md"}
+        app.mailbox_id = "sync:unpushed"
+        assert [r.letter.id for r in app.model.rows("sync:unpushed")] == [L1]
+        await pilot.press("S")
+        await until(pilot, lambda: not app.syncing and app.scan_count >= 2 and not app.scanning, timeout=30)
+        await scanned(pilot, app, 2)
+        assert banner(app) == ""  # current: nothing behind, nothing unpushed
+        assert {x.id for x in app.model.snapshot.letters} == {L1, L2}
+        assert app.model.unpushed == frozenset()
+    assert git(a, "rev-parse", "HEAD") == git(b, "ls-remote", "origin", "HEAD").split()[0] + "\n"
+
+
+async def test_a_refused_sync_is_a_notification(tmp_path):
+    from tests.app.helpers import app_for
+
+    _, a, _ = machines(tmp_path)
+    git(a, "remote", "set-url", "origin", str(tmp_path / "gone.git"))
+    app = app_for(Root(a), view="all")
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        await pilot.press("S")
+        await until(pilot, lambda: not app.syncing, timeout=30)
+        notes = [n.message for n in app._notifications]
+        assert any("fetch from origin" in str(m) for m in notes), notes
