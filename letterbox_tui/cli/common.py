@@ -3,6 +3,7 @@ the scope's exit code."""
 
 from __future__ import annotations
 
+import os
 from argparse import Namespace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -20,6 +21,10 @@ def open_root(args: Namespace) -> Path:
     """The letterbox the command works on (``LetterboxError`` when it is not one). A
     reading command's ``--fetch`` fetches its git upstream first (once)."""
     root = resolve_root(getattr(args, "root", None))
+    if os.environ.get("LETTERBOX_TUI_NO_CACHE"):
+        from letterbox_tui.core import sync
+
+        sync.KEEP = False  # no kept sync block either
     if getattr(args, "fetch", False):
         from letterbox_tui.core.sync_run import fetch
 

@@ -47,6 +47,9 @@ SHARED_HIDDEN = frozenset({".gitkeep", ".gitignore"})
 #: a cached answer is reused only when everything it depends on is older than this
 RACY_SECONDS = 2.0
 _CACHE_VERSION = 1
+#: keep the answer in the user's cache directory (the CLI turns this off when the user
+#: switches every cache off; the core reads no switch of its own)
+KEEP = True
 
 
 class SyncError(LetterboxError):
@@ -322,7 +325,7 @@ def token(block: dict[str, Any] | None) -> str:
 # --- the kept answer ------------------------------------------------------------------
 
 def _cache_file(repo: Repo) -> str | None:
-    if os.environ.get("LETTERBOX_TUI_NO_CACHE"):
+    if not KEEP:
         return None
     try:
         from platformdirs import user_cache_dir
