@@ -159,3 +159,4 @@ def test_a_failure_after_publishing_says_so_prints_the_id_on_stderr_and_exits_4(
     assert err.count("\n") == 1 and "published" in err and "Traceback" not in err
     published = [x.id for x in scan(box.root).letters if x.id != task]
     assert len(published) == 1 and published[0] in err
+

@@ -301,8 +301,12 @@ def test_the_lock_is_the_protocols_name_beside_the_letter(box):
         d = lock_dir(box, letter)
         assert d.is_dir() and (d / "pid").read_text() == f"{os.getpid()}\n"
         assert sorted(p.name for p in d.iterdir()) == ["pid"]
-        snap = scan(box.root)  # never a letter, never unsupported
+        snap = scan(box.root)  # never a letter, never unsupported, never a warning
         assert snap.scope.complete and [x.id for x in snap.letters] == [letter]
+        from letterbox_tui.core.check import check
+        from letterbox_tui.core.resolve import resolve
+
+        assert check(resolve(snap, NOW)) == []
     assert locks(box) == []
 
 

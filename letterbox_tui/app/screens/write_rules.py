@@ -140,6 +140,12 @@ def problems(kind: str, v: dict, pointers: Pointers | None, now: datetime) -> li
         out.append("the deadline needs RFC 3339 with an offset (2026-12-01T17:00:00Z) or +2d, +36h")
     if kind == "compose" and v.get("type") in MUST_BE_TASK and not v.get("task"):
         out.append(f"a {v.get('type')} is a task (protocol v0.5)")
+    if kind == "compose" and v.get("as") and v.get("to") and v.get("slug") and SLUG_RE.fullmatch(v["slug"]):
+        from letterbox_tui.core.write import id_room_problem  # issue 18.12: replies must fit in 128
+
+        room = id_room_problem(v["as"], v["to"], str(v.get("type") or ""), v["slug"], bool(v.get("task")))
+        if room:
+            out.append(room)
     if pointers is not None:
         for key in ("re", "thread", "supersedes"):
             why = pointers.problem(key, v.get(key, ""))

@@ -28,6 +28,7 @@ from .gate import (
     default_slug,
     deliver,
     header_fields,
+    id_room_problem,
     id_stamp,
     normalize_deadline,
     random_token,
@@ -43,7 +44,8 @@ from .replies import file_letter, reply
 __all__ = [
     "MAX_ATTEMPTS", "MAX_SUBJECT", "MAX_WRITTEN_ID", "agent_seat", "valid_written_id", "writer_seat",
     "writer_session", "SENDABLE_TYPES", "Draft", "IdIndex", "Published", "check_body",
-    "check_seat", "default_slug", "deliver", "dispute_draft", "file_letter", "header_fields", "id_stamp",
+    "check_seat", "default_slug", "deliver", "dispute_draft", "file_letter", "header_fields",
+    "id_room_problem", "id_stamp",
     "init_letterbox", "move_to_processed", "normalize_deadline", "notify_drafts", "publish_bytes",
     "random_token", "read_body", "render", "reply", "review_draft", "ruling_draft", "sent_stamp",
     "supersede_draft", "utc_now",

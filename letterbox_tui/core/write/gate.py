@@ -192,6 +192,25 @@ def writer_session(session: str | None = None, env: dict[str, str] | None = None
     return value
 
 
+#: an id's ``YYYY-MM-DDTHHMMSS`` prefix and ``-<8 hex>`` suffix, around ``-<from>-<type>-<slug>``
+_ID_FRAME = len("2026-01-01T000000") + len("-0123abcd")
+
+
+def id_room_problem(sender: str, recipient: str, kind: str, slug: str, task: bool) -> str | None:
+    """Why a letter with these parts cannot be written, or None: its id would pass 128
+    characters, or (a task) its longest ownership reply ``<id>--<recipient>--result``
+    would, and the task could then never be answered (issue 18 item 12). For forms that
+    check as the writer types; ``deliver`` refuses the same."""
+    length = _ID_FRAME + len(f"-{sender}-{kind}-{slug}")
+    if length > MAX_WRITTEN_ID:
+        return f"the id would be {length} characters (at most {MAX_WRITTEN_ID}): shorten the slug"
+    reply = length + len(f"--{recipient}--result")
+    if task and reply > MAX_WRITTEN_ID:
+        return (f"the task's replies would have {reply}-character ids (at most {MAX_WRITTEN_ID}): "
+                f"shorten the slug by {reply - MAX_WRITTEN_ID} or more")
+    return None
+
+
 def check_seat(root: Path, seat: str, role: str) -> None:
     """A seat is a directory at the root holding an ``inbox/`` (neither a symlink)."""
     if not valid_seat(seat):
@@ -373,11 +392,9 @@ def deliver(
         if not valid_written_id(letter_id):
             raise LetterboxError(f"the id would be {len(letter_id)} characters (at most {MAX_WRITTEN_ID}): "
                                  "shorten the slug")
-        longest_reply = f"{letter_id}--{d.recipient}--result"
-        if d.requires_ack and len(longest_reply) > MAX_WRITTEN_ID:
-            raise LetterboxError(
-                f"the task's replies would have {len(longest_reply)}-character ids (at most {MAX_WRITTEN_ID}): "
-                f"shorten the slug by {len(longest_reply) - MAX_WRITTEN_ID} or more")
+        too_long = id_room_problem(d.sender, d.recipient, d.type, d.slug, d.requires_ack)
+        if too_long:
+            raise LetterboxError(too_long)
         fields = header_fields(
             letter_id=letter_id, sent=sent_stamp(moment), sender=d.sender, recipient=d.recipient,
             type=d.type, re=d.re, thread=d.thread, supersedes=d.supersedes, priority=d.priority,
