@@ -166,8 +166,8 @@ def test_the_slow_subclass_really_takes_the_slow_path(box):
     for res in (slow, fast):
         for x in snapshot.letters:
             res.current(x), res.answered(x), res.state(x)
-    assert slow._supersession._chains and slow._supersession._current and slow._replies._state
-    assert not fast._supersession._chains and not fast._supersession._current and not fast._replies._state
+    assert slow._supersession.chains._chains and slow._supersession._current and slow._replies._state
+    assert not fast._supersession.chains._chains and not fast._supersession._current and not fast._replies._state
 
 
 def test_a_duplicated_id_with_a_reply_is_not_closed_by_it(box):

@@ -10,8 +10,14 @@ from ..grammar import ID_RE
 from ..model import Letter, Reason
 
 TERMINAL_TYPES = ("result", "nack")
-#: How many letters a reason names before it stops listing (the count is in its detail).
-MAX_NAMED = 50
+#: How many letters (and files) a reason names before it stops listing; its detail then
+#: gives the total and the command that lists them all.
+MAX_NAMED = 20
+#: How many reasons of one code an answer gives about a chain; past that, the last one
+#: stands for the rest (``summarise``).
+MAX_SAME = 3
+#: What lists every letter a bounded reason leaves out.
+LIST_ALL = "`letterbox-tui check` lists them all"
 #: How many earlier answered versions reply-to-superseded names (nearest first).
 MAX_BELOW = 10
 
@@ -55,6 +61,40 @@ def about(reasons: tuple[Reason, ...], name: str) -> tuple[Reason, ...]:
 def names(ids) -> tuple[str, ...]:
     """The first ``MAX_NAMED`` of these ids, sorted, each once."""
     return tuple(sorted(set(ids)))[:MAX_NAMED]
+
+
+def more(total: int, how: str = LIST_ALL) -> str:
+    """What a detail adds when its reason names ``MAX_NAMED`` of ``total`` letters."""
+    if total <= MAX_NAMED:
+        return ""
+    return f" (naming {MAX_NAMED} of {total} letters: {how})"
+
+
+def summarise(reasons: list[Reason], what: str) -> list[Reason]:
+    """At most ``MAX_SAME`` of these reasons (one code, about one chain): past that, the
+    last stands for the rest, naming ``MAX_NAMED`` of their letters and files."""
+    if len(reasons) <= MAX_SAME:
+        return reasons
+    kept = reasons[:MAX_SAME - 1]
+    rest = reasons[MAX_SAME - 1:]
+    letters = first_unique((i for r in rest for i in r.letters), MAX_NAMED)
+    paths = first_unique((p for r in rest for p in r.paths), MAX_NAMED)
+    first = rest[0]
+    return kept + [Reason(
+        first.code, first.about,
+        f"and {len(rest)} more {what} in this chain, the first: {first.detail}; {LIST_ALL}",
+        letters, paths,
+    )]
+
+
+def first_unique(items, n: int) -> tuple[str, ...]:
+    """The first ``n`` distinct items, in order (stops reading once it has them)."""
+    found: dict[str, None] = {}
+    for x in items:
+        found[x] = None
+        if len(found) >= n:
+            break
+    return tuple(found)
 
 
 def is_id(value: str) -> bool:

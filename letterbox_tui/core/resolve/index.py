@@ -237,6 +237,11 @@ class Index:
         paths += [u.path for u in self.unreadable_holders.get(letter_id, ())]
         return sorted(paths)
 
+    def paths_of(self, ids) -> tuple[str, ...]:
+        """The paths of the readable letters holding these ids, sorted, at most
+        ``MAX_NAMED`` (for a reason that names these ids)."""
+        return tuple(sorted(x.path for i in ids for x in self.holding(i)))[:MAX_NAMED]
+
     def terminal_replies(self, letter: Letter) -> list[Letter]:
         """Terminal replies to this letter, sorted (built on each call: cheap, and a cache
         of 100,000 small lists would cost the cyclic collector more than it saves)."""

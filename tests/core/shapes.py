@@ -1,0 +1,96 @@
+"""Hostile supersession shapes (issue 18), built in memory at any size: a wide fork, a cycle,
+a comb (a chain with a side branch at every link), the comb with every fork settled by a
+ruling, and a cycle whose letters have replies. Each is a ``Snapshot`` of plain letters, as
+the header grammar would make them; ``work(snapshot)`` is what the reading commands do with
+one: resolve, every row's answers and reasons as JSON, and ``check``'s findings."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+
+from letterbox_tui.core.model import Letter, Scope, Snapshot
+
+AT = datetime(2026, 6, 1, tzinfo=timezone.utc)
+SENT = "2026-01-01T00:00:00Z"
+SENT_AT = datetime(2026, 1, 1, tzinfo=timezone.utc)
+
+
+def letter(lid: str, *, type: str = "decision", frm: str = "alpha", to: str = "beta", **fields: str) -> Letter:  # noqa: A002
+    """One readable letter in ``<to>/inbox/<id>.md`` (fields: supersedes, re, disputes, ...)."""
+    disputes = tuple(d for d in fields.pop("disputes", "").split(",") if d)
+    header = {"id": lid, "from": frm, "to": to, "type": type, "requires_ack": "false", "sent": SENT, **fields}
+    if disputes:
+        header["disputes"] = ",".join(disputes)
+    return Letter(
+        lid, frm, to, type, fields.get("re", ""), "", "", "false", "", SENT, fields.get("supersedes", ""),
+        disputes, fields.get("rules_on", ""), fields.get("upholds", ""), "", tuple(header.items()),
+        to, "inbox", f"{to}/inbox/{lid}.md", f"{lid}.md", SENT_AT, None,
+    )
+
+
+def snapshot(letters: list[Letter]) -> Snapshot:
+    scope = Scope(root="/box", participants=["alpha", "beta"], files=len(letters), letters=len(letters))
+    return Snapshot("/box", letters, [], [], scope, seats=["alpha", "beta"])
+
+
+def fork(n: int) -> Snapshot:
+    """n letters supersede one letter, and nothing settles it."""
+    return snapshot([letter("f")] + [letter(f"s{i:06d}", supersedes="f") for i in range(n)])
+
+
+def cycle(n: int) -> Snapshot:
+    """n letters each superseding the next, the last the first."""
+    return snapshot([letter(f"c{i:06d}", supersedes=f"c{(i + 1) % n:06d}") for i in range(n)])
+
+
+def cycle_with_replies(n: int) -> Snapshot:
+    """A cycle of n tasks, each with a terminal reply (replies to superseded versions)."""
+    out = []
+    for i in range(n):
+        lid = f"c{i:06d}"
+        out.append(letter(lid, type="request", supersedes=f"c{(i + 1) % n:06d}"))
+        out.append(letter(lid + "--beta--result", type="result", frm="beta", to="alpha", re=lid))
+    return snapshot(out)
+
+
+def comb(n: int) -> Snapshot:
+    """A chain a0 <- a1 <- ... <- an with a side branch b_i superseding each a_i."""
+    out = [letter("a000000")]
+    for i in range(n):
+        out.append(letter(f"a{i + 1:06d}", supersedes=f"a{i:06d}"))
+        out.append(letter(f"b{i:06d}", supersedes=f"a{i:06d}"))
+    return snapshot(out)
+
+
+def settled_comb(n: int) -> Snapshot:
+    """The comb, each fork settled: a dispute names both branches, a ruling upholds the spine."""
+    snap = comb(n)
+    for i in range(n):
+        d = f"d{i:06d}"
+        snap.letters.append(letter(d, type="dispute", disputes=f"a{i + 1:06d},b{i:06d}"))
+        snap.letters.append(letter(f"r{i:06d}", type="ruling", rules_on=d, upholds=f"a{i + 1:06d}"))
+    snap.scope.files = snap.scope.letters = len(snap.letters)
+    return snap
+
+
+SHAPES = {
+    "fork": fork, "cycle": cycle, "cycle_with_replies": cycle_with_replies,
+    "comb": comb, "settled_comb": settled_comb,
+}
+
+
+def work(snap: Snapshot) -> int:
+    """Resolve, make every row as JSON and every finding of ``check``; the bytes written."""
+    from letterbox_tui.core.check import check
+    from letterbox_tui.core.resolve import resolve
+    from letterbox_tui.core.rows import row
+
+    res = resolve(snap, AT)
+    size = 0
+    for x in snap.letters:
+        size += len(json.dumps(row(x, res)))
+    first = snap.letters[0]  # and what ``current ID`` adds, once
+    size += len(json.dumps([[x.id for x in res.heads(first)], [x.id for x in res.chain(first)]]))
+    size += len(json.dumps([f.to_json() for f in check(res)]))
+    return size

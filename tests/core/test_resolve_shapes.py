@@ -1,0 +1,185 @@
+"""Hostile supersession shapes (issue 18, items 1-3): a wide fork, a long cycle, a comb (a
+chain with a side branch at every link), with and without rulings settling its forks.
+
+Reasons name at most ``MAX_NAMED`` letters and say how many there are and what lists them
+all; members share their reasons; and resolving, every row as JSON and ``check`` grow
+linearly: each shape at two sizes, the larger four times the smaller, must cost less than
+eight times as much CPU time and memory (the quadratic shapes cost sixteen times and more).
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+import tracemalloc
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from letterbox_tui.core.check import check
+from letterbox_tui.core.resolve import resolve
+from letterbox_tui.core.resolve.common import MAX_NAMED
+from letterbox_tui.core.resolve.forks import _general, _Tree
+from letterbox_tui.core.resolve.index import Index
+from tests.core import shapes
+from tests.core.shapes import AT, letter, snapshot
+
+SIZES = {"fork": 500, "cycle": 500, "cycle_with_replies": 400, "comb": 400, "settled_comb": 250}
+
+
+def cost(snap) -> tuple[float, int]:
+    """CPU seconds (best of two, the collector paused as the commands do) and the peak
+    memory traced while resolving, making every row and running ``check``."""
+    best = float("inf")
+    for _ in range(2):
+        gc.collect()
+        gc.disable()
+        try:
+            t = time.process_time()
+            shapes.work(snap)
+            best = min(best, time.process_time() - t)
+        finally:
+            gc.enable()
+    gc.collect()
+    tracemalloc.start()
+    try:
+        shapes.work(snap)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    return best, peak
+
+
+@pytest.mark.parametrize("shape", sorted(SIZES))
+def test_each_shape_grows_linearly_in_time_and_memory(shape):
+    n = SIZES[shape]
+    small_time, small_mem = cost(shapes.SHAPES[shape](n))
+    big_time, big_mem = cost(shapes.SHAPES[shape](4 * n))
+    assert big_mem < 8 * small_mem, (shape, small_mem, big_mem)
+    assert big_time < 8 * max(small_time, 0.01), (shape, small_time, big_time)
+
+
+def test_a_wide_fork_names_a_bounded_number_of_letters():
+    snap = shapes.fork(300)
+    res = resolve(snap, AT)
+    s = [x for x in snap.letters if x.id != "f"]
+    ans = res.current(s[0])
+    (reason,) = ans.reasons
+    assert reason.code == "fork" and len(reason.letters) == MAX_NAMED and len(reason.paths) == MAX_NAMED
+    assert reason.letters[:2] == ("f", "s000000")
+    assert "300 letters supersede f" in reason.detail and "of 301 letters" in reason.detail
+    assert "letterbox-tui check" in reason.detail
+    # every letter of the fork shares the one answer
+    assert all(res.current(x) is ans for x in s)
+    # check lists them all
+    (finding,) = [f for f in check(res) if f.code == "fork"]
+    assert len(finding.letters) == 301 and len(finding.paths) == 300
+
+
+def test_a_long_cycle_names_a_bounded_number_of_letters_and_shares_its_members():
+    snap = shapes.cycle(200)
+    res = resolve(snap, AT)
+    answers = [res.current(x) for x in snap.letters]
+    assert all(a is answers[0] for a in answers)
+    (reason,) = answers[0].reasons
+    assert reason.code == "cycle" and len(reason.letters) == MAX_NAMED
+    assert "and 190 more" in reason.detail and "of 200 letters" in reason.detail
+    chain = res._supersession.chains.chain_of(snap.letters[0].id)
+    members = {id(m) for m in chain.cycle_members.values()}
+    assert len(members) == 1  # one tuple for all 200 members, not one each
+    assert res.cycles() == [tuple(sorted(x.id for x in snap.letters))]
+    (finding,) = [f for f in check(res) if f.code == "cycle"]
+    assert len(finding.letters) == 200
+
+
+def test_a_letter_leading_into_a_cycle_says_so():
+    snap = shapes.cycle(30)
+    snap.letters.append(letter("lead", supersedes="c000000"))
+    res = resolve(snap, AT)
+    (lead,) = res.by_id("lead")
+    assert "leads into a supersession cycle" in res.current(lead).reasons[0].detail
+    assert "is on a supersession cycle" in res.current(snap.letters[0]).reasons[0].detail
+
+
+def test_a_comb_gives_a_bounded_number_of_fork_reasons():
+    snap = shapes.comb(10)
+    res = resolve(snap, AT)
+    (head,) = res.by_id("a000010")
+    reasons = res.current(head).reasons
+    assert [r.code for r in reasons] == ["fork", "fork", "fork"]
+    assert reasons[0].letters == ("a000000", "a000001", "b000000")
+    assert reasons[2].detail.startswith("and 8 more forks in this chain, the first: 2 letters supersede a000002")
+    assert len(reasons[2].letters) <= MAX_NAMED
+    assert len([f for f in check(res) if f.code == "fork"]) == 10
+
+
+def test_a_settled_comb_makes_the_spine_win_and_every_side_branch_lose():
+    snap = shapes.settled_comb(50)
+    res = resolve(snap, AT)
+    by = {x.id: x for x in snap.letters}
+    assert res.current(by["a000050"]).value == "yes"
+    assert res.head(by["a000000"]).id == "a000050"
+    for i in range(50):
+        lost = res.current(by[f"b{i:06d}"])
+        assert lost.value == "no" and lost.reasons[0].letters == (f"d{i:06d}", f"r{i:06d}")
+    assert all(f.settled for f in res.forks())
+
+
+# --- the tree analysis of forks agrees with walking every branch --------------------
+
+@st.composite
+def forests(draw):
+    """A random chain with no duplicated id (so a tree, or a tree around one cycle), with
+    disputes naming letters of it and rulings upholding one letter each."""
+    n = draw(st.integers(2, 14))
+    ids = [f"x{i:02d}" for i in range(n)]
+    targets = [draw(st.one_of(st.none(), st.integers(0, n - 1))) if i else None for i in range(n)]
+    if draw(st.booleans()):
+        targets[0] = draw(st.integers(0, n - 1))  # may close a cycle
+    out = [letter(ids[i], supersedes=ids[t] if t is not None and t != i else "") for i, t in enumerate(targets)]
+    for k in range(draw(st.integers(1, 4))):
+        named = draw(st.lists(st.sampled_from(ids), min_size=2, max_size=min(n, 8), unique=True))
+        out.append(letter(f"d{k}", type="dispute", disputes=",".join(named)))
+        for j in range(draw(st.sampled_from([1, 1, 1, 2, 0]))):
+            upheld = draw(st.one_of(st.sampled_from(named), st.sampled_from(named), st.sampled_from(ids)))
+            out.append(letter(f"r{k}{j}", type="ruling", rules_on=f"d{k}", upholds=upheld))
+    return snapshot(out)
+
+
+@settings(max_examples=300, deadline=None)
+@given(forests())
+def test_tree_forks_agree_with_the_general_walk(snap):
+    index = Index(snap)
+    for ids in index.components.values():
+        ids = sorted(ids)
+        sup = {i: index.sup_ids.get(i, ()) for i in ids}
+        forks = [f for f in ids if len(sup[f]) >= 2]
+        if not forks:
+            continue
+        from letterbox_tui.core.resolve.graph import tarjan
+
+        on_cycle = {v for c in tarjan(ids, index.out) if len(c) > 1 or c[0] in index.out.get(c[0], ()) for v in c}
+        tree = _Tree(index, ids, sup, on_cycle).analyse(forks)
+        general = _general(index, forks, sup)
+        assert tree[0] == general[0]  # the same forks settled, the same way
+        if not on_cycle:  # in a cycle every letter's current is ``cycle`` whatever wins
+            assert tree[1] == general[1] and tree[2] == general[2]
+
+
+def test_nested_settled_forks_give_the_reason_of_the_outer_fork():
+    # a forks into b and c, c wins; b forks again into b1 and b2, b1 wins there:
+    # b2 loses twice, and the fork at a (the smaller id) gives its reason
+    snap = snapshot([
+        letter("a"), letter("b", supersedes="a"), letter("c", supersedes="a"),
+        letter("b1", supersedes="b"), letter("b2", supersedes="b"),
+        letter("d1", type="dispute", disputes="b,c"), letter("r1", type="ruling", rules_on="d1", upholds="c"),
+        letter("d2", type="dispute", disputes="b1,b2"), letter("r2", type="ruling", rules_on="d2", upholds="b1"),
+    ])
+    res = resolve(snap, AT)
+    by = {x.id: x for x in snap.letters}
+    assert {i: res.current(by[i]).value for i in ("a", "b", "c", "b1", "b2")} == {
+        "a": "no", "b": "no", "c": "yes", "b1": "no", "b2": "no"}
+    assert res.current(by["b2"]).reasons[0].letters == ("d1", "r1")
+    assert res.current(by["b1"]).reasons[0].letters == ("d1", "r1")
+    assert [(f.at, f.settled, f.in_losing_branch) for f in res.forks()] == [("a", True, False), ("b", True, True)]
