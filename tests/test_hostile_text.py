@@ -172,3 +172,32 @@ async def _app_renders(tmp_path):
         assert app.is_running  # [@click=app.quit] is text, not an action
         svg = app.export_screenshot()
         assert "\x1b" not in svg and "\u202e" not in svg
+
+
+def test_an_error_message_quoting_a_hostile_name_is_sanitized(tmp_path, capsys):
+    """stderr is a terminal too: a root or an id named with escapes is shown as placeholders."""
+    evil = tmp_path / "box\x1b]0;pwned\x07\u202e"
+    evil.mkdir()
+    assert main(["--root", str(evil), "query"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and not _raw_in(err) and "is not a letterbox" in err
+    box = _box(tmp_path)
+    assert main(["--root", str(box.root), "show", "x\x1b[2J\u202e"]) == 2
+    err = capsys.readouterr().err
+    assert not _raw_in(err) and "no letter x\u241b[2J<U+202E> in scope" in err
+
+
+def test_every_error_line_goes_through_the_sanitizer(tmp_path, capsys, monkeypatch):
+    """Whatever a message quotes (a refusal, an OSError's file name), stderr gets placeholders."""
+    from letterbox_tui.cli import read
+    from letterbox_tui.core.errors import LetterboxError
+
+    box = _box(tmp_path)
+    for exc in (LetterboxError("bad \x1b]0;t\x07 name\nsecond line"), OSError(5, "Input/output error", "f\x1b[2J\u202e")):
+        def boom(args, *more, exc=exc):
+            raise exc
+        monkeypatch.setattr(read, "cmd_show", boom)
+        assert main(["--root", str(box.root), "show", ID]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and not _raw_in(err), err
+        assert "\u241b" in err or "\\x1b" in err

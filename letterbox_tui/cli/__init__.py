@@ -217,6 +217,14 @@ def run() -> None:
     ending.end(code, PROG)
 
 
+def _safe(exc: BaseException) -> str:
+    """An error's message for the terminal: it may quote a file name or an id a letter
+    wrote, so it goes through the one sanitizer (and stays one line)."""
+    from letterbox_tui.core.text import clean
+
+    return clean(str(exc), single_line=True)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
@@ -237,7 +245,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         finally:
             ending.finish_after_answer()
     except LetterboxError as exc:
-        print(f"{PROG}: {exc}", file=sys.stderr)
+        print(f"{PROG}: {_safe(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
@@ -248,12 +256,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     except (OSError, UnicodeError, RecursionError) as exc:
-        print(f"{PROG}: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print(f"{PROG}: {type(exc).__name__}: {_safe(exc)}", file=sys.stderr)
         return 2
     except Exception as exc:  # a bug: still one line, never a traceback (unless asked for)
         if os.environ.get("LETTERBOX_TUI_DEBUG"):
             raise
-        detail = " ".join(str(exc).split())[:200]
+        detail = " ".join(_safe(exc).split())[:200]
         print(f"{PROG}: internal error ({type(exc).__name__}: {detail}); "
               "set LETTERBOX_TUI_DEBUG=1 to see the traceback and please report it", file=sys.stderr)
         return 2
