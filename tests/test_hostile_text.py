@@ -193,7 +193,7 @@ def test_every_error_line_goes_through_the_sanitizer(tmp_path, capsys, monkeypat
     from letterbox_tui.core.errors import LetterboxError
 
     box = _box(tmp_path)
-    for exc in (LetterboxError("bad \x1b]0;t\x07 name\nsecond line"), OSError(5, "Input/output error", "f\x1b[2J\u202e")):
+    for exc in (LetterboxError("bad \x1b]0;t\x07 name\u2028second line"), OSError(5, "Input/output error", "f\x1b[2J\u202e")):
         def boom(args, *more, exc=exc):
             raise exc
         monkeypatch.setattr(read, "cmd_show", boom)

@@ -219,10 +219,11 @@ def run() -> None:
 
 def _safe(exc: BaseException) -> str:
     """An error's message for the terminal: it may quote a file name or an id a letter
-    wrote, so it goes through the one sanitizer (and stays one line)."""
+    wrote, so it goes through the one sanitizer (a message listing several problems keeps
+    its one line per problem)."""
     from letterbox_tui.core.text import clean
 
-    return clean(str(exc), single_line=True)
+    return clean(str(exc), tab=" ")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
