@@ -42,10 +42,14 @@ def dumps_json(obj: Any, *, indent: int | None = 2) -> str:
     return _text.json_escape(text)
 
 
-def emit_json(obj: Any) -> None:
+def json_indent() -> int | None:
     """Indented on a terminal; compact on a pipe (Python's indenting encoder is three
     times slower, which shows at 100,000 rows)."""
-    sys.stdout.write(dumps_json(obj, indent=2 if sys.stdout.isatty() else None))
+    return 2 if sys.stdout.isatty() else None
+
+
+def emit_json(obj: Any) -> None:
+    sys.stdout.write(dumps_json(obj, indent=json_indent()))
     sys.stdout.write("\n")
 
 

@@ -276,14 +276,16 @@ def cmd_thread(args: Namespace) -> int:
     if args.json:
         # the tree is encoded by the view without recursion (json.dumps recurses: a reply
         # chain ~500 deep was a RecursionError); the rest as every document is
+        indent = output.json_indent()
         head = output.dumps_json({"thread": view.thread, "root": view.root, "tree": None, "scope": scope.to_json()},
-                                 indent=None)
-        tree = view.encode()
+                                 indent=indent)
+        tree = view.encode(indent, 1)
         if not tree.isascii():
             from letterbox_tui.core.text import json_escape
 
             tree = json_escape(tree)
-        output.write_line(head.replace('"tree":null', '"tree":' + tree, 1))
+        null = '"tree": null' if indent else '"tree":null'
+        output.write_line(head.replace(null, null[:-4] + tree, 1))
         return scope_exit(scope)
     con = output.console()
     label = f"thread {view.thread}" + ("" if view.root else " (its root letter is not in scope)")

@@ -71,3 +71,13 @@ def test_thread_text_says_why_a_letter_is_an_extra_root(box, capsys):
     _, doc = cli_json(capsys, box, "thread", "root-1")
     assert [n["id"] for n in doc["tree"]] == ["root-1", "lost-1", "tag-1"]
     json.dumps(doc)
+
+
+def test_thread_json_on_a_terminal_is_indented_like_every_document(box, capsys, monkeypatch):
+    box.letter("root-1")
+    box.letter("r-1", re="root-1", thread="root-1")
+    monkeypatch.setattr(output, "json_indent", lambda: 2)
+    code, out, _ = cli(capsys, box, "thread", "root-1", "--json")
+    doc = json.loads(out)
+    assert out == json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    assert doc["tree"] == [{"id": "root-1", "children": [{"id": "r-1", "children": []}]}]

@@ -110,3 +110,13 @@ def test_a_deep_reply_chain_is_built_and_encoded_in_linear_time():
     small = _timed(12_500, 3)
     large = _timed(50_000, 3)
     assert large / small < 10, (small, large)
+
+
+def test_encode_indented_splices_into_an_indented_document():
+    for n in (0, 1, 2, 9, 120):
+        view = thread_view(resolve(_chain_snapshot(n, branching=True), AT), "m-0") if n else ThreadView("x", None, ())
+        tree = view.to_json()
+        assert view.encode(2) == json.dumps(tree, indent=2)
+        doc = json.dumps({"thread": "x", "tree": None, "scope": {}}, indent=2)
+        spliced = doc.replace('"tree": null', '"tree": ' + view.encode(2, 1))
+        assert spliced == json.dumps({"thread": "x", "tree": tree, "scope": {}}, indent=2)

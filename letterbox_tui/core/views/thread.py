@@ -59,22 +59,49 @@ class ThreadView:
             path.append(node["children"])
         return tree
 
-    def encode(self) -> str:
-        """``json.dumps(self.to_json())`` (compact), without recursion."""
-        return "".join(self._pieces())
+    def encode(self, indent: int | None = None, level: int = 0) -> str:
+        """``json.dumps(self.to_json(), indent=indent)`` (compact without ``indent``),
+        without recursion; ``level``: how deep the tree sits in its document (1 as the
+        value of a top-level key), so the text can be spliced into an indented document."""
+        return "".join(self._pieces(indent, level))
 
-    def _pieces(self) -> Iterator[str]:
+    def _pieces(self, indent: int | None, base: int) -> Iterator[str]:
+        if indent is None:
+            def nl(_level: int) -> str:
+                return ""
+            colon = ":"
+        else:
+            def nl(level: int) -> str:
+                return "\n" + " " * (indent * level)
+            colon = ": "
+        nodes = self.nodes
+        if not nodes:
+            yield "[]"
+            return
         yield "["
-        depth = -1
-        for n in self.nodes:
-            if n.depth <= depth:  # close the open nodes down to this one's siblings
-                yield "]}" * (depth - n.depth + 1)
+
+        def close(depth: int) -> Iterator[str]:  # the children list and object of a node at ``depth``
+            at = base + 1 + 2 * depth
+            yield nl(at + 1) + "]" + nl(at) + "}"
+
+        count = len(nodes)
+        prev = -1
+        for i, n in enumerate(nodes):
+            d = n.depth
+            at = base + 1 + 2 * d
+            if d <= prev:
                 yield ","
-            yield '{"id":' + json.dumps(n.letter.id, ensure_ascii=False) + ',"children":['
-            depth = n.depth
-        if depth >= 0:
-            yield "]}" * (depth + 1)
-        yield "]"
+            yield nl(at) + "{" + nl(at + 1) + '"id"' + colon + json.dumps(n.letter.id, ensure_ascii=False) + ","
+            yield nl(at + 1) + '"children"' + colon
+            after = nodes[i + 1].depth if i + 1 < count else -1
+            if after > d:
+                yield "["
+            else:
+                yield "[]" + nl(at) + "}"
+                for k in range(d - 1, max(after, 0) - 1, -1):  # ancestors whose last child this is
+                    yield from close(k)
+            prev = d
+        yield nl(base) + "]"
 
 
 def thread_view(res: Resolution, thread_id: str) -> ThreadView:
