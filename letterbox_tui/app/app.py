@@ -37,6 +37,7 @@ from .truth_file import TruthFileMixin
 from .themes import BUILTIN, DEFAULT_THEME, APP_VARIABLES, load_themes, shipped_themes_dir, user_themes_dir
 from .widgets.letter_list import LetterList, ListRow
 from .widgets.letter_pane import LetterPane
+from .widgets.query_input import QueryInput
 from .widgets.mailboxes import MailboxList
 from .widgets.thread_view import ThreadView
 
@@ -217,7 +218,8 @@ class LetterboxApp(SyncMixin, TruthFileMixin, App[int]):
                 yield LetterList(id="letters")
                 yield LetterPane(id="letter-pane")
         with Vertical(id="query-bar"):
-            yield Input(placeholder="filter by query terms, e.g.  type=request late=yes   (Enter: run, Esc: close)", id="query", compact=True)
+            yield QueryInput(placeholder="filter by query terms, e.g.  type=request late=yes   (Enter: run, ↑↓: history, →: complete, Esc: close)",
+                             id="query", compact=True)
             yield Static(Content(""), id="query-error")
         with Horizontal(id="search-bar"):
             yield Static(Content("/"), id="search-label")
@@ -603,6 +605,8 @@ class LetterboxApp(SyncMixin, TruthFileMixin, App[int]):
             return
         err.update(Content(""))
         self.query_text = text
+        if isinstance(event.input, QueryInput):
+            event.input.remember(text)
         self._show_mailbox()
         self.letter_list.focus()
 

@@ -59,6 +59,21 @@ _TERM_RE = re.compile(r"([a-z_]+)(~=|<=|>=|<|>|=)(.*)", re.DOTALL)
 KEYS = tuple(_OPERATORS)
 
 
+def operators(key: str) -> tuple[str, ...]:
+    """The operators ``key`` takes (``due``: <= < >= >), empty for an unknown key."""
+    return _OPERATORS.get(key, ())
+
+
+def choices(key: str) -> tuple[str, ...]:
+    """The fixed values ``key`` takes (``state``: open closed any unknown), else empty;
+    time keys give the relative words and a few offsets (for completion)."""
+    if key in _CHOICES:
+        return _CHOICES[key]
+    if key in _TIMES:
+        return ("now", "today", "yesterday", "-7d", "-1d", "+1d", "+2d", "-36h", "-90m")
+    return ()
+
+
 @dataclass(slots=True, frozen=True)
 class Term:
     """One parsed term: ``key``, ``op`` and its value(s) (``when`` for time terms)."""

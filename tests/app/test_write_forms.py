@@ -316,3 +316,27 @@ async def test_the_write_gate_runs_off_the_ui_thread(letterbox, monkeypatch):
         gate.set()
         await until(pilot, lambda: not isinstance(app.screen, WriteScreen))
         assert seen["thread"] is True
+
+
+def test_the_forms_id_length_check_is_the_gates(letterbox):
+    """What the form says as typed is what the gate would refuse, for the same numbers."""
+    from datetime import datetime, timezone
+
+    from letterbox_tui.app.screens.write_rules import id_length_problem
+    from letterbox_tui.core.errors import LetterboxError
+    from letterbox_tui.core.write import Draft, deliver
+
+    now = datetime(2026, 11, 29, 15, tzinfo=timezone.utc)
+    for n in (60, 80, 94, 95, 100, 110):
+        for task in (True, False):
+            slug = "s" * n
+            form = id_length_problem("planner", "request", slug, "builder", task)
+            try:
+                deliver(letterbox.root, Draft(sender="planner", recipient="builder", type="request", slug=slug,
+                                              body="x\n", requires_ack=task), now=now)
+                gate = None
+            except LetterboxError as exc:
+                gate = str(exc)
+            assert (form is None) == (gate is None), (n, task, form, gate)
+            if form:
+                assert form.split(":")[0] == gate.split(":")[0]

@@ -111,22 +111,28 @@ async def test_pointer_errors_are_all_shown_before_send_and_nothing_is_written(l
 
 
 async def test_a_refused_write_shows_the_gate_error_and_writes_nothing(letterbox):
+    import shutil
+
     app = app_for(letterbox)
     async with app.run_test(size=SIZE) as pilot:
         await scanned(pilot, app)
-        before = letterbox.tree_bytes()
         screen = await open_screen(pilot, app, "c")
         screen.query_one("#w-as", Select).value = "planner"
-        screen.query_one("#w-to", Select).value = "builder"
-        screen.query_one("#w-slug", Input).value = "x" * 120  # the id would pass 128 characters
-        screen.query_one("#w-body", TextArea).text = "Too long a name.\n"
+        screen.query_one("#w-to", Select).value = "reviewer"
+        screen.query_one("#w-slug", Input).value = "x" * 80
+        await pilot.pause()
+        assert "the task's replies would have 141-character ids" in error_text(screen)  # checked as typed
+        screen.query_one("#w-slug", Input).value = "gone-seat"
+        screen.query_one("#w-body", TextArea).text = "To a seat removed since the scan.\n"
         await pilot.pause()
         assert "Ready to send" in error_text(screen)
+        shutil.rmtree(letterbox.root / "reviewer")  # the gate sees what the form could not
+        before = letterbox.tree_bytes()
         await pilot.press("ctrl+s")
         await until(pilot, lambda: error_text(screen).startswith("Refused: "))
         assert isinstance(app.screen, WriteScreen)  # still open, nothing written
         err = error_text(screen)
-        assert "128" in err and "nothing was written" in err
+        assert "reviewer" in err and "nothing was written" in err
         assert letterbox.tree_bytes() == before
         await pilot.press("escape")  # changed: asks
         await pilot.pause()

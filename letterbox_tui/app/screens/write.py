@@ -356,7 +356,10 @@ class WriteScreen(ModalScreen[str | None]):
 
     def problems(self) -> list[str]:
         """What is wrong with the form now, all at once (empty: ready to send)."""
-        return rules.problems(self.kind, self.values(), self.pointers, self.app.clock())
+        x = self.target
+        kind_type = {"compose": None, "supersede": x.type if x else "", "dispute": "dispute", "rule": "ruling",
+                     "review": "review"}.get(self.kind)
+        return rules.problems(self.kind, self.values(), self.pointers, self.app.clock(), letter_type=kind_type)
 
     def validate(self) -> bool:
         probs = self.problems()

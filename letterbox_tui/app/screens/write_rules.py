@@ -5,11 +5,10 @@ back, and id completion. No Textual here: the screen passes plain values."""
 
 from __future__ import annotations
 
-import os
 from datetime import datetime, timezone
 
 from letterbox_tui.core.errors import LetterboxError
-from letterbox_tui.core.grammar import SLUG_RE, valid_id, valid_seat
+from letterbox_tui.core.grammar import SLUG_RE, valid_id
 from letterbox_tui.core.model import Letter, Snapshot
 from letterbox_tui.core.query import parse_when
 
@@ -21,11 +20,13 @@ MUST_BE_TASK = ("delegate",)
 POINTERS = ("re", "supersedes")
 
 
-def agent_seat(seats: list[str] | tuple[str, ...], environ=os.environ) -> str | None:
+def agent_seat(seats: list[str] | tuple[str, ...], environ=None) -> str | None:
     """``$LETTERBOX_AGENT`` when it names a seat of this letterbox (the protocol's default
-    writer), else None."""
-    agent = environ.get("LETTERBOX_AGENT", "").strip()
-    return agent if agent and valid_seat(agent) and agent in seats else None
+    writer, read by the gate's own ``agent_seat``), else None."""
+    from letterbox_tui.core.write import agent_seat as from_env
+
+    agent = from_env(environ)
+    return agent if agent and agent in seats else None
 
 
 class Pointers:
@@ -120,8 +121,28 @@ def _span(seconds: float) -> str:
     return f"{minutes}m"
 
 
-def problems(kind: str, v: dict, pointers: Pointers | None, now: datetime) -> list[str]:
-    """Everything that stops this form from being sent, at once (empty: ready)."""
+#: ``<YYYY-MM-DDTHHMMSS>-`` and ``-<8 hex>``: what an id adds to ``<from>-<type>-<slug>``
+_ID_FRAME = 17 + 1 + 1 + 8
+
+
+def id_length_problem(sender: str, letter_type: str, slug: str, recipient: str, task: bool) -> str | None:
+    """The gate's limit as typed: the id, and for a task its longest reply
+    (``<id>--<to>--result``), at most 128 characters."""
+    from letterbox_tui.core.write.gate import MAX_WRITTEN_ID
+
+    n = _ID_FRAME + len(sender) + 1 + len(letter_type) + 1 + len(slug)
+    if n > MAX_WRITTEN_ID:
+        return f"the id would be {n} characters (at most {MAX_WRITTEN_ID}): shorten the slug by {n - MAX_WRITTEN_ID}"
+    reply = n + len(f"--{recipient}--result")
+    if task and reply > MAX_WRITTEN_ID:
+        return (f"the task's replies would have {reply}-character ids (at most {MAX_WRITTEN_ID}): "
+                f"shorten the slug by {reply - MAX_WRITTEN_ID}")
+    return None
+
+
+def problems(kind: str, v: dict, pointers: Pointers | None, now: datetime, *, letter_type: str | None = None) -> list[str]:
+    """Everything that stops this form from being sent, at once (empty: ready).
+    ``letter_type``: the type the letter will have when the form has no Type field."""
     out = []
     if not v.get("as"):
         out.append("choose the seat you write as")
@@ -135,6 +156,11 @@ def problems(kind: str, v: dict, pointers: Pointers | None, now: datetime) -> li
             out.append("a slug is needed (a-z, 0-9 and -)")
         elif slug and SLUG_RE.fullmatch(slug) is None:
             out.append(f"slug {slug!r} may hold only a-z, 0-9 and - (not starting with -)")
+        elif slug and kind != "reply":
+            why = id_length_problem(v.get("as", ""), v.get("type") or letter_type or "", slug,
+                                    v.get("to") or v.get("as", ""), bool(v.get("task")))
+            if why:
+                out.append(why)
     deadline = v.get("deadline", "")
     if deadline and deadline_when(deadline, now) is None:
         out.append("the deadline needs RFC 3339 with an offset (2026-12-01T17:00:00Z) or +2d, +36h")

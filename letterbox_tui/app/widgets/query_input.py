@@ -1,0 +1,117 @@
+"""The query bar's input: Up/Down walk the query history (kept in the user's state
+directory), and the term being typed completes from the query language and the letterbox
+(keys, ``type=`` values, seat names, ids), shown as a suggestion that → accepts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from textual.binding import Binding
+from textual.suggester import Suggester
+from textual.widgets import Input
+
+from letterbox_tui.core.grammar import ADDED_TYPES, PRIORITIES, PROTOCOL_TYPES
+from letterbox_tui.core.history import QueryHistory
+from letterbox_tui.core.query import KEYS, choices, operators
+
+
+def complete_term(text: str, model, ids: Callable[[], list[str]] | None = None) -> str | None:
+    """``text`` with its last term completed, or None. ``model``: the app's model (its
+    seats), or None while the first scan runs; ``ids``: the letterbox's ids, newest first."""
+    if not text or text.endswith(" "):
+        return None
+    head, _, term = text.rpartition(" ")
+    prefix = head + " " if head else ""
+    for op in ("~=", "<=", ">=", "=", "<", ">"):
+        key, sep, value = term.partition(op)
+        if sep and key in KEYS:
+            done, _, part = value.rpartition(",")
+            done = done + "," if done else ""
+            for candidate in _values(key, model, ids):
+                if candidate.startswith(part) and candidate != part:
+                    return prefix + key + sep + done + candidate
+            return None
+    for key in KEYS:
+        if key.startswith(term) and key != term:
+            return prefix + key + operators(key)[0]
+    return None
+
+
+def _values(key: str, model, ids) -> list[str] | tuple[str, ...]:
+    if key == "type":
+        return PROTOCOL_TYPES + ADDED_TYPES
+    if key == "priority":
+        return PRIORITIES
+    fixed = choices(key)
+    if fixed:
+        return fixed
+    if model is None:
+        return ()
+    if key in ("from", "to"):
+        return model.snapshot.seats
+    if key in ("id", "re", "thread") and ids is not None:
+        return ids()
+    return ()
+
+
+class TermSuggester(Suggester):
+    def __init__(self, model: Callable[[], object]) -> None:
+        super().__init__(use_cache=False, case_sensitive=True)
+        self.model = model
+        self._ids: tuple[object, list[str]] | None = None
+
+    def ids(self) -> list[str]:
+        """The ids of the current model's letters, newest first (ids start with their
+        time), sorted once per scan."""
+        model = self.model()
+        if model is None:
+            return []
+        if self._ids is None or self._ids[0] is not model:
+            self._ids = (model, sorted({x.id for x in model.snapshot.letters}, reverse=True))
+        return self._ids[1]
+
+    async def get_suggestion(self, value: str) -> str | None:
+        return complete_term(value, self.model(), self.ids)
+
+
+class QueryInput(Input):
+    """An ``Input`` with the query history on Up/Down and term completion."""
+
+    BINDINGS = [
+        Binding("up", "history(-1)", "Previous query", show=False, id="query.previous"),
+        Binding("down", "history(1)", "Next query", show=False, id="query.next"),
+    ]
+
+    def __init__(self, *args, history: QueryHistory | None = None, **kwargs) -> None:
+        super().__init__(*args, suggester=TermSuggester(lambda: getattr(self.app, "model", None)), **kwargs)
+        self._history = history
+        self._at: int | None = None  # where Up/Down is in the history (None: the line being typed)
+        self._typed = ""
+
+    @property
+    def history(self) -> QueryHistory:
+        if self._history is None:
+            self._history = QueryHistory()
+        return self._history
+
+    def remember(self, query: str) -> None:
+        """A query that ran: the newest in the history."""
+        self.history.add(query)
+        self._at = None
+
+    def action_history(self, step: int) -> None:
+        entries = self.history.entries
+        if not entries:
+            return
+        if self._at is None:
+            if step > 0:
+                return
+            self._typed = self.value
+            self._at = len(entries)
+        self._at = max(0, self._at + step)
+        if self._at >= len(entries):
+            self._at = None
+            self.value = self._typed
+        else:
+            self.value = entries[self._at]
+        self.cursor_position = len(self.value)

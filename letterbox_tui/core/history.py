@@ -1,0 +1,71 @@
+"""The query bar's history: the queries a user ran, newest last, one per line in the user's
+XDG state directory (never the letterbox). Bounded, written atomically, and a damaged or
+missing file is an empty history, never an error."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import stat
+from pathlib import Path
+
+#: how many queries are kept
+KEEP = 500
+_MAX_FILE = 1 << 20
+
+
+class QueryHistory:
+    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+        if path is None:
+            from .settings import user_state_dir
+
+            path = user_state_dir() / "query-history"
+        self.path = Path(path)
+        self.entries: list[str] = self._load()
+
+    def _load(self) -> list[str]:
+        try:
+            fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError:
+            return []
+        try:
+            with os.fdopen(fd, "rb") as fh:
+                if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                    return []
+                raw = fh.read(_MAX_FILE)
+        except OSError:
+            return []
+        lines = raw.decode("utf-8", "replace").splitlines()
+        return [x for x in lines if x.strip() and x.isprintable()][-KEEP:]
+
+    def add(self, query: str) -> None:
+        """Remember ``query`` as the newest (an earlier copy moves up); saved at once.
+        A history that cannot be saved is kept for this session only."""
+        query = " ".join(query.split())
+        if not query or not query.isprintable():
+            return
+        if query in self.entries:
+            self.entries.remove(query)
+        self.entries.append(query)
+        del self.entries[:-KEEP]
+        try:
+            self._save()
+        except OSError:
+            pass
+
+    def _save(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        tmp = self.path.with_name(f".{self.path.name}.{secrets.token_hex(4)}.tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write("".join(x + "\n" for x in self.entries))
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, self.path)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
