@@ -208,6 +208,26 @@ def test_owed_unknown_seat_exits_2(capsys, owing):
     assert code == 2 and "nobody" in err
 
 
+def test_fail_late_ignores_an_item_whose_late_is_unknown(capsys, box):
+    # SPEC 7: exit 1 only for an item whose late is yes; an ambiguous deadline is unknown
+    box.letter("vague", frm="alpha", to="beta", type="request", requires_ack="true", deadline="2026-01-01T00:00:00")
+    code, data = cli_json(capsys, box, "owed", "--fail-late", "--at", "2026-03-01T00:00:00Z")
+    assert [r["late"] for r in data["owed"][0]["items"]] == ["unknown"]
+    assert code == 0
+    box.letter("overdue", frm="alpha", to="beta", type="request", requires_ack="true", deadline="2026-01-01T00:00:00Z")
+    code, _ = cli_json(capsys, box, "owed", "--fail-late", "--at", "2026-03-01T00:00:00Z")
+    assert code == 1
+
+
+def test_fail_late_ignores_late_unknown_from_a_possible_reply(capsys, box):
+    # overdue, but an unreadable file may be its reply: late is unknown, scope incomplete
+    box.letter("ask", frm="alpha", to="beta", type="request", requires_ack="true", deadline="2026-01-01T00:00:00Z")
+    box.raw("alpha/inbox/broken.md", "---\nre: ask\nbroken line\n---\n")
+    code, data = cli_json(capsys, box, "owed", "--fail-late", "--at", "2026-03-01T00:00:00Z")
+    assert [r["late"] for r in data["owed"][0]["items"]] == ["unknown"]
+    assert code == 3
+
+
 def test_fail_late_outranks_incomplete(capsys, owing):
     # unreadable, but its legible type rules it out as a reply: lateness stays known
     owing.raw("beta/inbox/bad.md", "---\nid: bad\ntype: info\nbroken line\n---\n")

@@ -169,6 +169,21 @@ def test_unreadable_file_with_legible_re_may_be_the_reply(box):
     assert state.reasons[0].about == "state"
 
 
+def test_unreadable_file_with_legible_re_but_another_type_is_never_the_reply(box):
+    # SPEC 5: a legible type other than result/nack rules it out, even with a legible re
+    task(box)
+    task(box, "other")
+    task(box, "third")
+    box.raw("alpha/inbox/an-ack.md", "---\nre: req\ntype: ack\nnot a field\n---\n")
+    box.raw("alpha/inbox/a-nack.md", "---\nre: other\ntype: nack\nnot a field\n---\n")
+    box.raw("alpha/inbox/no-type.md", "---\nre: third\nnot a field\n---\n")
+    res = resolved(box)
+    assert res.answered(one(res, "req")).value == "no"
+    assert res.state(one(res, "req")).value == "open"
+    assert codes(res.answered(one(res, "other"))) == ["unreadable-file"]
+    assert codes(res.answered(one(res, "third"))) == ["unreadable-file"]
+
+
 def test_unreadable_file_without_re_unless_its_legible_fields_rule_it_out(box):
     task(box)
     box.raw("alpha/inbox/wrong-type.md", "---\ntype: ack\nfrom: beta\nto: alpha\nbad\n---\n")

@@ -85,6 +85,19 @@ def test_ruling_without_upholds_settles_nothing(box):
     assert res.open_disputes() == []
 
 
+def test_ruling_upholding_a_letter_the_dispute_does_not_name_settles_nothing(box):
+    # SPEC 5: the upheld letter must be one of the dispute's disputes; b2 lies in one
+    # branch, but the dispute names b and c only
+    fork(box)
+    dispute(box, "d", "b", "c")
+    ruling(box, "r", "d", upholds="b2")
+    res = resolved(box)
+    assert codes(res.current(one(res, "b2"))) == ["fork"]
+    assert codes(res.current(one(res, "c2"))) == ["fork"]
+    assert res.forks()[0].settled is False
+    assert res.open_disputes() == []  # the ruling still closes the dispute
+
+
 def test_disagreeing_rulings_settle_nothing(box):
     fork(box)
     dispute(box, "d", "b", "c")

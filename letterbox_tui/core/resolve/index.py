@@ -189,9 +189,11 @@ class Index:
             for t in mentioned:
                 if t in by_id:
                     superseders.setdefault(t, []).append(u)
+            if legible.get("type", "result") not in TERMINAL_TYPES:
+                continue  # a legible type other than result/nack rules it out as a reply
             if "re" in legible:
                 reply_by_re.setdefault(legible["re"], []).append(u)
-            elif legible.get("type", "result") in TERMINAL_TYPES:
+            else:
                 key = (legible.get("from"), legible.get("to"))
                 reply_open.setdefault(key, []).append(u)
         self.unreadable_holders = holders
