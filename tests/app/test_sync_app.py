@@ -61,3 +61,20 @@ async def test_a_refused_sync_is_a_notification(tmp_path):
         await until(pilot, lambda: not app.syncing, timeout=30)
         notes = [n.message for n in app._notifications]
         assert any("fetch from origin" in str(m) for m in notes), notes
+
+
+async def test_provenance_shows_the_commit_that_brought_the_letter(tmp_path):
+    from tests.app.helpers import app_for
+
+    _, a, b = machines(tmp_path)
+    put(b, f"alpha/inbox/{L2}.md", letter_text(L2, frm="beta", to="alpha"))
+    sync(b)
+    sync(a)
+    app = app_for(Root(a), letter=L2)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        app.action_show_tab("provenance")
+        commit = git(a, "log", "-1", "--format=%H").strip()
+        await until(pilot, lambda: "Committed" in app.query_one("#letter-provenance", Static).render().plain)
+        prov = app.query_one("#letter-provenance", Static).render().plain
+        assert commit[:12] in prov and "sent 2026-01-01T00:00:00Z" in prov

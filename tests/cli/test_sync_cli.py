@@ -105,3 +105,19 @@ def test_show_gives_the_commit_that_brought_the_letter(tmp_path, capsys):
     assert history["machine"] == socket.gethostname()
     code, out, _ = run(capsys, a, "show", L1)
     assert f"committed {history['committed_at']} by " in out and "(sent 2026-01-01T00:00:00Z)" in out
+
+
+def test_a_long_fetch_shows_a_progress_line(tmp_path, capsys, monkeypatch):
+    from letterbox_tui.cli import sync as sync_cli
+
+    _, a, b = machines(tmp_path)
+    for i in range(40):
+        put(b, f"beta/inbox/2026-01-01T0000{i:02d}-alpha-info-p{i}-{i:08x}.md",
+            letter_text(f"2026-01-01T0000{i:02d}-alpha-info-p{i}-{i:08x}", body=f"{i}\n" * 2000))
+    run(capsys, b, "sync")
+    monkeypatch.setattr(sync_cli, "PROGRESS_AFTER", 0.0)  # every fetch counts as long here
+    code, out, err = run(capsys, a, "sync")
+    assert code == 0 and "40 from origin" in out
+    lines = err.splitlines()
+    assert lines and all(ln and "\r" not in ln for ln in lines)  # whole lines on a pipe
+    assert any("objects" in ln for ln in lines), lines  # git's own progress, e.g. "Unpacking objects: 100% …"

@@ -53,6 +53,7 @@ class BodyRead(Message):
 class ProvenanceRead(Message):
     key: str
     sha256: str
+    history: dict | None = None  # a letterbox in git: the commit that brought the file
 
 
 @dataclass
@@ -178,12 +179,14 @@ class LetterPane(Vertical):
 
     @work(thread=True, exclusive=True, group="provenance", exit_on_error=False)
     def _hash(self, root: str, rel: str, key: str) -> None:
-        self.post_message(ProvenanceRead(key, sha256_of(root, rel)))
+        from letterbox_tui.core.sync import added  # one git log in a repository, else a few stats
+
+        self.post_message(ProvenanceRead(key, sha256_of(root, rel), added(root, rel)))
 
     def on_provenance_read(self, message: ProvenanceRead) -> None:
         if message.key != self.shown_key or self.model is None or self.letter is None:
             return
-        self.provenance_text.update(provenance_text(self.model, self.letter, message.sha256))
+        self.provenance_text.update(provenance_text(self.model, self.letter, message.sha256, message.history))
 
     @work(thread=True, exclusive=True, group="finding", exit_on_error=False)
     def _read_finding(self, model: AppModel, key: str, item: Finding) -> None:

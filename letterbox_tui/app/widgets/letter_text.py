@@ -256,7 +256,7 @@ def chain_text(model: AppModel, x: Letter) -> Content:
     return Content("\n").join(lines)
 
 
-def provenance_text(model: AppModel, x: Letter, sha256: str) -> Content:
+def provenance_text(model: AppModel, x: Letter, sha256: str, history: dict | None = None) -> Content:
     res = model.res
     snap = model.snapshot
     lines: list[Content] = []
@@ -270,6 +270,10 @@ def provenance_text(model: AppModel, x: Letter, sha256: str) -> Content:
     row("File name", x.name)
     row("Size", f"{x.size} bytes")
     row("sha256", sha256)
+    if history:  # a letterbox in git (core.sync.added): its arrival, beside its own sent
+        row("Committed", f"{history['committed_at']} by {history['author']} on "
+                         f"{history['machine'] or 'an unknown machine'} ({history['commit'][:12]}); "
+                         f"sent {x.sent or 'not given'}")
     row("Flags", ", ".join(x.flags) or "none", "$warning" if x.flags else "")
     if x.malformed:
         row("Malformed", "pointer fields not valid ids: " + ", ".join(x.malformed), "$error")
