@@ -36,16 +36,35 @@ ANNOTATION = "\ufff9-\ufffb"
 #: Unicode tag characters (invisible ASCII look-alikes).
 TAGS = "\U000e0000-\U000e007f"
 
-#: Every character a face must never hand to a terminal as it is.
-UNSAFE = re.compile(f"[{C0}{DEL_C1}{BIDI}{INVISIBLE}{SURROGATES}{ANNOTATION}{TAGS}]")
-#: The same, plus newline and tab (for text that must stay on one line).
-UNSAFE_OR_BREAK = re.compile(f"[{C0}{DEL_C1}{BIDI}{INVISIBLE}{SURROGATES}{ANNOTATION}{TAGS}\n\t]")
-#: What JSON output escapes beyond what ``json.dumps`` escapes itself (C0): a terminal
-#: reading the JSON must not see these raw either, and a lone surrogate cannot be encoded
-#: as UTF-8 at all. Inside JSON strings only, so the document stays equivalent.
-JSON_UNSAFE = re.compile(f"[{DEL_C1}{BIDI}{INVISIBLE}{SURROGATES}{ANNOTATION}{TAGS}]")
+_CLASS = f"{C0}{DEL_C1}{BIDI}{INVISIBLE}{SURROGATES}{ANNOTATION}{TAGS}"
+#: The patterns, compiled on first use (``--json`` output of ASCII text never needs them;
+#: compiling them is a millisecond of every command's start):
+#: ``UNSAFE`` every character a face must never hand to a terminal as it is;
+#: ``UNSAFE_OR_BREAK`` the same plus newline and tab (text that must stay on one line);
+#: ``JSON_UNSAFE`` what JSON output escapes beyond what ``json.dumps`` escapes itself (C0):
+#: a terminal reading the JSON must not see these raw either, and a lone surrogate cannot
+#: be encoded as UTF-8 at all. Inside JSON strings only, so the document stays equivalent.
+_SOURCES = {
+    "UNSAFE": f"[{_CLASS}]",
+    "UNSAFE_OR_BREAK": f"[{_CLASS}\n\t]",
+    "JSON_UNSAFE": f"[{DEL_C1}{BIDI}{INVISIBLE}{SURROGATES}{ANNOTATION}{TAGS}]",
+}
+
+
+def __getattr__(name: str) -> re.Pattern[str]:
+    source = _SOURCES.get(name)
+    if source is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    pattern = globals()[name] = re.compile(source)
+    return pattern
+
 
 NEWLINE_MARK = "\u2424"  # ␤
+
+
+def _p(name: str) -> re.Pattern[str]:
+    found = globals().get(name)
+    return found if found is not None else __getattr__(name)
 
 
 def placeholder(ch: str) -> str:
@@ -73,9 +92,10 @@ def clean(text: object, *, single_line: bool = False, tab: str | None = None) ->
     """
     s = _as_str(text)
     if single_line:
-        out = UNSAFE_OR_BREAK.sub(_single, s)
+        out = _p("UNSAFE_OR_BREAK").sub(_single, s)
     else:
-        out = UNSAFE.sub(_multi, s) if UNSAFE.search(s) else s
+        unsafe = _p("UNSAFE")
+        out = unsafe.sub(_multi, s) if unsafe.search(s) else s
         if tab is not None and "\t" in out:
             out = out.replace("\t", tab)
     return out
@@ -98,7 +118,7 @@ def marked(text: object, *, single_line: bool = False) -> tuple[str, list[tuple[
     """``clean(text)`` and the (start, end) offsets of each placeholder in it, so a face
     can make placeholders stand out (a tab turned into a space is not marked)."""
     s = _as_str(text)
-    pattern = UNSAFE_OR_BREAK if single_line else UNSAFE
+    pattern = _p("UNSAFE_OR_BREAK" if single_line else "UNSAFE")
     pieces: list[str] = []
     marks: list[tuple[int, int]] = []
     pos = offset = 0
@@ -126,12 +146,12 @@ def marked(text: object, *, single_line: bool = False) -> tuple[str, list[tuple[
 
 def is_safe(text: str, *, single_line: bool = False) -> bool:
     """True when ``text`` holds nothing ``clean`` would replace."""
-    return (UNSAFE_OR_BREAK if single_line else UNSAFE).search(text) is None
+    return _p("UNSAFE_OR_BREAK" if single_line else "UNSAFE").search(text) is None
 
 
 def json_escape(text: str) -> str:
     """Escape ``JSON_UNSAFE`` characters in already-encoded JSON text as ``\\uXXXX``."""
-    return JSON_UNSAFE.sub(_json_escape, text)
+    return _p("JSON_UNSAFE").sub(_json_escape, text)
 
 
 def _json_escape(m: re.Match[str]) -> str:
