@@ -13,6 +13,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+
+from . import flags as fsflags
 import secrets
 import stat
 from dataclasses import asdict, dataclass, field
@@ -73,7 +75,7 @@ class DraftStore:
         data = json.dumps({"root": self.root, **asdict(draft)}, ensure_ascii=False, indent=1)
         final = self.dir / f"{draft.name}.json"
         tmp = self.dir / f".{draft.name}.{secrets.token_hex(4)}.tmp"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        fd = os.open(tmp, fsflags.CREATE, 0o600)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 fh.write(data)
@@ -110,7 +112,7 @@ class DraftStore:
 
     def _read(self, path: Path) -> KeptDraft | None:
         try:
-            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+            fd = os.open(path, fsflags.READ)
         except OSError:
             return None
         try:

@@ -5,6 +5,8 @@ missing file is an empty history, never an error."""
 from __future__ import annotations
 
 import os
+
+from . import flags as fsflags
 import secrets
 import stat
 from pathlib import Path
@@ -25,7 +27,7 @@ class QueryHistory:
 
     def _load(self) -> list[str]:
         try:
-            fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+            fd = os.open(self.path, fsflags.READ)
         except OSError:
             return []
         try:
@@ -56,7 +58,7 @@ class QueryHistory:
     def _save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         tmp = self.path.with_name(f".{self.path.name}.{secrets.token_hex(4)}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        fd = os.open(tmp, fsflags.CREATE, 0o600)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 fh.write("".join(x + "\n" for x in self.entries))

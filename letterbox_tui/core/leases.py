@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
+from . import flags as fsflags
 from .files import NOT_REGULAR, read_file
 from .grammar import parse_time
 
@@ -86,7 +87,7 @@ def read_leases(root: str, seats: Iterable[str]) -> tuple[list[Lease], int]:
     entries there were than ``MAX_LEASES``. No ``locks/``: none."""
     seat_set = frozenset(seats)
     try:
-        fd = os.open(os.path.join(root, "locks"), os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        fd = os.open(os.path.join(root, "locks"), fsflags.DIR)
     except OSError:
         return [], 0
     entries: list[tuple[str, int | OSError]] = []

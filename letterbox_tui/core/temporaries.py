@@ -10,6 +10,8 @@ warning (``find_stale``), and never removes anything.
 from __future__ import annotations
 
 import os
+
+from . import flags as fsflags
 import re
 import stat
 import time
@@ -21,7 +23,7 @@ OURS = re.compile(r"\..+\.tmp\.[0-9a-f]{12}")
 ANY = re.compile(r"\..*\.tmp\..*")
 #: older than this, a temporary is stale (no writer takes a day to write a letter)
 STALE_AFTER = 24 * 3600
-_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_DIR = fsflags.DIR
 
 
 def _stale(dfd: int, pattern: re.Pattern[str], now: float) -> list[str]:
