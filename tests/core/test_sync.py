@@ -234,3 +234,29 @@ def test_after_a_sync_only_the_files_that_arrived_are_read_again(tmp_path, monke
     cache, snap = scanned_with_cache()
     assert len(snap.letters) == 33
     assert (cache.hits, cache.misses) == (29, 4)  # not a cold scan: only what arrived is read
+
+
+def test_the_update_waits_for_a_letters_lifecycle_lock(tmp_path, monkeypatch):
+    """A letter the upstream moved is not touched while a local writer holds its lock."""
+    import os
+
+    from letterbox_tui.core import sync_run
+
+    _, a, b = machines(tmp_path)
+    put(a, f"beta/inbox/{L1}.md", letter_text(L1))
+    sync(a)
+    sync(b)
+    (b / "beta" / "inbox" / f"{L1}.md").rename(b / "beta" / "processed" / f"{L1}.md")  # filed on b
+    sync(b)
+    lock = a / "beta" / "inbox" / f"{L1}.md.lifecycle.lock"
+    lock.mkdir()
+    (lock / "pid").write_text(f"{os.getpid()}\n")  # a live writer holds it
+    monkeypatch.setattr(sync_run, "LOCK_LETTER_WAIT", 0.2)
+    before = tree(a)
+    with pytest.raises(SyncError, match="lifecycle lock"):
+        sync(a)
+    assert tree(a) == before
+    (lock / "pid").unlink()
+    lock.rmdir()
+    sync(a)
+    assert f"beta/processed/{L1}.md" in letters(a) and f"beta/inbox/{L1}.md" not in letters(a)
