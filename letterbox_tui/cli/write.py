@@ -13,7 +13,7 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from letterbox_tui.core.errors import LetterboxError
+from letterbox_tui.core.errors import LetterboxError, Unfinished
 from letterbox_tui.core.grammar import parse_time
 from letterbox_tui.core.root import candidate_root
 from letterbox_tui.core.write import (
@@ -87,6 +87,9 @@ def _reports(command: Callable[[Namespace], int]) -> Callable[[Namespace], int]:
         try:
             return command(args)
         except _Unreported:
+            return 4
+        except Unfinished as exc:  # published, but the replier's own folders are not done
+            _note(f"letterbox-tui: {exc}")
             return 4
 
     return run

@@ -14,6 +14,16 @@ class LetterboxError(Exception):
         return self.message
 
 
+class Unfinished(LetterboxError):
+    """A reply was published but the replier's own folders could not be brought up to date
+    (the move to ``processed/``, the sidecar): something was written, so the command line
+    exits 4, not 2. Running the same reply again finishes the job."""
+
+    def __init__(self, message: str, letter_id: str) -> None:
+        super().__init__(message)
+        self.letter_id = letter_id
+
+
 class Terminated(BaseException):
     """SIGTERM arrived while a writer held the protocol's lifecycle lock: raised so the lock
     is released on the way out (the command line exits 128 + ``signum``)."""

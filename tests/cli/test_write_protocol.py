@@ -160,3 +160,21 @@ def test_a_failure_after_publishing_says_so_prints_the_id_on_stderr_and_exits_4(
     published = [x.id for x in scan(box.root).letters if x.id != task]
     assert len(published) == 1 and published[0] in err
 
+
+
+def test_a_reply_published_whose_own_folders_fail_exits_4_not_2(capsys, monkeypatch, box):
+    from letterbox_tui.core.write import Draft, deliver, replies
+
+    task = deliver(box.root, Draft("alpha", "beta", "request", "plan", "Plan it.\n", requires_ack=True)).id
+
+    def broken(*a, **kw):
+        raise OSError(5, "Input/output error")
+
+    real = replies.move_to_processed
+    monkeypatch.setattr(replies, "move_to_processed", broken)
+    code, out, err = run(capsys, monkeypatch, box, "reply", task, "result", "--as", "beta")
+    assert code == 4 and out == "" and err.count("\n") == 1
+    assert f"{task}--beta--result is published" in err and "run the same reply again" in err
+    monkeypatch.setattr(replies, "move_to_processed", real)
+    code, out, _ = run(capsys, monkeypatch, box, "reply", task, "result", "--as", "beta")
+    assert code == 0 and out.strip() == f"{task}--beta--result"

@@ -13,7 +13,7 @@ import os
 from datetime import datetime
 from pathlib import Path
 
-from ..errors import LetterboxError
+from ..errors import LetterboxError, Unfinished
 from ..files import read_file
 from ..grammar import PRIORITIES, REPLY_KINDS
 from ..header import MAX_HEADER, parse_header
@@ -153,9 +153,9 @@ def reply(
                 remove_sidecar(root_p, seat, parent.name)
         except (OSError, LetterboxError) as exc:
             why = exc.strerror or exc if isinstance(exc, OSError) else exc
-            raise LetterboxError(
+            raise Unfinished(
                 f"the {kind} reply {reply_id} is published, but updating {seat}'s own folders failed "
-                f"({why}); run the same reply again to finish"
+                f"({why}); run the same reply again to finish", reply_id,
             ) from None
     if not created:
         published.notes.append(f"the {kind} reply was already published")
