@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import gc
 import os
+import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from textual import getters, on, work
+from textual import events, getters, on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -35,13 +36,21 @@ from .sanitize import home_path as _home
 from .sync_mixin import SyncMixin, sync_banner
 from .truth_file import TruthFileMixin
 from .themes import BUILTIN, DEFAULT_THEME, APP_VARIABLES, load_themes, shipped_themes_dir, user_themes_dir
+from .seen import Seen, newest_time
+from .watch import FilesChanged, folder_fingerprint, watch_letterbox
 from .widgets.letter_list import LetterList, ListRow
 from .widgets.letter_pane import LetterPane
 from .widgets.query_input import QueryInput
 from .widgets.mailboxes import MailboxList
+from .widgets.row_text import describe as describe_row
 from .widgets.thread_view import ThreadView
 
 Clock = Callable[[], datetime]
+
+#: below this many columns the mailboxes sidebar folds away; below SHORT rows the letter
+#: is shown only when it is being read (mutt's index and pager)
+NARROW = 100
+SHORT = 32
 
 
 @dataclass
@@ -64,30 +73,6 @@ class ViewsDone(Message):
     """Every built-in view of ``model`` is computed (counts are final)."""
 
     model: AppModel
-
-
-def folder_fingerprint(root: str) -> tuple:
-    """Directory mtimes of the root, each seat, its inbox/ and processed/, and the
-    settings file: a new, moved or removed letter (or sidecar) changes one of them."""
-    out: list = []
-    try:
-        st = os.stat(root)
-        out.append(("", st.st_mtime_ns))
-        with os.scandir(root) as it:
-            names = sorted(e.name for e in it if not e.name.startswith(".") and e.is_dir(follow_symlinks=False))
-        for name in names:
-            for sub in ("", "/inbox", "/processed"):
-                try:
-                    out.append((name + sub, os.stat(os.path.join(root, name + sub), follow_symlinks=False).st_mtime_ns))
-                except OSError:
-                    out.append((name + sub, None))
-        try:
-            out.append(("toml", os.stat(os.path.join(root, "letterbox-tui.toml")).st_mtime_ns))
-        except OSError:
-            pass
-    except OSError:
-        out.append(("error", None))
-    return tuple(out)
 
 
 class LetterboxApp(SyncMixin, TruthFileMixin, App[int]):
@@ -188,6 +173,12 @@ class LetterboxApp(SyncMixin, TruthFileMixin, App[int]):
         self._showing_pending = False
         self.scan_started = time.monotonic()
         self.scan_seconds = 0.0
+        self._watch_stop = threading.Event()
+        self._rescan_timer = None
+        self._rescan_wanted = False
+        #: what the user has seen (new-letter markers), kept in the XDG state directory
+        self.seen = Seen.load(self.root)
+        self._announced: set[str] = set()
         # themes: shipped, then the user's own folder (overrides by name)
         dirs = list(theme_dirs) if theme_dirs is not None else [shipped_themes_dir(), user_themes_dir()]
         loaded = load_themes(*dirs)
@@ -229,6 +220,7 @@ class LetterboxApp(SyncMixin, TruthFileMixin, App[int]):
 
     def on_mount(self) -> None:
         self.letter_list.describe = self._describe
+        self._apply_layout(self.size.width, self.size.height)
         if self.is_headless:  # tests and screenshots: no blinking cursor, no animation
             self.query_input.cursor_blink = False
             self.animation_level = "none"
@@ -253,6 +245,40 @@ class LetterboxApp(SyncMixin, TruthFileMixin, App[int]):
         self.call_after_refresh(self.start_scan)
         if self.poll_interval:
             self.set_interval(self.poll_interval, self._poll, name="poll")
+            self._watch_letterbox()
+
+    def on_unmount(self) -> None:
+        self._watch_stop.set()
+        if self.model is not None:
+            # everything the last scan showed has been in front of the user
+            self.seen.save(newest_time(self.model.snapshot.letters))
+
+    # --- watching for changes (watchfiles; the mtime poll is the fallback) -----------
+    #: True while the native watcher runs; the poll then checks only the clock
+    watching = False
+
+    @work(thread=True, exclusive=True, group="watch", exit_on_error=False)
+    def _watch_letterbox(self) -> None:
+        worker = get_current_worker()
+        self.watching = True
+        try:
+            watch_letterbox(self.root, self._watch_stop, lambda n: self.post_message(FilesChanged(n)),
+                            lambda: worker.is_cancelled)
+        finally:
+            self.watching = False
+
+    def on_files_changed(self, message: FilesChanged) -> None:
+        """A burst of file events: rescan once it is quiet for a moment."""
+        if self._rescan_timer is not None:
+            self._rescan_timer.stop()
+        self._rescan_timer = self.set_timer(0.25, self._rescan_after_changes)
+
+    def _rescan_after_changes(self) -> None:
+        self._rescan_timer = None
+        if self.scanning:
+            self._rescan_wanted = True
+        else:
+            self.start_scan()
 
     # --- scanning -----------------------------------------------------------------
     def start_scan(self) -> None:
@@ -326,6 +352,7 @@ class LetterboxApp(SyncMixin, TruthFileMixin, App[int]):
         first = self.model is None
         self.model = message.model
         _freeze_heap(self.scan_count)
+        self._after_scan_seen(first)
         self._refresh_mailboxes()
         keep = self._selected_key()
         if first and self.start_letter:
@@ -350,6 +377,9 @@ class LetterboxApp(SyncMixin, TruthFileMixin, App[int]):
         self.check_truth_file()
         if first:  # drafts kept from before (Esc, a closed app, a crash) are offered back
             self.call_after_refresh(self.action_drafts, True)
+        if self._rescan_wanted:
+            self._rescan_wanted = False
+            self.start_scan()
 
     @on(Worker.StateChanged)
     def _worker_changed(self, event: Worker.StateChanged) -> None:
@@ -366,7 +396,7 @@ class LetterboxApp(SyncMixin, TruthFileMixin, App[int]):
         of the time, so a letterbox that takes 10 s to resolve is re-read every 100 s)."""
         if self.scanning:
             return
-        if folder_fingerprint(self.root) != self.fingerprint:
+        if not self.watching and folder_fingerprint(self.root) != self.fingerprint:
             self.start_scan()
             return
         m = self.model
@@ -447,9 +477,29 @@ class LetterboxApp(SyncMixin, TruthFileMixin, App[int]):
     def _highlight_mailbox(self, mailbox_id: str) -> None:
         self.mailbox_list.highlight_mailbox(mailbox_id)
 
+    def fresh_letters(self) -> list:
+        m = self.model
+        if m is None or self.seen.watermark is None:
+            return []
+        return [x for x in m.snapshot.letters if self.seen.is_new(x)]
+
     def new_counts(self) -> dict[str, int]:
-        """Unseen letters per mailbox id (see ``seen``); empty until wired."""
-        return {}
+        """Letters that arrived since the user last looked, per mailbox id."""
+        fresh = self.fresh_letters()
+        m = self.model
+        if not fresh or m is None:
+            return {}
+        out: dict[str, int] = {"view:all": len(fresh)}
+        paths = {x.path for x in fresh}
+        for vid, rows in m.views.items():
+            if vid != "view:all":
+                n = len({r.letter.path for r in rows if r.heading is None and r.letter is not None and r.letter.path in paths})
+                if n:
+                    out[vid] = n
+        for x in fresh:
+            for key in (f"seat:{x.seat}", f"seat:{x.seat}:{x.folder}", f"seat:{x.sender}:sent"):
+                out[key] = out.get(key, 0) + 1
+        return out
 
     @on(OptionList.OptionSelected, "#mailboxes")
     def _mailbox_selected(self, event: OptionList.OptionSelected) -> None:
@@ -521,15 +571,17 @@ class LetterboxApp(SyncMixin, TruthFileMixin, App[int]):
             return
         label = self._mailbox_label(self.mailbox_id)
         sort = self.SORTS.get(self.mailbox_id, "newest first")
-        parts = [Content.styled(" ", ""), label.stylize_before("bold"), Content.styled(" · sort: ", "$text-muted"), Content(sort)]
-        parts.append(Content.styled(" · filter: ", "$text-muted"))
-        parts.append(clean(self.query_text, single_line=True, style="bold $accent") if self.query_text else Content("none"))
+        sep = Content.styled(" · ", "$text-muted")
+        parts = [Content(" "), label.stylize_before("bold"), sep, Content(sort), sep]
+        if self.query_text:
+            parts += [Content.styled("filter ", "$text-muted"), clean(self.query_text, single_line=True, style="bold $accent")]
+        else:
+            parts.append(Content.styled("no filter", "$text-muted"))
         if self.search_text:
-            parts.append(Content.styled(" · search: ", "$text-muted"))
-            parts.append(clean(self.search_text, single_line=True, style="bold $accent"))
+            parts += [sep, Content.styled("search ", "$text-muted"), clean(self.search_text, single_line=True, style="bold $accent")]
         n = getattr(self, "shown_rows", 0)
-        parts.append(Content.styled(f" · {n} row{'s' if n != 1 else ''}", "$text-muted"))
-        parts.append(Content.styled(" · body: " + ("Markdown" if self.letter_pane.markdown else "as written"), "$text-muted"))
+        parts += [sep, Content.styled(f"{n} row{'s' if n != 1 else ''}", "$text-muted"), sep,
+                  Content.styled("body " + ("Markdown" if self.letter_pane.markdown else "as written"), "$text-muted")]
         if self.mailbox_id == "view:truth":
             parts.append(self.truth_status_text())
         line.update(Content("").join(parts))
@@ -545,6 +597,7 @@ class LetterboxApp(SyncMixin, TruthFileMixin, App[int]):
     @on(LetterList.Opened)
     def _row_opened(self, event: LetterList.Opened) -> None:
         """Enter: read the letter (the body gets focus, so the arrows scroll it)."""
+        self._mark_opened(event.row.letter)
         self.letter_pane.tabs.active = "tab-body"
         self.letter_pane.query_one("#body-scroll").focus()
 
@@ -560,7 +613,31 @@ class LetterboxApp(SyncMixin, TruthFileMixin, App[int]):
         m = self.model
         if m is None:
             return Content(row.key)
-        return m.describe(row, width)
+        owed = self.mailbox_id == "view:owed" and self.query_text is None
+        return describe_row(m, row, width, owed=owed, fresh=self.is_fresh(row))
+
+    def is_fresh(self, row: ListRow) -> bool:
+        """Did this row's letter arrive since the user last looked? (see ``seen``)"""
+        x = row.letter
+        return x is not None and hasattr(x, "mtime_ns") and self.seen.is_new(x)
+
+    def _after_scan_seen(self, first: bool) -> None:
+        """The first scan of a letterbox never opened here sets the watermark (nothing is
+        new yet); a later scan announces letters that arrived since."""
+        m = self.model
+        if m is None:
+            return
+        if self.seen.watermark is None:
+            self.seen.watermark = newest_time(m.snapshot.letters)
+            self.seen.save(self.seen.watermark)
+            return
+        fresh = [x for x in self.fresh_letters() if x.path not in self._announced]
+        self._announced.update(x.path for x in fresh)
+        if fresh and not first:
+            x = max(fresh, key=lambda x: x.mtime_ns)
+            more = f" and {len(fresh) - 1} more" if len(fresh) > 1 else ""
+            self.notify(cleans(("From ", ""), (x.sender, "bold"), (": ", ""), (x.subject or x.id, ""), (more, "")),
+                        title=f"{len(fresh)} new letter{'s' if len(fresh) != 1 else ''}", timeout=6)
 
     # --- actions ------------------------------------------------------------------
     def action_view(self, name: str) -> None:
@@ -644,6 +721,40 @@ class LetterboxApp(SyncMixin, TruthFileMixin, App[int]):
         self.sidebar_chosen = pane.display
         if not pane.display and self.focused is self.mailbox_list:
             self.letter_list.focus()
+        elif pane.display and self.size.width < NARROW:
+            self.mailbox_list.focus()  # shown on a narrow screen: to pick a mailbox
+
+    # --- layout: 80x24 is a normal terminal -----------------------------------------
+    #: the sidebar has the room it needs from this many columns (``b`` toggles it)
+    sidebar_chosen: bool | None = None
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._apply_layout(event.size.width, event.size.height)
+
+    def _apply_layout(self, width: int, height: int) -> None:
+        """Below ``NARROW`` columns the sidebar folds away (``b`` brings it back); below
+        ``SHORT`` rows the screen is mutt's: the list alone, Enter opens the letter
+        under a few rows of the list, q goes back."""
+        try:
+            pane = self.query_one("#mailboxes-pane")
+        except NoMatches:
+            return
+        pane.display = self.sidebar_chosen if self.sidebar_chosen is not None else width >= NARROW
+        self.screen_stack[0].set_class(height < SHORT, "-short")
+        self.letter_list.invalidate()
+
+    @on(events.DescendantFocus)
+    def _focus_moved(self, event: events.DescendantFocus) -> None:
+        """Reading (focus in the letter pane) shows the letter on a short screen."""
+        widget = event.widget
+        main = self.screen_stack[0]
+        if widget is self.letter_list:
+            main.remove_class("-reading")
+        elif self.letter_pane in widget.ancestors_with_self:
+            main.add_class("-reading")
+        else:
+            return
+        self.call_after_refresh(self.letter_list.scroll_to_cursor, True)
 
     # --- search in the list (/, n, N) ----------------------------------------------
     def action_search(self) -> None:
@@ -695,7 +806,14 @@ class LetterboxApp(SyncMixin, TruthFileMixin, App[int]):
     def _thread_open(self, event: ThreadView.Open) -> None:
         """Enter on a letter of the Thread tab: select it (in this list, or in All)."""
         self.select_letter(event.letter)
+        self._mark_opened(event.letter)
         self.letter_pane.tabs.active = "tab-body"
+
+    def _mark_opened(self, letter) -> None:
+        if letter is not None and hasattr(letter, "mtime_ns") and self.seen.is_new(letter):
+            self.seen.opened.add(letter.path)
+            self.letter_list.invalidate()
+            self._refresh_mailboxes()
 
     def select_letter(self, letter) -> bool:
         """Move the list's cursor to ``letter``, switching to All when it is not here."""

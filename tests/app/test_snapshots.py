@@ -1,4 +1,4 @@
-"""Snapshot tests of the main views at 160x48 and the fixed clock.
+"""Snapshot tests of the main views at 80x24 and 120x40 (and 160x48), at the fixed clock.
 
 The letterbox lives at a fixed path (the header shows it). Update with
 ``pytest tests/app/test_snapshots.py --snapshot-update`` and review each SVG by eye.
@@ -61,3 +61,34 @@ def test_chain_tab_with_settled_fork(snap_compare, fixed_box):
         await pilot.pause()
 
     assert snap_compare(_app(fixed_box, view="truth", letter=V3A), terminal_size=SIZE, run_before=run_before)
+
+
+SIZES = {"80x24": (80, 24), "120x40": (120, 40)}
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("view", ["owed", "disputes", "truth", "all", "problems"])
+def test_each_view_at_80x24_and_120x40(snap_compare, fixed_box, view, size):
+    if view == "problems":
+        fixed_box.raw("builder/inbox/broken.md", "---\nid: x\nfrom planner\n---\n")
+    assert snap_compare(_app(fixed_box, view=view), terminal_size=SIZES[size], run_before=_wait)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_reading_a_letter_at_80x24_and_120x40(snap_compare, fixed_box, size):
+    async def run_before(pilot):
+        await _wait(pilot)
+        await pilot.press("enter")
+        await _wait(pilot)
+
+    assert snap_compare(_app(fixed_box), terminal_size=SIZES[size], run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_help_at_80x24_and_120x40(snap_compare, fixed_box, size):
+    async def run_before(pilot):
+        await _wait(pilot)
+        await pilot.press("question_mark")
+        await pilot.pause()
+
+    assert snap_compare(_app(fixed_box), terminal_size=SIZES[size], run_before=run_before)

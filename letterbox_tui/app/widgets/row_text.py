@@ -1,0 +1,121 @@
+"""One line of the letter list, laid out for the width it has.
+
+From 110 columns a row has every column at full width; below, the time, the parties and
+the type shrink so that the state mark, the subject and the deadline state always fit (at
+80 columns the subject keeps ~24 cells). In Owed & late the row leads with its deadline
+state (``LATE 2d 3h``, ``due in 5h``, ``due today 17:00``, ``no deadline``) and, when an
+answer is uncertain, the reason is beside it, never instead of it.
+
+Everything here renders what the model holds; every string from a letter is sanitized.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from textual.content import Content
+
+from letterbox_tui.core.model import Letter
+
+from ..model import DUE_SOON, Finding, letter_mark, short_time, span, status_note, status_style, type_style
+from ..sanitize import clean, cleans
+from .letter_list import ListRow
+
+WIDE = 110
+
+
+def deadline_state(x: Letter, at: datetime, late_yes: bool) -> tuple[str, str]:
+    """The deadline as it stands at ``at``: overdue by, due in, or none."""
+    if x.deadline_at is None:
+        return ("deadline ambiguous", "$unknown") if x.deadline else ("no deadline", "$text-muted")
+    left = x.deadline_at - at
+    if left.total_seconds() <= 0:
+        return (f"LATE {span(-left)}", "bold $late") if late_yes else (f"past due {span(-left)}", "bold $late")
+    local = x.deadline_at.astimezone(at.tzinfo) if at.tzinfo else x.deadline_at
+    if local.date() == at.date():
+        return f"due today {local:%H:%M}", "bold $due-soon"
+    if left <= DUE_SOON:
+        return f"due in {span(left)}", "bold $due-soon"
+    return f"due in {span(left)}", ""
+
+
+def uncertain_codes(x: Letter, res) -> tuple[str, ...]:
+    late, answered = res.late(x), res.answered(x)
+    if late.unknown:
+        return tuple(sorted({r.code for r in late.reasons}))
+    if answered.unknown:
+        return tuple(sorted({r.code for r in answered.reasons}))
+    return ()
+
+
+def describe(model, row: ListRow, width: int, owed: bool = False, fresh: bool = False) -> Content:
+    x = row.letter
+    f = row.item
+    if isinstance(f, Finding) or not isinstance(x, Letter):
+        if isinstance(f, Finding):
+            sev = "!" if f.severity == "problem" else "·"
+            code_w = 22 if width >= WIDE else 16
+            return cleans(
+                Content.styled(f"{sev} {f.code:<{code_w}} ", row.note_style or ""),
+                (f.detail, ""),
+                (("  " + ", ".join(f.paths[:2])) if f.paths else "", "$text-muted"),
+            )
+        return model.describe(row, width)  # anything else the model lists (a lease, ...)
+    res = model.res
+    mark, mstyle = letter_mark(x, res)
+    wide = width >= WIDE
+    indent = "  " * min(row.depth, 8) + ("└ " if row.depth else "")
+    if x.sent_at is None:
+        when = "?"
+    elif wide:
+        when = short_time(x.sent_at, model.at)
+    else:
+        local = x.sent_at.astimezone(model.at.tzinfo) if model.at.tzinfo else x.sent_at
+        when = local.strftime("%H:%M") if local.date() == model.at.date() else local.strftime("%b %d")
+    when_w, parties_w, type_w = (12, 23, 9) if wide else (6, 15, 8)
+    subject_text = x.subject or _slug(x)
+    dim = "$text-muted" if res.current(x).no else ""
+    new_mark = Content.styled("◆", "bold $success") if fresh else Content(" ")
+    head = Content.assemble((mark, mstyle), new_mark, (indent, "$text-muted"))
+    if owed:
+        due, due_style = deadline_state(x, model.at, res.late(x).yes)
+        codes = uncertain_codes(x, res)
+        due_w = 16
+        why = ("? " + ", ".join(codes)) if codes else ""
+        progress = row.extra.get("progress") or ""
+        tail = " · ".join(t for t in (why, progress) if t)
+        tail_w = min(len(tail), 26 if wide else 18, max(0, width - 2 - len(indent) - due_w - parties_w - 24))
+        if progress and wide:
+            tail_w = min(len(tail), max(26, width - 2 - len(indent) - due_w - parties_w - 30))
+        fixed = 2 + len(indent) + due_w + 1 + parties_w + 1 + (tail_w + 2 if tail_w else 0)
+        subj_w = max(8, width - fixed)
+        parts = [
+            head,
+            Content.styled(due, due_style).truncate(due_w, ellipsis=True, pad=True), Content(" "),
+            clean(subject_text, single_line=True, style=dim).truncate(subj_w, ellipsis=True, pad=True), Content(" "),
+            clean(f"{x.sender}→{x.recipient}", single_line=True).truncate(parties_w, ellipsis=True, pad=True),
+        ]
+        if tail_w:
+            parts += [Content("  "), clean(tail, single_line=True, style="$unknown" if why else "$text-muted")
+                      .truncate(tail_w, ellipsis=True)]
+        return Content("").join(parts)
+    note = row.note or status_note(x, res)
+    note_style = row.note_style or status_style(x, res)
+    note_w = 26 if wide else 16
+    fixed = 2 + len(indent) + when_w + 1 + parties_w + 1 + type_w + 1 + 2 + note_w
+    subj_w = max(8, width - fixed)
+    return Content.assemble(
+        head,
+        (f"{when:<{when_w}} ", "$text-muted"),
+        clean(f"{x.sender}→{x.recipient}", single_line=True).truncate(parties_w, ellipsis=True, pad=True), (" ", ""),
+        clean(x.type, single_line=True, style=type_style(x.type)).truncate(type_w, ellipsis=True, pad=True), (" ", ""),
+        clean(subject_text, single_line=True, style=dim).truncate(subj_w, ellipsis=True, pad=True),
+        ("  ", ""),
+        clean(note, single_line=True, style=note_style).truncate(note_w, ellipsis=True),
+    )
+
+
+def _slug(x: Letter) -> str:
+    from letterbox_tui.core.query import slug
+
+    return slug(x)
