@@ -17,13 +17,17 @@ _MAX_FILE = 1 << 20
 
 
 class QueryHistory:
-    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+    """``path`` None: the user's own history file; ``keep=False``: this session only (a
+    run that must not read or write the user's files, such as the screenshots)."""
+
+    def __init__(self, path: str | os.PathLike[str] | None = None, *, keep: bool = True) -> None:
         if path is None:
             from .settings import user_state_dir
 
             path = user_state_dir() / "query-history"
         self.path = Path(path)
-        self.entries: list[str] = self._load()
+        self.keep = keep
+        self.entries: list[str] = self._load() if keep else []
 
     def _load(self) -> list[str]:
         try:
@@ -50,6 +54,8 @@ class QueryHistory:
             self.entries.remove(query)
         self.entries.append(query)
         del self.entries[:-KEEP]
+        if not self.keep:
+            return
         try:
             self._save()
         except OSError:

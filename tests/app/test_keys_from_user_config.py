@@ -69,3 +69,29 @@ async def test_a_bad_user_config_stops_the_app_with_every_problem(letterbox):
     with pytest.raises(SettingsError) as err:
         app_for(letterbox)
     assert len(err.value.problems) == 2
+
+
+async def test_settings_broken_while_the_app_runs_are_shown_with_every_problem(letterbox):
+    app = app_for(letterbox)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        letterbox.raw("letterbox-tui.toml", 'theme = 1\n[time]\nid_time_is_utc = "no"\n')
+        app.start_scan()
+        await until(pilot, lambda: app.scan_error is not None)
+        shown = [str(n.message) for n in app._notifications if n.title == "Scan failed"]
+        assert shown and "2 problems" in shown[-1]
+        assert "theme: must be a string" in shown[-1] and "[time] id_time_is_utc" in shown[-1]
+        assert app.model is not None  # the last good scan stays on screen
+
+
+def test_opening_the_app_on_bad_settings_exits_2_listing_each_problem(letterbox, capsys):
+    from letterbox_tui.cli import main
+
+    letterbox.raw("letterbox-tui.toml", 'theme = 1\n[queries]\nq = 2\n')
+    code = main(["--root", str(letterbox.root)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.splitlines()[1:] == ["  theme: must be a string (got 1)", '  [queries] "q": must be a string (got 2)']
+    user_config('[keymap]\n"x" = ""\n')
+    letterbox.raw("letterbox-tui.toml", "")
+    code = main(["--root", str(letterbox.root)])
+    assert code == 2 and "config.toml" in capsys.readouterr().err

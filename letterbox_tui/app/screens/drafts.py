@@ -16,6 +16,8 @@ def offer_kept_drafts(app, *, quiet: bool = True) -> None:
     """Offer the newest kept draft of this letterbox (``quiet``: say nothing when none)."""
     if app.model is None:
         return
+    if quiet and not getattr(app.user_settings, "path", ""):
+        return  # user settings given by hand (screenshots, snapshots): none of the user's files
     kept = DraftStore(app.root).kept()
     if not kept:
         if not quiet:

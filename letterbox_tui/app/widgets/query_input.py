@@ -91,7 +91,10 @@ class QueryInput(Input):
     @property
     def history(self) -> QueryHistory:
         if self._history is None:
-            self._history = QueryHistory()
+            # an app given its user settings by hand (screenshots, snapshots) reads and
+            # writes none of the user's files
+            mine = bool(getattr(getattr(self.app, "user_settings", None), "path", ""))
+            self._history = QueryHistory(keep=mine)
         return self._history
 
     def remember(self, query: str) -> None:
