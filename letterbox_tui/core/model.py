@@ -33,10 +33,15 @@ REASON_CODES = (
 #: Informational reasons carried on yes/no answers.
 INFO_CODES = ("answered-by", "accepted-by", "ruled")
 
-#: Flags a readable letter may carry. Those in LEGACY_FLAGS count towards ``scope.legacy``.
-LEGACY_FLAGS = frozenset(
-    {"filename-alias", "id-filename-mismatch", "missing-sent", "missing-requires-ack", "time-from-id"}
-)
+#: The legacy flags: every flag a readable letter may carry (SPEC 3), each marking a letter
+#: written an older or laxer way than the protocol's writers do today. One definition for
+#: both places that speak of them: a row's ``legacy`` lists the letter's flags, and
+#: ``scope.legacy`` counts the readable letters with any (a naive ``sent`` was flagged
+#: ``ambiguous-sent`` in the row but not counted). ``letters.build`` sets no other flag.
+LEGACY_FLAGS = frozenset({
+    "filename-alias", "id-filename-mismatch", "missing-sent", "ambiguous-sent", "time-from-id",
+    "ambiguous-deadline", "missing-requires-ack",
+})
 
 #: Header fields whose values are letter ids (pointers). ``disputes`` is a list of ids.
 POINTER_FIELDS = ("re", "thread", "supersedes", "rules_on", "upholds", "disputes")
@@ -174,7 +179,8 @@ class Letter:
 
     @property
     def legacy(self) -> bool:
-        return any(f in LEGACY_FLAGS for f in self.flags)
+        """The letter carries a legacy flag (it counts towards ``scope.legacy``)."""
+        return not LEGACY_FLAGS.isdisjoint(self.flags)
 
     def field(self, key: str) -> str | None:
         for k, v in self.fields:

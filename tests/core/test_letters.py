@@ -116,9 +116,9 @@ def test_scope_counts_legacy_letters(box):
     box.letter("b-2", name="other.md")
     box.letter("c-3")
     box.letter("d-4", requires_ack=None)
-    box.letter("e-5", sent="2026-01-01T00:00:00")  # ambiguous, not a legacy mark
+    box.letter("e-5", sent="2026-01-01T00:00:00")  # ambiguous-sent: a legacy flag like the rest
     scope = scan(box.root).scope
-    assert (scope.files, scope.letters, scope.legacy) == (5, 5, 3)
+    assert (scope.files, scope.letters, scope.legacy) == (5, 5, 4)
 
 
 # --- time -----------------------------------------------------------------------------------
@@ -327,3 +327,42 @@ def test_unreadable_keeps_path_folder_and_legible_fields(box):
     assert (item.path, item.seat, item.folder) == ("beta/processed/bad.md", "beta", "processed")
     assert item.legible == {"id": "bad-1", "from": "alpha", "supersedes": "old-1"}
     assert "old-2" in item.illegible
+
+
+# --- legacy flags: one definition for the row's list and the scope's count ----------
+
+def test_every_flag_the_builder_sets_is_a_legacy_flag():
+    import ast
+    import inspect
+
+    from letterbox_tui.core import letters
+    from letterbox_tui.core.model import LEGACY_FLAGS
+
+    tree = ast.parse(inspect.getsource(letters))
+    appended = {
+        node.args[0].value for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "append"
+        and isinstance(node.func.value, ast.Name) and node.func.value.id == "flags"
+        and node.args and isinstance(node.args[0], ast.Constant)
+    }
+    assert {"ambiguous-sent", "filename-alias"} <= appended
+    assert appended == LEGACY_FLAGS
+
+
+def test_scope_legacy_counts_the_rows_whose_legacy_list_is_not_empty(box):
+    from letterbox_tui.core.resolve import resolve
+    from letterbox_tui.core.rows import row
+
+    box.letter(ID, name=f"{ID}-0123abcd.md")  # filename-alias
+    box.letter("named-wrong", name="other.md")  # id-filename-mismatch
+    box.letter("no-sent", sent=None)  # missing-sent
+    box.letter("naive-sent", sent="2026-01-01T00:00:00")  # ambiguous-sent
+    box.letter("naive-deadline", deadline="2026-01-01T00:00:00")  # ambiguous-deadline
+    box.letter("no-ack-field", requires_ack=None)  # missing-requires-ack
+    box.letter("clean")
+    snap = scan(box.root)
+    res = resolve(snap, datetime(2026, 6, 1, tzinfo=timezone.utc))
+    rows = {x.id: row(x, res)["legacy"] for x in snap.letters}
+    assert rows["naive-sent"] == ["ambiguous-sent"] and rows["clean"] == []
+    assert snap.scope.legacy == sum(1 for flags in rows.values() if flags) == 6
+    assert [x.legacy for x in snap.letters].count(True) == 6
