@@ -16,7 +16,7 @@ One run, under a lock on the repository (two syncs of one copy never interleave)
    (a real three-way merge, without touching the working tree). A conflict (one path
    with different bytes on two machines, one letter moved two ways) stops here: one line
    naming the paths, exit 2, HEAD, index and working tree exactly as before.
-4. **update** the working tree with what the upstream added, the protocol's way: each new
+4. **update** (``core.sync_tree``) the working tree with what the upstream added, the protocol's way: each new
    file written hidden, then linked into place (a reader never sees half a letter), a
    changed file replaced by rename, a removed one unlinked; then the index and HEAD.
 5. **push**; when another machine pushed first, back to 1 (a few times).
@@ -31,21 +31,18 @@ import stat
 import subprocess
 import time
 from collections.abc import Callable
-from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 from . import flags as fsflags
 from .sync import Repo, SyncError, changed_paths, find_repo, git, git_env, last_line, status_raw
+from .sync_tree import ZERO, update_tree
 
 Progress = Callable[[str], None]
-ZERO = "0" * 40
 #: attempts when another machine pushes between our fetch and our push
 PUSH_ATTEMPTS = 8
 #: how long a sync waits for another sync of the same copy
 LOCK_WAIT = 120.0
-#: how long the update waits for a letter's lifecycle lock (a writer holds it briefly)
-LOCK_LETTER_WAIT = 10.0
 
 
 @dataclass
@@ -213,7 +210,7 @@ def _one_pass(repo: Repo, result: SyncResult, upstream: str | None, *, first: bo
     new, rebased = _rebase(repo, local, upstream)
     result.rebased = max(result.rebased, rebased)
     if new != old:
-        result.pulled += _update_tree(repo, local, new)
+        result.pulled += update_tree(repo, local, new)
         # the index follows: what HEAD now holds, the stat data of unchanged entries kept
         git(repo, "read-tree", "-m", new)
         git(repo, "update-index", "-q", "--refresh", check=False)
@@ -346,150 +343,7 @@ def _is_ancestor(repo: Repo, a: str, b: str) -> bool:
     return git(repo, "merge-base", "--is-ancestor", a, b, check=False).returncode == 0
 
 
-# --- 4. the working tree, the index, HEAD ----------------------------------------------
-
-def _update_tree(repo: Repo, old: str | None, new: str | None) -> int:
-    """Make the working tree hold ``new`` where it held ``old`` (the upstream's changes),
-    every check made before the first change. Returns how many paths changed."""
-    assert new is not None
-    if old is None:
-        raw = git(repo, "ls-tree", "-r", "-z", "--full-tree", new).stdout
-        changes = []
-        for entry in raw.decode("utf-8", "surrogateescape").split("\0"):
-            if entry:
-                meta, path = entry.split("\t", 1)
-                mode, _, sha = meta.split()
-                changes.append(("000000", mode, ZERO, sha, "A", path))
-    else:
-        raw = git(repo, "diff-tree", "-r", "-z", "--no-renames", "--no-commit-id", old, new).stdout
-        items = raw.decode("utf-8", "surrogateescape").split("\0")
-        changes = []
-        for meta, path in zip(items[0::2], items[1::2]):
-            if meta:
-                m1, m2, s1, s2, kind = meta.lstrip(":").split()
-                changes.append((m1, m2, s1, s2, kind[0], path))
-    if not changes:
-        return 0
-    if any(m not in ("000000", "100644", "100755") for c in changes for m in c[:2]):
-        # a symlink or submodule among the changes: git writes those itself
-        git(repo, "read-tree", "-m", "-u", old or new, new)
-        return len(changes)
-    with ExitStack() as held:
-        # a letter moved or closed by the upstream is not touched while a local writer
-        # holds its lifecycle lock (a reply or a move in progress here): the protocol's
-        # lock, taken as a writer takes it, each in name order
-        for seat_dir, name in sorted({_letter_of(repo, c[5]) for c in changes} - {None}):
-            held.enter_context(_lifecycle(seat_dir, name))
-        _check_tree(repo, changes)
-        _apply(repo, changes)
-    return len(changes)
-
-
-def _letter_of(repo: Repo, path: str) -> tuple[str, str] | None:
-    """(the seat's directory, ``<id>.md``) when ``path`` is a letter or its sidecar whose
-    seat has an inbox here, else None."""
-    if not repo.inside(path):
-        return None
-    parts = repo.local(path).split("/")
-    if len(parts) != 3 or parts[1] not in ("inbox", "processed"):
-        return None
-    name = parts[2].removesuffix(".ack")
-    seat_dir = os.path.join(repo.top, repo.prefix, parts[0])
-    if not name.endswith(".md") or name.startswith(".") or not os.path.isdir(os.path.join(seat_dir, "inbox")):
-        return None
-    return seat_dir, name
-
-
-def _lifecycle(seat_dir: str, name: str):
-    from pathlib import Path
-
-    from .errors import LetterboxError
-    from .write.lifecycle import lifecycle_lock
-
-    @contextmanager
-    def held():
-        try:
-            with lifecycle_lock(Path(seat_dir) / "inbox", name, timeout=LOCK_LETTER_WAIT):
-                yield
-        except LetterboxError as exc:
-            if isinstance(exc, SyncError):
-                raise
-            raise SyncError(f"update: {exc}; nothing was changed, sync again") from None
-
-    return held()
-
-
-def _apply(repo: Repo, changes: list[tuple[str, str, str, str, str, str]]) -> None:
-    for m1, m2, s1, s2, kind, path in changes:
-        full = os.path.join(repo.top, path)
-        if kind == "D":
-            try:
-                os.unlink(full)
-            except FileNotFoundError:
-                pass
-            continue
-        data = git(repo, "cat-file", "blob", s2).stdout
-        _publish(full, data, int(m2, 8) & 0o777, replace=kind != "A")
-
-
-def _check_tree(repo: Repo, changes: list[tuple[str, str, str, str, str, str]]) -> None:
-    """Refuse (before any change) when a path to be changed was changed here too: a file
-    to be added exists with other bytes, a file to be changed or removed differs from
-    what was committed."""
-    expect: dict[str, str] = {}
-    for m1, m2, s1, s2, kind, path in changes:
-        full = os.path.join(repo.top, path)
-        if kind == "A":
-            if os.path.lexists(full):
-                expect[path] = s2  # the same file arrived here too: fine when identical
-        elif os.path.lexists(full):
-            expect[path] = s1
-        elif kind != "D":
-            raise SyncError(f"conflict with the remote on {repo.local(path) if repo.inside(path) else path}: "
-                            "removed here, changed there; nothing was rebased, this copy is as it was")
-    if not expect:
-        return
-    paths = list(expect)
-    for p in paths:
-        if not stat.S_ISREG(os.lstat(os.path.join(repo.top, p)).st_mode):
-            raise SyncError(f"update: {p} is not a regular file here; nothing was changed")
-    hashes = git(repo, "hash-object", "--no-filters", "--stdin-paths",
-                 input="".join(p + "\n" for p in paths).encode("utf-8", "surrogateescape")).stdout.decode().split()
-    bad = [p for p, h in zip(paths, hashes) if h != expect[p]]
-    if bad:
-        shown = ", ".join(repo.local(p) if repo.inside(p) else p for p in bad[:5])
-        raise SyncError(f"conflict with the remote on {shown}: changed here and there; "
-                        "nothing was rebased, this copy is as it was")
-
-
-def _publish(path: str, data: bytes, mode: int, *, replace: bool) -> None:
-    """Write ``data`` at ``path`` as the protocol publishes: a hidden temporary, fsync,
-    then an exclusive link (a new file) or a rename (a changed one)."""
-    folder, name = os.path.split(path)
-    os.makedirs(folder, exist_ok=True)
-    tmp = os.path.join(folder, f".{name}.sync.{secrets.token_hex(6)}")
-    fd = os.open(tmp, fsflags.CREATE, mode or 0o644)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    try:
-        if replace:
-            os.replace(tmp, path)
-            return
-        try:
-            os.link(tmp, path)
-        except FileExistsError:
-            pass  # the same file arrived here meanwhile (checked identical above)
-    finally:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-
+# --- 4. HEAD (the working tree and index: core.sync_tree) ---------------------------
 
 def _set_head(repo: Repo, new: str | None, old: str | None) -> None:
     if new is None:
@@ -586,7 +440,7 @@ def keep_folders(root: str | os.PathLike[str]) -> list[str]:
             keep = os.path.join(path, ".gitkeep")
             if not os.path.lexists(keep):
                 try:
-                    os.close(os.open(keep, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644))
+                    os.close(os.open(keep, fsflags.CREATE, 0o644))
                     made.append(f"{seat}/{folder}/.gitkeep")
                 except OSError:
                     pass

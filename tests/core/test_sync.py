@@ -240,7 +240,7 @@ def test_the_update_waits_for_a_letters_lifecycle_lock(tmp_path, monkeypatch):
     """A letter the upstream moved is not touched while a local writer holds its lock."""
     import os
 
-    from letterbox_tui.core import sync_run
+    from letterbox_tui.core import sync_tree
 
     _, a, b = machines(tmp_path)
     put(a, f"beta/inbox/{L1}.md", letter_text(L1))
@@ -251,7 +251,7 @@ def test_the_update_waits_for_a_letters_lifecycle_lock(tmp_path, monkeypatch):
     lock = a / "beta" / "inbox" / f"{L1}.md.lifecycle.lock"
     lock.mkdir()
     (lock / "pid").write_text(f"{os.getpid()}\n")  # a live writer holds it
-    monkeypatch.setattr(sync_run, "LOCK_LETTER_WAIT", 0.2)
+    monkeypatch.setattr(sync_tree, "LOCK_LETTER_WAIT", 0.2)
     before = tree(a)
     with pytest.raises(SyncError, match="lifecycle lock"):
         sync(a)
