@@ -21,10 +21,9 @@ def open_root(args: Namespace) -> Path:
     """The letterbox the command works on (``LetterboxError`` when it is not one). A
     reading command's ``--fetch`` fetches its git upstream first (once)."""
     root = resolve_root(getattr(args, "root", None))
-    if os.environ.get("LETTERBOX_TUI_NO_CACHE"):
-        from letterbox_tui.core import sync
+    from letterbox_tui.core import sync
 
-        sync.KEEP = False  # no kept sync block either
+    sync.KEEP = not os.environ.get("LETTERBOX_TUI_NO_CACHE")  # every cache off: the kept sync block too
     if getattr(args, "fetch", False):
         from letterbox_tui.core.sync_run import fetch
 
