@@ -362,3 +362,17 @@ def test_two_real_letterbox_tui_processes_racing_leave_one_terminal_reply(box):
         codes = sorted(p.wait(timeout=60) for p in procs)
         assert codes == [0, 2], [p.stderr.read() for p in procs]
         assert len(terminal_replies(box, letter)) == 1 and locks(box) == []
+
+
+def test_a_writer_breaking_a_stale_lock_makes_the_others_wait_and_a_stale_guard_is_cleared(box):
+    letter = task(box)
+    hold(box, letter, dead_pid())
+    guard = box.root / "beta" / "inbox" / f".{letter}.md.lifecycle.lock.break"
+    guard.mkdir()  # another writer is breaking it right now
+    with pytest.raises(LetterboxError, match="timed out"):
+        reply(box.root, letter, "result", seat="beta", body="Done.\n", now=NOW, lock_timeout=0.2)
+    old = time.time() - 3
+    os.utime(guard, (old, old))  # that writer was killed 3 s ago
+    reply(box.root, letter, "result", seat="beta", body="Done.\n", now=NOW, lock_timeout=1)
+    assert not guard.exists() and locks(box) == []
+    assert not [p for p in (box.root / "beta" / "inbox").iterdir() if p.name.startswith(".")]

@@ -11,7 +11,9 @@ errors, ``KeyboardInterrupt`` (SIGINT) and SIGTERM (turned into ``Terminated`` w
 lock is held, in the main thread).
 
 The lock is the protocol's, shared with its own ``letterbox reply``; this module never
-removes a lock that is not stale, and never a directory holding anything but ``pid``.
+removes a lock that is not stale, and never a directory holding anything but ``pid``. Our
+writers break a stale lock one at a time (a hidden ``.<lock>.break`` guard), so two of them
+racing over a dead writer's lock cannot both end up holding it.
 """
 
 from __future__ import annotations
@@ -95,7 +97,42 @@ def _pid_of(text: str) -> int | None:
 
 
 def _break_if_stale(inbox_fd: int, name: str) -> bool:
-    """Remove the lock ``name`` when it is stale; True when it is gone (so try again)."""
+    """Remove the lock ``name`` when it is stale; True when it is gone (so try again).
+
+    Breaking is itself done under a short guard, ``.<name>.break`` (``mkdir``): two of our
+    writers never break one lock at once, so neither can remove the fresh lock the other
+    has just taken in its place. A guard left by a killed writer (empty, 2 s old) is cleared.
+    """
+    guard = f".{name}.break"
+    try:
+        os.mkdir(guard, 0o700, dir_fd=inbox_fd)
+    except FileExistsError:
+        _clear_stale_guard(inbox_fd, guard)
+        return False  # another writer is breaking it: wait and look again
+    except OSError:
+        return False
+    try:
+        return _break_guarded(inbox_fd, name)
+    finally:
+        try:
+            os.rmdir(guard, dir_fd=inbox_fd)
+        except OSError:
+            pass
+
+
+def _clear_stale_guard(inbox_fd: int, guard: str) -> None:
+    try:
+        st = os.stat(guard, dir_fd=inbox_fd, follow_symlinks=False)
+    except OSError:
+        return
+    if stat.S_ISDIR(st.st_mode) and time.time() - st.st_mtime >= NO_PID_STALE:
+        try:
+            os.rmdir(guard, dir_fd=inbox_fd)  # only ever empty
+        except OSError:
+            pass
+
+
+def _break_guarded(inbox_fd: int, name: str) -> bool:
     try:
         dfd = os.open(name, fsflags.DIR, dir_fd=inbox_fd)
     except FileNotFoundError:
