@@ -44,6 +44,9 @@ if TYPE_CHECKING:
 
 #: entries at these names are shared although hidden (they keep empty folders in git)
 SHARED_HIDDEN = frozenset({".gitkeep", ".gitignore"})
+#: files at the letterbox's top that the protocol's set-up writes for this machine alone
+#: (its own paths, its terminal panes): never shared, even without the .gitignore
+MACHINE_FILES = frozenset({"env.sh", "cmux-agents.tsv"})
 #: a cached answer is reused only when everything it depends on is older than this
 RACY_SECONDS = 2.0
 _CACHE_VERSION = 1
@@ -167,10 +170,13 @@ def last_line(raw: bytes) -> str:
 def shareable(repo: Repo, path: str) -> bool:
     """Whether ``path`` (relative to the work tree's top) is something ``sync`` shares:
     inside the letterbox, no hidden part (writers' temporaries; ``.gitkeep`` and
-    ``.gitignore`` excepted), nothing in a protocol lifecycle lock."""
+    ``.gitignore`` excepted), nothing in a protocol lifecycle lock, not the protocol's
+    machine-local set-up files (``env.sh``, ``cmux-agents.tsv``)."""
     if not repo.inside(path):
         return False
     parts = repo.local(path).split("/")
+    if len(parts) == 1 and parts[0] in MACHINE_FILES:
+        return False
     for i, part in enumerate(parts):
         if part.endswith(".lifecycle.lock"):
             return False

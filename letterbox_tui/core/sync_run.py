@@ -404,14 +404,19 @@ GITIGNORE = """\
 # What a letterbox kept in git never shares (letterbox-tui init --git).
 # The protocol's short-lived writer locks:
 *.lifecycle.lock/
-# Writers' hidden temporaries (a letter is published by linking a finished hidden file):
+# Writers' hidden temporaries (a letter is published by linking a finished hidden file),
+# and hidden files at the top (a benchmark letterbox's marker, a set-up's temporaries):
 */inbox/.*
 */processed/.*
 !*/inbox/.gitkeep
 !*/processed/.gitkeep
-# letterbox-tui keeps nothing of its own here (its cache is in the user's cache
-# directory); a generated benchmark letterbox's marker:
-/.letterbox-bench
+/.*
+!/.gitignore
+# The protocol's set-up files that name this machine's own paths and terminal panes:
+/env.sh
+/cmux-agents.tsv
+# letterbox-tui keeps nothing of its own here (its caches are in the user's cache
+# directory, drafts and history in the user's state directory).
 """
 
 

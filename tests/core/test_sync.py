@@ -119,6 +119,10 @@ def test_sync_commits_only_the_letterbox_and_never_temporaries_or_locks(tmp_path
     put(mail, f"beta/inbox/{L2}.md.lifecycle.lock/pid", "99999\n")  # a lifecycle lock
     put(mail, "alpha/status.md", "busy\n")
     put(mail, "locks/deploy/lease", "owner=alpha taken=2026-01-01T00:00:00Z\n")
+    put(mail, "env.sh", f"export LETTERBOX_DIR='{mail}'\n")  # the protocol's set-up: this machine's paths
+    put(mail, "cmux-agents.tsv", "alpha\tsurface:3\t2026-01-01T00:00:00Z\n")  # this machine's panes
+    put(mail, "AGENT-LETTERBOX.md", "# startup rule\n")  # the set-up's shared instructions
+    put(mail, ".cmux-agents.tmp.abc123", "half")  # a set-up temporary at the top
     result = sync(mail)
     assert result.pushed
     changed = git(top, "show", "--name-only", "--format=", "HEAD").split()
@@ -126,7 +130,11 @@ def test_sync_commits_only_the_letterbox_and_never_temporaries_or_locks(tmp_path
         "mail/.gitignore", "mail/alpha/inbox/.gitkeep", "mail/alpha/processed/.gitkeep",
         "mail/beta/inbox/.gitkeep", "mail/beta/processed/.gitkeep",
         f"mail/beta/inbox/{L1}.md", "mail/alpha/status.md", "mail/locks/deploy/lease",
+        "mail/AGENT-LETTERBOX.md",
     ])
+    # a letterbox put in git without init's .gitignore keeps them out all the same
+    (mail / ".gitignore").write_text("")
+    assert state.status(mail)["uncommitted"] == 1  # only the emptied .gitignore
     assert git(top, "status", "--porcelain", "--", "code.py", "notes.txt").split() == ["M", "code.py", "??", "notes.txt"]
     assert git(top, "show", "HEAD:code.py") == "print(1)\n"
 
