@@ -143,7 +143,7 @@ def _publish(path: str, data: bytes, mode: int, *, replace: bool) -> None:
     then an exclusive link (a new file) or a rename (a changed one)."""
     folder, name = os.path.split(path)
     os.makedirs(folder, exist_ok=True)
-    tmp = os.path.join(folder, f".{name}.sync.{secrets.token_hex(6)}")
+    tmp = os.path.join(folder, f".{name}.tmp.{secrets.token_hex(6)}")  # a writer's temporary, as core.write.fs names them
     fd = os.open(tmp, fsflags.CREATE, mode or 0o644)
     try:
         view = memoryview(data)
