@@ -165,7 +165,9 @@ def fetch_branch(repo: Repo, remote: str, branch: str, progress: Progress | None
     None when the remote has no such branch yet (a first push). ``SyncError`` when the
     remote cannot be reached (nothing local changed)."""
     tracking = f"refs/remotes/{remote}/{branch}"
-    cmd = ["git", "-C", repo.top, "-c", "core.quotepath=off", "fetch", "--progress", "--no-tags",
+    # a stalled HTTP transfer gives up after a minute below 1 KB/s (ssh: ConnectTimeout)
+    cmd = ["git", "-C", repo.top, "-c", "core.quotepath=off", "-c", "http.lowSpeedLimit=1000",
+           "-c", "http.lowSpeedTime=60", "fetch", "--progress", "--no-tags",
            remote, f"+refs/heads/{branch}:{tracking}"]
     code, err = _streamed(cmd, progress)
     if code != 0:
