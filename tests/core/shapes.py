@@ -81,10 +81,13 @@ SHAPES = {
 
 
 def work(snap: Snapshot) -> int:
-    """Resolve, make every row as JSON and every finding of ``check``; the bytes written."""
+    """Resolve, make every row as JSON, every finding of ``check``, the digest and the
+    app's current-truth view; the bytes written."""
     from letterbox_tui.core.check import check
+    from letterbox_tui.core.digest import digest
     from letterbox_tui.core.resolve import resolve
     from letterbox_tui.core.rows import row
+    from letterbox_tui.core.views.truth import truth_view
 
     res = resolve(snap, AT)
     size = 0
@@ -93,4 +96,6 @@ def work(snap: Snapshot) -> int:
     first = snap.letters[0]  # and what ``current ID`` adds, once
     size += len(json.dumps([[x.id for x in res.heads(first)], [x.id for x in res.chain(first)]]))
     size += len(json.dumps([f.to_json() for f in check(res)]))
+    size += len(json.dumps(digest(res), default=str))
+    size += len(truth_view(res).doubt)
     return size

@@ -183,3 +183,26 @@ def test_nested_settled_forks_give_the_reason_of_the_outer_fork():
     assert res.current(by["b2"]).reasons[0].letters == ("d1", "r1")
     assert res.current(by["b1"]).reasons[0].letters == ("d1", "r1")
     assert [(f.at, f.settled, f.in_losing_branch) for f in res.forks()] == [("a", True, False), ("b", True, True)]
+
+
+def test_many_replies_and_acks_are_named_up_to_the_bound():
+    out = [letter("ask", type="request")]
+    out += [letter(f"ask--beta--result-{i:03d}", type="result", frm="beta", to="alpha", re="ask") for i in range(30)]
+    out += [letter(f"ask--beta--ack-{i:03d}", type="ack", frm="beta", to="alpha", re="ask") for i in range(30)]
+    res = resolve(snapshot(out), AT)
+    (ask,) = res.by_id("ask")
+    (answered,) = res.answered(ask).reasons
+    (accepted,) = res.accepted(ask).reasons
+    for reason in (answered, accepted):
+        assert len(reason.letters) == len(reason.paths) == MAX_NAMED
+        assert "of 30 letters" in reason.detail and "letterbox-tui answered ask --json" in reason.detail
+    assert len(res.replies(ask)) == len(res.acks(ask)) == 30  # answered ID lists them all
+
+
+def test_a_chain_key_is_shared_by_its_letters_only():
+    snap = shapes.comb(5)
+    snap.letters += [letter("lone"), letter("x1"), letter("x2", supersedes="x1")]
+    res = resolve(snap, AT)
+    keys = {res.chain_key(x) for x in snap.letters if x.id[0] in "ab"}
+    assert keys == {"a000000"}
+    assert len({res.chain_key(x) for x in snap.letters}) == 3

@@ -124,6 +124,11 @@ class Resolution:
         sup = self._supersession
         return list(sup.chain_order(sup.chain_of(letter.id)))
 
+    def chain_key(self, letter: Letter) -> str:
+        """A key the letters of one chain share and no other chain has (its smallest id),
+        without listing the chain."""
+        return self.index.find(letter.id)
+
     def heads(self, letter: Letter) -> list[Letter]:
         """Candidate heads of the chain: letters that nothing readable supersedes."""
         return list(self._supersession.heads(letter))

@@ -8,7 +8,10 @@ snapshot-wide doubt bears on their answers, which are built once and shared.
 from __future__ import annotations
 
 from ..model import EXTERNAL_BRIDGE, NO, YES, Answer, Letter, Reason, Unreadable
-from .common import CLOSED, MAX_NAMED, OPEN, StateAnswer, about, letter_key, names, outside_scope, sorted_letters
+from .common import (
+    CLOSED, LIST_ALL, MAX_NAMED, OPEN, StateAnswer, about, first_unique, letter_key, more, names, outside_scope,
+    sorted_letters,
+)
 from .index import Index
 from .supersession import Supersession
 
@@ -155,8 +158,9 @@ class Replies:
         if replies:
             return Answer("yes", (Reason(
                 "answered-by", "answered",
-                "terminal reply from " + letter.recipient + ": " + ", ".join(r.id for r in replies[:5]),
-                tuple(r.id for r in replies), tuple(r.path for r in replies),
+                "terminal reply from " + letter.recipient + ": " + ", ".join(r.id for r in replies[:5])
+                + more(len(replies), f"`letterbox-tui answered {letter.id} --json` lists them all"),
+                tuple(r.id for r in replies[:MAX_NAMED]), tuple(r.path for r in replies[:MAX_NAMED]),
             ),))
         reasons: list[Reason] = []
         if letter.id in index.out:
@@ -167,8 +171,8 @@ class Replies:
                 reasons.append(Reason(
                     "reply-to-superseded", "answered",
                     "a terminal reply answers an earlier version this letter supersedes: " + ", ".join(below[:5]),
-                    below + tuple(dict.fromkeys(r.id for r in replies)),
-                    tuple(r.path for r in replies),
+                    first_unique((*below, *(r.id for r in replies)), MAX_NAMED),
+                    tuple(r.path for r in replies[:MAX_NAMED]),
                 ))
         maybe: dict[str, Unreadable] = {u.path: u for u in index.unreadable_reply_by_re.get(letter.id, ())}
         self._unreadable_open_replies(letter.recipient, letter.sender, maybe)
@@ -205,12 +209,13 @@ class Replies:
             return Answer("yes", (Reason(
                 "accepted-by", "accepted", "ack from " + letter.recipient + ": " + a.id, (a.id,), (a.path,),
             ),))
-        paths = tuple([a.path for a in acks])
+        paths = tuple([a.path for a in acks[:MAX_NAMED]])
         detail = "ack from " + letter.recipient + ": " + ", ".join([a.id for a in acks[:5]])
+        detail += more(len(acks), f"`letterbox-tui answered {letter.id} --json` lists them all")
         if sidecar:
-            paths += (letter.path + ".ack",)
+            paths = paths[:MAX_NAMED - 1] + (letter.path + ".ack",)
             detail += "; sidecar " + letter.path + ".ack"
-        return Answer("yes", (Reason("accepted-by", "accepted", detail, tuple([a.id for a in acks]), paths),))
+        return Answer("yes", (Reason("accepted-by", "accepted", detail, tuple([a.id for a in acks[:MAX_NAMED]]), paths),))
 
     # --- state --------------------------------------------------------------------
     def state(self, letter: Letter) -> StateAnswer:
@@ -254,8 +259,10 @@ class Replies:
 
 
 def _unreadable_reply_reason(maybe: dict[str, Unreadable]) -> Reason:
+    n = len(maybe)
     return Reason(
         "unreadable-file", "answered",
-        f"{len(maybe)} unreadable file{'s' if len(maybe) != 1 else ''} may be a terminal reply to this letter",
+        f"{n} unreadable file{'s' if n != 1 else ''} may be a terminal reply to this letter"
+        + (f"; the first {MAX_NAMED} named, {LIST_ALL}" if n > MAX_NAMED else ""),
         (), tuple(sorted(maybe))[:MAX_NAMED],
     )

@@ -46,8 +46,9 @@ def truth_view(res: Resolution) -> TruthView:
         if cur.yes:
             (decisions if x.type == "decision" else others).append(TruthItem(x, cur))
         elif cur.unknown:
-            chain = res.chain(x) if in_chain else [x]
-            key = min(c.path for c in chain) if chain else x.path
+            # one chain once: its key, not its letters (listing the chain for each of its
+            # letters in doubt was quadratic in a wide fork)
+            key = "chain:" + res.chain_key(x) if in_chain else "path:" + x.path
             if key in seen_chains:
                 continue
             seen_chains.add(key)
