@@ -949,11 +949,12 @@ class LetterboxApp(SyncMixin, TruthFileMixin, App[int]):
 
 def known_binding_ids() -> set[str]:
     """Every binding id the app defines (for checking ``[keymap]`` in the settings)."""
+    from .screens.choice import ChoiceScreen
     from .screens.help import HelpScreen
     from .screens.write import WriteScreen
 
     ids = set()
-    for cls in (LetterboxApp, LetterList, WriteScreen, HelpScreen):
+    for cls in (LetterboxApp, LetterList, WriteScreen, HelpScreen, ChoiceScreen, QueryInput):
         for b in cls.BINDINGS:
             if isinstance(b, Binding) and b.id:
                 ids.add(b.id)

@@ -340,3 +340,22 @@ def test_the_forms_id_length_check_is_the_gates(letterbox):
             assert (form is None) == (gate is None), (n, task, form, gate)
             if form:
                 assert form.split(":")[0] == gate.split(":")[0]
+
+
+async def test_a_thread_completes_from_the_labels_in_use(letterbox):
+    letterbox.letter("2026-11-28T120000-planner-info-note-aaaa0009", frm="planner", to="builder",
+                     thread="storage-renewal", sent="2026-11-28T12:00:00Z")
+    app = app_for(letterbox)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        screen = await open_form(pilot, app, "c")
+        thread = screen.query_one("#w-thread", Input)
+        thread.focus()
+        await pilot.press(*"stor")
+        await pilot.pause(0.2)
+        await pilot.press("right")
+        assert thread.value == "storage-renewal"
+        thread.value = "brand-new-label"
+        await pilot.pause()
+        assert "a new label" in screen.query_one("#w-hint", Static).render().plain
+        assert "thread" not in status(screen)  # a free label is no problem

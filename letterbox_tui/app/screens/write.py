@@ -169,7 +169,7 @@ class WriteScreen(ModalScreen[str | None]):
                         yield Checkbox("Task: the recipient owes an ack, nack or result", value=task, id="w-task", compact=True)
                 if self.kind == "compose":
                     yield from self._row("Thread", Input(id="w-thread", placeholder="optional: a thread label (id shape)",
-                                                         suggester=IdSuggester(self.pointers), compact=True))
+                                                         suggester=IdSuggester(self.pointers, thread=True), compact=True))
                     yield from self._row("Re", Input(id="w-re", placeholder="optional: the id this answers (→ completes)",
                                                      suggester=IdSuggester(self.pointers), compact=True))
             yield Label("Body (Markdown)" if self.kind != "review" else "Body (written for you: what is owed and late now)",
@@ -409,12 +409,14 @@ class WriteScreen(ModalScreen[str | None]):
             self.set_timer(0.3, self._autosave, name="autosave")
 
     def _show_matches(self, key: str, text: str) -> None:
-        found = self.pointers.complete(text, 3) if len(text) >= 3 else []
+        found = self.pointers.complete(text, 3, thread=key == "thread") if len(text) >= 3 else []
         hint = self.query_one("#w-hint", Static)
         if not text or text in found[:1]:
             hint.update(Content(""))
         elif found:
             hint.update(cleans((f"{key}: ", "bold"), (", ".join(found), ""), ("  (→ completes the first)", "$text-muted")))
+        elif key == "thread":
+            hint.update(Content.styled("thread: a new label (no letter uses it yet)", "$text-muted"))
         else:
             hint.update(Content.styled(f"{key}: no id in the letterbox holds {clean_str(text)!r}", "$warning"))
 

@@ -12,12 +12,13 @@ from . import write_rules as rules
 class IdSuggester(Suggester):
     """Completes a pointer field with the letterbox's ids (newest first)."""
 
-    def __init__(self, pointers: rules.Pointers) -> None:
+    def __init__(self, pointers: rules.Pointers, *, thread: bool = False) -> None:
         super().__init__(use_cache=False, case_sensitive=True)
         self.pointers = pointers
+        self.thread = thread
 
     async def get_suggestion(self, value: str) -> str | None:
-        found = [i for i in self.pointers.complete(value, 1) if i.startswith(value)]
+        found = [i for i in self.pointers.complete(value, 1, thread=self.thread) if i.startswith(value)]
         return found[0] if found else None
 
 

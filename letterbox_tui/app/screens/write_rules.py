@@ -39,6 +39,7 @@ class Pointers:
         self.index = IdIndex(snapshot)
         self.partial = snapshot.scope.partial
         self._ids: list[str] | None = None
+        self._labels: list[str] | None = None
 
     def problem(self, key: str, value: str) -> str | None:
         """Why ``value`` cannot be the ``key`` pointer, or None."""
@@ -62,15 +63,23 @@ class Pointers:
             self._ids = sorted(self.index.letters, reverse=True)  # newest first (ids start with a time)
         return self._ids
 
-    def complete(self, text: str, limit: int = 5) -> list[str]:
-        """Ids that start with ``text``, then ids that hold it (case-insensitive)."""
+    def labels(self) -> list[str]:
+        """Thread labels in use and the ids (a thread joins by either), newest first."""
+        if self._labels is None:
+            self._labels = sorted(set(self.index.thread_labels) | set(self.index.letters), reverse=True)
+        return self._labels
+
+    def complete(self, text: str, limit: int = 5, *, thread: bool = False) -> list[str]:
+        """Ids (``thread``: thread labels too) that start with ``text``, then those that
+        hold it (case-insensitive)."""
         if not text:
             return []
+        pool = self.labels() if thread else self.ids()
         low = text.casefold()
-        starts = [i for i in self.ids() if i.casefold().startswith(low)]
+        starts = [i for i in pool if i.casefold().startswith(low)]
         if len(starts) >= limit:
             return starts[:limit]
-        holds = [i for i in self.ids() if low in i.casefold() and i not in starts]
+        holds = [i for i in pool if low in i.casefold() and i not in starts]
         return (starts + holds)[:limit]
 
 

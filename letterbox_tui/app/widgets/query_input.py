@@ -61,13 +61,14 @@ class TermSuggester(Suggester):
         self._ids: tuple[object, list[str]] | None = None
 
     def ids(self) -> list[str]:
-        """The ids of the current model's letters, newest first (ids start with their
-        time), sorted once per scan."""
+        """The ids of the current model's letters and their thread labels, newest first
+        (ids start with their time), sorted once per scan."""
         model = self.model()
         if model is None:
             return []
         if self._ids is None or self._ids[0] is not model:
-            self._ids = (model, sorted({x.id for x in model.snapshot.letters}, reverse=True))
+            known = {x.id for x in model.snapshot.letters} | {x.thread for x in model.snapshot.letters if x.thread}
+            self._ids = (model, sorted(known, reverse=True))
         return self._ids[1]
 
     async def get_suggestion(self, value: str) -> str | None:
