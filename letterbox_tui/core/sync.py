@@ -286,11 +286,16 @@ def _fetched_at(repo: Repo, upstream: str | None, known: bool) -> tuple[str | No
             when = float(meta[-2])
     except (OSError, ValueError, IndexError):
         when = None
-    # no reflog of that ref: FETCH_HEAD's time, else (a fresh clone writes neither) the
-    # time the ref itself was written, loose or packed
+    # a fetch that brought nothing does not move the ref (no reflog line) but rewrites
+    # FETCH_HEAD: its time counts when it names the upstream's branch
+    fetched = _fetch_head_time(fetch_head, upstream.split("/", 1)[-1]) if known else None
+    if fetched is not None and (when is None or fetched > when):
+        when = fetched
+    # neither (a fresh clone writes no reflog line for it): when the ref itself was
+    # written, loose or packed
     loose = os.path.join(repo.common_dir, "refs", "remotes", *upstream.split("/"))
     packed = os.path.join(repo.common_dir, "packed-refs")
-    for path in (fetch_head, loose, packed) if when is None and known else ():
+    for path in (loose, packed) if when is None and known else ():
         try:
             when = os.stat(path).st_mtime
             break
@@ -298,6 +303,16 @@ def _fetched_at(repo: Repo, upstream: str | None, known: bool) -> tuple[str | No
             continue
     text = None if when is None else datetime.fromtimestamp(int(when), timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     return text, [reflog, fetch_head, loose]
+
+
+def _fetch_head_time(path: str, branch: str) -> float | None:
+    try:
+        with open(path, "rb") as f:
+            when = os.fstat(f.fileno()).st_mtime
+            head = f.read(64 * 1024)
+    except OSError:
+        return None
+    return when if f"branch '{branch}' of ".encode() in head else None
 
 
 def behind_line(block: dict[str, Any] | None) -> str:

@@ -77,6 +77,12 @@ def test_never_fetched_ahead_and_behind(tmp_path):
     block = state.status(a)
     assert (block["ahead"], block["behind"]) == (1, 1)
     assert state.behind_line(block) == f"local copy as of {block['fetched_at']}, 1 behind"
+    # a fetch that brings nothing still says when this copy was last compared
+    import time as _time
+
+    _time.sleep(1.1)  # fetched_at has whole seconds
+    fetch(a)
+    assert state.status(a)["fetched_at"] > block["fetched_at"]
     # then a sync takes the other machine's letter and gives its own
     sync(a)
     assert (state.status(a)["ahead"], state.status(a)["behind"]) == (0, 0)
