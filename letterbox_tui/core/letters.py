@@ -1,16 +1,61 @@
-"""From parsed header fields to a ``Letter`` or an ``Unreadable`` (SPEC 3), in one place."""
+"""The one place a ``Letter`` is made (SPEC 3).
+
+- ``build``: from parsed header fields to a ``Letter`` or an ``Unreadable``; every reader's
+  output goes through it.
+- ``FIELD_SLOTS`` and ``FILE_SLOTS``: which header field fills which ``Letter`` slot and
+  what each field must be for a letter that gets no flag. ``build`` reads its pointer
+  fields from the table; the speed wing's C reader reads both tables once, at import
+  (``core.speed.accel``), and makes the letter of a header that plainly meets them itself,
+  the same letter ``build`` makes (tests hold the two to that). Adding a header field is
+  done here: the table, ``build`` and ``state``/``restore``.
+- ``state`` and ``restore``: a letter as plain data (str, int, tuples) and back, for the
+  derived header cache (``core.speed.cache``): what ``build`` made, kept, not rebuilt.
+- ``letters_equal``: every field, flag and time the same.
+"""
 
 from __future__ import annotations
 
 import re
+from datetime import datetime
 
 from .grammar import ID_RE, id_time, parse_time
 from .header import HeaderResult
 from .model import EXTERNAL_BRIDGE, Letter, Unreadable
 
 _ALIAS_RE = re.compile(r"-[0-9a-f]{8}\.md$")
-_SINGLE_POINTERS = ("re", "thread", "supersedes", "rules_on", "upholds")
 _valid_id = ID_RE.fullmatch
+
+#: The header fields a ``Letter`` keeps in a slot of its own, as (header key, slot, what
+#: the value must be for a letter with no flag, the slot its time goes to). Kinds:
+#: ``id`` a valid id, the file named ``<id>.md``; ``required`` present and not empty;
+#: ``pointer`` empty or a valid id (else ``malformed``); ``time`` empty or a time with an
+#: offset; ``sent`` a time with an offset (``missing-sent`` when absent); ``list`` ids
+#: separated by commas (a tuple); ``text`` anything.
+FIELD_SLOTS: tuple[tuple[str, str, str, str], ...] = (
+    ("id", "id", "id", ""),
+    ("from", "sender", "required", ""),
+    ("to", "recipient", "required", ""),
+    ("type", "type", "required", ""),
+    ("re", "re", "pointer", ""),
+    ("thread", "thread", "pointer", ""),
+    ("priority", "priority", "text", ""),
+    ("requires_ack", "requires_ack", "required", ""),
+    ("deadline", "deadline", "time", "deadline_at"),
+    ("sent", "sent", "sent", "sent_at"),
+    ("supersedes", "supersedes", "pointer", ""),
+    ("disputes", "disputes", "list", ""),
+    ("rules_on", "rules_on", "pointer", ""),
+    ("upholds", "upholds", "pointer", ""),
+    ("subject", "subject", "text", ""),
+)
+#: The other slots, by what they hold, in this order: every header line as pairs (None
+#: while kept as keys and values apart), the keys, the values, the seat, the folder, the
+#: path from the root, the file name, flags, malformed pointers, size, mtime_ns, inode.
+FILE_SLOTS: tuple[str, ...] = (
+    "_fields", "_field_keys", "_field_values", "seat", "folder", "path", "name", "flags", "malformed",
+    "size", "mtime_ns", "inode",
+)
+_SINGLE_POINTERS = tuple(key for key, _, kind, _ in FIELD_SLOTS if kind == "pointer")
 
 
 def build(
@@ -117,3 +162,62 @@ def build(
         mtime_ns,  # mtime_ns
         inode,  # inode
     )
+
+
+# --- a letter kept and restored (the derived header cache) --------------------------
+
+#: names the shape ``state`` gives; a cache written for another shape is not read
+STATE_LAYOUT = ("letter-state-1", Letter.__slots__, FIELD_SLOTS, FILE_SLOTS)
+
+
+def state(letter: Letter) -> tuple:
+    """What ``restore`` needs to give ``letter`` back: plain data only (str, int, tuples),
+    its times as where they came from (0 none, 1 its own field, 2 the id's time prefix)."""
+    if letter._fields is None:  # restored or made in C: keys and values kept apart
+        keys, values = letter._field_keys, letter._field_values
+    else:
+        keys, values = zip(*letter._fields) if letter._fields else ((), ())
+    return (
+        letter.id, letter.sender, letter.recipient, letter.type, letter.re, letter.thread, letter.priority,
+        letter.requires_ack, letter.deadline, letter.sent, letter.supersedes, letter.disputes, letter.rules_on,
+        letter.upholds, letter.subject, tuple(keys), tuple(values), letter.seat, letter.folder, letter.path,
+        letter.name, 0 if letter.sent_at is None else (2 if "time-from-id" in letter.flags else 1),
+        0 if letter.deadline_at is None else 1, letter.flags, letter.malformed, letter.size, letter.mtime_ns,
+        letter.inode,
+    )
+
+
+def restore(kept: tuple) -> Letter:
+    """The letter ``state`` kept (its times read again from its own text, the way ``build``
+    read them). Raises ``ValueError`` or ``TypeError`` when ``kept`` has another shape."""
+    (letter_id, sender, recipient, kind, re_, thread, priority, requires_ack, deadline, sent, supersedes,
+     disputes, rules_on, upholds, subject, keys, values, seat, folder, path, name, sent_code, deadline_code,
+     flags, malformed, size, mtime_ns, inode) = kept
+    letter = Letter(
+        letter_id, sender, recipient, kind, re_, thread, priority, requires_ack, deadline, sent, supersedes,
+        disputes, rules_on, upholds, subject, None, seat, folder, path, name,
+        None if not sent_code else (parse_time(sent) if sent_code == 1 else id_time(letter_id)),
+        parse_time(deadline) if deadline_code else None, flags, malformed, size, mtime_ns, inode,
+    )
+    letter._field_keys = keys
+    letter._field_values = values
+    return letter
+
+
+#: what two letters must agree on to be the same letter (``fields`` as its pairs)
+_COMPARED = tuple(s for s in Letter.__slots__ if s not in ("_fields", "_field_keys", "_field_values")) + ("fields",)
+
+
+def letters_equal(a: Letter | Unreadable, b: Letter | Unreadable) -> bool:
+    """Every field, flag and time the same (how letters from two readers are compared)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, Unreadable):
+        return a == b
+    for name in _COMPARED:
+        x, y = getattr(a, name), getattr(b, name)
+        if x != y:
+            return False
+        if isinstance(x, datetime) and x.tzinfo != y.tzinfo:
+            return False
+    return True

@@ -35,15 +35,17 @@ class Reader(Protocol):
         the OSError its stat raised."""
         ...
 
-    def iter_headers(self, dir_fd: int, names: list[str], letters: tuple | None = None) -> Iterator[tuple]:
+    def iter_headers(
+        self, dir_fd: int, names: list[str], where: tuple[str, str, str] | None = None
+    ) -> Iterator[tuple]:
         """For each name, in order: (stage, errno, mode, size, mtime_ns, inode, ctime_ns,
         data, fields); stage 1 open, 2 fstat, 3 read failed; data None for a file that is
         not regular; fields None (``parse_header`` judges ``data``), a tuple of (key,
         value) pairs split the way ``parse_header`` would, or the ``Letter`` itself.
 
-        ``letters``, (``Letter``, seat, folder, path prefix), lets a reader make the
-        letter of a plainly canonical header itself (what ``letters.build`` would make);
-        a reader may ignore it."""
+        ``where``, (seat, folder, path prefix), lets a reader make the letter of a plainly
+        canonical header itself, by ``letters.FIELD_SLOTS`` (the letter ``letters.build``
+        makes); a reader may ignore it."""
         ...
 
 
@@ -63,7 +65,9 @@ class PureReader:
             out.append((st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns))
         return out
 
-    def iter_headers(self, dir_fd: int, names: list[str], letters: tuple | None = None) -> Iterator[tuple]:
+    def iter_headers(
+        self, dir_fd: int, names: list[str], where: tuple[str, str, str] | None = None
+    ) -> Iterator[tuple]:
         return iter(read_headers(dir_fd, names))
 
 

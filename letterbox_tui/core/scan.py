@@ -386,7 +386,7 @@ class _Scan:
                 candidates = [n for n in candidates if n not in gone]
             job.order = [hits.get(n, n) for n in candidates] if hits else candidates
             to_read = [n for n in job.order if type(n) is str] if hits else candidates
-            job.read = self.reader.iter_headers(dir_fd, to_read, (Letter, seat, folder, prefix)) if to_read else iter(())
+            job.read = self.reader.iter_headers(dir_fd, to_read, (seat, folder, prefix)) if to_read else iter(())
         except OSError as exc:
             os.close(dir_fd)
             return Unsupported(rel_dir, _why(exc))

@@ -81,19 +81,23 @@ def tamper_cached_row(root, rel: str, fields: dict[str, str], slots: dict | None
     """Make the derived cache's row for ``rel`` say ``fields`` (and the Letter ``slots``
     given) while every stat key still matches the file: what no stat can show, and what
     ``check --verify`` is for. Saves the cache file."""
+    from letterbox_tui.core.letters import FIELD_SLOTS, restore, state
     from letterbox_tui.core.speed import cache as cache_mod
 
     c = cache_mod.HeaderCache(root, False)
     row = list(c.rows[rel])
-    values = list(row[2])
+    letter = restore(row[1])
+    keys, values = list(letter._field_keys), list(letter._field_values)
+    slot_of = {key: slot for key, slot, _, _ in FIELD_SLOTS}
     for key, value in fields.items():
-        values[row[1].index(key)] = value
-        row[cache_mod._ROW_OFFSET + cache_mod._STORED.index(key)] = value
+        values[keys.index(key)] = value
+        setattr(letter, slot_of.get(key, key), value)
+    letter._field_values = tuple(values)
     for slot, value in (slots or {}).items():
-        row[cache_mod._ROW_OFFSET + cache_mod._STORED.index(slot)] = value
-    if sent_code is not None:
-        row[3] = sent_code
-    row[2] = tuple(values)
+        setattr(letter, slot, value)
+    if sent_code == 0:
+        letter.sent_at = None
+    row[1] = state(letter)
     c.rows[rel] = tuple(row)
     c._fresh, c._changed = dict(c.rows), True
     assert c.save()

@@ -366,3 +366,56 @@ def test_scope_legacy_counts_the_rows_whose_legacy_list_is_not_empty(box):
     assert rows["naive-sent"] == ["ambiguous-sent"] and rows["clean"] == []
     assert snap.scope.legacy == sum(1 for flags in rows.values() if flags) == 6
     assert [x.legacy for x in snap.letters].count(True) == 6
+
+
+# --- a letter kept and restored (what the derived cache stores) --------------------------
+
+
+def _every_slot_distinct() -> Letter:
+    """A letter whose every slot holds a value no other slot holds."""
+    from letterbox_tui.core.letters import FIELD_SLOTS
+
+    fields = tuple((key, f"{key}-value") for key, _, _, _ in FIELD_SLOTS) + (("extra", "x"),)
+    letter = Letter(*[f"v{i}" for i in range(15)], fields, "seat", "folder", "seat/folder/n.md", "n.md",
+                    datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc), None, ("flag",), ("re",), 11, 12, 13)
+    letter.sent = "2026-01-02T03:04:05Z"
+    return letter
+
+
+def test_state_and_restore_keep_every_slot():
+    """A slot added to Letter must be kept by state() and given back by restore()."""
+    from letterbox_tui.core.letters import letters_equal, restore, state
+
+    letter = _every_slot_distinct()
+    back = restore(state(letter))
+    assert letters_equal(back, letter)
+    for slot in Letter.__slots__:
+        if slot in ("_fields", "_field_keys", "_field_values"):
+            continue
+        assert getattr(back, slot) == getattr(letter, slot), slot
+    assert back.fields == letter.fields
+    assert restore(state(back)).fields == letter.fields  # kept apart, still the same pairs
+    assert all(type(v) in (str, int, tuple) for v in state(letter))  # plain data only
+
+
+def test_the_field_table_is_what_build_does():
+    """FIELD_SLOTS (which the C reader reads) says where build() puts each header field."""
+    from letterbox_tui.core.letters import FIELD_SLOTS, FILE_SLOTS
+
+    covered = [slot for _, slot, _, _ in FIELD_SLOTS] + [t for _, _, _, t in FIELD_SLOTS if t] + list(FILE_SLOTS)
+    assert sorted(covered) == sorted(Letter.__slots__)  # every slot, once
+    values = {"id": ID, "sent": "2026-11-29T14:05:12Z", "deadline": "2026-12-01T17:00:00Z",
+              "disputes": "d-1, d-2"}
+    values.update({key: f"{key} is no id" for key, _, kind, _ in FIELD_SLOTS if kind == "pointer"})
+    header = "".join(f"{key}: {values.get(key, key + '-x')}\n" for key, _, _, _ in FIELD_SLOTS)
+    letter = make(f"---\n{header}---\n", name=f"{ID}.md")
+    for key, slot, kind, time_slot in FIELD_SLOTS:
+        expected = values.get(key, key + "-x")
+        if kind == "list":
+            assert getattr(letter, slot) == ("d-1", "d-2")
+        else:
+            assert getattr(letter, slot) == expected, key
+        if time_slot:
+            assert getattr(letter, time_slot) is not None
+    pointers = {key for key, _, kind, _ in FIELD_SLOTS if kind == "pointer"}
+    assert set(letter.malformed) == pointers

@@ -14,12 +14,12 @@
  *   is not regular; fields is None when parse_header must judge the data. With fields, data
  *   is the header through its closing line (what the cache hashes).
  *
- * read_headers(..., letters=(Letter, seat, folder, prefix)) also makes the Letter itself,
- *   in place of the fields, for a header plainly in the protocol writer's canonical form
- *   (see make_letter: the same letter core.letters.build makes; everything else is left
- *   to build()).
+ * read_headers(..., where=(seat, folder, prefix)) also makes the Letter itself, in place
+ *   of the fields, for a header that plainly meets core.letters' field table (read once by
+ *   configure(Letter, FIELD_SLOTS, FILE_SLOTS); see make_letter: the same letter
+ *   core.letters.build makes; everything else is left to build()).
  *
- * read_start(dir_fd, names) / read_finish(batch, letters=None): read_headers in two halves,
+ * read_start(dir_fd, names) / read_finish(batch, where=None): read_headers in two halves,
  *   the reading done by a thread of its own in between (the scan reads ahead with these).
  *
  * stat_packed(dir_fd, names, threads) lstats each name relative to dir_fd and returns
@@ -335,31 +335,177 @@ typedef struct {
     char text[48];
     Py_ssize_t len;
     PyObject *str;
-    int known;  /* index in known_keys, or -1 */
+    int known;  /* its row in the field table, or -1 */
 } key_slot;
 
 #define KEY_SLOTS 64
+#define MAX_TABLE 32
+#define MAX_KEY 31
 
-/* The header keys core.letters.build gives a meaning to; the first N_KNOWN slots of
- * Letter hold their values, in this order (disputes as a tuple). */
-enum { K_ID, K_FROM, K_TO, K_TYPE, K_RE, K_THREAD, K_PRIORITY, K_REQUIRES_ACK, K_DEADLINE, K_SENT,
-       K_SUPERSEDES, K_DISPUTES, K_RULES_ON, K_UPHOLDS, K_SUBJECT, N_KNOWN };
-static const char *const known_keys[N_KNOWN] = {
-    "id", "from", "to", "type", "re", "thread", "priority", "requires_ack", "deadline", "sent",
-    "supersedes", "disputes", "rules_on", "upholds", "subject",
-};
+/* ---------------------------------------------------------------------------------- */
+/* Letters made here. core.letters.build is the definition, and core.letters' two tables
+ * (FIELD_SLOTS, FILE_SLOTS) are read once by configure() (core.speed.accel does it at
+ * import): which header key fills which Letter slot, and what its value must be for a
+ * letter that gets no flag at all. For a header that plainly meets every row (the form
+ * the protocol's own writer produces) the same Letter build() would make is made here,
+ * without a Python call per letter; anything else is left to build(). The checks below
+ * are subsets of the Python grammar (an id of at most 128 characters of [A-Za-z0-9_.:-],
+ * a time written YYYY-MM-DDTHH:MM:SSZ): what they accept, grammar.py accepts the same. */
 
-/* Every slot of core.model.Letter, in __slots__ order: a letter made here sets them all. */
-enum { S_FIELDS = N_KNOWN, S_SEAT, S_FOLDER, S_PATH, S_NAME, S_SENT_AT, S_DEADLINE_AT, S_FLAGS,
-       S_MALFORMED, S_SIZE, S_MTIME, S_INODE, S_KEYS, S_VALUES, N_SLOTS };
-static const char *const slot_names[N_SLOTS] = {
-    "id", "sender", "recipient", "type", "re", "thread", "priority", "requires_ack", "deadline", "sent",
-    "supersedes", "disputes", "rules_on", "upholds", "subject", "_fields", "seat", "folder", "path", "name",
-    "sent_at", "deadline_at", "flags", "malformed", "size", "mtime_ns", "inode", "_field_keys", "_field_values",
-};
+enum { KIND_TEXT, KIND_ID, KIND_REQUIRED, KIND_POINTER, KIND_TIME, KIND_SENT, KIND_LIST, N_KINDS };
+static const char *const kind_names[N_KINDS] = {"text", "id", "required", "pointer", "time", "sent", "list"};
+/* FILE_SLOTS, in this order */
+enum { R_FIELDS, R_KEYS, R_VALUES, R_SEAT, R_FOLDER, R_PATH, R_NAME, R_FLAGS, R_MALFORMED, R_SIZE, R_MTIME,
+       R_INODE, N_ROLES };
+
+typedef struct {
+    PyObject *type;                 /* Letter; NULL until configure(): then no letter is made here */
+    int n;                          /* rows of the field table */
+    char key[MAX_TABLE][MAX_KEY + 1];
+    Py_ssize_t key_len[MAX_TABLE];
+    int kind[MAX_TABLE];
+    PyObject *slot[MAX_TABLE];      /* the member descriptor of each row's slot */
+    PyObject *time_slot[MAX_TABLE]; /* and of its time's slot, or NULL */
+    PyObject *role[N_ROLES];
+} config;
+
+static config cfg;
+
+static void
+config_clear(config *c)
+{
+    int i;
+    Py_CLEAR(c->type);
+    for (i = 0; i < MAX_TABLE; i++) {
+        Py_CLEAR(c->slot[i]);
+        Py_CLEAR(c->time_slot[i]);
+    }
+    for (i = 0; i < N_ROLES; i++)
+        Py_CLEAR(c->role[i]);
+    c->n = 0;
+}
+
+/* The member descriptor of `type`'s slot `name`, its name added to `seen` (which must
+ * not hold it yet); NULL with an exception set. */
+static PyObject *
+slot_descriptor(PyObject *type, PyObject *name, PyObject *seen)
+{
+    PyObject *d;
+    int dup = PySet_Contains(seen, name);
+    if (dup != 0) {
+        if (dup > 0)
+            PyErr_Format(PyExc_ValueError, "slot %R is named twice", name);
+        return NULL;
+    }
+    if (PySet_Add(seen, name) < 0)
+        return NULL;
+    d = PyObject_GetAttr(type, name);
+    if (d != NULL && !Py_IS_TYPE(d, &PyMemberDescr_Type)) {
+        PyErr_Format(PyExc_TypeError, "%R is not a slot", name);
+        Py_CLEAR(d);
+    }
+    return d;
+}
+
+/* configure(Letter, field_slots, file_slots): the tables of core.letters. Every slot of
+ * Letter must be named exactly once; else ValueError, and no letter is made here. */
+static PyObject *
+configure(PyObject *self, PyObject *args)
+{
+    PyObject *type, *fields, *files, *seen = NULL, *all = NULL;
+    config c;
+    Py_ssize_t i;
+    int k;
+
+    memset(&c, 0, sizeof(c));
+    config_clear(&cfg);  /* a failed configure leaves none */
+    if (!PyArg_ParseTuple(args, "O!O!O!", &PyType_Type, &type, &PyTuple_Type, &fields, &PyTuple_Type, &files))
+        return NULL;
+    if (PyTuple_GET_SIZE(fields) > MAX_TABLE || PyTuple_GET_SIZE(files) != N_ROLES) {
+        PyErr_SetString(PyExc_ValueError, "field table too long, or not one slot per file role");
+        return NULL;
+    }
+    seen = PySet_New(NULL);
+    if (seen == NULL)
+        return NULL;
+    c.type = Py_NewRef(type);
+    for (i = 0; i < PyTuple_GET_SIZE(fields); i++) {
+        PyObject *key, *slot, *kind, *time_slot;
+        const char *text;
+        Py_ssize_t len;
+        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(fields, i), "UUUU", &key, &slot, &kind, &time_slot))
+            goto fail;
+        text = PyUnicode_AsUTF8AndSize(key, &len);
+        if (text == NULL)
+            goto fail;
+        if (len < 1 || len > MAX_KEY || !PyUnicode_IS_ASCII(key)) {
+            PyErr_Format(PyExc_ValueError, "header key %R cannot be matched here", key);
+            goto fail;
+        }
+        memcpy(c.key[i], text, (size_t)len);
+        c.key_len[i] = len;
+        c.kind[i] = -1;
+        for (k = 0; k < N_KINDS; k++) {
+            if (PyUnicode_CompareWithASCIIString(kind, kind_names[k]) == 0)
+                c.kind[i] = k;
+        }
+        if (c.kind[i] < 0) {
+            PyErr_Format(PyExc_ValueError, "unknown kind %R", kind);
+            goto fail;
+        }
+        c.n = (int)i + 1;
+        c.slot[i] = slot_descriptor(type, slot, seen);
+        if (c.slot[i] == NULL)
+            goto fail;
+        if ((c.kind[i] == KIND_TIME || c.kind[i] == KIND_SENT) != (PyUnicode_GET_LENGTH(time_slot) > 0)) {
+            PyErr_Format(PyExc_ValueError, "%R: a time slot for time kinds only", key);
+            goto fail;
+        }
+        if (PyUnicode_GET_LENGTH(time_slot) > 0) {
+            c.time_slot[i] = slot_descriptor(type, time_slot, seen);
+            if (c.time_slot[i] == NULL)
+                goto fail;
+        }
+    }
+    for (k = 0; k < N_ROLES; k++) {
+        PyObject *name = PyTuple_GET_ITEM(files, k);
+        if (!PyUnicode_Check(name)) {
+            PyErr_SetString(PyExc_TypeError, "file slots are names");
+            goto fail;
+        }
+        c.role[k] = slot_descriptor(type, name, seen);
+        if (c.role[k] == NULL)
+            goto fail;
+    }
+    {   /* every slot of the type and its bases, each named once above */
+        PyObject *mro = ((PyTypeObject *)type)->tp_mro;
+        Py_ssize_t total = 0, m;
+        for (m = 0; mro != NULL && m < PyTuple_GET_SIZE(mro); m++) {
+            PyObject *dict = ((PyTypeObject *)PyTuple_GET_ITEM(mro, m))->tp_dict;
+            all = dict != NULL ? PyDict_GetItemString(dict, "__slots__") : NULL;  /* borrowed */
+            if (all != NULL)
+                total += PyUnicode_Check(all) ? 1 : PyObject_Length(all);
+            if (PyErr_Occurred())
+                goto fail;
+        }
+        all = NULL;
+        k = total == PySet_GET_SIZE(seen);
+    }
+    if (!k) {
+        PyErr_SetString(PyExc_ValueError, "the tables do not name every slot of the letter type");
+        goto fail;
+    }
+    Py_DECREF(seen);
+    cfg = c;
+    Py_RETURN_NONE;
+fail:
+    Py_XDECREF(seen);
+    config_clear(&c);
+    return NULL;
+}
 
 /* Field names repeat in every letter: one str object per distinct name per call. `*known`
- * is the name's index in known_keys, -1 for another name, -2 when it could not be kept
+ * is the name's row in the field table, -1 for another name, -2 when it could not be kept
  * (then no letter is made here from this header). */
 static PyObject *
 key_object(key_slot *slots, int *used, const char *s, Py_ssize_t len, int *known)
@@ -382,8 +528,8 @@ key_object(key_slot *slots, int *used, const char *s, Py_ssize_t len, int *known
         Py_INCREF(o);
         slots[*used].str = o;
         slots[*used].known = -1;
-        for (i = 0; i < N_KNOWN; i++) {
-            if ((Py_ssize_t)strlen(known_keys[i]) == len && memcmp(known_keys[i], s, (size_t)len) == 0)
+        for (i = 0; i < cfg.n; i++) {
+            if (cfg.key_len[i] == len && memcmp(cfg.key[i], s, (size_t)len) == 0)
                 slots[*used].known = i;
         }
         *known = slots[*used].known;
@@ -401,55 +547,22 @@ release_keys(key_slot *slots, int used)
         Py_DECREF(slots[k].str);
 }
 
-/* ---------------------------------------------------------------------------------- */
-/* Letters made here. core.letters.build is the definition; for a header that is plainly
- * canonical (the form the protocol's own writer produces) the same Letter is made here
- * without a Python call per letter: the file is named after its id, the id and every
- * pointer are valid ids, from/to/type/requires_ack/sent are present, sent and any
- * deadline are UTC times written YYYY-MM-DDTHH:MM:SSZ, and there is no disputes list.
- * Such a letter has no flags and no malformed pointers. Anything else is left to build(). */
-
 typedef struct {
     PyObject *seat, *folder, *prefix, *names;  /* borrowed from the caller's arguments */
     Py_ssize_t from;                           /* the index in names of the first item */
-    PyObject *type;                            /* Letter */
-    PyObject *descr[N_SLOTS];                  /* its slots' member descriptors */
 } builder;
 
-static void
-builder_clear(builder *b)
-{
-    int i;
-    Py_CLEAR(b->type);
-    for (i = 0; i < N_SLOTS; i++)
-        Py_CLEAR(b->descr[i]);
-}
-
-/* spec: (Letter, seat, folder, path prefix); 0, or -1 with an exception set. */
+/* spec: (seat, folder, path prefix); 1 when letters are to be made (configure() was
+ * called), 0 when not, -1 with an exception set. */
 static int
 builder_init(builder *b, PyObject *spec, PyObject *names, Py_ssize_t from)
 {
-    PyObject *type;
-    int i;
     memset(b, 0, sizeof(*b));
-    if (!PyArg_ParseTuple(spec, "O!UUU", &PyType_Type, &type, &b->seat, &b->folder, &b->prefix))
+    if (!PyArg_ParseTuple(spec, "UUU", &b->seat, &b->folder, &b->prefix))
         return -1;
     b->names = names;
     b->from = from;
-    Py_INCREF(type);
-    b->type = type;
-    for (i = 0; i < N_SLOTS; i++) {
-        PyObject *d = PyObject_GetAttrString(type, slot_names[i]);
-        if (d == NULL || Py_TYPE(d)->tp_descr_set == NULL) {
-            if (d != NULL)
-                PyErr_Format(PyExc_TypeError, "%s is not a slot", slot_names[i]);
-            Py_XDECREF(d);
-            builder_clear(b);
-            return -1;
-        }
-        b->descr[i] = d;
-    }
-    return 0;
+    return cfg.type != NULL;
 }
 
 static int
@@ -504,45 +617,51 @@ utc_time(const char *s, Py_ssize_t n, int *t)
     return t[2] >= 1 && t[2] <= dim;
 }
 
-/* Whether the header in `it` is plainly canonical for the file `name` (see above);
- * pos[k]: the field index of known key k, or -1. Times are returned in sent/deadline. */
+/* Whether the header in `it` plainly meets every row of the field table for its file
+ * (see above); pos[r]: the field index of row r's key, or -1. Times go to times[r]. */
 static int
-canonical(const item *it, const int *pos, int sent[6], int deadline[6], int *has_deadline)
+canonical(const item *it, const int *pos, int times[][6], int *has_time)
 {
     const char *b = it->buf;
-    const span *f;
     Py_ssize_t nl = (Py_ssize_t)strlen(it->name);
-    int k;
-    static const int pointers[] = {K_RE, K_THREAD, K_SUPERSEDES, K_RULES_ON, K_UPHOLDS};
+    int r;
 
-    if (pos[K_ID] < 0 || pos[K_FROM] < 0 || pos[K_TO] < 0 || pos[K_TYPE] < 0 || pos[K_SENT] < 0 ||
-        pos[K_REQUIRES_ACK] < 0)
-        return 0;
-    f = &it->f[pos[K_ID]];
-    if (!valid_id(b + f->vs, f->vl) || nl != f->vl + 3 || memcmp(it->name, b + f->vs, (size_t)f->vl) != 0 ||
-        memcmp(it->name + f->vl, ".md", 3) != 0)
-        return 0;
-    if (it->f[pos[K_FROM]].vl == 0 || it->f[pos[K_TO]].vl == 0 || it->f[pos[K_TYPE]].vl == 0 ||
-        it->f[pos[K_REQUIRES_ACK]].vl == 0)
-        return 0;
-    for (k = 0; k < (int)(sizeof(pointers) / sizeof(pointers[0])); k++) {
-        if (pos[pointers[k]] >= 0) {
-            f = &it->f[pos[pointers[k]]];
-            if (f->vl > 0 && !valid_id(b + f->vs, f->vl))
+    for (r = 0; r < cfg.n; r++) {
+        const span *f = pos[r] >= 0 ? &it->f[pos[r]] : NULL;
+        Py_ssize_t vl = f != NULL ? f->vl : 0;
+        has_time[r] = 0;
+        switch (cfg.kind[r]) {
+        case KIND_ID:
+            if (vl == 0 || !valid_id(b + f->vs, vl) || nl != vl + 3 || memcmp(it->name, b + f->vs, (size_t)vl) != 0 ||
+                memcmp(it->name + vl, ".md", 3) != 0)
                 return 0;
+            break;
+        case KIND_REQUIRED:
+            if (vl == 0)
+                return 0;
+            break;
+        case KIND_POINTER:
+            if (vl > 0 && !valid_id(b + f->vs, vl))
+                return 0;
+            break;
+        case KIND_SENT:
+            if (vl == 0)
+                return 0;
+            /* fall through */
+        case KIND_TIME:
+            if (vl > 0) {
+                if (!utc_time(b + f->vs, vl, times[r]))
+                    return 0;
+                has_time[r] = 1;
+            }
+            break;
+        case KIND_LIST:
+            if (vl > 0)
+                return 0;
+            break;
+        default:
+            break;
         }
-    }
-    if (pos[K_DISPUTES] >= 0 && it->f[pos[K_DISPUTES]].vl > 0)
-        return 0;
-    f = &it->f[pos[K_SENT]];
-    if (!utc_time(b + f->vs, f->vl, sent))
-        return 0;
-    *has_deadline = 0;
-    if (pos[K_DEADLINE] >= 0 && it->f[pos[K_DEADLINE]].vl > 0) {
-        f = &it->f[pos[K_DEADLINE]];
-        if (!utc_time(b + f->vs, f->vl, deadline))
-            return 0;
-        *has_deadline = 1;
     }
     return 1;
 }
@@ -556,47 +675,58 @@ utc_datetime(const int *t)
 
 /* The Letter build() would make; NULL with an exception set. Steals nothing. */
 static PyObject *
-make_letter(builder *bl, PyObject *name, const int *pos, PyObject *keys, PyObject *values, const int *sent,
-            const int *deadline, int has_deadline, PyObject *size, PyObject *mtime, PyObject *inode)
+make_letter(builder *bl, PyObject *name, const int *pos, PyObject *keys, PyObject *values, int times[][6],
+            const int *has_time, PyObject *size, PyObject *mtime, PyObject *inode)
 {
-    PyObject *v[N_SLOTS] = {NULL};
+    PyObject *v[N_ROLES] = {NULL};
     PyObject *letter = NULL, *empty = PyUnicode_New(0, 0), *none_tuple = PyTuple_New(0);
+    descrsetfunc set;
     int k, ok = 0;
 
     if (empty == NULL || none_tuple == NULL)
         goto done;
-    for (k = 0; k < N_KNOWN; k++) {
-        if (k == K_DISPUTES)
-            v[k] = Py_NewRef(none_tuple);
-        else
-            v[k] = Py_NewRef(pos[k] >= 0 ? PyTuple_GET_ITEM(values, pos[k]) : empty);
-    }
-    v[S_FIELDS] = Py_NewRef(Py_None);
-    v[S_SEAT] = Py_NewRef(bl->seat);
-    v[S_FOLDER] = Py_NewRef(bl->folder);
-    v[S_PATH] = PyUnicode_Concat(bl->prefix, name);
-    v[S_NAME] = Py_NewRef(name);
-    v[S_SENT_AT] = utc_datetime(sent);
-    v[S_DEADLINE_AT] = has_deadline ? utc_datetime(deadline) : Py_NewRef(Py_None);
-    v[S_FLAGS] = Py_NewRef(none_tuple);
-    v[S_MALFORMED] = Py_NewRef(none_tuple);
-    v[S_SIZE] = Py_NewRef(size);
-    v[S_MTIME] = Py_NewRef(mtime);
-    v[S_INODE] = Py_NewRef(inode);
-    v[S_KEYS] = Py_NewRef(keys);
-    v[S_VALUES] = Py_NewRef(values);
-    if (v[S_PATH] == NULL || v[S_SENT_AT] == NULL || v[S_DEADLINE_AT] == NULL)
+    v[R_FIELDS] = Py_NewRef(Py_None);
+    v[R_KEYS] = Py_NewRef(keys);
+    v[R_VALUES] = Py_NewRef(values);
+    v[R_SEAT] = Py_NewRef(bl->seat);
+    v[R_FOLDER] = Py_NewRef(bl->folder);
+    v[R_PATH] = PyUnicode_Concat(bl->prefix, name);
+    v[R_NAME] = Py_NewRef(name);
+    v[R_FLAGS] = Py_NewRef(none_tuple);
+    v[R_MALFORMED] = Py_NewRef(none_tuple);
+    v[R_SIZE] = Py_NewRef(size);
+    v[R_MTIME] = Py_NewRef(mtime);
+    v[R_INODE] = Py_NewRef(inode);
+    if (v[R_PATH] == NULL)
         goto done;
-    letter = ((PyTypeObject *)bl->type)->tp_alloc((PyTypeObject *)bl->type, 0);
+    letter = ((PyTypeObject *)cfg.type)->tp_alloc((PyTypeObject *)cfg.type, 0);
     if (letter == NULL)
         goto done;
-    for (k = 0; k < N_SLOTS; k++) {
-        if (Py_TYPE(bl->descr[k])->tp_descr_set(bl->descr[k], letter, v[k]) < 0)
+    for (k = 0; k < N_ROLES; k++) {
+        set = Py_TYPE(cfg.role[k])->tp_descr_set;
+        if (set(cfg.role[k], letter, v[k]) < 0)
             goto done;
+    }
+    for (k = 0; k < cfg.n; k++) {
+        PyObject *value = cfg.kind[k] == KIND_LIST ? none_tuple : (pos[k] >= 0 ? PyTuple_GET_ITEM(values, pos[k]) : empty);
+        set = Py_TYPE(cfg.slot[k])->tp_descr_set;
+        if (set(cfg.slot[k], letter, value) < 0)
+            goto done;
+        if (cfg.time_slot[k] != NULL) {
+            PyObject *when = has_time[k] ? utc_datetime(times[k]) : Py_NewRef(Py_None);
+            int failed = when == NULL;
+            if (!failed) {
+                set = Py_TYPE(cfg.time_slot[k])->tp_descr_set;
+                failed = set(cfg.time_slot[k], letter, when) < 0;
+                Py_DECREF(when);
+            }
+            if (failed)
+                goto done;
+        }
     }
     ok = 1;
 done:
-    for (k = 0; k < N_SLOTS; k++)
+    for (k = 0; k < N_ROLES; k++)
         Py_XDECREF(v[k]);
     Py_XDECREF(empty);
     Py_XDECREF(none_tuple);
@@ -634,8 +764,8 @@ result_of(item *it, key_slot *slots, int *used, builder *bl, Py_ssize_t index)
         Py_INCREF(fields);
     }
     else if (it->nf >= 0) {
-        int pos[N_KNOWN], all_kept = 1, sent[6], deadline[6], has_deadline = 0;
-        for (k = 0; k < N_KNOWN; k++)
+        int pos[MAX_TABLE], all_kept = 1, times[MAX_TABLE][6], has_time[MAX_TABLE];
+        for (k = 0; k < MAX_TABLE; k++)
             pos[k] = -1;
         data = PyBytes_FromStringAndSize(it->buf, it->end);
         keys = PyTuple_New(it->nf);
@@ -658,9 +788,9 @@ result_of(item *it, key_slot *slots, int *used, builder *bl, Py_ssize_t index)
             else if (known == -2)
                 all_kept = 0;
         }
-        if (bl != NULL && all_kept && canonical(it, pos, sent, deadline, &has_deadline)) {
+        if (bl != NULL && all_kept && canonical(it, pos, times, has_time)) {
             PyObject *name = PyList_GET_ITEM(bl->names, bl->from + index);
-            fields = make_letter(bl, name, pos, keys, values, sent, deadline, has_deadline, size, mtime, inode);
+            fields = make_letter(bl, name, pos, keys, values, times, has_time, size, mtime, inode);
             if (fields == NULL)
                 goto fail;
         }
@@ -783,11 +913,13 @@ read_headers(PyObject *self, PyObject *args)
     if (names == NULL)
         return NULL;
     if (spec != Py_None) {
-        if (builder_init(&bl, spec, names, 0) < 0) {
+        int making = builder_init(&bl, spec, names, 0);
+        if (making < 0) {
             Py_DECREF(names);
             return NULL;
         }
-        blp = &bl;
+        if (making)
+            blp = &bl;
     }
     threads = clamp_threads(threads);
     total = PyList_GET_SIZE(names);
@@ -819,8 +951,6 @@ fail:
 done:
     PyMem_Free(items);
     release_keys(slots, used);
-    if (blp != NULL)
-        builder_clear(blp);
     Py_DECREF(names);
     return out;
 }
@@ -954,13 +1084,13 @@ read_finish(PyObject *self, PyObject *args)
     if (p == NULL)
         return NULL;
     if (spec != Py_None) {
-        if (builder_init(&bl, spec, p->names, 0) < 0)
+        int making = builder_init(&bl, spec, p->names, 0);
+        if (making < 0)
             return NULL;
-        blp = &bl;
+        if (making)
+            blp = &bl;
     }
     if (p->finished) {
-        if (blp != NULL)
-            builder_clear(blp);
         PyErr_SetString(PyExc_ValueError, "this batch was already finished");
         return NULL;
     }
@@ -983,8 +1113,6 @@ read_finish(PyObject *self, PyObject *args)
         PyList_SET_ITEM(out, i, r);
     }
     release_keys(slots, used);
-    if (blp != NULL)
-        builder_clear(blp);
     pending_release(p);
     return out;
 }
@@ -1045,12 +1173,14 @@ fail:
 }
 
 static PyMethodDef methods[] = {
+    {"configure", configure, METH_VARARGS,
+     "configure(Letter, field_slots, file_slots): core.letters' tables, for the letters made here."},
     {"read_headers", read_headers, METH_VARARGS,
-     "read_headers(dir_fd, names, threads=2, letters=None): open, fstat and read the header of each name."},
+     "read_headers(dir_fd, names, threads=2, where=None): open, fstat and read the header of each name."},
     {"read_start", read_start, METH_VARARGS,
      "read_start(dir_fd, names): start reading the headers of names on a thread of its own."},
     {"read_finish", read_finish, METH_VARARGS,
-     "read_finish(batch, letters=None): wait for a read_start batch; what read_headers would have returned."},
+     "read_finish(batch, where=None): wait for a read_start batch; what read_headers would have returned."},
     {"stat_packed", stat_packed, METH_VARARGS,
      "stat_packed(dir_fd, names, threads=2): lstat each name; packed (size, mtime_ns, inode, ctime_ns)."},
     {NULL, NULL, 0, NULL},

@@ -16,6 +16,8 @@ import struct
 from collections.abc import Iterator
 from types import ModuleType
 
+from letterbox_tui.core import letters
+from letterbox_tui.core.model import Letter
 from letterbox_tui.core.reader import PURE, Reader
 
 #: one file's packed (size, mtime_ns, inode, ctime_ns), as ``_scanio.stat_packed`` writes it
@@ -30,16 +32,32 @@ def pure_wanted() -> bool:
     return bool(os.environ.get("LETTERBOX_TUI_PURE"))
 
 
+_configured: bool | None = None  # whether the accelerator took core.letters' tables
+
+
 def scanio(pure: bool | None = None) -> ModuleType | None:
     """The built accelerator, or None (not built, or ``pure``: by default as
-    ``LETTERBOX_TUI_PURE`` says)."""
+    ``LETTERBOX_TUI_PURE`` says). The first time, it is handed ``core.letters``' field
+    tables, from which it makes the letters of plainly canonical headers itself."""
+    global _configured
     if pure_wanted() if pure is None else pure:
         return None
     try:
         from . import _scanio
     except ImportError:
         return None
+    if _configured is None:
+        try:
+            _scanio.configure(Letter, letters.FIELD_SLOTS, letters.FILE_SLOTS)
+            _configured = True
+        except (TypeError, ValueError, AttributeError):  # tables it cannot follow: build() makes them all
+            _configured = False
     return _scanio
+
+
+def letters_in_c() -> bool:
+    """True when the accelerator makes letters itself (it took core.letters' tables)."""
+    return scanio(pure=False) is not None and bool(_configured)
 
 
 def threads() -> int:
@@ -67,10 +85,10 @@ class CReader:
             return list(STAT_RECORD.iter_unpack(packed))
         return PURE.stat_entries(dir_fd, entries)  # one failed: each is asked again, to say why
 
-    def read_headers(self, dir_fd: int, names: list[str], letters: tuple | None = None) -> list[tuple]:
-        return self.fast.read_headers(dir_fd, names, threads(), letters)
+    def read_headers(self, dir_fd: int, names: list[str], where: tuple[str, str, str] | None = None) -> list[tuple]:
+        return self.fast.read_headers(dir_fd, names, threads(), where)
 
-    def iter_headers(self, dir_fd: int, names: list[str], letters: tuple | None = None) -> Iterator[tuple]:
+    def iter_headers(self, dir_fd: int, names: list[str], where: tuple[str, str, str] | None = None) -> Iterator[tuple]:
         """With a second CPU, each batch of names is read by a thread of the accelerator's
         own (no GIL) while the caller builds letters from the batch before. The system calls
         are most of a cold scan; this way the Python work beside them costs little extra.
@@ -78,16 +96,16 @@ class CReader:
         The first batch is started at once, before the first result is asked for, so a
         caller can prepare the next folder while this one is being read."""
         if len(names) <= FIRST_BATCH or threads() < 2:
-            return iter(self.read_headers(dir_fd, names, letters))
+            return iter(self.read_headers(dir_fd, names, where))
         # a small first batch: the caller may wait for it with nothing else to do
         bounds = [0, *range(FIRST_BATCH, len(names), BATCH), len(names)]
         first = self.fast.read_start(dir_fd, names[: bounds[1]])
-        return self._read_ahead(dir_fd, names, bounds, first, letters)
+        return self._read_ahead(dir_fd, names, bounds, first, where)
 
-    def _read_ahead(self, dir_fd: int, names: list[str], bounds: list[int], pending, letters) -> Iterator[tuple]:
+    def _read_ahead(self, dir_fd: int, names: list[str], bounds: list[int], pending, where) -> Iterator[tuple]:
         fast = self.fast
         for at in range(1, len(bounds)):
-            done = fast.read_finish(pending, letters)
+            done = fast.read_finish(pending, where)
             if at + 1 < len(bounds):
                 pending = fast.read_start(dir_fd, names[bounds[at] : bounds[at + 1]])
             yield from done

@@ -43,9 +43,8 @@ import re
 import struct
 import time
 from collections.abc import Iterable
-from datetime import datetime
 
-from letterbox_tui.core.grammar import id_time
+from letterbox_tui.core.letters import STATE_LAYOUT, restore, state
 from letterbox_tui.core.model import Letter, Unreadable
 from letterbox_tui.core.scan import RACY_NS
 
@@ -58,51 +57,17 @@ MAGIC = b"LBXCACHE"
 VERSION = 2  # 2: ids are read up to 243 characters (rows cached under 128 are rebuilt)
 _HEAD = struct.Struct("<IQQ")  # version, meta length, rows length
 
-# Letter slots stored as they are; sent_at/deadline_at are stored as a code and rebuilt
-# (0: None; 1: parsed from the field's text; 2: from the id's time prefix), and ``fields``
-# as (keys, values) so the key tuple is shared between letters (a rebuilt letter keeps
-# them apart and pairs them up only if its ``fields`` is asked for).
-_TIMES = ("sent_at", "deadline_at")
-_FIELD_SLOTS = ("_fields", "_field_keys", "_field_values")
-_STORED = tuple(s for s in Letter.__slots__ if s not in _TIMES and s not in _FIELD_SLOTS)
-#: what two letters must agree on to be the same letter (``fields`` as its pairs)
-_COMPARED = tuple(s for s in Letter.__slots__ if s not in _FIELD_SLOTS) + ("fields",)
-_get_stored = operator.attrgetter(*_STORED)
 _path_of = operator.attrgetter("path")
 #: Unreadable's fields, in order (it is rebuilt positionally)
 _UNREADABLE = tuple(f.name for f in dataclasses.fields(Unreadable))
-#: the row layout a file was written with (names, not just counts: a renamed slot counts);
-#: the file's ctime is the last column of every row
-_LAYOUT = (_STORED, _UNREADABLE, "ctime_ns")
+#: the row layout a file was written with: a letter's kept state is ``letters.state``'s
+#: (its layout names every slot of Letter), an unreadable file's its fields
+_LAYOUT = (STATE_LAYOUT, _UNREADABLE, ("kind", "kept", "size", "mtime_ns", "inode", "ctime_ns"))
 _KIND_LETTER = 0
 _KIND_UNREADABLE = 1
-# index of each stored slot inside a row (after kind, keys, values, sent code, deadline code)
-_ROW_OFFSET = 5
-_I_SIZE = _ROW_OFFSET + _STORED.index("size")
-_I_MTIME = _ROW_OFFSET + _STORED.index("mtime_ns")
-_I_INODE = _ROW_OFFSET + _STORED.index("inode")
-_I_CTIME = _ROW_OFFSET + len(_STORED)
-_WIDTH = _I_CTIME + 1
-
-
-def _make_builder():
-    """A straight-line function that makes a Letter from a row (fast: no per-slot loop)."""
-    targets = ", ".join(f"o.{name}" for name in _STORED)
-    src = (
-        "def _letter_from_row(row, _new=object.__new__, _L=Letter):\n"
-        "    o = _new(_L)\n"
-        f"    (_, o._field_keys, o._field_values, cs, cd, {targets}, _) = row\n"
-        "    o._fields = None\n"
-        "    o.sent_at = None if not cs else (_fromiso(o.sent) if cs == 1 else _id_time(o.id))\n"
-        "    o.deadline_at = _fromiso(o.deadline) if cd else None\n"
-        "    return o\n"
-    )
-    ns = {"Letter": Letter, "_fromiso": datetime.fromisoformat, "_id_time": id_time}
-    exec(src, ns)  # noqa: S102 - generated from Letter.__slots__, no outside input
-    return ns["_letter_from_row"]
-
-
-_letter_from_row = _make_builder()
+# a row: (kind, what was kept, size, mtime_ns, inode, ctime_ns): used while all four match
+_I_SIZE, _I_MTIME, _I_INODE, _I_CTIME = 2, 3, 4, 5
+_WIDTH = 6
 
 
 def cache_path(root: str | os.PathLike[str], id_time_is_utc: bool) -> str:
@@ -165,9 +130,15 @@ class HeaderCache:
             return None
         self.hits += 1
         self._fresh[path] = row
-        if row[0] == _KIND_LETTER:
-            return _letter_from_row(row)
-        return Unreadable(*[dict(v) if isinstance(v, dict) else v for v in row[1]])
+        try:
+            if row[0] == _KIND_LETTER:
+                return restore(row[1])
+            return Unreadable(*[dict(v) if isinstance(v, dict) else v for v in row[1]])
+        except (TypeError, ValueError):  # a row of another shape: read the file instead
+            self.hits -= 1
+            self.misses += 1
+            del self._fresh[path]
+            return None
 
     def put(self, item: Letter | Unreadable, data: bytes | None, ctime_ns: int) -> None:
         """Record what the scanner built from a file; ``data`` is the header bytes it read,
@@ -204,23 +175,15 @@ class HeaderCache:
         self._changed = True
 
     def _row(self, item: Letter | Unreadable, ctime_ns: int) -> tuple:
-        if isinstance(item, Letter):
-            if item._fields is None:  # rebuilt from a row: keys and values kept apart
-                keys, values = item._field_keys, item._field_values
-            else:
-                keys, values = zip(*item.fields) if item.fields else ((), ())
-            keys = self._keys.setdefault(keys, keys)
-            sent = 0 if item.sent_at is None else (2 if "time-from-id" in item.flags else 1)
-            return (_KIND_LETTER, keys, values, sent, 0 if item.deadline_at is None else 1) + _get_stored(item) + (
-                ctime_ns,
-            )
-        cells: list = [""] * _WIDTH
-        cells[0] = _KIND_UNREADABLE
-        cells[1] = tuple([dict(v) if isinstance(v, dict) else v for v in map(item.__getattribute__, _UNREADABLE)])
-        cells[2], cells[3], cells[4] = (), 0, 0
-        cells[_I_SIZE], cells[_I_MTIME], cells[_I_INODE] = item.size, item.mtime_ns, item.inode
-        cells[_I_CTIME] = ctime_ns
-        return tuple(cells)
+        if type(item) is Letter:
+            kept = state(item)
+            keys = kept[15]
+            shared = self._keys.setdefault(keys, keys)  # one key tuple for the letters that share it
+            if shared is not keys:
+                kept = kept[:15] + (shared,) + kept[16:]
+            return (_KIND_LETTER, kept, item.size, item.mtime_ns, item.inode, ctime_ns)
+        kept = tuple([dict(v) if isinstance(v, dict) else v for v in map(item.__getattribute__, _UNREADABLE)])
+        return (_KIND_UNREADABLE, kept, item.size, item.mtime_ns, item.inode, ctime_ns)
 
     @property
     def hashes(self) -> dict[str, bytes]:
@@ -343,30 +306,11 @@ def _rows_look_right(rows: dict) -> bool:
     """Cheap shape check (a damaged or foreign file must never yield wrong letters)."""
     width = _WIDTH
     for p, row in rows.items():
-        if not (isinstance(p, str) and type(row) is tuple and len(row) == width):
+        if not (isinstance(p, str) and type(row) is tuple and len(row) == width and type(row[1]) is tuple):
             return False
-        if row[0] == _KIND_LETTER:
-            if not (type(row[1]) is tuple and type(row[2]) is tuple and len(row[1]) == len(row[2])):
-                return False
-        elif row[0] != _KIND_UNREADABLE or type(row[1]) is not tuple or len(row[1]) != len(_UNREADABLE):
+        if row[0] != _KIND_LETTER and (row[0] != _KIND_UNREADABLE or len(row[1]) != len(_UNREADABLE)):
             return False
         if not (type(row[_I_SIZE]) is int and type(row[_I_MTIME]) is int and type(row[_I_INODE]) is int
                 and type(row[_I_CTIME]) is int):
-            return False
-    return True
-
-
-
-def letters_equal(a: Letter | Unreadable, b: Letter | Unreadable) -> bool:
-    """Every field, flag and time the same (how cached and uncached items are compared)."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, Unreadable):
-        return a == b
-    for name in _COMPARED:
-        x, y = getattr(a, name), getattr(b, name)
-        if x != y:
-            return False
-        if isinstance(x, datetime) and x.tzinfo != y.tzinfo:
             return False
     return True

@@ -79,3 +79,4 @@ def scan_cached(
     except OSError:
         pass
     return snapshot
+

@@ -8,11 +8,11 @@ import stat
 
 from .. import flags as fsflags
 from letterbox_tui.core.header import parse_header
-from letterbox_tui.core.letters import build
+from letterbox_tui.core.letters import build, letters_equal
 from letterbox_tui.core.model import Snapshot
 from letterbox_tui.core.reader import read_header_bytes
 
-from .cache import cache_path, header_hash, letters_equal, read_cache_file, write_cache_file
+from .cache import cache_path, header_hash, read_cache_file, write_cache_file
 
 
 def verify_cache(root: str | os.PathLike[str], snapshot: Snapshot, *, id_time_is_utc: bool | None = None) -> list[str]:

@@ -13,7 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from letterbox_tui.core.speed.cache import header_hash, letters_equal
+from letterbox_tui.core.letters import letters_equal
+from letterbox_tui.core.speed.cache import header_hash
 from letterbox_tui.core.header import HeaderResult, parse_header
 from letterbox_tui.core.reader import PURE
 from letterbox_tui.core.reader import read_headers as _read_headers_py
@@ -24,6 +25,10 @@ try:
     from letterbox_tui.core.speed import _scanio
 except ImportError:  # pragma: no cover - no compiler where the package was installed
     _scanio = None
+else:
+    from letterbox_tui.core.speed.accel import scanio as _configured
+
+    _configured(pure=False)  # hands it core.letters' field tables, as the scan does
 
 
 def test_the_accelerator_is_built_where_a_compiler_is():
@@ -180,7 +185,7 @@ def test_letters_made_by_the_accelerator_are_what_build_makes(tmp_path, cases, u
     names = [name for name, _ in cases]
     fd = dir_fd(folder)
     try:
-        made = _scanio.read_headers(fd, names, 2, (Letter, "beta", "inbox", "beta/inbox/"))
+        made = _scanio.read_headers(fd, names, 2, ("beta", "inbox", "beta/inbox/"))
         plain = _scanio.read_headers(fd, names, 2)
     finally:
         os.close(fd)
@@ -221,7 +226,7 @@ def test_a_canonical_letter_is_made_by_the_accelerator(tmp_path):
     )
     fd = dir_fd(tmp_path)
     try:
-        (result,) = _scanio.read_headers(fd, [f"{lid}.md"], 1, (Letter, "beta", "inbox", "beta/inbox/"))
+        (result,) = _scanio.read_headers(fd, [f"{lid}.md"], 1, ("beta", "inbox", "beta/inbox/"))
     finally:
         os.close(fd)
     letter = result[8]
@@ -231,6 +236,51 @@ def test_a_canonical_letter_is_made_by_the_accelerator(tmp_path):
     assert letter.deadline_at == datetime(2026, 5, 1, 12, 19, tzinfo=timezone.utc)
     assert letter.fields[-1] == ("x-note", "kept") and letter.disputes == () and letter.re == ""
     assert (letter.size, letter.inode) == (result[3], result[5])
+
+
+@needs_c
+def test_the_accelerator_reads_its_field_table_from_python(tmp_path):
+    """A header field added to the tables (here, on a Letter with one more slot) is made
+    in C with no change to the C code; tables that miss a slot or name an unknown kind
+    are refused, and then no letter is made in C at all."""
+    from letterbox_tui.core import letters
+    from letterbox_tui.core.model import Letter
+
+    class Coloured(Letter):
+        __slots__ = ("colour",)
+
+    lid = "2026-05-01T001900-alpha-info-paint"
+    (tmp_path / f"{lid}.md").write_bytes(
+        f"---\nid: {lid}\nfrom: alpha\nto: beta\ntype: info\nrequires_ack: false\n"
+        "sent: 2026-05-01T00:19:00Z\ncolour: red\n---\n".encode()
+    )
+    fd = dir_fd(tmp_path)
+    where = ("beta", "inbox", "beta/inbox/")
+    try:
+        table = letters.FIELD_SLOTS + (("colour", "colour", "text", ""),)
+        _scanio.configure(Coloured, table, letters.FILE_SLOTS)
+        (result,) = _scanio.read_headers(fd, [f"{lid}.md"], 1, where)
+        assert type(result[8]) is Coloured and result[8].colour == "red" and result[8].sender == "alpha"
+        assert Coloured.__slots__ == ("colour",) and "colour" not in Letter.__slots__
+        missing = tuple(row for row in letters.FIELD_SLOTS if row[0] != "subject")
+        with pytest.raises(ValueError):
+            _scanio.configure(Letter, missing, letters.FILE_SLOTS)
+        (result,) = _scanio.read_headers(fd, [f"{lid}.md"], 1, where)
+        assert type(result[8]) is tuple  # refused tables: build() makes every letter
+        with pytest.raises(ValueError):
+            _scanio.configure(Letter, letters.FIELD_SLOTS[:-1] + (("subject", "subject", "colourful", ""),),
+                              letters.FILE_SLOTS)
+        with pytest.raises((ValueError, TypeError)):
+            _scanio.configure(Letter, letters.FIELD_SLOTS, letters.FILE_SLOTS[:-1] + ("fields",))
+    finally:
+        _scanio.configure(Letter, letters.FIELD_SLOTS, letters.FILE_SLOTS)
+        os.close(fd)
+    fd = dir_fd(tmp_path)
+    try:
+        (result,) = _scanio.read_headers(fd, [f"{lid}.md"], 1, where)
+    finally:
+        os.close(fd)
+    assert type(result[8]) is Letter and result[8].fields[-1] == ("colour", "red")
 
 
 @needs_c
