@@ -226,8 +226,25 @@ def _safe(exc: BaseException) -> str:
     return clean(str(exc), tab=" ")
 
 
+def _say_notices() -> None:
+    """One line on stderr for each derived file the command did not trust (the answer was
+    computed from the letters all the same)."""
+    files = sys.modules.get("letterbox_tui.core.speed.files")
+    if files is None:
+        return
+    lines = files.take_notices()
+    if lines:
+        from letterbox_tui.core.text import clean
+
+        for line in lines:
+            print(f"{PROG}: {clean(line, single_line=True)}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    _stale = sys.modules.get("letterbox_tui.core.speed.files")
+    if _stale is not None:  # in process (the tests): what an earlier caller left is not ours
+        _stale.take_notices()
     try:
         args = build_parser().parse_args(argv)
         if args.command is None:
@@ -244,6 +261,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             return int(getattr(module, func_name)(args) or 0)
         finally:
+            _say_notices()
             ending.finish_after_answer()
     except LetterboxError as exc:
         print(f"{PROG}: {_safe(exc)}", file=sys.stderr)

@@ -187,9 +187,20 @@ def state(letter: Letter) -> tuple:
     )
 
 
+#: the type of each item ``state`` gives
+_STATE_TYPES = (str,) * 11 + (tuple,) + (str,) * 3 + (tuple, tuple) + (str,) * 4 + (int, int, tuple, tuple, int, int, int)
+_join = "".join  # raises TypeError on anything but a str: a C-speed check of a tuple's items
+
+
 def restore(kept: tuple) -> Letter:
     """The letter ``state`` kept (its times read again from its own text, the way ``build``
-    read them). Raises ``ValueError`` or ``TypeError`` when ``kept`` has another shape."""
+    read them). Raises ``ValueError`` or ``TypeError`` when ``kept`` has another shape or
+    holds another type anywhere (the derived file it came from is no source of truth)."""
+    if type(kept) is not tuple or tuple(map(type, kept)) != _STATE_TYPES:
+        raise TypeError("not a kept letter")
+    if len(kept[15]) != len(kept[16]):
+        raise ValueError("not a kept letter: keys and values differ in number")
+    _join(kept[11]), _join(kept[15]), _join(kept[16]), _join(kept[23]), _join(kept[24])
     (letter_id, sender, recipient, kind, re_, thread, priority, requires_ack, deadline, sent, supersedes,
      disputes, rules_on, upholds, subject, keys, values, seat, folder, path, name, sent_code, deadline_code,
      flags, malformed, size, mtime_ns, inode) = kept

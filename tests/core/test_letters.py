@@ -379,6 +379,7 @@ def _every_slot_distinct() -> Letter:
     letter = Letter(*[f"v{i}" for i in range(15)], fields, "seat", "folder", "seat/folder/n.md", "n.md",
                     datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc), None, ("flag",), ("re",), 11, 12, 13)
     letter.sent = "2026-01-02T03:04:05Z"
+    letter.disputes = ("d-1", "d-2")
     return letter
 
 
@@ -396,6 +397,25 @@ def test_state_and_restore_keep_every_slot():
     assert back.fields == letter.fields
     assert restore(state(back)).fields == letter.fields  # kept apart, still the same pairs
     assert all(type(v) in (str, int, tuple) for v in state(letter))  # plain data only
+
+
+@pytest.mark.parametrize("damage", ["short", "int-for-str", "int-in-values", "keys-values-differ", "list"])
+def test_restore_refuses_what_state_never_gives(damage):
+    """A kept letter of another shape or type (a damaged derived file) is refused, never
+    made into a letter."""
+    from letterbox_tui.core.letters import restore, state
+
+    kept = list(state(_every_slot_distinct()))
+    if damage == "short":
+        kept = kept[:-1]
+    elif damage == "int-for-str":
+        kept[0] = 7
+    elif damage == "int-in-values":
+        kept[16] = kept[16][:-1] + (7,)
+    elif damage == "keys-values-differ":
+        kept[16] = kept[16][:-1]
+    with pytest.raises((TypeError, ValueError)):
+        restore(kept if damage == "list" else tuple(kept))
 
 
 def test_the_field_table_is_what_build_does():

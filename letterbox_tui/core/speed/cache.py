@@ -14,12 +14,15 @@ change and no tool can set it, so even a same-size edit with the mtime restored 
 ``verify.verify_cache`` re-reads every file and compares content hashes and letters, for what no
 ``stat`` can show (a damaged or tampered cache row).
 
-File layout: ``MAGIC`` (8 bytes), then a little-endian header (format version, length of
-the meta pickle, length of the rows pickle), the meta pickle (root, setting, row layout),
-the rows pickle and the hashes pickle (read only when saving or verifying). The rows are
-plain tuples of ``str``/``int``/``bytes``; they are read with an unpickler that refuses
-every global, so a crafted cache file can never run code. A file with another magic,
-version, root, setting or layout, or one that fails to unpickle, is ignored and rebuilt.
+File layout: a framed derived file (``files.write_framed``: magic, version, length and a
+CRC-32 of everything after it, checked before anything is used; never read over
+``files.MAX_SIZE``) whose payload is a little-endian header (length of the meta pickle,
+length of the rows pickle), the meta pickle (root, setting, row layout), the rows pickle
+and the hashes pickle (unpickled only when saving or verifying). The rows are plain tuples
+of ``str``/``int``/``bytes``; they are read with an unpickler that refuses every global, so
+a crafted cache file can never run code, and a row of the wrong shape or types is never
+made into a letter. A file with another magic, version, length, checksum, root, setting or
+layout, or one that fails to unpickle, is ignored (one notice line) and rebuilt.
 Saving writes a temporary file beside it and ``os.replace``s it: concurrent runs never
 see half a file (the last writer wins whole).
 
@@ -49,13 +52,15 @@ from letterbox_tui.core.model import Letter, Unreadable
 from letterbox_tui.core.scan import RACY_NS
 
 from .files import NoGlobals as _NoGlobals
-from .files import blake2b, cache_dir, inside, read_file, write_atomic
+from .files import blake2b, cache_dir, inside, notice, read_framed, write_framed
 
 # The end of a header: a line that is exactly '---' (as the header grammar reads it).
 _HEADER_END = re.compile(rb"\n---\r*(?:\n|$)")
 MAGIC = b"LBXCACHE"
-VERSION = 2  # 2: ids are read up to 243 characters (rows cached under 128 are rebuilt)
-_HEAD = struct.Struct("<IQQ")  # version, meta length, rows length
+# 2: ids are read up to 243 characters (rows cached under 128 are rebuilt); 3: framed
+# with a checksum (``files.read_framed``), rows keep ``letters.state``
+VERSION = 3
+_HEAD = struct.Struct("<QQ")  # inside the payload: meta length, rows length
 
 _path_of = operator.attrgetter("path")
 #: Unreadable's fields, in order (it is rebuilt positionally)
@@ -133,8 +138,9 @@ class HeaderCache:
         try:
             if row[0] == _KIND_LETTER:
                 return restore(row[1])
-            return Unreadable(*[dict(v) if isinstance(v, dict) else v for v in row[1]])
+            return _unreadable(row[1])
         except (TypeError, ValueError):  # a row of another shape: read the file instead
+            notice(f"header cache {self.path}: a row of the wrong shape ignored; read from the file")
             self.hits -= 1
             self.misses += 1
             del self._fresh[path]
@@ -241,13 +247,13 @@ class HeaderCache:
         return True
 
     def _load(self) -> None:
-        data = read_file(self.path)
-        if data is None:
+        payload = read_framed(self.path, MAGIC, VERSION, f"header cache {self.path}")
+        if payload is None:
             return
-        parsed = _parse(data, self.root, self.id_time_is_utc, with_hashes=False)
+        parsed = _parse(payload, self.root, self.id_time_is_utc, with_hashes=False, what=self.path)
         if parsed is not None:
             self.rows, _ = parsed
-            self._hashes, self._hash_blob = None, _hashes_section(data)
+            self._hashes, self._hash_blob = None, _hashes_section(payload)
             self.loaded = True
 
 
@@ -257,9 +263,9 @@ def _meta(root: str, id_time_is_utc: bool) -> dict:
 
 def read_cache_file(path: str, root: str, id_time_is_utc: bool) -> tuple[dict, dict] | None:
     """(rows, hashes) of the cache file at ``path``, or None when it is not a usable cache
-    for this root and setting."""
-    data = read_file(path)
-    return None if data is None else _parse(data, root, id_time_is_utc, with_hashes=True)
+    for this root and setting (a notice says why, unless there is no file)."""
+    payload = read_framed(path, MAGIC, VERSION, f"header cache {path}")
+    return None if payload is None else _parse(payload, root, id_time_is_utc, with_hashes=True, what=path)
 
 
 def write_cache_file(path: str, root: str, id_time_is_utc: bool, rows: dict, hashes: dict) -> None:
@@ -267,39 +273,51 @@ def write_cache_file(path: str, root: str, id_time_is_utc: bool, rows: dict, has
     meta = pickle.dumps(_meta(root, id_time_is_utc), protocol=5)
     body = pickle.dumps(rows, protocol=5)
     tail = pickle.dumps(hashes, protocol=5)
-    write_atomic(path, [MAGIC, _HEAD.pack(VERSION, len(meta), len(body)), meta, body, tail])
+    write_framed(path, MAGIC, VERSION, [_HEAD.pack(len(meta), len(body)), meta, body, tail])
 
 
-def _hashes_section(data: bytes) -> bytes:
-    n = len(MAGIC)
-    _, meta_len, rows_len = _HEAD.unpack_from(data, n)
-    return data[n + _HEAD.size + meta_len + rows_len :]
+def _hashes_section(payload: memoryview) -> bytes:
+    meta_len, rows_len = _HEAD.unpack_from(payload, 0)
+    return bytes(payload[_HEAD.size + meta_len + rows_len :])
 
 
-def _parse(data: bytes, root: str, id_time_is_utc: bool, *, with_hashes: bool):
-    """(rows, hashes) from a cache file's bytes, or None when it is not a usable cache."""
-    n = len(MAGIC)
-    if len(data) < n + _HEAD.size or data[:n] != MAGIC:
-        return None
+def _parse(payload: memoryview, root: str, id_time_is_utc: bool, *, with_hashes: bool, what: str):
+    """(rows, hashes) from a checked cache payload, or None (with a notice) when it is not
+    a usable cache for this root and setting."""
+    problem = ""
     try:
-        version, meta_len, rows_len = _HEAD.unpack_from(data, n)
-        if version != VERSION:
-            return None
-        view = memoryview(data)
-        at = n + _HEAD.size
-        meta = _NoGlobals(io.BytesIO(view[at : at + meta_len])).load()
+        meta_len, rows_len = _HEAD.unpack_from(payload, 0)
+        at = _HEAD.size
+        meta = _NoGlobals(io.BytesIO(payload[at : at + meta_len])).load()
         if not isinstance(meta, dict) or meta.get("root") != root or meta.get("id_time_is_utc") is not id_time_is_utc:
-            return None
-        if meta.get("layout") != _LAYOUT:  # written for another shape of Letter or Unreadable
-            return None
-        at += meta_len
-        rows = _NoGlobals(io.BytesIO(view[at : at + rows_len])).load()
-        hashes = _NoGlobals(io.BytesIO(view[at + rows_len :])).load() if with_hashes else {}
-    except Exception:  # noqa: BLE001 - any damage means "no cache"; the scan re-reads
-        return None
-    if not isinstance(rows, dict) or not isinstance(hashes, dict) or not _rows_look_right(rows):
+            problem = "written for another letterbox or setting"
+        elif meta.get("layout") != _LAYOUT:
+            problem = "written for another shape of letter"
+        else:
+            at += meta_len
+            rows = _NoGlobals(io.BytesIO(payload[at : at + rows_len])).load()
+            hashes = _NoGlobals(io.BytesIO(payload[at + rows_len :])).load() if with_hashes else {}
+            if not isinstance(rows, dict) or not isinstance(hashes, dict) or not _rows_look_right(rows):
+                problem = "rows of the wrong shape"
+    except Exception as exc:  # noqa: BLE001 - any damage means "no cache"; the scan re-reads
+        problem = f"unreadable: {type(exc).__name__}"
+    if problem:
+        notice(f"header cache {what} ignored ({problem}); answered from the letters")
         return None
     return rows, hashes
+
+
+#: the types of an Unreadable's fields, in order
+_UNREADABLE_TYPES = (str, str, str, str, dict, str, int, int, int)
+
+
+def _unreadable(kept: tuple) -> Unreadable:
+    """The Unreadable a row kept; ``TypeError`` when it is not one."""
+    if tuple(map(type, kept)) != _UNREADABLE_TYPES or not all(
+        type(k) is str and type(v) is str for k, v in kept[4].items()
+    ):
+        raise TypeError("not an unreadable file's fields")
+    return Unreadable(*[dict(v) if isinstance(v, dict) else v for v in kept])
 
 
 def _rows_look_right(rows: dict) -> bool:

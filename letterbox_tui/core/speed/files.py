@@ -1,7 +1,16 @@
 """Where the derived files live and how they are read and written (the header cache and
 the answer memo share this): the user's cache directory, never inside the letterbox;
 whole-file atomic writes; reads that never follow a symlink nor block on a FIFO; and an
-unpickler that refuses every global, so a crafted file can never run code."""
+unpickler that refuses every global, so a crafted file can never run code.
+
+Every derived file is framed: ``magic`` (8 bytes), a little-endian head (format version,
+payload length, CRC-32 of the payload), then the payload. A file is trusted only when its
+magic, version and length are what its reader expects, its size is within ``MAX_SIZE``
+(checked before anything is read: a huge or sparse file is never read whole) and the
+checksum matches; anything else is "no cache": the answer comes from the letters, and
+one notice line says so (``notice``; the command line prints them on stderr). A derived
+file is a convenience, never a source of truth.
+"""
 
 from __future__ import annotations
 
@@ -10,19 +19,134 @@ import os
 from .. import flags as fsflags
 import pickle
 import stat
+import struct
 import tempfile
 import time
+import zlib
 
 try:  # BLAKE2 without loading OpenSSL (hashlib's import costs ~10 ms of start-up)
     from _blake2 import blake2b
 except ImportError:  # pragma: no cover - every CPython build has _blake2
     from hashlib import blake2b
 
-__all__ = ["NoGlobals", "blake2b", "cache_dir", "inside", "read_file", "write_atomic"]
+__all__ = [
+    "NoGlobals", "blake2b", "cache_dir", "inside", "notice", "read_framed", "read_framed_head", "read_head",
+    "take_notices",
+    "write_atomic", "write_framed",
+]
 
 _READ_FLAGS = fsflags.READ
 #: a temporary this old was left by a writer that died mid-write (killed, power lost)
 STALE_TEMP_NS = 15 * 60 * 1_000_000_000
+#: no derived file larger than this is read (the header cache of 100,000 letters is ~60 MB)
+MAX_SIZE = 1 << 30
+FRAME = struct.Struct("<IQI")  # version, payload length, CRC-32 of the payload
+_MAGIC_SIZE = 8
+
+# What was ignored and why, one line each, for the face to show (``take_notices``).
+_notices: list[str] = []
+
+
+def notice(line: str) -> None:
+    """Say once that a derived file was not used (a face shows it: ``take_notices``)."""
+    if line not in _notices:
+        _notices.append(line)
+
+
+def take_notices() -> list[str]:
+    """The notices so far, then none."""
+    out = list(_notices)
+    _notices.clear()
+    return out
+
+
+def _frame_head(magic: bytes, version: int, parts: list[bytes]) -> bytes:
+    crc = 0
+    length = 0
+    for part in parts:
+        crc = zlib.crc32(part, crc)
+        length += len(part)
+    return magic + FRAME.pack(version, length, crc)
+
+
+def write_framed(path: str, magic: bytes, version: int, parts: list[bytes]) -> None:
+    """Write ``parts`` as one framed derived file (atomically: readers see old or new)."""
+    assert len(magic) == _MAGIC_SIZE
+    write_atomic(path, [_frame_head(magic, version, parts), *parts])
+
+
+def read_framed(path: str, magic: bytes, version: int, what: str, *, limit: int | None = None) -> memoryview | None:
+    """The payload of the framed file at ``path``, checked whole; None when there is no
+    such file (quietly) or when it cannot be trusted (then a notice naming ``what`` says
+    why). Never reads more than the file's size, and nothing when that is over the limit."""
+    limit = MAX_SIZE if limit is None else limit
+    head_size = _MAGIC_SIZE + FRAME.size
+    try:
+        fd = os.open(path, _READ_FLAGS)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        notice(f"{what} ignored ({exc.strerror or exc}); answered from the letters")
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            notice(f"{what} ignored (not a regular file); answered from the letters")
+            return None
+        if st.st_size > limit + head_size:
+            notice(f"{what} ignored (larger than {limit} bytes); answered from the letters")
+            return None
+        buf = bytearray(st.st_size)
+        view = memoryview(buf)
+        got = 0
+        while got < st.st_size:
+            n = os.readv(fd, [view[got:]])
+            if n == 0:
+                break
+            got += n
+    except OSError as exc:
+        os.close(fd)
+        notice(f"{what} ignored ({exc.strerror or exc}); answered from the letters")
+        return None
+    os.close(fd)
+    problem = _check_frame(view[:got], magic, version)
+    if problem:
+        notice(f"{what} ignored ({problem}); answered from the letters")
+        return None
+    return view[head_size:got]
+
+
+def _check_frame(data: memoryview, magic: bytes, version: int) -> str:
+    head_size = _MAGIC_SIZE + FRAME.size
+    if len(data) < head_size or bytes(data[:_MAGIC_SIZE]) != magic:
+        return "not a file of this kind"
+    got_version, length, crc = FRAME.unpack_from(data, _MAGIC_SIZE)
+    if got_version != version:
+        return f"format {got_version}, not {version}"
+    if length != len(data) - head_size:
+        return "truncated or grown"
+    if zlib.crc32(data[head_size:]) != crc:
+        return "checksum mismatch: damaged"
+    return ""
+
+
+def read_framed_head(path: str, magic: bytes, version: int, n: int, what: str | None = None) -> bytes | None:
+    """The first ``n`` payload bytes of a framed file, unchecked (the checksum is checked
+    when the whole file is read), or None when there is none or it is not a file of this
+    kind (then, given ``what``, a notice says so)."""
+    head_size = _MAGIC_SIZE + FRAME.size
+    data = read_head(path, head_size + n)
+    if not data:
+        return None
+    if len(data) != head_size + n or data[:_MAGIC_SIZE] != magic:
+        problem = "not a file of this kind"
+    elif FRAME.unpack_from(data, _MAGIC_SIZE)[0] != version:
+        problem = f"format {FRAME.unpack_from(data, _MAGIC_SIZE)[0]}, not {version}"
+    else:
+        return data[head_size:]
+    if what is not None:
+        notice(f"{what} ignored ({problem}); answered from the letters")
+    return None
 
 
 def cache_dir() -> str:
@@ -44,29 +168,6 @@ class NoGlobals(pickle.Unpickler):
 
     def find_class(self, module: str, name: str):  # noqa: D102
         raise pickle.UnpicklingError(f"global {module}.{name} refused in a cache file")
-
-
-def read_file(path: str) -> bytes | None:
-    """A regular file's bytes (never through a symlink, never blocking on a FIFO), or None."""
-    try:
-        fd = os.open(path, _READ_FLAGS)
-    except OSError:
-        return None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            return None
-        data = os.read(fd, st.st_size + 1)  # one read, no joining copies (loops only if short)
-        if len(data) < st.st_size:
-            chunks = [data]
-            while chunk := os.read(fd, 1 << 24):
-                chunks.append(chunk)
-            data = b"".join(chunks)
-        return data
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
 
 
 def read_head(path: str, n: int) -> bytes:

@@ -49,10 +49,11 @@ from letterbox_tui.core.scan import RACY_NS
 
 from .accel import STAT_RECORD, pack_stats, scanio, stat_packed
 from .after import BACKGROUND_ROWS, after_answer
-from .files import NoGlobals, blake2b, cache_dir, cache_wanted, inside, read_file, read_head, write_atomic
+from .files import NoGlobals, blake2b, cache_dir, cache_wanted, inside, notice, read_framed, read_framed_head, write_framed
 
 MAGIC_STATE = b"LBXSTAT1"
 MAGIC_ANSWER = b"LBXANSW1"
+VERSION = 2  # 2: framed, with a checksum (``files.write_framed``)
 TOKEN = 16  # bytes of the state token
 #: from this many letter files, the check is split with a forked child (pure Python only)
 FORK_FILES = 20_000
@@ -143,14 +144,14 @@ class Memo:
         now_ns = time.time_ns()
         clock_ns = now_ns if clock_ns is None else clock_ns
         # the state's token first: without an answer for it, the state is never unpickled
-        head = read_head(self.state_path(), len(MAGIC_STATE) + TOKEN)
-        if len(head) != len(MAGIC_STATE) + TOKEN or not head.startswith(MAGIC_STATE):
+        token = read_framed_head(self.state_path(), MAGIC_STATE, VERSION, TOKEN, f"answer memo state {self.state_path()}")
+        if token is None:
             return None
-        answer = _load_answer(self.answer_path(head[len(MAGIC_STATE):], key), key, head[len(MAGIC_STATE):])
+        answer = _load_answer(self.answer_path(token, key), key, token)
         if answer is None:
             return None
         state = _load_state(self.state_path())
-        if state is None or state[0] != head[len(MAGIC_STATE):]:
+        if state is None or state[0] != token:
             return None
         token, dirs, folders = state
         lo, hi, code, out, at, size = answer
@@ -180,12 +181,11 @@ class Memo:
         payload = pickle.dumps(state, protocol=5)
         token = blake2b(payload, digest_size=TOKEN).digest()
         path = self.state_path()
-        old = read_head(path, len(MAGIC_STATE) + TOKEN)
-        if old != MAGIC_STATE + token:
-            write_atomic(path, [MAGIC_STATE, token, payload])
+        if read_framed_head(path, MAGIC_STATE, VERSION, TOKEN) != token:
+            write_framed(path, MAGIC_STATE, VERSION, [token, payload])
         entry = {"key": key, "token": token, "lo": window[0], "hi": window[1], "code": code,
                  "out": output, "at": start, "size": end - start}
-        write_atomic(self.answer_path(token, key), [MAGIC_ANSWER, pickle.dumps(entry, protocol=5)])
+        write_framed(self.answer_path(token, key), MAGIC_ANSWER, VERSION, [pickle.dumps(entry, protocol=5)])
         self._sweep(keep=token)
         return True
 
@@ -302,52 +302,58 @@ def recordable(snapshot) -> tuple | None:
 # --- reading memo files --------------------------------------------------------------
 
 def _load_state(path: str):
-    data = read_file(path)
-    n = len(MAGIC_STATE)
-    if data is None or len(data) < n + TOKEN or data[:n] != MAGIC_STATE:
+    payload = read_framed(path, MAGIC_STATE, VERSION, f"answer memo state {path}")
+    if payload is None:
         return None
-    token = data[n : n + TOKEN]
+    token = bytes(payload[:TOKEN])
     try:
-        dirs, folders = NoGlobals(io.BytesIO(memoryview(data)[n + TOKEN :])).load()
+        dirs, folders = NoGlobals(io.BytesIO(payload[TOKEN:])).load()
+        right = len(token) == TOKEN and _state_looks_right(dirs, folders)
     except Exception:  # noqa: BLE001 - a damaged memo is no memo
-        return None
-    if not _state_looks_right(dirs, folders):
+        right = False
+    if not right:
+        notice(f"answer memo state {path} ignored (of the wrong shape); answered from the letters")
         return None
     return token, dirs, folders
 
 
 def _state_looks_right(dirs, folders) -> bool:
-    if type(dirs) is not tuple or type(folders) is not tuple or not dirs or dirs[0][0] != "":
+    if type(dirs) is not tuple or type(folders) is not tuple or not dirs:
         return False
     for d in dirs:
         if not (type(d) is tuple and len(d) == 5 and type(d[0]) is str and all(type(v) is int for v in d[1:])):
             return False
+    if dirs[0][0] != "":
+        return False
     known = {d[0] for d in dirs}
     for f in folders:
-        if not (type(f) is tuple and len(f) == 4 and f[0] in known and type(f[1]) is str):
+        if not (type(f) is tuple and len(f) == 4 and type(f[0]) is str and f[0] in known and type(f[1]) is str):
             return False
         if type(f[2]) is not int or type(f[3]) is not bytes or len(f[3]) != f[2] * STAT_RECORD.size:
+            return False
+        if f[2] != (f[1].count("\0") + 1 if f[2] else 0):
             return False
     return True
 
 
 def _load_answer(path: str, key: str, token: bytes):
-    data = read_file(path)
-    n = len(MAGIC_ANSWER)
-    if data is None or data[:n] != MAGIC_ANSWER:
+    payload = read_framed(path, MAGIC_ANSWER, VERSION, f"answer memo {path}")
+    if payload is None:
         return None
     try:
-        entry = NoGlobals(io.BytesIO(memoryview(data)[n:])).load()
-        if entry["key"] != key or entry["token"] != token:
-            return None
-        out = entry["out"]
-        got = (entry["lo"], entry["hi"], entry["code"], out, entry["at"], entry["size"])
+        entry = NoGlobals(io.BytesIO(payload)).load()
+        got = None
+        if type(entry) is dict and entry.get("key") == key and entry.get("token") == token:
+            out = entry["out"]
+            got = (entry["lo"], entry["hi"], entry["code"], out, entry["at"], entry["size"])
+            if type(out) is not bytes or not all(type(v) is int for v in got[:3] + got[4:]):
+                got = None
+            elif not (0 <= got[4] and got[4] + got[5] <= len(out)):
+                got = None
     except Exception:  # noqa: BLE001
-        return None
-    if type(out) is not bytes or not all(type(v) is int for v in got[:3] + got[4:]):
-        return None
-    if not (0 <= got[4] and got[4] + got[5] <= len(out)):
-        return None
+        got = None
+    if got is None:
+        notice(f"answer memo {path} ignored (of the wrong shape); answered from the letters")
     return got
 
 

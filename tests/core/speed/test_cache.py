@@ -221,7 +221,10 @@ def test_corrupt_cache_file_is_ignored_and_rebuilt(box, damage):
     elif damage == "global":  # a crafted pickle must never run code
         evil = pickle.dumps(_Evil(str(box.root.parent / "pwned")))
         meta = pickle.dumps(cache_mod._meta(os.path.realpath(box.root), False))
-        data = cache_mod.MAGIC + cache_mod._HEAD.pack(cache_mod.VERSION, len(meta), len(evil)) + meta + evil + evil
+        from letterbox_tui.core.speed.files import write_framed
+
+        write_framed(str(p), cache_mod.MAGIC, cache_mod.VERSION, [cache_mod._HEAD.pack(len(meta), len(evil)), meta, evil, evil])
+        data = p.read_bytes()  # a good checksum over a crafted pickle
     p.write_bytes(data)
     c = HeaderCache(box.root, False)
     assert c.rows == {} and not c.loaded
@@ -258,10 +261,7 @@ def test_a_wrongly_shaped_row_is_not_trusted(box):
     c = HeaderCache(box.root, False)
     row = c.rows["beta/inbox/a-1.md"]
     c.rows["beta/inbox/a-1.md"] = row[:-1]  # one cell short
-    meta = pickle.dumps(cache_mod._meta(os.path.realpath(box.root), False))
-    body = pickle.dumps(c.rows)
-    p.write_bytes(cache_mod.MAGIC + cache_mod._HEAD.pack(cache_mod.VERSION, len(meta), len(body)) + meta + body
-                  + pickle.dumps({}))
+    cache_mod.write_cache_file(str(p), os.path.realpath(box.root), False, c.rows, {})  # a good checksum
     assert not HeaderCache(box.root, False).loaded
 
 
