@@ -3,27 +3,29 @@ the scope's exit code."""
 
 from __future__ import annotations
 
-import os
+import sys
 from argparse import Namespace
 from datetime import datetime, timezone
 from pathlib import Path
 
 from letterbox_tui.core.errors import LetterboxError
-
 from letterbox_tui.core.model import Scope, Snapshot
 from letterbox_tui.core.root import resolve_root
 from letterbox_tui.core.settings import Settings, load_settings
 from letterbox_tui.core.speed.choice import scan_letterbox
 from letterbox_tui.core.speed.ending import keep
+from letterbox_tui.core.speed.files import cache_wanted
 
 
 def open_root(args: Namespace) -> Path:
     """The letterbox the command works on (``LetterboxError`` when it is not one). A
     reading command's ``--fetch`` fetches its git upstream first (once)."""
     root = resolve_root(getattr(args, "root", None))
-    from letterbox_tui.core import sync
+    wanted = cache_wanted()
+    if not wanted or "letterbox_tui.core.sync" in sys.modules:
+        from letterbox_tui.core import sync
 
-    sync.KEEP = not os.environ.get("LETTERBOX_TUI_NO_CACHE")  # every cache off: the kept sync block too
+        sync.KEEP = wanted  # the kept sync block follows the one cache switch, both ways
     if getattr(args, "fetch", False):
         from letterbox_tui.core.sync_run import fetch
 
