@@ -29,19 +29,18 @@ _DIR = fsflags.DIR
 def _stale(dfd: int, pattern: re.Pattern[str], now: float) -> list[str]:
     out = []
     try:
-        with os.scandir(dfd) as it:
-            for e in it:
-                name = e.name
-                if name[:1] != "." or pattern.fullmatch(name) is None:
-                    continue
-                try:
-                    st = e.stat(follow_symlinks=False)
-                except OSError:
-                    continue
-                if stat.S_ISREG(st.st_mode) and now - st.st_mtime > STALE_AFTER:
-                    out.append(name)
+        # ``listdir`` builds the names in C: a folder of a million letters costs a fraction of
+        # what walking its entries one by one would; only hidden names are looked at further.
+        names = [n for n in os.listdir(dfd) if n[:1] == "." and pattern.fullmatch(n) is not None]
     except OSError:
         return []
+    for name in names:
+        try:
+            st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+        except OSError:
+            continue
+        if stat.S_ISREG(st.st_mode) and now - st.st_mtime > STALE_AFTER:
+            out.append(name)
     return sorted(out)
 
 
