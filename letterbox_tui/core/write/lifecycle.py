@@ -78,8 +78,10 @@ def _read_pid(dfd: int) -> tuple[str, float] | None:
         fd = os.open("pid", fsflags.READ, dir_fd=dfd)
     except FileNotFoundError:
         return None
+    except PermissionError:
+        return ("unreadable", time.time())  # another user's: never judged stale, never removed
     except OSError:
-        return ("", 0.0)  # there, but not a pid we can read (a symlink, permissions)
+        return ("", 0.0)  # there, but not a pid file (a symlink): not a live writer's
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
