@@ -26,9 +26,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("write:cmd_demo", "write a demo letterbox, then open it"),
     "query": ("memoised:cmd_query", "letters matching header terms, three-valued"),
     "exists": ("memoised:cmd_exists", "did this ever happen? yes, no or unknown"),
-    "show": ("read:cmd_show", "one letter: headers, answers, provenance, body"),
-    "current": ("read:cmd_current", "is this letter current? its chain and head"),
-    "answered": ("read:cmd_answered", "is this letter answered? its replies and acks"),
+    "show": ("indexed:cmd_show", "one letter: headers, answers, provenance, body"),
+    "current": ("indexed:cmd_current", "is this letter current? its chain and head"),
+    "answered": ("indexed:cmd_answered", "is this letter answered? its replies and acks"),
     "thread": ("read:cmd_thread", "a thread as a reply tree"),
     "owed": ("read:cmd_owed", "tasks still owed, by the seat that owes them"),
     "disputes": ("read:cmd_disputes", "open disputes: where we still disagree"),
@@ -202,7 +202,7 @@ def _writing_options(p: argparse.ArgumentParser, supersedes: bool = True, inheri
 # True under the console script (``run``); then a reading command's process ends with it.
 _script = False
 # The commands that end the process at once under the console script: the reading ones.
-_QUICK_END_MODULES = ("read", "memoised")
+_QUICK_END_MODULES = ("read", "memoised", "indexed")
 
 
 def run() -> None:

@@ -17,6 +17,10 @@ from letterbox_tui.core.speed.ending import keep
 from letterbox_tui.core.speed.files import cache_wanted
 
 
+#: called with the snapshot ``load`` made (the derived index builds from it after the answer)
+on_loaded = None
+
+
 def open_root(args: Namespace) -> Path:
     """The letterbox the command works on (``LetterboxError`` when it is not one). A
     reading command's ``--fetch`` fetches its git upstream first (once)."""
@@ -47,6 +51,8 @@ def load(args: Namespace) -> tuple[Path, Settings, Snapshot]:
         root, participants, id_time_is_utc=settings.id_time_is_utc, background=detach, freeze=True
     )
     keep(snapshot)
+    if on_loaded is not None:
+        on_loaded(snapshot)
     return root, settings, snapshot
 
 

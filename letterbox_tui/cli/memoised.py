@@ -33,9 +33,9 @@ def _answer(args: Namespace, command: str) -> int:
     memoised = Memoised.open(args, command)
     if memoised is not None and (code := memoised.replay()) is not None:
         return code
-    from . import read
+    from . import indexed  # the derived index, else from scratch (cli.read)
 
-    return getattr(read, f"cmd_{command}")(args, memoised)
+    return getattr(indexed, f"cmd_{command}")(args, memoised)
 
 
 class Memoised:

@@ -13,10 +13,14 @@ _after: list = []
 _after_big = False
 
 
-def after_answer(work, *, big: bool) -> None:
-    """Leave ``work()`` for ``run_after_answer``; ``big``: worth a detached process."""
+def after_answer(work, *, big: bool, first: bool = False) -> None:
+    """Leave ``work()`` for ``run_after_answer``; ``big``: worth a detached process;
+    ``first``: before the work already left (what a waiting command needs soonest)."""
     global _after_big
-    _after.append(work)
+    if first:
+        _after.insert(0, work)
+    else:
+        _after.append(work)
     _after_big = _after_big or big
 
 

@@ -476,4 +476,5 @@ def record_after_answer(memo: Memo, key: str, snapshot, text: str, encoding: tup
             return
         memo.record(key, snapshot, data, code, window(snapshot.letters, at, fixed))
 
-    after_answer(work, big=len(snapshot.letters) >= BACKGROUND_ROWS)
+    # first: a second run of the same question may be waiting for it (``cli.indexed``)
+    after_answer(work, big=len(snapshot.letters) >= BACKGROUND_ROWS, first=True)

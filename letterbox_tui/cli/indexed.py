@@ -1,0 +1,460 @@
+"""``query``, ``exists``, ``show``, ``current`` and ``answered`` from the derived index.
+
+On an unchanged letterbox the answer is read from the index (``core.speed.index``) after
+a ``stat`` of every file: no header is loaded and nothing is resolved. A changed one is
+rescanned with the header cache and only what the change touches is re-derived, then the
+answer is read the same way. With no index yet (or one made by other code), the command
+runs from scratch as before (``cli.read``) and the index is built once the answer is out,
+by a process that holds the index's writer lock until it is done: a second command that
+starts meanwhile waits for it instead of scanning beside it.
+
+Not served (from scratch as before): a partial scope (``--participant``), and
+``LETTERBOX_TUI_NO_CACHE``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import sys
+from argparse import Namespace
+from datetime import datetime, timezone
+from typing import Any
+
+from letterbox_tui.core.errors import LetterboxError
+from letterbox_tui.core.model import Reason, Scope
+from letterbox_tui.core.speed import index_rows as ir
+from letterbox_tui.core.speed.index import WAIT_S, Index, Unusable, WriterLock, notice, set_aside
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class Served:
+    """A fresh index to answer from, and the scope it answers over."""
+
+    def __init__(self, ix: Index, began: datetime) -> None:
+        self.ix = ix
+        self.scanned_at = began.isoformat().replace("+00:00", "Z")
+        self.scope = ix.scope(self.scanned_at)
+
+    def scope_text(self) -> str:
+        """The scope as compact JSON: what the index recorded, then ``sync`` and
+        ``scanned_at`` (the keys ``Scope.to_json`` ends with)."""
+        return (self.ix.meta["scope"][:-1] + ',"sync":' + ir.dumps(self.scope.sync)
+                + ',"scanned_at":' + json.dumps(self.scanned_at) + "}")
+
+
+def serve(args: Namespace, poll=None) -> Served | int | None:
+    """A fresh index for this command, made fresh first if need be; None: answer from
+    scratch (then, when that is worth it, the index is built after the answer). While it
+    waits for another process writing the index, ``poll()`` is asked now and then: an exit
+    code from it (the answer memo replayed meanwhile) is returned as it is."""
+    if os.environ.get("LETTERBOX_TUI_NO_CACHE") or getattr(args, "participant", None):
+        return None
+    from letterbox_tui.core.settings import load_settings
+
+    from .common import open_root
+
+    root = str(open_root(args))
+    utc = load_settings(root).id_time_is_utc
+    began = _now()
+    ix = Index(root, utc)
+    try:
+        if _usable(ix) and ix.fresh():
+            return Served(ix, began)
+    except sqlite3.OperationalError as exc:  # locked past the wait: go without it
+        notice(f"the derived index is busy ({exc}); answering from the letters")
+        ix.close()
+        return None
+    lock = WriterLock(ix.path)
+    replayed: list[int] = []
+
+    def answered_meanwhile() -> bool:
+        if poll is not None:
+            code = poll()
+            if code is not None:
+                replayed.append(code)
+                return True
+        return False
+
+    if not lock.acquire(WAIT_S, answered_meanwhile):
+        ix.close()
+        return replayed[0] if replayed else None  # else held past any sensible wait
+    try:
+        began = _now()
+        if ix.db is None or ix.why_not() is not None:
+            ix.close()
+            if _usable(ix) and ix.fresh():  # a builder finished while we waited
+                lock.release()
+                return Served(ix, began)
+        elif ix.fresh():
+            lock.release()
+            return Served(ix, began)
+        if ix.db is None or ix.why_not() is not None:
+            _build_after(ix, lock, utc)
+            return None
+        _refresh(ix, root, utc)
+        lock.release()
+        return Served(ix, began)
+    except (sqlite3.DatabaseError, Unusable) as exc:
+        ix.close()
+        set_aside(ix.path, str(exc))
+        _build_after(ix, lock, utc)
+        return None
+
+
+def _usable(ix: Index) -> bool:
+    """Open ``ix``: True when it describes this letterbox with this code."""
+    try:
+        if not ix.open():
+            return False
+    except Unusable as exc:
+        set_aside(ix.path, str(exc))
+        return False
+    why = ix.why_not()
+    if why is None:
+        return True
+    if why != "made by another build" and why != "empty":
+        notice(f"the derived index {ix.path} is {why}; rebuilding it")
+    return False
+
+
+def _refresh(ix: Index, root: str, utc: bool) -> None:
+    from letterbox_tui.core.speed.choice import scan_cached
+    from letterbox_tui.core.resolve import resolve
+
+    from letterbox_tui.core.speed.ending import keep
+
+    at = _now()
+    snapshot = scan_cached(root, None, id_time_is_utc=utc, background=True, freeze=True)
+    keep(snapshot)
+    ix.refresh(snapshot, lambda s: resolve(s, at))
+
+
+def _build_after(ix: Index, lock: WriterLock, utc: bool) -> None:
+    """Build the index from the snapshot the command is about to scan, once its answer is
+    out (keeping the writer lock until then: a command meanwhile waits, not scans)."""
+    from . import common
+
+    def loaded(snapshot) -> None:
+        from letterbox_tui.core.speed.after import BACKGROUND_ROWS, after_answer
+
+        common.on_loaded = None
+        if snapshot.scope.partial:
+            lock.release()
+            return
+
+        def work() -> None:
+            from letterbox_tui.core.resolve import resolve
+
+            try:
+                ix.write_all(snapshot, resolve(snapshot, _now()))
+            except (sqlite3.Error, Unusable) as exc:
+                notice(f"cannot write the derived index {ix.path}: {exc}")
+            finally:
+                ix.close()
+                lock.release()
+
+        after_answer(work, big=len(snapshot.letters) >= BACKGROUND_ROWS, first=True)
+
+    common.on_loaded = loaded
+
+
+# --- the commands ---------------------------------------------------------------------
+
+def _or_scratch(command: str, args: Namespace, *more: Any) -> int:
+    from . import read
+
+    return getattr(read, f"cmd_{command}")(args, *more)
+
+
+def _guarded(command: str, args: Namespace, answer, memoised=None) -> int:
+    """Answer from the index, or from scratch when it cannot serve (or fails on the way:
+    nothing has been printed before the whole answer is ready). ``memoised``: the answer
+    memo, asked again while waiting for a builder (it records the memo first)."""
+    more = (memoised,) if memoised is not None else ()
+    served = serve(args, memoised.replay if memoised is not None else None)
+    if isinstance(served, int):
+        return served
+    if served is None:
+        return _or_scratch(command, args, *more)
+    try:
+        with served.ix.reading():
+            out = answer(served)
+    except (sqlite3.DatabaseError, Unusable) as exc:
+        served.ix.close()
+        set_aside(served.ix.path, str(exc))
+        return _or_scratch(command, args, *more)
+    return out
+
+
+def cmd_query(args: Namespace, memoised=None) -> int:
+    from letterbox_tui.core.query import parse_query
+
+    query = parse_query(args.terms, _now())  # errors exit 2 before anything else
+    return _guarded("query", args, lambda s: _query(s, query, args), memoised)
+
+
+def cmd_exists(args: Namespace, memoised=None) -> int:
+    from letterbox_tui.core.query import parse_query
+
+    query = parse_query(args.terms, _now())
+    return _guarded("exists", args, lambda s: _exists(s, query, args), memoised)
+
+
+def cmd_show(args: Namespace) -> int:
+    return _guarded("show", args, lambda s: _show(s, args))
+
+
+def cmd_current(args: Namespace) -> int:
+    return _guarded("current", args, lambda s: _current(s, args))
+
+
+def cmd_answered(args: Namespace) -> int:
+    return _guarded("answered", args, lambda s: _answered(s, args))
+
+
+def _exit(scope: Scope) -> int:
+    return 0 if scope.complete else 3
+
+
+def _write(text: str) -> None:
+    if sys.stdout.isatty():  # a person: indented, as cli.output.emit_json does
+        from . import output
+
+        text = output.dumps_json(json.loads(text), indent=2)
+    sys.stdout.write(text + "\n")
+
+
+def _matched(s: Served, query) -> tuple[list[ir.Stored], list[tuple[ir.Stored, tuple[str, ...]]]]:
+    at_ns = ir.ns(query.at or _now())
+    where, params = ir.sql_filter(query, at_ns)
+    matches, unknown = [], []
+    for r in s.ix.rows(where, params):
+        st = ir.Stored(r, at_ns)
+        value, why = ir.judge(query, st)
+        if value == "yes":
+            matches.append(st)
+        elif value == "unknown":
+            unknown.append((st, why))
+    return matches, unknown
+
+
+def _query(s: Served, query, args: Namespace) -> int:
+    matches, unknown = _matched(s, query)
+    m = [x.row_text() for x in matches]
+    u = [x.row_text(why) for x, why in unknown]
+    if args.json:
+        _write('{"matches":[' + ",".join(m) + '],"unknown":[' + ",".join(u) + '],"scope":' + s.scope_text() + "}")
+        return _exit(s.scope)
+    from . import output
+
+    rows_m = [json.loads(x) for x in m]
+    rows_u = [json.loads(x) for x in u]
+    con = output.console()
+    if rows_m:
+        con.print(output.rows_table(rows_m))
+    if rows_u:
+        con.print(output.text(f"unknown ({len(rows_u)}): the record cannot settle these rows", "bold yellow"))
+        con.print(output.rows_table(rows_u))
+        for r, (_, why) in zip(rows_u, unknown):
+            con.print(output.text(f"  {r['id']}: {output.reasons_line([json.loads(w) for w in why])}"))
+    counts = f"{len(rows_m)} match{'es' if len(rows_m) != 1 else ''}, {len(rows_u)} unknown"
+    output.print_scope(con, s.scope, counts)
+    return _exit(s.scope)
+
+
+def _scope_reasons(s: Served) -> list[str]:
+    """``core.views.exists.scope_reasons`` from what the index recorded."""
+    unreadable, unsupported, partial, atomic, participants = s.ix.globals()
+    out = []
+    for path, _seat, _folder, error, legible, *_ in unreadable:
+        lid = dict(legible).get("id", "")
+        out.append(Reason("unreadable-file", "match", error, (lid,) if lid else (), (path,)))
+    for path, reason in unsupported:
+        out.append(Reason("unsupported-entry", "match", reason, (), (path,)))
+    if partial:
+        out.append(Reason("outside-scope", "match", "partial scope: " + ", ".join(participants) + " only"))
+    if not atomic:
+        out.append(Reason("non-atomic-scan", "match", "files changed while the scan ran"))
+    return [ir.dumps(r.to_json()) for r in out]
+
+
+def _exists(s: Served, query, args: Namespace) -> int:
+    matches, unknown = _matched(s, query)
+    scope = s.scope
+    if matches:
+        value, reasons = "yes", []
+    elif scope.complete and not unknown:
+        value, reasons = "no", []
+    else:
+        reasons = list(dict.fromkeys([r for _, why in unknown for r in why] + _scope_reasons(s)))
+        value = "unknown"
+    if args.json:
+        _write(f'{{"exists":"{value}","matches":{len(matches)},"unknown":{len(unknown)},'
+               f'"reasons":[{",".join(reasons)}],"scope":{s.scope_text()}}}')
+        return _exit(scope)
+    from . import output
+    from .read import _SHOWN_REASONS
+
+    from letterbox_tui.core.sync import as_of
+
+    con = output.console()
+    if value == "no" and (copy := as_of(scope.sync)):  # absent here, as of the last fetch
+        con.print(output.answer_text(value) + output.text(f" ({copy})"))
+    else:
+        con.print(output.answer_text(value))
+    for r in reasons[:_SHOWN_REASONS]:
+        con.print(output.text("  " + output.reasons_line([json.loads(r)])))
+    if len(reasons) > _SHOWN_REASONS:
+        con.print(output.text(f"  ... and {len(reasons) - _SHOWN_REASONS} more reasons (--json lists them all)"))
+    output.print_scope(con, scope, f"{len(matches)} matches, {len(unknown)} unknown")
+    return _exit(scope)
+
+
+# --- one letter -----------------------------------------------------------------------
+
+def _copies(s: Served, letter_id: str) -> list[tuple]:
+    """Every copy's stored row (by path), or exit 2 as ``cli.read._letter`` does."""
+    found = s.ix.rows("id = :id", {"id": letter_id}) if letter_id else []
+    if not found:
+        from . import output
+
+        scope = s.scope
+        done = "complete scope" if scope.complete else "incomplete scope: " + ", ".join(scope.why_incomplete())
+        raise LetterboxError(f"no letter {output.clean(letter_id)} in scope ({done})")
+    return sorted(found, key=lambda r: r[0])
+
+
+def _doc(s: Served, r: tuple) -> dict:
+    (doc,) = s.ix.db.execute("SELECT doc FROM letters WHERE path = ?", (r[0],)).fetchone()
+    return ir.doc_of(r[1], doc)
+
+
+def _reasons_json(text: str) -> list:
+    return [json.loads(x) for x in text.split("\n")] if text else []
+
+
+def _current(s: Served, args: Namespace) -> int:
+    r = _copies(s, args.id)[0]
+    st = ir.Stored(r, ir.ns(_now()))
+    doc = _doc(s, r)
+    value, why = st.answer("current")
+    out = {
+        "id": r[1], "current": value, "head": json.loads(r[17]), "heads": doc["heads"], "chain": doc["chain"],
+        "reasons": _reasons_json(why), "scope": s.scope.to_json(),
+    }
+    return _print_one(out, s.scope, args, _print_current)
+
+
+def _print_current(con, out: dict) -> None:
+    from . import output
+
+    con.print(output.text(f"current: {out['current']}  ({out['id']})"))
+    con.print(output.text(f"head: {out['head'] or 'none'}   heads: {', '.join(out['heads']) or 'none'}"))
+    con.print(output.text("chain: " + ", ".join(out["chain"])))
+    for r in out["reasons"]:
+        con.print(output.text("  " + output.reasons_line([r])))
+
+
+def _answered(s: Served, args: Namespace) -> int:
+    r = _copies(s, args.id)[0]
+    at_ns = ir.ns(_now())
+    st = ir.Stored(r, at_ns)
+    doc = _doc(s, r)
+    value, why = st.answer("answered")
+
+    def rows_of(paths: list[str]) -> list[dict]:
+        if not paths:
+            return []
+        params = {f"p{i}": p for i, p in enumerate(paths)}
+        got = {x[0]: x for x in s.ix.rows(f"path IN ({','.join(':' + k for k in params)})", params)}
+        return [json.loads(ir.Stored(got[p], at_ns).row_text()) for p in paths if p in got]
+
+    out = {
+        "id": r[1], "answered": value, "replies": rows_of(doc["replies"]), "acks": rows_of(doc["acks"]),
+        "reasons": _reasons_json(why), "scope": s.scope.to_json(),
+    }
+    return _print_one(out, s.scope, args, _print_answered)
+
+
+def _print_answered(con, out: dict) -> None:
+    from . import output
+
+    con.print(output.text(f"answered: {out['answered']}  ({out['id']})"))
+    for r in out["reasons"]:
+        con.print(output.text("  " + output.reasons_line([r])))
+    if out["replies"]:
+        con.print(output.text("terminal replies:"))
+        con.print(output.rows_table(out["replies"]))
+    if out["acks"]:
+        con.print(output.text("acks:"))
+        con.print(output.rows_table(out["acks"]))
+
+
+class _Where:
+    """What ``cli.read.read_letter_file`` asks of a letter."""
+
+    def __init__(self, path: str, size: int, mtime_ns: int, inode: int) -> None:
+        self.path, self.size, self.mtime_ns, self.inode = path, size, mtime_ns, inode
+
+
+def _show(s: Served, args: Namespace) -> int:
+    from letterbox_tui.core.views.letterfile import read_letter
+
+    from .read import BODY_MAX, _print_show
+
+    at_ns = ir.ns(_now())
+    shown = []
+    for r in _copies(s, args.id):
+        st = ir.Stored(r, at_ns)
+        path, seat, folder, doc, size, mtime_ns, inode = s.ix.db.execute(
+            "SELECT path, seat, folder, doc, size, mtime_ns, inode FROM letters WHERE path = ?", (r[0],)
+        ).fetchone()
+        doc = ir.doc_of(r[1], doc)
+        row = json.loads(st.row_text())
+        f = read_letter(s.ix.root, _Where(path, size, mtime_ns, inode), BODY_MAX)
+        shown.append({
+            "id": r[1],
+            "headers": row["fields"],
+            "answers": st.answers_json(),
+            "head": row["head"],
+            "heads": doc["heads"],
+            "provenance": {
+                "path": path, "seat": seat, "folder": folder, "sha256": f.sha256, "size": f.size,
+                "changed_since_scan": f.changed, "legacy": row["legacy"], "malformed": doc["malformed"],
+                "error": f.error,
+            },
+            "body": f.body,
+            "body_truncated": f.body_truncated,
+        })
+    scope = s.scope
+    if args.json:
+        from . import output
+
+        output.emit_json({"id": args.id, "letters": shown, "scope": scope.to_json()})
+        return _exit(scope)
+    from . import output
+
+    con = output.console()
+    if len(shown) > 1:
+        con.print(output.text(f"{len(shown)} files hold this id (duplicate-id); each copy follows", "bold yellow"))
+    for item in shown:
+        _print_show(con, item)
+    output.print_scope(con, scope)
+    return _exit(scope)
+
+
+def _print_one(out: dict, scope: Scope, args: Namespace, printer) -> int:
+    from . import output
+
+    if args.json:
+        output.emit_json(out)
+        return _exit(scope)
+    con = output.console()
+    printer(con, out)
+    output.print_scope(con, scope)
+    return _exit(scope)

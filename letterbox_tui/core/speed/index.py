@@ -1,0 +1,502 @@
+"""The persistent derived index: every letter's fields and derived answers, kept in SQLite.
+
+A question on an unchanged letterbox costs proving it unchanged (a ``stat`` of every
+directory and letter file, compared as packed records: ``core.speed.memo``'s check) plus the
+work of its answer, read from SQL indexes: not loading every header and resolving them
+all again. One file per letterbox root and ``id_time_is_utc`` setting in the user's cache
+directory, beside the header cache (never in the letterbox); deleting it loses nothing.
+
+What it holds (``index_rows`` makes the per-letter records):
+
+- ``letters``: per readable letter its header columns (indexed for ``from= to= type= re=
+  id= thread=``), its row's clock-free JSON, every derived answer with reasons, ``late``
+  at the two clocks around its deadline, what ``current``/``answered``/``show`` add, and
+  the keys that tie letters into components (``index_rows.link_keys``);
+- ``files``: the stat of every item the derivation rests on, readable or not;
+- ``meta``: the format, the build that derived it, the root and setting, the scope (without
+  ``scanned_at``), the unreadable and unsupported items and sidecars, and the state token:
+  what the scan saw of the file system, or nothing when that cannot be vouched for (then
+  every question rescans, see ``core.speed.memo.recordable``).
+
+Never trusted over the files: a question first checks the recorded state; anything else
+(a changed, new, moved or removed letter) rescans with the header cache and re-derives only
+the components the change touches (``refresh``), or everything when the unreadable or
+unsupported entries, the scope's completeness or the sidecars of many letters changed.
+
+Concurrency: SQLite in WAL mode, one writer at a time under an ``flock`` on a lock file
+beside the index (a builder keeps it while it writes; a second command waits for it
+instead of scanning again beside it), any number of readers, each reading one committed
+state inside a read transaction (every write is one transaction: never a torn state).
+A damaged, truncated, foreign or otherwise unusable file is set aside and rebuilt, with a
+one-line notice on stderr; an index that stays locked is bypassed (answers from scratch).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import io
+import os
+import pickle
+import sqlite3
+import sys
+import time
+from collections.abc import Iterator
+
+from letterbox_tui.core.model import Scope, Snapshot
+
+from . import index_rows as ir
+
+FORMAT = 3
+_LETTER_COLS = ", ".join(ir.COLUMNS)
+_LETTER_MARKS = ", ".join("?" for _ in ir.COLUMNS)
+#: how long a command waits for another process writing the index before going without
+WAIT_S = 120.0
+#: SQLite's own wait for a lock between processes
+BUSY_MS = 5000
+
+_SCHEMA = f"""
+CREATE TABLE meta (k TEXT PRIMARY KEY, v);
+CREATE TABLE letters ({", ".join(c + (" TEXT PRIMARY KEY" if c == "path" else "") for c in ir.COLUMNS)});
+CREATE INDEX letters_id ON letters(id);
+CREATE INDEX letters_sender ON letters(sender);
+CREATE INDEX letters_recipient ON letters(recipient);
+CREATE INDEX letters_type ON letters(type);
+CREATE INDEX letters_thread ON letters(thread);
+CREATE INDEX letters_re ON letters(re);
+CREATE TABLE files (path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, inode INTEGER, ctime_ns INTEGER);
+"""
+
+
+def notice(message: str) -> None:
+    """One line on stderr (never on stdout: a JSON answer stays whole)."""
+    try:
+        sys.stderr.write(f"letterbox-tui: {message}\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def index_path(root: str, id_time_is_utc: bool) -> str:
+    from letterbox_tui.core.speed.cache import cache_path
+
+    return cache_path(root, id_time_is_utc)[: -len(".headers")] + ".index"
+
+
+def _build() -> str:
+    from letterbox_tui.core.speed.memo import build_id
+
+    return build_id()
+
+
+class _Unpickle(pickle.Unpickler):
+    def find_class(self, module: str, name: str):  # noqa: D102 - plain data only
+        raise pickle.UnpicklingError(f"global {module}.{name} refused in an index")
+
+
+def _loads(blob):
+    return _Unpickle(io.BytesIO(blob)).load()
+
+
+class Unusable(Exception):
+    """The index file cannot be used (the message says why); it is rebuilt."""
+
+
+class Index:
+    """One open index (a connection); ``fresh()`` says whether it may answer now.
+
+    ``path`` is a small pointer file naming the current generation (a SQLite file beside
+    it): a full build writes a new generation quickly (no journal, indexes made after the
+    rows), then points at it; a reader that opened the old one keeps reading it whole."""
+
+    def __init__(self, root: str, id_time_is_utc: bool, path: str | None = None) -> None:
+        self.root = os.path.realpath(root)
+        self.utc = bool(id_time_is_utc)
+        self.path = path or index_path(self.root, self.utc)
+        self.file: str | None = None
+        self.db: sqlite3.Connection | None = None
+        self.meta: dict = {}
+
+    # --- opening -----------------------------------------------------------------
+    def _generation(self) -> str | None:
+        try:
+            with open(self.path, "rb") as fh:
+                name = fh.read(256).decode("ascii").strip()
+        except FileNotFoundError:
+            return None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise Unusable(f"pointer unreadable ({exc})") from None
+        base = os.path.basename(self.path)
+        if not (name.startswith(base + ".") and name.endswith(".sqlite") and "/" not in name):
+            raise Unusable("pointer names no generation of this index")
+        return os.path.join(os.path.dirname(self.path), name)
+
+    def open(self) -> bool:
+        """Connect to the current generation; False when there is none. A file that is
+        not a usable index raises ``Unusable``; one locked past the wait, OperationalError."""
+        for _ in range(3):  # a builder may retire the generation just read: read again
+            gen = self._generation()
+            if gen is None:
+                return False
+            try:
+                db = sqlite3.connect(f"file:{gen}?mode=rw", uri=True, timeout=BUSY_MS / 1000,
+                                     isolation_level=None, check_same_thread=False)
+            except sqlite3.OperationalError:
+                if not os.path.exists(gen):
+                    continue
+                raise Unusable("cannot open its generation") from None
+            except sqlite3.Error as exc:
+                raise Unusable(f"cannot open ({exc})") from None
+            break
+        else:
+            return False
+        self.db, self.file = db, gen
+        try:
+            db.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
+            if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                db.execute("PRAGMA journal_mode = WAL")
+            db.execute("PRAGMA synchronous = NORMAL")
+            self.meta = dict(db.execute("SELECT k, v FROM meta").fetchall())
+        except sqlite3.OperationalError as exc:
+            self.close()
+            if "locked" in str(exc) or "busy" in str(exc):
+                raise
+            raise Unusable(str(exc)) from None
+        except sqlite3.DatabaseError as exc:
+            self.close()
+            raise Unusable(str(exc)) from None
+        return True
+
+    def close(self) -> None:
+        if self.db is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self.db.close()
+            self.db = None
+
+    def why_not(self) -> str | None:
+        """Why this index does not describe this letterbox with this code, or None."""
+        m = self.meta
+        if not m:
+            return "empty"
+        if m.get("format") != FORMAT:
+            return f"format {m.get('format')!r}, not {FORMAT}"
+        if m.get("root") != self.root or m.get("utc") != int(self.utc):
+            return "made for another letterbox"
+        if m.get("build") != _build():
+            return "made by another build"
+        return None
+
+    # --- freshness ------------------------------------------------------------------
+    def state(self):
+        blob = self.meta.get("state")
+        if not blob:
+            return None
+        try:
+            return _loads(blob)
+        except Exception:  # noqa: BLE001 - a damaged state vouches for nothing
+            return None
+
+    def fresh(self) -> bool:
+        """True when the letterbox stats exactly as the index recorded it (``core.speed.memo``)."""
+        from letterbox_tui.core.speed.memo import unchanged
+
+        state = self.state()
+        if state is None:
+            return False
+        dirs, folders = state
+        return unchanged(self.root, dirs, folders, time.time_ns())
+
+    def globals(self) -> tuple:
+        """What ``_globals`` recorded: (unreadable, unsupported, partial, atomic, participants)."""
+        return _loads(self.meta["globals"])
+
+    def scope(self, scanned_at: str) -> Scope:
+        data = ir.json.loads(self.meta["scope"])
+        data.pop("complete", None)
+        data.pop("sync", None)
+        data["scanned_at"] = scanned_at
+        return Scope(**data)
+
+    # --- reading ------------------------------------------------------------------------
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[sqlite3.Connection]:
+        """One read transaction: every read inside sees one committed state."""
+        db = self.db
+        assert db is not None
+        db.execute("BEGIN")
+        try:
+            self.meta = dict(db.execute("SELECT k, v FROM meta").fetchall())
+            yield db
+        finally:
+            db.execute("COMMIT")
+
+    def rows(self, where: str, params: dict | tuple = ()) -> list[tuple]:
+        assert self.db is not None
+        cols = ", ".join(ir.ROW_COLUMNS)
+        return self.db.execute(
+            f"SELECT {cols} FROM letters WHERE {where} ORDER BY seat, folder, name", params
+        ).fetchall()
+
+    # --- writing ------------------------------------------------------------------------
+    def write_all(self, snapshot: Snapshot, res) -> None:
+        """A new generation holding what ``snapshot`` and its resolution say, then the
+        pointer moved to it (the caller holds the writer lock)."""
+        records = [ir.record(x, res) for x in snapshot.letters]
+        directory = os.path.dirname(self.path)
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+        gen = f"{self.path}.{os.getpid()}-{time.time_ns()}.sqlite"
+        db = sqlite3.connect(gen, isolation_level=None)
+        try:
+            db.execute("PRAGMA journal_mode = OFF")
+            db.execute("PRAGMA synchronous = OFF")
+            db.execute("PRAGMA cache_size = -65536")
+            db.execute("BEGIN")
+            for stmt in _SCHEMA.split(";"):
+                if stmt.strip() and not stmt.strip().startswith("CREATE INDEX"):
+                    db.execute(stmt)
+            db.executemany(f"INSERT INTO letters ({_LETTER_COLS}) VALUES ({_LETTER_MARKS})", records)
+            db.executemany("INSERT INTO files VALUES (?, ?, ?, ?, ?)", _file_stats(snapshot))
+            db.executemany("INSERT INTO meta VALUES (?, ?)", self._meta_rows(snapshot))
+            for stmt in _SCHEMA.split(";"):
+                if stmt.strip().startswith("CREATE INDEX"):
+                    db.execute(stmt)
+            db.execute("COMMIT")
+            db.execute("PRAGMA journal_mode = WAL")
+        except BaseException:
+            db.close()
+            _remove(gen)
+            raise
+        db.close()
+        tmp = f"{self.path}.{os.getpid()}.tmp"
+        with open(tmp, "wb") as fh:  # then os.replace: a reader sees the old name or the new
+            fh.write(os.path.basename(gen).encode("ascii"))
+        os.replace(tmp, self.path)
+        self.close()
+        for old in _generations(self.path):
+            if old != gen:
+                _remove(old)
+        self.open()
+
+    def _meta_rows(self, snapshot: Snapshot) -> list[tuple]:
+        from letterbox_tui.core.speed.memo import recordable
+
+        scope = snapshot.scope.to_json()
+        scope.pop("scanned_at", None)
+        scope.pop("sync", None)  # how current a copy in git is: asked of git when shown
+        state = recordable(snapshot)
+        return [
+            ("format", FORMAT), ("root", self.root), ("utc", int(self.utc)), ("build", _build()),
+            ("scope", ir.dumps(scope)),
+            ("globals", pickle.dumps(_globals(snapshot), protocol=5)),
+            ("sidecars", pickle.dumps(sorted(snapshot.sidecars), protocol=5)),
+            ("state", pickle.dumps(state, protocol=5) if state is not None else None),
+            ("written_at", time.time_ns()),
+        ]
+
+    def refresh(self, snapshot: Snapshot, res_factory) -> int:
+        """Bring the index to ``snapshot`` re-deriving only what changed: the components
+        (``link_keys``) of every letter new, removed or changed since, and of every letter
+        whose sidecar appeared or went. ``res_factory(snapshot)`` resolves a snapshot.
+        Returns how many letters were re-derived (all of them on a global change)."""
+        db = self.db
+        assert db is not None
+        old_globals = self.meta.get("globals")
+        if old_globals is None or _loads(old_globals) != _globals(snapshot):
+            self.write_all(snapshot, res_factory(snapshot))
+            return len(snapshot.letters)
+        old_files = {p: tuple(s) for p, *s in db.execute("SELECT path, size, mtime_ns, inode, ctime_ns FROM files")}
+        new_files = dict(_file_stats_map(snapshot))
+        old_letters = {p for (p,) in db.execute("SELECT path FROM letters")}
+        by_path = {x.path: x for x in snapshot.letters}
+        changed = {p for p, s in new_files.items() if old_files.get(p) != s}
+        changed.update(p for p in old_files if p not in new_files)
+        old_side = set(_loads(self.meta["sidecars"]))
+        new_side = set(snapshot.sidecars)
+        changed.update(p[:-4] for p in old_side ^ new_side if p.endswith(".ack"))
+        changed &= old_letters | set(by_path)
+        if not changed:
+            self._write_meta(snapshot)
+            return 0
+        seeds: set[str] = set()
+        for p in changed:
+            if p in by_path:
+                seeds |= ir.link_keys(by_path[p])
+        old_keys = list(changed & old_letters)
+        for at in range(0, len(old_keys), 500):
+            part = old_keys[at : at + 500]
+            for (keys,) in db.execute(f"SELECT keys FROM letters WHERE path IN ({','.join('?' * len(part))})", part):
+                seeds.update(keys.split("\n"))
+        members = _component(snapshot.letters, seeds)
+        gone = [p for p in changed if p not in by_path]
+        sub = Snapshot(
+            root=snapshot.root, letters=[x for x in snapshot.letters if x.path in members],
+            unreadable=snapshot.unreadable, unsupported=snapshot.unsupported, scope=snapshot.scope,
+            seats=snapshot.seats, sidecars=snapshot.sidecars,
+        )
+        res = res_factory(sub)
+        records = [ir.record(x, res) for x in sub.letters]
+        paths = [x.path for x in sub.letters] + gone
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for at in range(0, len(paths), 500):
+                part = paths[at : at + 500]
+                marks = ",".join("?" * len(part))
+                db.execute(f"DELETE FROM letters WHERE path IN ({marks})", part)
+                db.execute(f"DELETE FROM files WHERE path IN ({marks})", part)
+            db.executemany(f"INSERT INTO letters ({_LETTER_COLS}) VALUES ({_LETTER_MARKS})", records)
+            stats = [(p, *s) for p, s in new_files.items() if p in members or p in changed]
+            db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?)", stats)
+            db.execute(f"DELETE FROM files WHERE path IN ({','.join('?' * len(gone))})", gone) if gone else None
+            self._put_meta(snapshot)
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        self.meta = dict(db.execute("SELECT k, v FROM meta").fetchall())
+        return len(records)
+
+    def _put_meta(self, snapshot: Snapshot) -> None:
+        assert self.db is not None
+        self.db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", self._meta_rows(snapshot))
+
+    def _write_meta(self, snapshot: Snapshot) -> None:
+        assert self.db is not None
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self._put_meta(snapshot)
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self.meta = dict(self.db.execute("SELECT k, v FROM meta").fetchall())
+
+
+def _remove(gen: str) -> None:
+    for suffix in ("", "-wal", "-shm"):
+        with contextlib.suppress(OSError):
+            os.unlink(gen + suffix)
+
+
+def _generations(path: str) -> list[str]:
+    """Every generation file of the index at ``path``."""
+    directory, base = os.path.split(path)
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return []
+    return [os.path.join(directory, n) for n in names if n.startswith(base + ".") and n.endswith(".sqlite")]
+
+
+def _globals(snapshot: Snapshot) -> tuple:
+    """What bears on every letter's answers at once: a change to it re-derives all."""
+    unreadable = [  # in scan order (``exists`` names them so)
+        (u.path, u.seat, u.folder, u.error, list(u.legible.items()), u.illegible, u.size, u.mtime_ns, u.inode)
+        for u in snapshot.unreadable
+    ]
+    scope = snapshot.scope
+    return (
+        unreadable, [(u.path, u.reason) for u in snapshot.unsupported],
+        bool(scope.partial), bool(scope.atomic), sorted(scope.participants),
+    )
+
+
+def _file_stats_map(snapshot: Snapshot) -> Iterator[tuple[str, tuple]]:
+    seen = snapshot.seen
+    if seen is not None:
+        for rel, files in seen.files.items():
+            for name, size, mtime, inode, ctime in files:
+                yield f"{rel}/{name}", (size, mtime, inode, ctime)
+        return
+    for x in snapshot.letters:  # not from core.scan: no ctimes (each is taken as changed)
+        yield x.path, (x.size, x.mtime_ns, x.inode, -1)
+
+
+def _file_stats(snapshot: Snapshot) -> list[tuple]:
+    return [(p, *s) for p, s in _file_stats_map(snapshot)]
+
+
+def _component(letters, seeds: set[str]) -> set[str]:
+    """Paths of every letter connected to a seed key through shared link keys."""
+    by_key: dict[str, list] = {}
+    keys_of = {}
+    for x in letters:
+        ks = ir.link_keys(x)
+        keys_of[x.path] = ks
+        for k in ks:
+            by_key.setdefault(k, []).append(x.path)
+    members: set[str] = set()
+    todo = list(seeds)
+    seen_keys = set(seeds)
+    while todo:
+        k = todo.pop()
+        for p in by_key.get(k, ()):
+            if p in members:
+                continue
+            members.add(p)
+            for k2 in keys_of[p]:
+                if k2 not in seen_keys:
+                    seen_keys.add(k2)
+                    todo.append(k2)
+    return members
+
+
+# --- the writer's lock and opening for a command ---------------------------------------
+
+class WriterLock:
+    """An ``flock`` on ``<index>.lock``: one writer at a time. The descriptor is inherited
+    by a forked child, which keeps the lock until it is done (a detached builder)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path + ".lock"
+        self.fd: int | None = None
+
+    def acquire(self, wait: float, poll=None) -> bool:
+        """Take the lock, waiting up to ``wait`` seconds; ``poll()`` is asked between tries
+        and a true result gives up the wait (what was waited for arrived another way)."""
+        os.makedirs(os.path.dirname(self.path), mode=0o700, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+        end = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                self.fd = fd
+                return True
+            except OSError as exc:
+                if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+                    os.close(fd)
+                    return False
+            if time.monotonic() >= end or (poll is not None and poll()):
+                os.close(fd)
+                return False
+            time.sleep(0.02)
+
+    def held_elsewhere(self) -> bool:
+        """True when another process holds the lock right now."""
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW)
+        except OSError:
+            return False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return True
+        finally:
+            os.close(fd)
+        return False
+
+    def release(self) -> None:
+        if self.fd is not None:
+            with contextlib.suppress(OSError):
+                fcntl.flock(self.fd, fcntl.LOCK_UN)
+            os.close(self.fd)
+            self.fd = None
+
+
+def set_aside(path: str, why: str) -> None:
+    """Remove an unusable index (its pointer and every generation), saying so once."""
+    notice(f"the derived index {path} is unusable ({why}); rebuilding it")
+    for gen in _generations(path):
+        _remove(gen)
+    with contextlib.suppress(OSError):
+        os.unlink(path)

@@ -1,0 +1,334 @@
+"""What the persistent index (``index.py``) stores per letter, and the rows it serves.
+
+A letter's *record* is made once from a ``Resolution``: its header columns (for SQL
+filters), its row as JSON text up to ``fields`` (what never depends on the clock), every
+clock-free derived answer as a value plus its reasons (each reason one compact JSON text,
+joined by newlines, which compact JSON never holds raw), and ``late`` at two clocks: just
+at the deadline and just after it (``late`` flips only when the clock passes the
+deadline), so a row at any clock is spliced from stored text without the resolver.
+
+The query evaluator here mirrors ``core.query`` term by term over those columns, in the
+same three values with the same reasons, in the same order (the tests compare every
+output with the from-scratch path).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from datetime import datetime, timedelta, timezone
+
+from letterbox_tui.core.grammar import tokens
+from letterbox_tui.core.model import Letter, Reason
+from letterbox_tui.core.query import Query, Term, slug, subject
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_MICRO = timedelta(microseconds=1)
+#: the answers a row carries, in the order ``core.rows.answers`` gives them
+ANSWERS = ("state", "answered", "accepted", "current", "superseded", "late")
+
+#: the letters table's columns, in the order ``record`` returns them
+COLUMNS = (
+    "path", "seat", "folder", "name", "id", "sender", "recipient", "type", "re", "thread", "priority",
+    "task", "has_deadline", "deadline_ns", "sent_ns", "slug_cf", "subject_cf", "prefix", "legacy",
+    "state", "state_r", "answered", "answered_r", "accepted", "accepted_r", "current", "current_r",
+    "superseded", "superseded_r", "head", "late0", "late0_r", "late1", "late1_r", "doc", "keys",
+    "size", "mtime_ns", "inode",
+)
+
+
+def ns(when: datetime) -> int:
+    """Nanoseconds since the epoch, exactly (aware datetimes hold microseconds)."""
+    return (when - _EPOCH) // _MICRO * 1000
+
+
+def _encoder():
+    """The C encoder of compact JSON, made once (``json.dumps`` makes one a call)."""
+    from json.encoder import c_make_encoder, encode_basestring
+
+    if c_make_encoder is None:  # pragma: no cover - every CPython build has _json
+        enc = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False)
+        return enc.encode
+    def default(obj):
+        raise TypeError(f"{type(obj).__name__} is not JSON")
+
+    raw = c_make_encoder(None, default, encode_basestring, None, ":", ",", False, False, True)
+    return lambda obj: "".join(raw(obj, 0))
+
+
+_encode = _encoder()
+
+
+def dumps(obj) -> str:
+    """Compact JSON exactly as the command line prints it (``cli.output.dumps_json``)."""
+    text = _encode(obj)
+    if text.isascii() and "\x7f" not in text:
+        return text
+    from letterbox_tui.core import text as _text
+
+    return _text.json_escape(text)
+
+
+_REASONS: dict = {(): ""}
+
+
+def _reasons_text(reasons: tuple[Reason, ...]) -> str:
+    """Each reason as compact JSON, one a line (answers shared between letters share it)."""
+    try:
+        got = _REASONS.get(reasons)
+    except TypeError:  # not hashable (a list): made afresh
+        got = None
+    if got is None:
+        got = "\n".join(dumps(r.to_json()) for r in reasons)
+        if len(_REASONS) < 100_000:
+            _REASONS[tuple(reasons)] = got
+    return got
+
+
+def link_keys(letter: Letter) -> set[str]:
+    """Every id or label through which another letter's answers may depend on this one's
+    (or this one's on theirs): two letters sharing a key are in one component. Generous on
+    purpose: a superset only costs re-deriving a little more."""
+    keys = {letter.id, letter.thread or letter.id}
+    for value in (letter.re, letter.supersedes, letter.rules_on, letter.upholds):
+        if value:
+            keys.add(value)
+            if letter.malformed:
+                keys.update(tokens(value))
+    for d in letter.disputes or ():
+        keys.add(d)
+    return keys
+
+
+def _lone(letter: Letter, res) -> bool:
+    """Alone in its chain: nothing supersedes it and it supersedes no letter present."""
+    if res.superseders(letter):
+        return False
+    target = letter.supersedes
+    return not (target and "supersedes" not in (letter.malformed or ()) and res.by_id(target))
+
+
+def record(letter: Letter, res) -> tuple:
+    """The stored columns of one letter (see ``COLUMNS``)."""
+    state = res.state(letter)
+    answered = res.answered(letter)
+    accepted = res.accepted(letter)
+    current = res.current(letter)
+    superseded = res.superseded(letter)
+    deadline_at = letter.deadline_at
+    if letter.requires_ack != "true":
+        late0 = late1 = res.late(letter)  # never late, at any clock
+    elif deadline_at is not None:
+        late0 = res.late(letter, deadline_at)  # deadline < clock is false
+        late1 = res.late(letter, deadline_at + _MICRO)
+    else:
+        late0 = late1 = res.late(letter, _EPOCH)
+    head = res.head(letter)
+    made_slug = slug(letter)
+    subj = letter.subject or made_slug
+    lid = letter.id
+    prefix = dumps({
+        "id": lid, "path": letter.path, "seat": letter.seat, "folder": letter.folder,
+        "from": letter.sender, "to": letter.recipient, "type": letter.type, "re": letter.re,
+        "thread": letter.thread or lid, "supersedes": letter.supersedes, "priority": letter.priority,
+        "requires_ack": letter.requires_ack, "deadline": letter.deadline, "sent": letter.sent,
+        "slug": made_slug, "subject": subj, "fields": dict(letter.fields),
+    })[:-1]
+    replies = res.replies(letter)
+    acks = res.acks(letter)
+    if _lone(letter, res) and not replies and not acks and not letter.malformed:
+        doc = ""  # heads and chain are the letter itself; nothing else to say
+    else:
+        doc = dumps({
+            "heads": list(dict.fromkeys(h.id for h in res.heads(letter))),
+            "chain": list(dict.fromkeys(x.id for x in res.chain(letter))),
+            "replies": [x.path for x in replies],
+            "acks": [x.path for x in acks],
+            "malformed": list(letter.malformed),
+        })
+    flags = letter.flags
+    return (
+        letter.path, letter.seat, letter.folder, letter.name, lid, letter.sender, letter.recipient,
+        letter.type, letter.re, letter.thread or lid, letter.priority, 1 if letter.requires_ack == "true" else 0,
+        1 if letter.deadline else 0, ns(deadline_at) if deadline_at is not None else None,
+        ns(letter.sent_at) if letter.sent_at is not None else None,
+        made_slug.casefold(), subj.casefold(), prefix, dumps(list(flags)) if flags else "[]",
+        state.value, _reasons_text(state.reasons),
+        answered.value, _reasons_text(answered.reasons),
+        accepted.value, _reasons_text(accepted.reasons),
+        current.value, _reasons_text(current.reasons),
+        superseded.value, _reasons_text(superseded.reasons),
+        dumps(head.id) if head is not None else "null",
+        late0.value, _reasons_text(late0.reasons), late1.value, _reasons_text(late1.reasons),
+        doc, "\n".join(sorted(link_keys(letter))), letter.size, letter.mtime_ns, letter.inode,
+    )
+
+
+def doc_of(letter_id: str, doc: str) -> dict:
+    """A stored ``doc`` read back (empty: a lone letter with no replies, acks or flaws)."""
+    if not doc:
+        return {"heads": [letter_id], "chain": [letter_id], "replies": [], "acks": [], "malformed": []}
+    return json.loads(doc)
+
+
+# --- a stored row, read back -------------------------------------------------------
+
+#: what a query reads of each candidate letter
+ROW_COLUMNS = (
+    "path", "id", "has_deadline", "deadline_ns", "sent_ns", "prefix", "legacy",
+    "state", "state_r", "answered", "answered_r", "accepted", "accepted_r", "current", "current_r",
+    "superseded", "superseded_r", "head", "late0", "late0_r", "late1", "late1_r",
+)
+_I = {name: i for i, name in enumerate(ROW_COLUMNS)}
+
+
+def _split(text: str) -> tuple[str, ...]:
+    return tuple(text.split("\n")) if text else ()
+
+
+class Stored:
+    """One letter's stored row at a clock (``at_ns``): its answers and their reasons."""
+
+    __slots__ = ("r", "late", "late_r")
+
+    def __init__(self, r: tuple, at_ns: int) -> None:
+        self.r = r
+        d = r[3]
+        if d is not None and d < at_ns:
+            self.late, self.late_r = r[_I["late1"]], r[_I["late1_r"]]
+        else:
+            self.late, self.late_r = r[_I["late0"]], r[_I["late0_r"]]
+
+    def answer(self, name: str) -> tuple[str, str]:
+        """(value, reasons text) of the answer ``name``."""
+        if name == "late":
+            return self.late, self.late_r
+        i = _I[name]
+        return self.r[i], self.r[i + 1]
+
+    def row_text(self, extra: tuple[str, ...] = ()) -> str:
+        """The row of SPEC 6 as compact JSON (``core.rows.row``, spliced)."""
+        r = self.r
+        reasons: list[str] = []
+        for name in ANSWERS:
+            value, text = self.answer(name)
+            if value == "unknown" and text:
+                reasons.extend(text.split("\n"))
+        reasons.extend(extra)
+        if len(reasons) > 1:
+            reasons = list(dict.fromkeys(reasons))
+        return (
+            f'{r[5]},"state":"{r[7]}","answered":"{r[9]}","accepted":"{r[11]}","current":"{r[13]}",'
+            f'"head":{r[17]},"superseded":"{r[15]}","late":"{self.late}","legacy":{r[6]},'
+            f'"reasons":[{",".join(reasons)}]}}'
+        )
+
+    def answers_json(self) -> dict:
+        """``show``'s answers: each value with all its reasons (informational ones too)."""
+        return {
+            name: {"value": v, "reasons": [json.loads(x) for x in _split(t)]}
+            for name in ANSWERS
+            for v, t in (self.answer(name),)
+        }
+
+
+# --- the query, over stored rows ---------------------------------------------------
+
+_HEADER = {"from": "sender", "to": "recipient", "type": "type", "re": "re", "id": "id",
+           "priority": "priority", "thread": "thread"}
+_LATE_SQL = "(CASE WHEN deadline_ns IS NOT NULL AND deadline_ns < :at THEN late1 ELSE late0 END)"
+
+
+def sql_filter(query: Query, at_ns: int) -> tuple[str, dict]:
+    """A WHERE clause no row outside it could match (what remains is judged in Python)."""
+    where: list[str] = []
+    params: dict = {"at": at_ns}
+    for n, term in enumerate(query.terms):
+        key, p = term.key, f"p{n}"
+        if key in _HEADER:
+            names = []
+            for k, v in enumerate(term.values):
+                params[f"{p}_{k}"] = v
+                names.append(f":{p}_{k}")
+            where.append(f"{_HEADER[key]} IN ({','.join(names)})")
+        elif key == "task":
+            where.append(f"task = {1 if term.value == 'yes' else 0}")
+        elif key in ("slug", "subject"):
+            params[p] = term.value
+            where.append(f"instr({key}_cf, :{p}) > 0")
+        elif key in ("since", "until"):
+            params[p] = ns(term.when)
+            where.append(f"(sent_ns IS NULL OR sent_ns {'>=' if key == 'since' else '<='} :{p})")
+        elif key == "due":
+            params[p] = ns(term.when)
+            where.append(f"has_deadline = 1 AND (deadline_ns IS NULL OR deadline_ns {term.op} :{p})")
+        else:
+            column = _LATE_SQL if key == "late" else key
+            wanted = term.value
+            if key == "state" and wanted == "any":
+                continue
+            if key == "superseded" and wanted == "head":
+                column, wanted = "current", "yes"
+            if wanted == "unknown":
+                where.append(f"{column} = 'unknown'")
+            else:
+                params[p] = wanted
+                where.append(f"{column} IN (:{p}, 'unknown')")
+    return (" AND ".join(where) or "1"), params
+
+
+def _time_reason(term: Term, r: tuple, what: str) -> str:
+    return dumps(Reason(
+        "ambiguous-timestamp", "match", f"{term.raw}: the letter's {what} is ambiguous", (r[1],), (r[0],),
+    ).to_json())
+
+
+_YES = ("yes", ())
+_NO = ("no", ())
+
+
+def outcome(term: Term, s: Stored) -> tuple[str, tuple[str, ...]]:
+    """One term on one stored row: (yes|no|unknown, reasons), as ``core.query`` gives it.
+    Header, text and time bounds were settled by ``sql_filter`` where they are certain."""
+    key = term.key
+    r = s.r
+    if key in _HEADER or key in ("task", "slug", "subject"):
+        return _YES  # only rows passing the SQL filter are asked
+    if key in ("since", "until"):
+        if r[4] is None:
+            return "unknown", (_time_reason(term, r, "sent time"),)
+        return _YES
+    if key == "due":
+        if r[3] is None:
+            return "unknown", (_time_reason(term, r, "deadline"),)
+        return _YES
+    wanted = term.value
+    if key == "state" and wanted == "any":
+        return _YES
+    name = key
+    if key == "superseded" and wanted == "head":
+        name, wanted = "current", "yes"
+    value, text = s.answer(name)
+    if wanted == "unknown":
+        return _YES if value == "unknown" else _NO
+    if value == wanted:
+        return _YES
+    if value == "unknown":
+        return "unknown", _split(text)
+    return _NO
+
+
+def judge(query: Query, s: Stored) -> tuple[str, tuple[str, ...]]:
+    """Kleene AND of every term over one row (``core.query._kleene``)."""
+    reasons: list[str] = []
+    unknown = False
+    for term in query.terms:
+        value, why = outcome(term, s)
+        if value == "no":
+            return _NO
+        if value == "unknown":
+            unknown = True
+            reasons.extend(why)
+    if unknown:
+        return "unknown", tuple(dict.fromkeys(reasons))
+    return _YES
