@@ -40,6 +40,8 @@ from pathlib import Path
 from letterbox_tui.core.speed import benchgen
 from letterbox_tui.core.errors import LetterboxError
 
+from . import bench_index
+
 QUERY = ("state=open", "answered=no", "type=request", "until=2026-10-04T00:00:00Z")
 #: targets the project set itself at 100,000 letters (ratio to the raw read)
 TARGETS = {"query_cold": 2.0, "query_warm": 0.5}
@@ -149,6 +151,9 @@ def _drop_cache(root: Path, utc: bool) -> None:
         os.unlink(cache_path(root, utc))
     except FileNotFoundError:
         pass
+    from letterbox_tui.core.speed.index import Index, drop
+
+    drop(Index(str(root), utc).path)  # and the derived index
 
 
 def _scan_only(root: Path, utc: bool) -> dict:
@@ -363,6 +368,7 @@ def measure(root: Path, n: int, *, app: bool = True, repeat: int = 3) -> dict:
         # answering: wait for it (the next run starts from nothing again; the warm
         # runs below must be warm).
         out["cache_written_after"] = _wait_for_cache(root, utc, n)
+        out["index_written_after"] = bench_index.wait_settled(root, utc)
         return out
 
     report["query_cold"] = _paired(root, repeat, cold)
@@ -370,6 +376,7 @@ def measure(root: Path, n: int, *, app: bool = True, repeat: int = 3) -> dict:
     # The same question in another order is another memo key: this is the warm header
     # cache without a memoised answer (what a changed letterbox costs).
     report["query_warm_not_memoised"] = _query(root, tuple(reversed(QUERY)))
+    report.update(bench_index.measure(root, n, repeat, utc, QUERY))
     report["app"] = _app(root) if app else {"measured": False, "reason": "--no-app"}
     for key in ("scan_only_no_cache", "scan_resolve_cold", "scan_resolve_warm", "query_cold", "query_warm",
                 "query_warm_not_memoised"):
@@ -383,6 +390,7 @@ def measure(root: Path, n: int, *, app: bool = True, repeat: int = 3) -> dict:
     if report["app"].get("measured"):
         for key in ("first_paint", "owed_view"):
             report["app"][key + "_ratio"] = report["app"][key] / raw_s if raw_s > 0 else None
+    bench_index.judge(report)
     report["load_average_after"] = _load_average()
     report["query"] = " ".join(QUERY)
     return report
@@ -441,6 +449,7 @@ def print_report(r: dict) -> None:
     q = r["query_warm"]
     if "matches" in q:
         print(f"{'':<4}letterbox-tui query {r['query']} --json: {q['matches']} matches, {q['unknown']} unknown")
+    bench_index.print_lines(r, line)
     a = r["app"]
     if a.get("measured"):
         print(f"{'app: first paint':<34}{a['first_paint']:>9.3f}{a['first_paint_ratio']:>8.2f}")

@@ -496,6 +496,11 @@ class WriterLock:
 def set_aside(path: str, why: str) -> None:
     """Remove an unusable index (its pointer and every generation), saying so once."""
     notice(f"the derived index {path} is unusable ({why}); rebuilding it")
+    drop(path)
+
+
+def drop(path: str) -> None:
+    """Remove the index at ``path`` (its pointer and every generation): it loses nothing."""
     for gen in _generations(path):
         _remove(gen)
     with contextlib.suppress(OSError):
