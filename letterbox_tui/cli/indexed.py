@@ -206,15 +206,15 @@ def cmd_exists(args: Namespace, memoised=None) -> int:
 
 
 def cmd_show(args: Namespace) -> int:
-    return _guarded("show", args, lambda s: _show(s, args))
+    return _guarded("show", args, lambda s: _one("show", s, args))
 
 
 def cmd_current(args: Namespace) -> int:
-    return _guarded("current", args, lambda s: _current(s, args))
+    return _guarded("current", args, lambda s: _one("current", s, args))
 
 
 def cmd_answered(args: Namespace) -> int:
-    return _guarded("answered", args, lambda s: _answered(s, args))
+    return _guarded("answered", args, lambda s: _one("answered", s, args))
 
 
 def _exit(scope: Scope) -> int:
@@ -316,145 +316,11 @@ def _exists(s: Served, query, args: Namespace) -> int:
 
 
 # --- one letter -----------------------------------------------------------------------
+# ``show``, ``current`` and ``answered`` run as ever (``cli.read``, ``core.views``) over
+# the part of the letterbox their answers rest on: the letter's components, rebuilt from
+# the index, with everything that bears on every letter (``Index.component_snapshot``).
 
-def _copies(s: Served, letter_id: str) -> list[tuple]:
-    """Every copy's stored row (by path), or exit 2 as ``cli.read._letter`` does."""
-    found = s.ix.rows("id = :id", {"id": letter_id}) if letter_id else []
-    if not found:
-        from . import output
+def _one(command: str, s: Served, args: Namespace) -> int:
+    from . import read
 
-        scope = s.scope
-        done = "complete scope" if scope.complete else "incomplete scope: " + ", ".join(scope.why_incomplete())
-        raise LetterboxError(f"no letter {output.clean(letter_id)} in scope ({done})")
-    return sorted(found, key=lambda r: r[0])
-
-
-def _doc(s: Served, r: tuple) -> dict:
-    (doc,) = s.ix.db.execute("SELECT doc FROM letters WHERE path = ?", (r[0],)).fetchone()
-    return ir.doc_of(r[1], doc)
-
-
-def _reasons_json(text: str) -> list:
-    return [json.loads(x) for x in text.split("\n")] if text else []
-
-
-def _current(s: Served, args: Namespace) -> int:
-    r = _copies(s, args.id)[0]
-    st = ir.Stored(r, ir.ns(_now()))
-    doc = _doc(s, r)
-    value, why = st.answer("current")
-    out = {
-        "id": r[1], "current": value, "head": json.loads(r[17]), "heads": doc["heads"], "chain": doc["chain"],
-        "reasons": _reasons_json(why), "scope": s.scope.to_json(),
-    }
-    return _print_one(out, s.scope, args, _print_current)
-
-
-def _print_current(con, out: dict) -> None:
-    from . import output
-
-    con.print(output.text(f"current: {out['current']}  ({out['id']})"))
-    con.print(output.text(f"head: {out['head'] or 'none'}   heads: {', '.join(out['heads']) or 'none'}"))
-    con.print(output.text("chain: " + ", ".join(out["chain"])))
-    for r in out["reasons"]:
-        con.print(output.text("  " + output.reasons_line([r])))
-
-
-def _answered(s: Served, args: Namespace) -> int:
-    r = _copies(s, args.id)[0]
-    at_ns = ir.ns(_now())
-    st = ir.Stored(r, at_ns)
-    doc = _doc(s, r)
-    value, why = st.answer("answered")
-
-    def rows_of(paths: list[str]) -> list[dict]:
-        if not paths:
-            return []
-        params = {f"p{i}": p for i, p in enumerate(paths)}
-        got = {x[0]: x for x in s.ix.rows(f"path IN ({','.join(':' + k for k in params)})", params)}
-        return [json.loads(ir.Stored(got[p], at_ns).row_text()) for p in paths if p in got]
-
-    out = {
-        "id": r[1], "answered": value, "replies": rows_of(doc["replies"]), "acks": rows_of(doc["acks"]),
-        "reasons": _reasons_json(why), "scope": s.scope.to_json(),
-    }
-    return _print_one(out, s.scope, args, _print_answered)
-
-
-def _print_answered(con, out: dict) -> None:
-    from . import output
-
-    con.print(output.text(f"answered: {out['answered']}  ({out['id']})"))
-    for r in out["reasons"]:
-        con.print(output.text("  " + output.reasons_line([r])))
-    if out["replies"]:
-        con.print(output.text("terminal replies:"))
-        con.print(output.rows_table(out["replies"]))
-    if out["acks"]:
-        con.print(output.text("acks:"))
-        con.print(output.rows_table(out["acks"]))
-
-
-class _Where:
-    """What ``cli.read.read_letter_file`` asks of a letter."""
-
-    def __init__(self, path: str, size: int, mtime_ns: int, inode: int) -> None:
-        self.path, self.size, self.mtime_ns, self.inode = path, size, mtime_ns, inode
-
-
-def _show(s: Served, args: Namespace) -> int:
-    from letterbox_tui.core.views.letterfile import read_letter
-
-    from .read import BODY_MAX, _print_show
-
-    at_ns = ir.ns(_now())
-    shown = []
-    for r in _copies(s, args.id):
-        st = ir.Stored(r, at_ns)
-        path, seat, folder, doc, size, mtime_ns, inode = s.ix.db.execute(
-            "SELECT path, seat, folder, doc, size, mtime_ns, inode FROM letters WHERE path = ?", (r[0],)
-        ).fetchone()
-        doc = ir.doc_of(r[1], doc)
-        row = json.loads(st.row_text())
-        f = read_letter(s.ix.root, _Where(path, size, mtime_ns, inode), BODY_MAX)
-        shown.append({
-            "id": r[1],
-            "headers": row["fields"],
-            "answers": st.answers_json(),
-            "head": row["head"],
-            "heads": doc["heads"],
-            "provenance": {
-                "path": path, "seat": seat, "folder": folder, "sha256": f.sha256, "size": f.size,
-                "changed_since_scan": f.changed, "legacy": row["legacy"], "malformed": doc["malformed"],
-                "error": f.error,
-            },
-            "body": f.body,
-            "body_truncated": f.body_truncated,
-        })
-    scope = s.scope
-    if args.json:
-        from . import output
-
-        output.emit_json({"id": args.id, "letters": shown, "scope": scope.to_json()})
-        return _exit(scope)
-    from . import output
-
-    con = output.console()
-    if len(shown) > 1:
-        con.print(output.text(f"{len(shown)} files hold this id (duplicate-id); each copy follows", "bold yellow"))
-    for item in shown:
-        _print_show(con, item)
-    output.print_scope(con, scope)
-    return _exit(scope)
-
-
-def _print_one(out: dict, scope: Scope, args: Namespace, printer) -> int:
-    from . import output
-
-    if args.json:
-        output.emit_json(out)
-        return _exit(scope)
-    con = output.console()
-    printer(con, out)
-    output.print_scope(con, scope)
-    return _exit(scope)
+    return getattr(read, f"cmd_{command}")(args, s.ix.component_snapshot(args.id, s.scanned_at))

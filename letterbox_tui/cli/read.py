@@ -58,8 +58,11 @@ def _now() -> datetime:
     return datetime.now(timezone.utc)
 
 
-def _resolved(args: Namespace, at: datetime) -> tuple[Snapshot, Resolution]:
-    _, _, snapshot = load(args)
+def _resolved(args: Namespace, at: datetime, snapshot: Snapshot | None = None) -> tuple[Snapshot, Resolution]:
+    """Scan (unless ``snapshot`` is given: the derived index's part of the letterbox that
+    holds every answer about the letter asked for, ``cli.indexed``) and resolve at ``at``."""
+    if snapshot is None:
+        _, _, snapshot = load(args)
     res = resolve(snapshot, at)
     keep(res)
     return snapshot, res
@@ -134,10 +137,10 @@ def cmd_exists(args: Namespace, memo: Memoised | None = None) -> int:
 # --- show ---------------------------------------------------------------------------
 
 @_collector_paused
-def cmd_show(args: Namespace) -> int:
+def cmd_show(args: Namespace, snapshot: Snapshot | None = None) -> int:
     from letterbox_tui.core.views.letter import show_view
 
-    snapshot, res = _resolved(args, _now())
+    snapshot, res = _resolved(args, _now(), snapshot)
     doc = show_view(res, args.id, BODY_MAX)
     shown = doc["letters"]
     scope = snapshot.scope
@@ -197,10 +200,10 @@ def _progress_line(doc: dict[str, Any]) -> str:
 # --- current, answered, thread ------------------------------------------------------
 
 @_collector_paused
-def cmd_current(args: Namespace) -> int:
+def cmd_current(args: Namespace, snapshot: Snapshot | None = None) -> int:
     from letterbox_tui.core.views.letter import current_view
 
-    snapshot, res = _resolved(args, _now())
+    snapshot, res = _resolved(args, _now(), snapshot)
     out = current_view(res, args.id)
     scope = snapshot.scope
     if args.json:
@@ -217,10 +220,10 @@ def cmd_current(args: Namespace) -> int:
 
 
 @_collector_paused
-def cmd_answered(args: Namespace) -> int:
+def cmd_answered(args: Namespace, snapshot: Snapshot | None = None) -> int:
     from letterbox_tui.core.views.letter import answered_view
 
-    snapshot, res = _resolved(args, _now())
+    snapshot, res = _resolved(args, _now(), snapshot)
     out = answered_view(res, args.id)
     scope = snapshot.scope
     replies, acks = out["replies"], out["acks"]

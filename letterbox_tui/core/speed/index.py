@@ -48,7 +48,7 @@ from letterbox_tui.core.model import Scope, Snapshot
 
 from . import index_rows as ir
 
-FORMAT = 3
+FORMAT = 4
 _LETTER_COLS = ", ".join(ir.COLUMNS)
 _LETTER_MARKS = ", ".join("?" for _ in ir.COLUMNS)
 #: how long a command waits for another process writing the index before going without
@@ -65,6 +65,7 @@ CREATE INDEX letters_recipient ON letters(recipient);
 CREATE INDEX letters_type ON letters(type);
 CREATE INDEX letters_thread ON letters(thread);
 CREATE INDEX letters_re ON letters(re);
+CREATE INDEX letters_comp ON letters(comp);
 CREATE TABLE files (path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, inode INTEGER, ctime_ns INTEGER);
 """
 
@@ -238,11 +239,43 @@ class Index:
             f"SELECT {cols} FROM letters WHERE {where} ORDER BY seat, folder, name", params
         ).fetchall()
 
+    def snapshot(self, where: str, params, scanned_at: str) -> Snapshot:
+        """The letters ``where`` selects, made from their stored fields the way the scan
+        makes them (``core.letters.build``), with everything that bears on every letter:
+        the unreadable and unsupported entries, the sidecars, the scope. Whole components
+        resolve exactly as in the whole letterbox (what ``refresh`` rests on)."""
+        from letterbox_tui.core.header import HeaderResult
+        from letterbox_tui.core.letters import build
+        from letterbox_tui.core.model import Unreadable, Unsupported
+
+        assert self.db is not None
+        letters = []
+        for path, seat, folder, name, pairs, size, mtime_ns, inode in self.db.execute(
+            f"SELECT path, seat, folder, name, pairs, size, mtime_ns, inode FROM letters WHERE {where} "
+            "ORDER BY seat, folder, name", params,
+        ):
+            fields = tuple((k, v) for k, v in ir.json.loads(pairs))
+            letters.append(build(HeaderResult(fields), path=path, seat=seat, folder=folder, name=name, size=size,
+                                 mtime_ns=mtime_ns, inode=inode, id_time_is_utc=self.utc))
+        unreadable, unsupported, _partial, _atomic, _participants = self.globals()
+        return Snapshot(
+            root=self.root, letters=letters,
+            unreadable=[Unreadable(p, s, f, e, dict(leg), ill, sz, mt, ino) for p, s, f, e, leg, ill, sz, mt, ino in unreadable],
+            unsupported=[Unsupported(p, r) for p, r in unsupported],
+            scope=self.scope(scanned_at), seats=_loads(self.meta["seats"]),
+            sidecars=frozenset(_loads(self.meta["sidecars"])),
+        )
+
+    def component_snapshot(self, letter_id: str, scanned_at: str) -> Snapshot:
+        """``snapshot`` of the components holding ``letter_id`` (none: no letter holds it)."""
+        return self.snapshot("comp IN (SELECT comp FROM letters WHERE id = :id)", {"id": letter_id}, scanned_at)
+
     # --- writing ------------------------------------------------------------------------
     def write_all(self, snapshot: Snapshot, res) -> None:
         """A new generation holding what ``snapshot`` and its resolution say, then the
         pointer moved to it (the caller holds the writer lock)."""
-        records = [ir.record(x, res) for x in snapshot.letters]
+        comps = ir.components(snapshot.letters)
+        records = [ir.record(x, res, comps[x.path]) for x in snapshot.letters]
         directory = os.path.dirname(self.path)
         os.makedirs(directory, mode=0o700, exist_ok=True)
         gen = f"{self.path}.{os.getpid()}-{time.time_ns()}.sqlite"
@@ -290,6 +323,7 @@ class Index:
             ("scope", ir.dumps(scope)),
             ("globals", pickle.dumps(_globals(snapshot), protocol=5)),
             ("sidecars", pickle.dumps(sorted(snapshot.sidecars), protocol=5)),
+            ("seats", pickle.dumps(list(snapshot.seats), protocol=5)),
             ("state", pickle.dumps(state, protocol=5) if state is not None else None),
             ("written_at", time.time_ns()),
         ]
@@ -335,7 +369,8 @@ class Index:
             seats=snapshot.seats, sidecars=snapshot.sidecars,
         )
         res = res_factory(sub)
-        records = [ir.record(x, res) for x in sub.letters]
+        comps = ir.components(sub.letters)  # whole components: their least paths are as before
+        records = [ir.record(x, res, comps[x.path]) for x in sub.letters]
         paths = [x.path for x in sub.letters] + gone
         db.execute("BEGIN IMMEDIATE")
         try:

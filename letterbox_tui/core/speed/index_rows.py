@@ -32,7 +32,7 @@ COLUMNS = (
     "path", "seat", "folder", "name", "id", "sender", "recipient", "type", "re", "thread", "priority",
     "task", "has_deadline", "deadline_ns", "sent_ns", "slug_cf", "subject_cf", "prefix", "legacy",
     "state", "state_r", "answered", "answered_r", "accepted", "accepted_r", "current", "current_r",
-    "superseded", "superseded_r", "head", "late0", "late0_r", "late1", "late1_r", "doc", "keys",
+    "superseded", "superseded_r", "head", "late0", "late0_r", "late1", "late1_r", "pairs", "keys", "comp",
     "size", "mtime_ns", "inode",
 )
 
@@ -100,16 +100,9 @@ def link_keys(letter: Letter) -> set[str]:
     return keys
 
 
-def _lone(letter: Letter, res) -> bool:
-    """Alone in its chain: nothing supersedes it and it supersedes no letter present."""
-    if res.superseders(letter):
-        return False
-    target = letter.supersedes
-    return not (target and "supersedes" not in (letter.malformed or ()) and res.by_id(target))
-
-
-def record(letter: Letter, res) -> tuple:
-    """The stored columns of one letter (see ``COLUMNS``)."""
+def record(letter: Letter, res, comp: str) -> tuple:
+    """The stored columns of one letter (see ``COLUMNS``); ``comp`` names its component
+    (the least path in it: see ``components``)."""
     state = res.state(letter)
     answered = res.answered(letter)
     accepted = res.accepted(letter)
@@ -134,18 +127,6 @@ def record(letter: Letter, res) -> tuple:
         "requires_ack": letter.requires_ack, "deadline": letter.deadline, "sent": letter.sent,
         "slug": made_slug, "subject": subj, "fields": dict(letter.fields),
     })[:-1]
-    replies = res.replies(letter)
-    acks = res.acks(letter)
-    if _lone(letter, res) and not replies and not acks and not letter.malformed:
-        doc = ""  # heads and chain are the letter itself; nothing else to say
-    else:
-        doc = dumps({
-            "heads": list(dict.fromkeys(h.id for h in res.heads(letter))),
-            "chain": list(dict.fromkeys(x.id for x in res.chain(letter))),
-            "replies": [x.path for x in replies],
-            "acks": [x.path for x in acks],
-            "malformed": list(letter.malformed),
-        })
     flags = letter.flags
     return (
         letter.path, letter.seat, letter.folder, letter.name, lid, letter.sender, letter.recipient,
@@ -160,15 +141,38 @@ def record(letter: Letter, res) -> tuple:
         superseded.value, _reasons_text(superseded.reasons),
         dumps(head.id) if head is not None else "null",
         late0.value, _reasons_text(late0.reasons), late1.value, _reasons_text(late1.reasons),
-        doc, "\n".join(sorted(link_keys(letter))), letter.size, letter.mtime_ns, letter.inode,
+        dumps(letter.fields), "\n".join(sorted(link_keys(letter))), comp, letter.size, letter.mtime_ns, letter.inode,
     )
 
 
-def doc_of(letter_id: str, doc: str) -> dict:
-    """A stored ``doc`` read back (empty: a lone letter with no replies, acks or flaws)."""
-    if not doc:
-        return {"heads": [letter_id], "chain": [letter_id], "replies": [], "acks": [], "malformed": []}
-    return json.loads(doc)
+def components(letters) -> dict[str, str]:
+    """Path -> the least path of its component: letters sharing a ``link_keys`` key, and
+    transitively. A letter's answers depend on its component only (and on what bears on
+    every letter: the unreadable and unsupported entries, the scope)."""
+    parent: dict[str, str] = {}
+
+    def find(x: str) -> str:
+        root = x
+        while parent.get(root, root) != root:
+            root = parent[root]
+        while parent.get(x, x) != root:
+            parent[x], x = root, parent[x]
+        return root
+
+    owner: dict[str, str] = {}  # key -> a path holding it
+    for x in letters:
+        p = x.path
+        parent.setdefault(p, p)
+        for k in link_keys(x):
+            other = owner.setdefault(k, p)
+            if other != p:
+                a, b = find(p), find(other)
+                if a != b:
+                    if a < b:
+                        parent[b] = a
+                    else:
+                        parent[a] = b
+    return {p: find(p) for p in parent}
 
 
 # --- a stored row, read back -------------------------------------------------------
