@@ -65,10 +65,10 @@ def serve(args: Namespace, poll=None) -> Served | int | None:
     try:
         if _usable(ix) and ix.fresh():
             return Served(ix, began)
-    except sqlite3.OperationalError as exc:  # locked past the wait: go without it
-        notice(f"the derived index is busy ({exc}); answering from the letters")
+    except sqlite3.OperationalError as exc:  # locked past SQLite's wait: a new one is built
+        notice(f"the derived index {ix.path} is locked ({exc}); answering from the letters and rebuilding it")
         ix.close()
-        return None
+        ix.meta = {}
     lock = WriterLock(ix.path)
     replayed: list[int] = []
 
@@ -188,6 +188,7 @@ def _guarded(command: str, args: Namespace, answer, memoised=None) -> int:
         served.ix.close()
         set_aside(served.ix.path, str(exc))
         return _or_scratch(command, args, *more)
+    served.ix.close()
     return out
 
 

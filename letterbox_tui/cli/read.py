@@ -375,7 +375,16 @@ def cmd_check(args: Namespace) -> int:
         stale = verify_cache(root, snapshot, id_time_is_utc=settings.id_time_is_utc)
         if stale:
             root, settings, snapshot = load(args)
-    view = problems_view(resolve(snapshot, _now()))
+    res = resolve(snapshot, _now())
+    view = problems_view(res)
+    if args.verify and snapshot.scope.partial is False:
+        # the derived index, row by row against what the files say now; then dropped
+        from letterbox_tui.core.speed.index import verify_index
+
+        wrong = verify_index(str(root), settings.id_time_is_utc, snapshot, res)
+        if wrong:
+            detail = f"{len(wrong)} row{'s' if len(wrong) != 1 else ''} of the derived index did not match the files; dropped"
+            view = view.with_findings([Finding("stale-index", detail, (), tuple(wrong[:50]))])
     from letterbox_tui.core.temporaries import find_stale
 
     temporaries = find_stale(str(root), snapshot.seats)  # a killed writer's, over a day old

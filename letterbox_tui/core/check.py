@@ -32,6 +32,7 @@ CODES: dict[str, str] = {
     "ignored-entry": WARNING,
     "settled-fork": WARNING,
     "stale-cache": WARNING,
+    "stale-index": WARNING,
     "stale-temporary": WARNING,
 }
 _RANK = {code: i for i, code in enumerate(CODES)}

@@ -12,7 +12,6 @@ What it holds (``index_rows`` makes the per-letter records):
   id= thread=``), its row's clock-free JSON, every derived answer with reasons, ``late``
   at the two clocks around its deadline, what ``current``/``answered``/``show`` add, and
   the keys that tie letters into components (``index_rows.link_keys``);
-- ``files``: the stat of every item the derivation rests on, readable or not;
 - ``meta``: the format, the build that derived it, the root and setting, the scope (without
   ``scanned_at``), the unreadable and unsupported items and sidecars, and the state token:
   what the scan saw of the file system, or nothing when that cannot be vouched for (then
@@ -48,7 +47,7 @@ from letterbox_tui.core.model import Scope, Snapshot
 
 from . import index_rows as ir
 
-FORMAT = 4
+FORMAT = 5
 _LETTER_COLS = ", ".join(ir.COLUMNS)
 _LETTER_MARKS = ", ".join("?" for _ in ir.COLUMNS)
 #: how long a command waits for another process writing the index before going without
@@ -66,7 +65,6 @@ CREATE INDEX letters_type ON letters(type);
 CREATE INDEX letters_thread ON letters(thread);
 CREATE INDEX letters_re ON letters(re);
 CREATE INDEX letters_comp ON letters(comp);
-CREATE TABLE files (path TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, inode INTEGER, ctime_ns INTEGER);
 """
 
 
@@ -275,7 +273,8 @@ class Index:
         """A new generation holding what ``snapshot`` and its resolution say, then the
         pointer moved to it (the caller holds the writer lock)."""
         comps = ir.components(snapshot.letters)
-        records = [ir.record(x, res, comps[x.path]) for x in snapshot.letters]
+        ctimes = _ctimes(snapshot)
+        records = [ir.record(x, res, comps[x.path], ctimes.get(x.path, -1)) for x in snapshot.letters]
         directory = os.path.dirname(self.path)
         os.makedirs(directory, mode=0o700, exist_ok=True)
         gen = f"{self.path}.{os.getpid()}-{time.time_ns()}.sqlite"
@@ -289,7 +288,6 @@ class Index:
                 if stmt.strip() and not stmt.strip().startswith("CREATE INDEX"):
                     db.execute(stmt)
             db.executemany(f"INSERT INTO letters ({_LETTER_COLS}) VALUES ({_LETTER_MARKS})", records)
-            db.executemany("INSERT INTO files VALUES (?, ?, ?, ?, ?)", _file_stats(snapshot))
             db.executemany("INSERT INTO meta VALUES (?, ?)", self._meta_rows(snapshot))
             for stmt in _SCHEMA.split(";"):
                 if stmt.strip().startswith("CREATE INDEX"):
@@ -339,10 +337,11 @@ class Index:
         if old_globals is None or _loads(old_globals) != _globals(snapshot):
             self.write_all(snapshot, res_factory(snapshot))
             return len(snapshot.letters)
-        old_files = {p: tuple(s) for p, *s in db.execute("SELECT path, size, mtime_ns, inode, ctime_ns FROM files")}
-        new_files = dict(_file_stats_map(snapshot))
-        old_letters = {p for (p,) in db.execute("SELECT path FROM letters")}
+        old_files = {p: tuple(s) for p, *s in db.execute("SELECT path, size, mtime_ns, inode, ctime_ns FROM letters")}
+        old_letters = set(old_files)
+        ctimes = _ctimes(snapshot)
         by_path = {x.path: x for x in snapshot.letters}
+        new_files = {p: (x.size, x.mtime_ns, x.inode, ctimes.get(p, -1)) for p, x in by_path.items()}
         changed = {p for p, s in new_files.items() if old_files.get(p) != s}
         changed.update(p for p in old_files if p not in new_files)
         old_side = set(_loads(self.meta["sidecars"]))
@@ -370,7 +369,7 @@ class Index:
         )
         res = res_factory(sub)
         comps = ir.components(sub.letters)  # whole components: their least paths are as before
-        records = [ir.record(x, res, comps[x.path]) for x in sub.letters]
+        records = [ir.record(x, res, comps[x.path], ctimes.get(x.path, -1)) for x in sub.letters]
         paths = [x.path for x in sub.letters] + gone
         db.execute("BEGIN IMMEDIATE")
         try:
@@ -378,11 +377,7 @@ class Index:
                 part = paths[at : at + 500]
                 marks = ",".join("?" * len(part))
                 db.execute(f"DELETE FROM letters WHERE path IN ({marks})", part)
-                db.execute(f"DELETE FROM files WHERE path IN ({marks})", part)
             db.executemany(f"INSERT INTO letters ({_LETTER_COLS}) VALUES ({_LETTER_MARKS})", records)
-            stats = [(p, *s) for p, s in new_files.items() if p in members or p in changed]
-            db.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?)", stats)
-            db.execute(f"DELETE FROM files WHERE path IN ({','.join('?' * len(gone))})", gone) if gone else None
             self._put_meta(snapshot)
             db.execute("COMMIT")
         except BaseException:
@@ -436,19 +431,13 @@ def _globals(snapshot: Snapshot) -> tuple:
     )
 
 
-def _file_stats_map(snapshot: Snapshot) -> Iterator[tuple[str, tuple]]:
+def _ctimes(snapshot: Snapshot) -> dict[str, int]:
+    """Each item's file ctime when the scan read it (``SeenState``); empty when the snapshot
+    was not made by ``core.scan``."""
     seen = snapshot.seen
-    if seen is not None:
-        for rel, files in seen.files.items():
-            for name, size, mtime, inode, ctime in files:
-                yield f"{rel}/{name}", (size, mtime, inode, ctime)
-        return
-    for x in snapshot.letters:  # not from core.scan: no ctimes (each is taken as changed)
-        yield x.path, (x.size, x.mtime_ns, x.inode, -1)
-
-
-def _file_stats(snapshot: Snapshot) -> list[tuple]:
-    return [(p, *s) for p, s in _file_stats_map(snapshot)]
+    if seen is None:
+        return {}
+    return {f"{rel}/{f[0]}": f[4] for rel, files in seen.files.items() for f in files}
 
 
 def _component(letters, seeds: set[str]) -> set[str]:
@@ -526,6 +515,29 @@ class WriterLock:
                 fcntl.flock(self.fd, fcntl.LOCK_UN)
             os.close(self.fd)
             self.fd = None
+
+
+def verify_index(root: str, id_time_is_utc: bool, snapshot: Snapshot, res) -> list[str]:
+    """For ``check --verify``: the paths whose row in the index is not what the files say
+    now (``snapshot``, freshly read, and its resolution ``res``): a changed, missing or
+    extra row. The index is then dropped whatever it held (the next question rebuilds it),
+    so nothing it held is trusted again without being derived afresh."""
+    ix = Index(root, id_time_is_utc)
+    stale: list[str] = []
+    try:
+        if ix.open() and ix.why_not() is None:
+            ctimes = _ctimes(snapshot)
+            comps = ir.components(snapshot.letters)
+            want = {x.path: ir.record(x, res, comps[x.path], ctimes.get(x.path, -1))[:-1] for x in snapshot.letters}
+            cols = ", ".join(ir.COLUMNS[:-1])  # the ctime is the file's, not a derivation
+            have = {r[0]: r for r in ix.db.execute(f"SELECT {cols} FROM letters")}
+            stale = sorted(p for p in want.keys() | have.keys() if want.get(p) != have.get(p))
+    except (sqlite3.Error, Unusable, KeyError):
+        stale = []  # an index that cannot be read vouches for nothing, and goes below
+    finally:
+        ix.close()
+        drop(ix.path)
+    return stale
 
 
 def set_aside(path: str, why: str) -> None:

@@ -33,7 +33,7 @@ COLUMNS = (
     "task", "has_deadline", "deadline_ns", "sent_ns", "slug_cf", "subject_cf", "prefix", "legacy",
     "state", "state_r", "answered", "answered_r", "accepted", "accepted_r", "current", "current_r",
     "superseded", "superseded_r", "head", "late0", "late0_r", "late1", "late1_r", "pairs", "keys", "comp",
-    "size", "mtime_ns", "inode",
+    "size", "mtime_ns", "inode", "ctime_ns",
 )
 
 
@@ -100,9 +100,10 @@ def link_keys(letter: Letter) -> set[str]:
     return keys
 
 
-def record(letter: Letter, res, comp: str) -> tuple:
+def record(letter: Letter, res, comp: str, ctime_ns: int) -> tuple:
     """The stored columns of one letter (see ``COLUMNS``); ``comp`` names its component
-    (the least path in it: see ``components``)."""
+    (the least path in it: see ``components``); ``ctime_ns``: its file's when read (-1:
+    unknown, then any later look at it takes it as changed)."""
     state = res.state(letter)
     answered = res.answered(letter)
     accepted = res.accepted(letter)
@@ -141,7 +142,7 @@ def record(letter: Letter, res, comp: str) -> tuple:
         superseded.value, _reasons_text(superseded.reasons),
         dumps(head.id) if head is not None else "null",
         late0.value, _reasons_text(late0.reasons), late1.value, _reasons_text(late1.reasons),
-        dumps(letter.fields), "\n".join(sorted(link_keys(letter))), comp, letter.size, letter.mtime_ns, letter.inode,
+        dumps(letter.fields), "\n".join(sorted(link_keys(letter))), comp, letter.size, letter.mtime_ns, letter.inode, ctime_ns,
     )
 
 
