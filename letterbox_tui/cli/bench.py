@@ -376,7 +376,8 @@ def measure(root: Path, n: int, *, app: bool = True, repeat: int = 3) -> dict:
     # The same question in another order is another memo key: this is the warm header
     # cache without a memoised answer (what a changed letterbox costs).
     report["query_warm_not_memoised"] = _query(root, tuple(reversed(QUERY)))
-    report.update(bench_index.measure(root, n, repeat, utc, QUERY))
+    report.update(bench_index.measure(root, n, repeat, utc, QUERY, command=query_command(), paired=_paired,
+                                      drop_cache=_drop_cache))
     report["app"] = _app(root) if app else {"measured": False, "reason": "--no-app"}
     for key in ("scan_only_no_cache", "scan_resolve_cold", "scan_resolve_warm", "query_cold", "query_warm",
                 "query_warm_not_memoised"):

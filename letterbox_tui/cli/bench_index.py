@@ -27,12 +27,14 @@ TARGETS = {"query_cold": 1.5, "query_warm": 0.2, "query_different": 0.25, "answe
 MEMORY_MB = {100_000: 150, 1_000_000: 1500}
 
 
+#: the command to run (``bench.query_command()``), set by ``measure``
+_COMMAND: list[str] = []
+
+
 def _popen_wait4(root: Path, argv: list[str]) -> dict:
     """One command as a subprocess: wall seconds, CPU, its own peak memory (MB, from
     ``wait4``), exit code, and its JSON output."""
-    from .bench import query_command
-
-    cmd = [*query_command(), "--root", str(root), *argv]
+    cmd = [*_COMMAND, "--root", str(root), *argv]
     env = {k: v for k, v in os.environ.items() if k != "LETTERBOX_TUI_NO_CACHE"}
     t = time.perf_counter()
     r, w = os.pipe()
@@ -84,9 +86,12 @@ def wait_settled(root: Path, utc: bool, limit: float = 900.0) -> float | None:
     return None
 
 
-def measure(root: Path, n: int, repeat: int, utc: bool, query: tuple[str, ...]) -> dict:
-    from .bench import _drop_cache, _paired
-
+def measure(root: Path, n: int, repeat: int, utc: bool, query: tuple[str, ...], *, command: list[str],
+            paired, drop_cache) -> dict:
+    """Every measure above; ``command`` runs ``letterbox-tui``, ``paired(root, runs, once)``
+    and ``drop_cache(root, utc)`` are ``bench``'s."""
+    _COMMAND[:] = command
+    _paired, _drop_cache = paired, drop_cache
     out: dict = {}
     q = ["query", *query, "--json"]
     if n < 1000:  # a smoke run: each measure once
