@@ -15,7 +15,8 @@ every settled fork are marked in one more walk. Whether a dispute names a letter
 branch is asked of every branch but the largest by listing its letters (each letter lies in
 a branch that is not the largest of its fork at most log n times) and of the largest by
 listing the dispute's own ids. Chains where an id supersedes two ids fall back to walking
-each branch (``_general``).
+each branch (``_general``: quadratic in nested forks, and only reached when a dispute
+with a ruling names a letter of such a chain, since nothing else can settle a fork).
 """
 
 from __future__ import annotations
@@ -67,8 +68,8 @@ def analyse_forks(
     if not forks:
         return ForkOutcome([], {}, {}, [])
     out = index.out
-    if not (index.rulings_on and index.disputes_naming):
-        settled, losing, winning = [], {}, {}  # nothing can settle a fork
+    if not _may_settle(index, ids):
+        settled, losing, winning = [], {}, {}  # no ruled dispute names a letter of the chain
     elif any(len(out.get(i, ())) > 1 for i in ids):
         settled, losing, winning = _general(index, forks, superseder_ids)
     else:
@@ -88,6 +89,16 @@ def analyse_forks(
                 f in losing,
             ))
     return ForkOutcome(found, losing, winning, unsettled)
+
+
+def _may_settle(index: Index, ids: list[str]) -> bool:
+    """Whether a dispute that has a ruling names a letter of the chain (else no fork of it
+    can be settled, and no branch need be walked)."""
+    rulings_on = index.rulings_on
+    disputes_naming = index.disputes_naming
+    if not (rulings_on and disputes_naming):
+        return False
+    return any(rulings_on.get(d.id) for i in ids for d in disputes_naming.get(i, ()))
 
 
 def ruled_reasons(f: str, winner: str, dispute_id: str, rulings: tuple[Letter, ...]) -> tuple[Reason, Reason]:

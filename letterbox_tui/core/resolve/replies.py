@@ -171,7 +171,7 @@ class Replies:
                 reasons.append(Reason(
                     "reply-to-superseded", "answered",
                     "a terminal reply answers an earlier version this letter supersedes: " + ", ".join(below[:5]),
-                    first_unique((*below, *(r.id for r in replies)), MAX_NAMED),
+                    (below + first_unique((r.id for r in replies), MAX_NAMED))[:MAX_NAMED],
                     tuple(r.path for r in replies[:MAX_NAMED]),
                 ))
         maybe: dict[str, Unreadable] = {u.path: u for u in index.unreadable_reply_by_re.get(letter.id, ())}
