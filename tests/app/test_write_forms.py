@@ -359,3 +359,23 @@ async def test_a_thread_completes_from_the_labels_in_use(letterbox):
         await pilot.pause()
         assert "a new label" in screen.query_one("#w-hint", Static).render().plain
         assert "thread" not in status(screen)  # a free label is no problem
+
+
+async def test_reopening_the_same_form_takes_up_its_kept_draft(letterbox):
+    app = app_for(letterbox, letter=PLAN)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        screen = await open_form(pilot, app, "r")
+        screen.query_one("#w-body", TextArea).text = "Half a reply\n"
+        await pilot.pause()
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, ChoiceScreen))
+        await pilot.click("#choice-save")
+        await until(pilot, lambda: not isinstance(app.screen, (WriteScreen, ChoiceScreen)))
+        screen = await open_form(pilot, app, "r")
+        assert screen.query_one("#w-body", TextArea).text == "Half a reply\n"
+        assert len(DraftStore(letterbox.root).kept()) == 1  # the same draft, not a second one
+        screen.query_one("#w-body", TextArea).text = "Half a reply, now whole\n"
+        await pilot.pause(0.5)
+        kept = DraftStore(letterbox.root).kept()
+        assert len(kept) == 1 and kept[0].fields["body"] == "Half a reply, now whole\n"

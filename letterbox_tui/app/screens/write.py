@@ -67,8 +67,14 @@ def open_writer(app, kind: str, restore: KeptDraft | None = None) -> WriteScreen
         if len(marked) < 2:
             app.notify("Mark two or more letters with m first, then press d.", severity="warning")
             return None
-        return WriteScreen(kind, m, target=None, marked=marked)
-    return WriteScreen(kind, m, target=x if kind != "compose" else None)
+        return WriteScreen(kind, m, target=None, marked=marked, restore=restore)
+    target = x if kind != "compose" else None
+    if restore is None and target is not None:
+        # a kept draft of this very form (a reply to this letter...) is taken up again
+        restore = next((d for d in DraftStore(m.root).kept() if d.kind == kind and d.target == target.id), None)
+        if restore is not None:
+            app.notify(f"Your kept draft of this {kind} (saved {restore.saved_at}) is restored.", timeout=4)
+    return WriteScreen(kind, m, target=target, restore=restore)
 
 
 class WriteScreen(ModalScreen[str | None]):
@@ -108,7 +114,7 @@ class WriteScreen(ModalScreen[str | None]):
         self.marked = marked or []
         self.written: str | None = None
         self.restore = restore
-        self.pointers = rules.Pointers(model.snapshot)
+        self.pointers: rules.Pointers | None = rules.cached_pointers(model)  # else built in a worker
         self.store = DraftStore(model.root)
         self.draft_name = restore.name if restore is not None else DraftStore.new_name()
         self.duplicates = rules.duplicate_disputes(model.res, self.marked) if kind == "dispute" else []
@@ -169,9 +175,9 @@ class WriteScreen(ModalScreen[str | None]):
                         yield Checkbox("Task: the recipient owes an ack, nack or result", value=task, id="w-task", compact=True)
                 if self.kind == "compose":
                     yield from self._row("Thread", Input(id="w-thread", placeholder="optional: a thread label (id shape)",
-                                                         suggester=IdSuggester(self.pointers, thread=True), compact=True))
+                                                         suggester=IdSuggester(lambda: self.pointers, thread=True), compact=True))
                     yield from self._row("Re", Input(id="w-re", placeholder="optional: the id this answers (→ completes)",
-                                                     suggester=IdSuggester(self.pointers), compact=True))
+                                                     suggester=IdSuggester(lambda: self.pointers), compact=True))
             yield Label("Body (Markdown)" if self.kind != "review" else "Body (written for you: what is owed and late now)",
                         id="w-body-label")
             yield TextArea(self._default_body(), id="w-body", soft_wrap=True, show_line_numbers=False, compact=True)
@@ -198,7 +204,13 @@ class WriteScreen(ModalScreen[str | None]):
             self._apply(self.restore.fields)
         self._sync_task()
         self._first_field().focus()
+        if self.pointers is None:
+            self._build_pointers()
         self.validate()
+
+    @work(thread=True, exclusive=True, group="pointers", exit_on_error=False)
+    def _build_pointers(self) -> rules.Pointers:
+        return rules.pointers_for(self.model)
 
     def _first_field(self):
         for sel in ("#w-to", "#w-slug", "#w-upholds", "#w-body"):
@@ -409,6 +421,8 @@ class WriteScreen(ModalScreen[str | None]):
             self.set_timer(0.3, self._autosave, name="autosave")
 
     def _show_matches(self, key: str, text: str) -> None:
+        if self.pointers is None:
+            return
         found = self.pointers.complete(text, 3, thread=key == "thread") if len(text) >= 3 else []
         hint = self.query_one("#w-hint", Static)
         if not text or text in found[:1]:
@@ -525,6 +539,11 @@ class WriteScreen(ModalScreen[str | None]):
 
     @on(Worker.StateChanged)
     def _write_state(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "pointers" and event.state == WorkerState.SUCCESS:
+            self.pointers = event.worker.result
+            if not self._sending:
+                self.validate()
+            return
         if event.worker.group != "write":
             return
         if event.state == WorkerState.SUCCESS:

@@ -6,19 +6,22 @@ from __future__ import annotations
 from textual.binding import Binding
 from textual.suggester import Suggester
 
-from . import write_rules as rules
 
 
 class IdSuggester(Suggester):
     """Completes a pointer field with the letterbox's ids (newest first)."""
 
-    def __init__(self, pointers: rules.Pointers, *, thread: bool = False) -> None:
+    def __init__(self, pointers, *, thread: bool = False) -> None:
+        """``pointers``: a callable giving the form's ``Pointers`` (None until built)."""
         super().__init__(use_cache=False, case_sensitive=True)
         self.pointers = pointers
         self.thread = thread
 
     async def get_suggestion(self, value: str) -> str | None:
-        found = [i for i in self.pointers.complete(value, 1, thread=self.thread) if i.startswith(value)]
+        pointers = self.pointers()
+        if pointers is None:
+            return None
+        found = [i for i in pointers.complete(value, 1, thread=self.thread) if i.startswith(value)]
         return found[0] if found else None
 
 

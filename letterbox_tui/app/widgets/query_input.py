@@ -15,9 +15,10 @@ from letterbox_tui.core.history import QueryHistory
 from letterbox_tui.core.query import KEYS, choices, operators
 
 
-def complete_term(text: str, model, ids: Callable[[], list[str]] | None = None) -> str | None:
+def complete_term(text: str, model, ids: Callable[[str], list[str]] | None = None) -> str | None:
     """``text`` with its last term completed, or None. ``model``: the app's model (its
-    seats), or None while the first scan runs; ``ids``: the letterbox's ids, newest first."""
+    seats), or None while the first scan runs; ``ids(part)``: the letterbox's ids and thread
+    labels that start with ``part``, newest first."""
     if not text or text.endswith(" "):
         return None
     head, _, term = text.rpartition(" ")
@@ -27,7 +28,7 @@ def complete_term(text: str, model, ids: Callable[[], list[str]] | None = None) 
         if sep and key in KEYS:
             done, _, part = value.rpartition(",")
             done = done + "," if done else ""
-            for candidate in _values(key, model, ids):
+            for candidate in _values(key, model, ids, part):
                 if candidate.startswith(part) and candidate != part:
                     return prefix + key + sep + done + candidate
             return None
@@ -37,7 +38,7 @@ def complete_term(text: str, model, ids: Callable[[], list[str]] | None = None) 
     return None
 
 
-def _values(key: str, model, ids) -> list[str] | tuple[str, ...]:
+def _values(key: str, model, ids, part: str) -> list[str] | tuple[str, ...]:
     if key == "type":
         return PROTOCOL_TYPES + ADDED_TYPES
     if key == "priority":
@@ -50,26 +51,28 @@ def _values(key: str, model, ids) -> list[str] | tuple[str, ...]:
     if key in ("from", "to"):
         return model.snapshot.seats
     if key in ("id", "re", "thread") and ids is not None:
-        return ids()
+        return ids(part)
     return ()
 
 
 class TermSuggester(Suggester):
-    def __init__(self, model: Callable[[], object]) -> None:
+    def __init__(self, model: Callable[[], object], owner: Callable[[], object]) -> None:
         super().__init__(use_cache=False, case_sensitive=True)
         self.model = model
-        self._ids: tuple[object, list[str]] | None = None
+        self.owner = owner
+    def ids(self, part: str) -> list[str]:
+        """The current model's ids and thread labels that start with ``part``, newest first
+        (the forms' index of this scan, built once in a worker; nothing until it is)."""
+        from letterbox_tui.app.screens.write_rules import cached_pointers, pointers_for
 
-    def ids(self) -> list[str]:
-        """The ids of the current model's letters and their thread labels, newest first
-        (ids start with their time), sorted once per scan."""
         model = self.model()
         if model is None:
             return []
-        if self._ids is None or self._ids[0] is not model:
-            known = {x.id for x in model.snapshot.letters} | {x.thread for x in model.snapshot.letters if x.thread}
-            self._ids = (model, sorted(known, reverse=True))
-        return self._ids[1]
+        pointers = cached_pointers(model)
+        if pointers is None:
+            self.owner().run_worker(lambda: pointers_for(model), thread=True, group="pointers", exclusive=True)
+            return []
+        return [x for x in pointers.complete(part, 5, thread=True) if x.startswith(part)]
 
     async def get_suggestion(self, value: str) -> str | None:
         return complete_term(value, self.model(), self.ids)
@@ -84,7 +87,7 @@ class QueryInput(Input):
     ]
 
     def __init__(self, *args, history: QueryHistory | None = None, **kwargs) -> None:
-        super().__init__(*args, suggester=TermSuggester(lambda: getattr(self.app, "model", None)), **kwargs)
+        super().__init__(*args, suggester=TermSuggester(lambda: getattr(self.app, "model", None), lambda: self), **kwargs)
         self._history = history
         self._at: int | None = None  # where Up/Down is in the history (None: the line being typed)
         self._typed = ""
