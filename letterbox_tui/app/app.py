@@ -110,6 +110,7 @@ class LetterboxApp(SyncMixin, TruthFileMixin, App[int]):
         Binding("d", "dispute", "Dispute", show=False, id="letter.dispute"),
         Binding("u", "rule", "Rule", show=False, id="letter.rule"),
         Binding("R", "review", "Review", show=False, id="app.review"),
+        Binding("P", "progress", "Progress note", show=False, id="letter.progress"),
         Binding("W", "write_truth", "Write truth file", show=False, id="truth.write"),
         Binding("f5,ctrl+r", "rescan", "Rescan", show=False, id="app.rescan"),
         Binding("S", "sync", "Sync", show=False, id="app.sync"),
@@ -941,6 +942,19 @@ class LetterboxApp(SyncMixin, TruthFileMixin, App[int]):
     def action_review(self) -> None:
         self._open_writer("review")
 
+    def action_progress(self) -> None:
+        """A progress note on the selected letter, in its ack sidecar (issue 13 point 5)."""
+        from letterbox_tui.core.sidecar import progress_of
+
+        from .screens.progress import ProgressScreen
+
+        x, m = self.selected_letter(), self.model
+        if x is None or m is None:
+            self.notify("Select a letter you accepted first.", severity="warning")
+            return
+        now = progress_of(m.root, x, m.snapshot)
+        self.push_screen(ProgressScreen(m.root, x, now.line(self.clock()) if now else ""), self._written)
+
     def action_drafts(self, quiet: bool = False) -> None:
         from .screens.drafts import offer_kept_drafts
 
@@ -951,10 +965,11 @@ def known_binding_ids() -> set[str]:
     """Every binding id the app defines (for checking ``[keymap]`` in the settings)."""
     from .screens.choice import ChoiceScreen
     from .screens.help import HelpScreen
+    from .screens.progress import ProgressScreen
     from .screens.write import WriteScreen
 
     ids = set()
-    for cls in (LetterboxApp, LetterList, WriteScreen, HelpScreen, ChoiceScreen, QueryInput):
+    for cls in (LetterboxApp, LetterList, WriteScreen, HelpScreen, ChoiceScreen, QueryInput, ProgressScreen):
         for b in cls.BINDINGS:
             if isinstance(b, Binding) and b.id:
                 ids.add(b.id)

@@ -77,3 +77,45 @@ async def test_no_leases_no_leases_mailbox(tmp_path):
         await scanned(pilot, app)
         assert not any(mb.id == "view:leases" for mb in app.model.mailboxes())
         assert "Leases" not in screen_text(app)
+
+
+async def test_p_writes_a_progress_note_from_the_app(tmp_path):
+    from textual.widgets import Input
+
+    from letterbox_tui.app.screens.progress import ProgressScreen
+    from tests.app.helpers import until
+
+    box = accepted_box(tmp_path, "drafted 3 of 5")
+    app = app_for(box, letter=TASK)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        await pilot.press("P")
+        await until(pilot, lambda: isinstance(app.screen, ProgressScreen))
+        assert "Now: in progress: drafted 3 of 5" in app.screen.query_one("#progress-about", Static).render().plain
+        app.screen.query_one("#progress-note", Input).value = "drafted 4 of 5"
+        await pilot.press("enter")
+        await until(pilot, lambda: not isinstance(app.screen, ProgressScreen))
+    text = (box.root / "beta" / "inbox" / f"{TASK}.md.ack").read_text()
+    assert "progress: drafted 4 of 5\n" in text and text.count("progress:") == 1 and "by: beta\n" in text
+
+
+async def test_a_refused_progress_note_says_why_and_writes_nothing(tmp_path):
+    from textual.widgets import Input
+
+    from letterbox_tui.app.screens.progress import ProgressScreen
+    from tests.app.helpers import until
+
+    box = accepted_box(tmp_path, "x")
+    (box.root / "beta" / "inbox" / f"{TASK}.md.ack").unlink()  # not accepted after all
+    before = box.tree_bytes()
+    app = app_for(box, letter=TASK)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        await pilot.press("P")
+        await until(pilot, lambda: isinstance(app.screen, ProgressScreen))
+        app.screen.query_one("#progress-note", Input).value = "half"
+        await pilot.press("enter")
+        await until(pilot, lambda: "Refused" in app.screen.query_one("#progress-error", Static).render().plain)
+        assert "reply 'ack'" in app.screen.query_one("#progress-error", Static).render().plain
+        await pilot.press("escape")
+    assert box.tree_bytes() == before
