@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from letterbox_tui.cli import main
-from letterbox_tui.core.errors import LetterboxError
+from letterbox_tui.core.errors import LetterboxError, Terminated
 from letterbox_tui.core.scan import scan
 from letterbox_tui.core.write import Draft, deliver, file_letter, reply
 from letterbox_tui.core.write.lifecycle import lifecycle_lock, lock_name
@@ -161,10 +161,14 @@ def test_a_lock_holding_anything_else_is_never_removed(box):
 # --- signals and kill -9 ---------------------------------------------------------------------
 
 
+# SIGINT raises KeyboardInterrupt as at a terminal: a process started with SIGINT ignored
+# (a CI job, anything run with ``&`` from a script) hands that on, and then Python installs
+# no handler for it, so the holder would sleep through the signal.
 _HOLDER = """
-import sys, time
+import signal, sys, time
 from pathlib import Path
 from letterbox_tui.core.write.lifecycle import lifecycle_lock
+signal.signal(signal.SIGINT, signal.default_int_handler)
 with lifecycle_lock(Path(sys.argv[1]), sys.argv[2]):
     print("held", flush=True)
     time.sleep(30)
@@ -195,6 +199,29 @@ def test_sigterm_and_sigint_release_the_lock(box, sig):
     p = _holder(box, letter)
     p.send_signal(sig)
     assert p.wait(timeout=10) != 0
+    assert locks(box) == []
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_just_after_the_lock_is_taken_releases_it(box, sig, monkeypatch):
+    """The signal lands in the instant between the lock's mkdir and the writer noting the
+    lock as its own, or while its pid is written: it still raises, and the lock still goes."""
+    letter = task(box)
+    real_mkdir = os.mkdir
+
+    def mkdir_then_signal(path, *args, **kwargs):
+        real_mkdir(path, *args, **kwargs)
+        if str(path).endswith(".lifecycle.lock"):
+            os.kill(os.getpid(), sig)
+
+    monkeypatch.setattr(os, "mkdir", mkdir_then_signal)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.raises((Terminated, KeyboardInterrupt)):
+            with lifecycle_lock(box.root / "beta" / "inbox", letter + ".md"):
+                time.sleep(5)  # never reached quietly: the signal raises before or at once
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert locks(box) == []
 
 

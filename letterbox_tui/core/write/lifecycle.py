@@ -239,6 +239,25 @@ def _sigterm_raises() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
+_DEFERRED = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextmanager
+def _signals_deferred() -> Iterator[None]:
+    """SIGINT and SIGTERM wait (blocked) from the lock's ``mkdir`` until the writer has
+    noted it held and written its pid: a signal raising between those steps would leave the
+    lock behind. A signal that came meanwhile is handled as the block ends (unblocking runs
+    Python's handlers at once), inside the ``try`` whose ``finally`` releases the lock."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _DEFERRED)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
 @contextmanager
 def lifecycle_lock(
     inbox: Path, letter_name: str, *, timeout: float | None = None, shown: str = ""
@@ -261,15 +280,23 @@ def lifecycle_lock(
             try:
                 deadline = time.monotonic() + wait
                 while True:
-                    try:
-                        os.mkdir(name, 0o755, dir_fd=inbox_fd)
-                        held = True
+                    with _signals_deferred():  # taken and noted held as one step
+                        try:
+                            os.mkdir(name, 0o755, dir_fd=inbox_fd)
+                            held = True
+                        except FileExistsError:
+                            pass
+                        except OSError as exc:
+                            raise LetterboxError(
+                                f"cannot take the lifecycle lock for {what}: {exc.strerror or exc}") from None
+                        if held:
+                            try:
+                                _write_pid(inbox_fd, name)
+                            except OSError as exc:
+                                raise LetterboxError(
+                                    f"cannot take the lifecycle lock for {what}: {exc.strerror or exc}") from None
+                    if held:
                         break
-                    except FileExistsError:
-                        pass
-                    except OSError as exc:
-                        raise LetterboxError(
-                            f"cannot take the lifecycle lock for {what}: {exc.strerror or exc}") from None
                     if _break_if_stale(inbox_fd, name):
                         continue
                     if time.monotonic() >= deadline:
@@ -277,11 +304,6 @@ def lifecycle_lock(
                             f"timed out waiting for lifecycle lock: {what} (another writer holds "
                             f"{inbox.parent.name}/inbox/{name}); nothing written")
                     time.sleep(INTERVAL)
-                try:
-                    _write_pid(inbox_fd, name)
-                except OSError as exc:
-                    raise LetterboxError(
-                        f"cannot take the lifecycle lock for {what}: {exc.strerror or exc}") from None
                 yield
             finally:
                 if held:
