@@ -121,3 +121,15 @@ def test_a_long_fetch_shows_a_progress_line(tmp_path, capsys, monkeypatch):
     lines = err.splitlines()
     assert lines and all(ln and "\r" not in ln for ln in lines)  # whole lines on a pipe
     assert any("objects" in ln for ln in lines), lines  # git's own progress, e.g. "Unpacking objects: 100% …"
+
+
+def test_a_conflict_is_one_line_naming_the_path_exit_2(tmp_path, capsys):
+    _, a, b = machines(tmp_path)
+    put(b, f"beta/inbox/{L1}.md", letter_text(L1, body="from b\n"))
+    run(capsys, b, "sync")
+    put(a, f"beta/inbox/{L1}.md", letter_text(L1, body="from a\n"))
+    before = tree(a)
+    code, out, err = run(capsys, a, "sync")
+    assert (code, out) == (2, "") and err.count("\n") == 1
+    assert err.startswith(f"letterbox-tui: conflict with the remote on beta/inbox/{L1}.md: nothing was rebased")
+    assert tree(a) == before
