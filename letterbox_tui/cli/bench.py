@@ -29,7 +29,6 @@ from __future__ import annotations
 import gc
 import json
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -79,12 +78,16 @@ def prepare(root: Path, n: int) -> bool:
     if root.exists():
         if not root.is_dir():
             raise LetterboxError(f"bench: {root} is not a directory")
-        if benchgen.marker(root) is not None:
+        m = benchgen.marker(root)
+        if m is not None and benchgen.manifest(root, m) is not None:
             _remove_bench(root)  # our own letterbox, of another size or generator version
         elif any(root.iterdir()):
+            older = (root / benchgen.MARKER).is_file() and not (root / benchgen.MANIFEST).is_file()
             raise LetterboxError(
-                f"bench: {root} is not an empty directory or a bench letterbox; bench writes letters, "
-                "so it only uses a directory it made (or an empty one)"
+                f"bench: {root} is not an empty directory or a bench letterbox it made; bench writes "
+                "letters, so it only uses a directory it made (or an empty one), and deletes nothing else"
+                + (" (a bench letterbox of an older version lists no files of its own: delete it by hand)"
+                   if older else "")
             )
     print(f"bench: generating {n} letters in {root} ...", file=sys.stderr, flush=True)
     try:
@@ -100,12 +103,17 @@ def prepare(root: Path, n: int) -> bool:
 
 
 def _remove_bench(root: Path) -> None:
-    """Empty a bench letterbox this command made (its marker says so)."""
-    for entry in root.iterdir():
-        if entry.is_dir() and not entry.is_symlink():
-            shutil.rmtree(entry)
-        else:
-            entry.unlink()
+    """Delete the bench letterbox this command made (its marker and manifest say which
+    files): nothing it did not write, and then refuse when anything else is left."""
+    try:
+        left = benchgen.remove(root)
+    except ValueError as exc:
+        raise LetterboxError(f"bench: {exc}") from None
+    if left:
+        raise LetterboxError(
+            f"bench: {root} holds {len(left)} entr{'ies' if len(left) != 1 else 'y'} bench did not make "
+            f"(such as {left[0]!r}); they were kept, and bench writes only into an empty directory"
+        )
 
 
 # --- measuring ------------------------------------------------------------------------

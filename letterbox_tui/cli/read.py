@@ -173,7 +173,10 @@ def _print_show(con: Any, item: dict[str, Any]) -> None:
     if item["progress"] is not None:
         con.print(output.text(_progress_line(item["progress"])))
     p = item["provenance"]
-    con.print(output.text(f"path {p['path']}  sha256 {p['sha256']}  size {p['size']}"))
+    covers = ""
+    if p["sha256"] is not None and p["size"] is not None and (p["sha256_bytes"] or 0) < p["size"]:
+        covers = f" (of its first {p['sha256_bytes']} bytes only: the file is larger)"
+    con.print(output.text(f"path {p['path']}  sha256 {p['sha256']}{covers}  size {p['size']}"))
     if h := p["history"]:
         sent = item["headers"].get("sent", "")
         con.print(output.text(f"committed {h['committed_at']} by {h['author']} on {h['machine'] or 'an unknown machine'}"

@@ -20,6 +20,9 @@ _DIR = fsflags.DIR
 _FILE = fsflags.READ
 
 NOT_REGULAR = "not a regular file"
+#: the most of one file a face hashes (``show``, the app's provenance): a sparse 50 GB
+#: letter would take minutes
+HASH_LIMIT = 64 << 20
 TOO_LARGE_TO_HASH = "too large to hash"
 
 
@@ -27,20 +30,24 @@ TOO_LARGE_TO_HASH = "too large to hash"
 class FileRead:
     data: bytes = b""  # the file's first ``keep`` bytes
     truncated: bool = False  # the file holds more than ``keep`` bytes
-    sha256: str | None = None  # of the whole file; None when not hashed
+    sha256: str | None = None  # of the whole file (or of its first ``hashed`` bytes); None when not hashed
+    hashed: int = 0  # how many bytes ``sha256`` covers: the size, or less for a prefix
     size: int | None = None
     stat_key: tuple[int, int, int] | None = None  # (size, mtime_ns, inode), as the scan keys a letter
     error: str | None = None  # NOT_REGULAR, TOO_LARGE_TO_HASH or "cannot read: ..."
 
 
 def read_file(
-    root: str | os.PathLike[str], rel: str, *, keep: int, hashing: bool = True, hash_limit: int | None = None
+    root: str | os.PathLike[str], rel: str, *, keep: int, hashing: bool = True, hash_limit: int | None = None,
+    prefix: bool = False,
 ) -> FileRead:
     """Read ``root/rel`` (``rel`` with ``/`` separators), keeping its first ``keep`` bytes.
 
     With ``hashing`` the whole file is read and hashed with sha256, unless it is larger than
-    ``hash_limit`` (then ``sha256`` is None and ``error`` says so; ``data`` is still kept).
-    Without it, no more than ``keep + 1`` bytes are read. Never raises.
+    ``hash_limit``: then, with ``prefix``, only its first ``hash_limit`` bytes are read and
+    hashed (``hashed`` says how many: less than ``size``), else ``sha256`` is None and
+    ``error`` says so (``data`` is kept either way). Without ``hashing``, no more than
+    ``keep + 1`` bytes are read. Never raises.
     """
     out = FileRead()
     parts = rel.split("/")
@@ -60,22 +67,26 @@ def read_file(
         out.size = st.st_size
         out.stat_key = (st.st_size, st.st_mtime_ns, st.st_ino)
         too_large = hashing and hash_limit is not None and st.st_size > hash_limit
-        digest = hashlib.sha256() if hashing and not too_large else None
+        digest = hashlib.sha256() if hashing and (prefix or not too_large) else None
         head = bytearray()
-        total = 0
         while True:
-            want = 1 << 20 if digest is not None else min(1 << 20, keep + 1 - len(head))
+            hashing_more = digest is not None and (hash_limit is None or out.hashed < hash_limit)
+            if hashing_more:  # one byte past the limit, unless a prefix: a file that grew is seen
+                want = 1 << 20 if hash_limit is None else min(1 << 20, hash_limit - out.hashed + (not prefix))
+            else:
+                want = min(1 << 20, keep + 1 - len(head))
             if want <= 0:
                 break
             chunk = os.read(fd, want)
             if not chunk:
                 break
-            total += len(chunk)
-            if digest is not None:
-                if hash_limit is not None and total > hash_limit:  # grew while we read
+            if hashing_more:
+                part = chunk if hash_limit is None else chunk[: hash_limit - out.hashed]
+                if len(part) < len(chunk) and not prefix:  # grew past the limit while we read
                     digest, too_large = None, True
                 else:
-                    digest.update(chunk)
+                    digest.update(part)
+                    out.hashed += len(part)
             if len(head) <= keep:
                 head += chunk[: keep + 1 - len(head)]
         out.truncated = len(head) > keep

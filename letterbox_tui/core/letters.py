@@ -200,7 +200,9 @@ def restore(kept: tuple) -> Letter:
         raise TypeError("not a kept letter")
     if len(kept[15]) != len(kept[16]):
         raise ValueError("not a kept letter: keys and values differ in number")
-    _join(kept[11]), _join(kept[15]), _join(kept[16]), _join(kept[23]), _join(kept[24])
+    _join(kept[15]), _join(kept[16])
+    if kept[11] or kept[23] or kept[24]:  # disputes, flags, malformed: most letters have none
+        _join(kept[11]), _join(kept[23]), _join(kept[24])
     (letter_id, sender, recipient, kind, re_, thread, priority, requires_ack, deadline, sent, supersedes,
      disputes, rules_on, upholds, subject, keys, values, seat, folder, path, name, sent_code, deadline_code,
      flags, malformed, size, mtime_ns, inode) = kept

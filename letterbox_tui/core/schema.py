@@ -124,6 +124,7 @@ class Provenance(TypedDict):
     seat: str
     folder: str
     sha256: str | None
+    sha256_bytes: int | None  # how many bytes the hash covers: the size, or a bounded prefix
     size: int | None
     changed_since_scan: bool | None
     legacy: list[str]

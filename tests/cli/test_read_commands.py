@@ -401,3 +401,34 @@ def test_owed_text_names_the_reason_of_every_unknown(capsys, box):
     assert code == 0
     assert "ask-ext: external-route (answered" in out
     assert "ask-ok:" not in out  # a plain yes/no row carries no reason line
+
+
+def test_show_hashes_a_bounded_prefix_of_a_huge_letter_and_says_so(capsys, box, monkeypatch):
+    """A sparse 50 GB letter: show hashes its first bytes only (as the app bounds its hash),
+    at once, and says the hash covers a prefix (issue 18 item 14)."""
+    import time
+
+    from letterbox_tui.core.views import letter as letter_view
+
+    monkeypatch.setattr(letter_view, "HASH_LIMIT", 4 << 20)
+    path = box.letter("big-1", body="hello\n")
+    data = path.read_bytes()
+    with open(path, "r+b") as fh:
+        fh.truncate(50 << 30)
+    t = time.monotonic()
+    code, doc = cli_json(capsys, box, "show", "big-1")
+    assert time.monotonic() - t < 20
+    prov = doc["letters"][0]["provenance"]
+    with open(path, "rb") as fh:
+        expected = hashlib.sha256(fh.read(4 << 20)).hexdigest()
+    assert prov["sha256"] == expected and prov["sha256_bytes"] == 4 << 20 < prov["size"] == 50 << 30
+    assert doc["letters"][0]["body"].startswith("hello") and data
+    code, out, _ = cli(capsys, box, "show", "big-1")
+    assert f"of its first {4 << 20} bytes only" in out
+
+
+def test_show_of_an_ordinary_letter_hashes_it_whole(capsys, box):
+    path = box.letter("small-1", body="hello\n")
+    _, doc = cli_json(capsys, box, "show", "small-1")
+    prov = doc["letters"][0]["provenance"]
+    assert prov["sha256_bytes"] == prov["size"] == path.stat().st_size

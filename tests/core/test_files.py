@@ -32,6 +32,30 @@ def test_hash_limit_says_so_and_keeps_the_data(box):
     assert f.sha256 is None and f.error == TOO_LARGE_TO_HASH and len(f.data) == 10
 
 
+def test_a_prefix_hash_covers_only_its_bound_and_says_how_much(box):
+    path = box.letter("a1", body="x" * 5000)
+    data = path.read_bytes()
+    f = read_file(box.root, "beta/inbox/a1.md", keep=10, hash_limit=1000, prefix=True)
+    assert f.error is None and f.hashed == 1000 < f.size == len(data)
+    assert f.sha256 == hashlib.sha256(data[:1000]).hexdigest() and f.data == data[:10]
+    whole = read_file(box.root, "beta/inbox/a1.md", keep=10, hash_limit=len(data), prefix=True)
+    assert whole.hashed == whole.size and whole.sha256 == hashlib.sha256(data).hexdigest()
+    plain = read_file(box.root, "beta/inbox/a1.md", keep=10)
+    assert plain.hashed == plain.size and plain.sha256 == whole.sha256
+
+
+def test_a_huge_sparse_letter_is_hashed_only_to_the_bound(box, monkeypatch):
+    path = box.letter("a1")
+    with open(path, "r+b") as fh:
+        fh.truncate(50 << 30)  # 50 GiB, sparse
+    reads: list[int] = []
+    real_read = os.read
+    monkeypatch.setattr(os, "read", lambda fd, n: reads.append(n) or real_read(fd, n))
+    f = read_file(box.root, "beta/inbox/a1.md", keep=4096, hash_limit=8 << 20, prefix=True)
+    assert f.hashed == 8 << 20 and f.size == 50 << 30 and f.sha256 is not None
+    assert sum(reads) <= (8 << 20) + 4097  # the bound, and the head kept
+
+
 def test_a_symlinked_letter_is_never_followed(box, tmp_path):
     secret = tmp_path / "secret.md"
     secret.write_text("---\nid: secret-marker\n---\nTOP SECRET\n")

@@ -11,8 +11,11 @@ supersession chains. Bodies are Markdown of varied length (median about 1 KiB).
 Files are written directly (no temporary-then-rename dance: nobody reads the letterbox
 while it is generated), so 100,000 letters take seconds. ``N`` counts ``*.md`` letter
 files exactly; sidecars and ``status.md`` notes are extra. A marker file
-``.letterbox-bench`` at the root (hidden, so never mail) records what was generated, so a
-later run can reuse the letterbox and ``bench`` can refuse to write into anything else.
+``.letterbox-bench`` at the root (hidden, so never mail) records what was generated, with
+the hash of a manifest (``.letterbox-bench-manifest``) of every folder and file it wrote:
+a later run can reuse the letterbox, and ``remove`` deletes exactly those files and
+nothing else. Only a marker whose content is exactly what ``generate`` writes counts
+(any other JSON is not a bench letterbox), so ``bench`` refuses a letterbox it did not make.
 """
 
 from __future__ import annotations
@@ -20,12 +23,19 @@ from __future__ import annotations
 import json
 import os
 import random
+import stat
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+from letterbox_tui.core.flags import READ
+
 MARKER = ".letterbox-bench"
+MANIFEST = ".letterbox-bench-manifest"
 GENERATOR_VERSION = 1
+MARKER_FORMAT = 2  # 2: exact content, with the manifest's hash
+_MARKER_MAX = 4096
+_MANIFEST_MAX = 512 << 20
 SEATS = ("planner", "builder", "reviewer", "tester", "ops", "docs", "research", "ledger")
 START = datetime(2026, 5, 1, tzinfo=timezone.utc)
 #: the accountability question's cut-off falls inside the generated period
@@ -84,20 +94,133 @@ def generate(root: str | os.PathLike[str], letters: int, seed: int = 1) -> Path:
         (root / seat / "status.md").write_text(f"# {seat}\n\nWorking through the backlog.\n")
     while st.written < letters:
         _event(st)
-    (root / MARKER).write_text(json.dumps({"letters": letters, "seed": seed, "version": GENERATOR_VERSION}) + "\n")
+    dirs, files = _walk(root)
+    manifest = "".join(f"d {d}\n" for d in dirs) + "".join(f"f {f}\n" for f in files)
+    (root / MANIFEST).write_bytes(manifest.encode())
+    (root / MARKER).write_text(_marker_text(letters, seed, _hash(manifest.encode()), len(files)))
     return root
 
 
-def marker(root: str | os.PathLike[str]) -> dict | None:
-    """What ``generate`` recorded at ``root``, or None when it is not a bench letterbox."""
+def _marker_text(letters: int, seed: int, manifest: str, files: int) -> str:
+    return json.dumps({
+        "generator": "letterbox-tui bench", "format": MARKER_FORMAT, "letters": letters, "seed": seed,
+        "version": GENERATOR_VERSION, "manifest": manifest, "files": files,
+    }, sort_keys=True) + "\n"
+
+
+def _hash(data: bytes) -> str:
+    from _blake2 import blake2b
+
+    return blake2b(data, digest_size=16).hexdigest()
+
+
+def _walk(root: Path) -> tuple[list[str], list[str]]:
+    """Every folder and file under ``root`` (relative, sorted): what generate wrote."""
+    dirs, files = [], []
+    for top, subdirs, names in os.walk(root):
+        rel = os.path.relpath(top, root)
+        prefix = "" if rel == "." else rel + "/"
+        dirs.extend(prefix + d for d in subdirs)
+        files.extend(prefix + n for n in names)
+    return sorted(dirs), sorted(files)
+
+
+def _read_bounded(path: Path, limit: int) -> bytes | None:
+    """A regular file's bytes, never through a symlink, None when over ``limit``."""
     try:
-        data = json.loads((Path(root) / MARKER).read_text())
-    except (OSError, ValueError):
+        fd = os.open(path, READ)
+    except OSError:
         return None
-    return data if isinstance(data, dict) else None
+    try:
+        st = os.fstat(fd)
+        if not (stat.S_ISREG(st.st_mode) and st.st_size <= limit):
+            return None
+        chunks, n = [], 0
+        while n <= limit and (chunk := os.read(fd, min(1 << 20, limit + 1 - n))):
+            chunks.append(chunk)
+            n += len(chunk)
+        return b"".join(chunks) if n <= limit else None
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def marker(root: str | os.PathLike[str]) -> dict | None:
+    """What ``generate`` recorded at ``root``, or None when it is not a bench letterbox:
+    the marker must be exactly what ``generate`` writes (any other content, or any other
+    JSON object, is not ours)."""
+    raw = _read_bounded(Path(root) / MARKER, _MARKER_MAX)
+    try:
+        data = json.loads(raw) if raw is not None else None
+        ours = isinstance(data, dict) and raw.decode() == _marker_text(
+            data["letters"], data["seed"], data["manifest"], data["files"]
+        ) and data["format"] == MARKER_FORMAT
+    except (ValueError, KeyError, TypeError):
+        return None
+    return data if ours else None
+
+
+def manifest(root: str | os.PathLike[str], m: dict) -> tuple[list[str], list[str]] | None:
+    """(folders, files) ``generate`` wrote at ``root``, from its manifest, or None when the
+    manifest is missing, damaged or not the one its marker names."""
+    raw = _read_bounded(Path(root) / MANIFEST, _MANIFEST_MAX)
+    if raw is None or _hash(raw) != m.get("manifest"):
+        return None
+    dirs, files = [], []
+    for line in raw.decode("ascii", "replace").splitlines():
+        kind, _, rel = line.partition(" ")
+        parts = rel.split("/")
+        if kind not in ("d", "f") or not rel or any(p in ("", ".", "..") for p in parts) or "\0" in rel:
+            return None
+        (dirs if kind == "d" else files).append(rel)
+    return (dirs, files) if len(files) == m.get("files") else None
+
+
+def remove(root: str | os.PathLike[str]) -> list[str]:
+    """Delete what ``generate`` wrote at ``root`` (its manifest's files and folders, then
+    the manifest and the marker), and nothing else: a file that is no longer a regular
+    file, or lies under a folder that became a symlink, is left, and so is anything the
+    manifest does not name. Returns what is left in ``root`` (empty: all gone). Raises
+    ``ValueError`` when ``root`` is not a bench letterbox."""
+    root = Path(root)
+    m = marker(root)
+    listed = manifest(root, m) if m is not None else None
+    if listed is None:
+        raise ValueError(f"{root} is not a bench letterbox (no marker and manifest of its own)")
+    dirs, files = listed
+    real_dirs: dict[str, bool] = {"": True}
+
+    def real_dir(rel: str) -> bool:  # every folder on the way is a folder, not a symlink
+        if rel not in real_dirs:
+            parent = rel.rpartition("/")[0]
+            p = root / rel
+            real_dirs[rel] = real_dir(parent) and p.is_dir() and not p.is_symlink()
+        return real_dirs[rel]
+
+    for rel in files:
+        p = root / rel
+        if real_dir(rel.rpartition("/")[0]) and p.is_file() and not p.is_symlink():
+            try:
+                p.unlink()
+            except OSError:
+                pass
+    for rel in sorted(dirs, key=lambda d: d.count("/"), reverse=True):
+        if real_dir(rel):
+            try:
+                (root / rel).rmdir()  # only when empty: what is not ours stays
+            except OSError:
+                pass
+    for name in (MANIFEST, MARKER):
+        try:
+            (root / name).unlink()
+        except OSError:
+            pass
+    return sorted(os.listdir(root))
 
 
 def is_current(root: str | os.PathLike[str], letters: int, seed: int = 1) -> bool:
+    """True when ``root`` is the bench letterbox of ``letters`` letters and this seed."""
     m = marker(root)
     return bool(m) and m.get("letters") == letters and m.get("seed") == seed and m.get("version") == GENERATOR_VERSION
 

@@ -12,6 +12,7 @@ from ..model import Letter
 from ..resolve import Resolution
 from ..rows import answers, row
 from ..text import clean
+from ..files import HASH_LIMIT
 from .letterfile import BODY_MAX, read_letter
 
 
@@ -44,7 +45,8 @@ def shown(res: Resolution, letter: Letter, limit: int = BODY_MAX) -> dict[str, A
     root = str(res.snapshot.root)
     found = answers(letter, res)
     head = res.head(letter)
-    f = read_letter(root, letter, limit)
+    # a huge file: the sha256 of a bounded prefix, and said so (sha256_bytes < size)
+    f = read_letter(root, letter, limit, hash_limit=HASH_LIMIT, prefix=True)
     return {
         "id": letter.id,
         "headers": dict(letter.fields),
@@ -57,6 +59,7 @@ def shown(res: Resolution, letter: Letter, limit: int = BODY_MAX) -> dict[str, A
             "seat": letter.seat,
             "folder": letter.folder,
             "sha256": f.sha256,
+            "sha256_bytes": f.sha256_bytes,
             "size": f.size,
             "changed_since_scan": f.changed,
             "legacy": list(letter.flags),

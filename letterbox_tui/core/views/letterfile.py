@@ -23,24 +23,28 @@ class LetterFile:
     body: str | None = None  # decoded leniently (invalid UTF-8 becomes U+FFFD)
     body_truncated: bool = False
     sha256: str | None = None
+    sha256_bytes: int | None = None  # what the hash covers: the size, or a prefix of the file
     size: int | None = None
     changed: bool | None = None  # the file changed since the scan
     error: str | None = None
 
 
 def read_letter(root: str, letter: Letter, limit: int = BODY_MAX, *, hashing: bool = True,
-                hash_limit: int | None = None) -> LetterFile:
+                hash_limit: int | None = None, prefix: bool = False) -> LetterFile:
     """The letter's body (at most ``limit`` bytes) and, with ``hashing``, its sha256 (unless
-    the file is over ``hash_limit`` bytes)."""
+    the file is over ``hash_limit`` bytes; with ``prefix``, then the sha256 of its first
+    ``hash_limit`` bytes, ``sha256_bytes`` saying so)."""
     out = LetterFile()
     # keep the header (at most 32 KiB) and the body's first bytes
-    f = read_file(root, letter.path, keep=limit + MAX_HEADER + 8 * 1024, hashing=hashing, hash_limit=hash_limit)
+    f = read_file(root, letter.path, keep=limit + MAX_HEADER + 8 * 1024, hashing=hashing, hash_limit=hash_limit,
+                  prefix=prefix)
     if f.error is not None and f.error != TOO_LARGE_TO_HASH:
         out.error = "no longer a regular file" if f.error == NOT_REGULAR else f.error
         return out
     if f.error == TOO_LARGE_TO_HASH:
         out.error = "too large to hash here"
     out.sha256 = f.sha256
+    out.sha256_bytes = f.hashed if f.sha256 is not None else None
     out.size = f.size
     out.changed = f.stat_key != (letter.size, letter.mtime_ns, letter.inode)
     start = body_offset(f.data)
