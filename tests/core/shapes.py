@@ -2,14 +2,15 @@
 a comb (a chain with a side branch at every link), the comb with every fork settled by a
 ruling, and a cycle whose letters have replies. Each is a ``Snapshot`` of plain letters, as
 the header grammar would make them; ``work(snapshot)`` is what the reading commands do with
-one: resolve, every row's answers and reasons as JSON, and ``check``'s findings."""
+one: resolve, every row's answers and reasons as JSON, and ``check``'s findings. Also: one id
+held by n files, and n unreadable files that may each be a reply to any of n tasks."""
 
 from __future__ import annotations
 
 import json
 from datetime import datetime, timezone
 
-from letterbox_tui.core.model import Letter, Scope, Snapshot
+from letterbox_tui.core.model import Letter, Scope, Snapshot, Unreadable
 
 AT = datetime(2026, 6, 1, tzinfo=timezone.utc)
 SENT = "2026-01-01T00:00:00Z"
@@ -74,9 +75,30 @@ def settled_comb(n: int) -> Snapshot:
     return snap
 
 
+def duplicated_id(n: int) -> Snapshot:
+    """n files holding one id (copy-000000.md, ...)."""
+    out = []
+    for i in range(n):
+        x = letter("same", type="request")
+        x.path, x.name = f"beta/inbox/copy-{i:06d}.md", f"copy-{i:06d}.md"
+        out.append(x)
+    return snapshot(out)
+
+
+def open_unreadable(n: int) -> Snapshot:
+    """A chain of n tasks and n unreadable files whose legible fields (from: beta only) do
+    not rule them out as a terminal reply to any of them."""
+    snap = snapshot([letter(f"t{i:06d}", type="request", supersedes=f"t{i - 1:06d}" if i else "") for i in range(n)])
+    snap.unreadable = [
+        Unreadable(f"alpha/inbox/broken-{i:06d}.md", "alpha", "inbox", "bad line", {"from": "beta"}) for i in range(n)
+    ]
+    return snap
+
+
 SHAPES = {
     "fork": fork, "cycle": cycle, "cycle_with_replies": cycle_with_replies,
-    "comb": comb, "settled_comb": settled_comb,
+    "comb": comb, "settled_comb": settled_comb, "duplicated_id": duplicated_id,
+    "open_unreadable": open_unreadable,
 }
 
 

@@ -25,7 +25,10 @@ from letterbox_tui.core.resolve.index import Index
 from tests.core import shapes
 from tests.core.shapes import AT, letter, snapshot
 
-SIZES = {"fork": 500, "cycle": 500, "cycle_with_replies": 400, "comb": 400, "settled_comb": 250}
+SIZES = {
+    "fork": 500, "cycle": 500, "cycle_with_replies": 400, "comb": 400, "settled_comb": 250,
+    "duplicated_id": 500, "open_unreadable": 500,
+}
 
 
 def cost(snap) -> tuple[float, int]:
@@ -206,3 +209,23 @@ def test_a_chain_key_is_shared_by_its_letters_only():
     keys = {res.chain_key(x) for x in snap.letters if x.id[0] in "ab"}
     assert keys == {"a000000"}
     assert len({res.chain_key(x) for x in snap.letters}) == 3
+
+
+def test_copies_of_one_id_share_a_bounded_duplicate_reason():
+    snap = shapes.duplicated_id(100)
+    res = resolve(snap, AT)
+    answers = [res.answered(x) for x in snap.letters]
+    assert all(a is answers[0] for a in answers)
+    (reason,) = answers[0].reasons
+    assert reason.code == "duplicate-id" and len(reason.paths) == MAX_NAMED
+    assert "100 files hold the id same" in reason.detail and "of 100 letters" in reason.detail
+    (finding,) = [f for f in check(res) if f.code == "duplicate-id"]
+    assert len(finding.paths) == 100
+
+
+def test_unreadable_files_that_may_be_any_reply_are_counted_not_all_named():
+    snap = shapes.open_unreadable(60)
+    res = resolve(snap, AT)
+    (reason,) = [r for r in res.answered(snap.letters[5]).reasons]
+    assert reason.code == "unreadable-file" and len(reason.paths) == MAX_NAMED
+    assert reason.detail.startswith("60 unreadable files may be a terminal reply")

@@ -226,7 +226,7 @@ class Chains:
         ambiguous: list[Reason] = []
         for i in ids if index.duplicated_ids else ():
             if superseder_ids[i] and i in index.duplicated_ids:
-                holders = index.holders(i)
+                holders = index.held_by(i)
                 named = ((i,) + superseder_ids[i])[:MAX_NAMED]
                 ambiguous.append(Reason(
                     "ambiguous-reference", "current",

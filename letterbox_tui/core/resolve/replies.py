@@ -7,7 +7,7 @@ snapshot-wide doubt bears on their answers, which are built once and shared.
 
 from __future__ import annotations
 
-from ..model import EXTERNAL_BRIDGE, NO, YES, Answer, Letter, Reason, Unreadable
+from ..model import EXTERNAL_BRIDGE, NO, YES, Answer, Letter, Reason
 from .common import (
     CLOSED, LIST_ALL, MAX_NAMED, OPEN, StateAnswer, about, first_unique, letter_key, more, names, outside_scope,
     sorted_letters,
@@ -52,6 +52,10 @@ class Replies:
         self.fast = fast
         self._answered: dict[int, Answer] = {}
         self._state: dict[int, StateAnswer] = {}
+        self._dup_answered: dict[str, Answer] = {}
+        #: (to, from) -> how many unreadable files without a legible re may be a terminal
+        #: reply from ``to`` to ``from``, and the first MAX_NAMED of their paths
+        self._open_pairs: dict[tuple[str, str], tuple[int, tuple[str, ...]]] = {}
         # Plain letters: ids with no terminal reply, supersedes edge, unreadable or
         # malformed reply pointer, and not duplicated.
         special = set(index.replied_ids)
@@ -93,21 +97,28 @@ class Replies:
     def _plain_answered(self, to: str, frm: str) -> Answer:
         """``answered`` of a plain letter from ``frm`` to ``to``."""
         reasons: list[Reason] = []
-        maybe = self._unreadable_open_replies(to, frm, {})
-        if maybe:
-            reasons.append(_unreadable_reply_reason(maybe))
+        maybe = self._open_reason(to, frm)
+        if maybe is not None:
+            reasons.append(maybe)
         reasons.extend(self.index.global_reasons("answered", partial=False))
         return Answer("unknown", tuple(reasons)) if reasons else NO
 
-    def _unreadable_open_replies(self, to: str, frm: str, maybe: dict[str, Unreadable]) -> dict[str, Unreadable]:
-        """Add the unreadable files with no legible ``re`` that may be a terminal reply
-        from ``to`` to ``frm`` (by path); return ``maybe``."""
-        reply_open = self.index.unreadable_reply_open
-        if reply_open:
-            for key in ((to, frm), (to, None), (None, frm), (None, None)):
-                for u in reply_open.get(key, ()):
-                    maybe.setdefault(u.path, u)
-        return maybe
+    def _open_replies(self, to: str, frm: str) -> tuple[int, tuple[str, ...], Reason | None]:
+        """The unreadable files with no legible ``re`` that may be a terminal reply from
+        ``to`` to ``frm``: how many, the first ``MAX_NAMED`` paths, and the reason naming
+        them (None when there are none). Worked out once for each pair of parties."""
+        key = (to, frm)
+        found = self._open_pairs.get(key)
+        if found is None:
+            reply_open = self.index.unreadable_reply_open
+            groups = [reply_open.get(k, ()) for k in ((to, frm), (to, None), (None, frm), (None, None))]
+            count = sum(map(len, groups))
+            paths = tuple(sorted(u.path for g in groups for u in g)[:MAX_NAMED])
+            found = self._open_pairs[key] = (count, paths, _unreadable_reply_reason(count, paths) if count else None)
+        return found
+
+    def _open_reason(self, to: str, frm: str) -> Reason | None:
+        return self._open_replies(to, frm)[2] if self.index.unreadable_reply_open else None
 
     def closed_by_reply(self, letter: Letter) -> bool:
         """``answered`` is yes (so ``state`` is closed), without building the answer."""
@@ -143,11 +154,7 @@ class Replies:
                 f"the letter crosses {EXTERNAL_BRIDGE}: no receipt is on disk", (letter.id,), (letter.path,),
             ),))
         if letter.id in index.duplicated_ids:
-            paths = tuple(index.holders(letter.id))
-            return Answer("unknown", (Reason(
-                "duplicate-id", "answered",
-                f"{len(paths)} files hold the id {letter.id}", (letter.id,), paths,
-            ),))
+            return self._duplicated(letter.id)
         replies = index.terminal_replies(letter)
         if len(replies) == 1:
             r = replies[0]
@@ -174,10 +181,15 @@ class Replies:
                     (below + first_unique((r.id for r in replies), MAX_NAMED))[:MAX_NAMED],
                     tuple(r.path for r in replies[:MAX_NAMED]),
                 ))
-        maybe: dict[str, Unreadable] = {u.path: u for u in index.unreadable_reply_by_re.get(letter.id, ())}
-        self._unreadable_open_replies(letter.recipient, letter.sender, maybe)
-        if maybe:
-            reasons.append(_unreadable_reply_reason(maybe))
+        by_re = index.unreadable_reply_by_re.get(letter.id, ())
+        if not by_re:
+            maybe = self._open_reason(letter.recipient, letter.sender)
+            if maybe is not None:
+                reasons.append(maybe)
+        else:  # those naming this letter, and those that may be a reply to anyone of its parties
+            count, paths, _ = self._open_replies(letter.recipient, letter.sender)
+            paths = tuple(sorted([u.path for u in by_re] + list(paths)))[:MAX_NAMED]
+            reasons.append(_unreadable_reply_reason(len(by_re) + count, paths))
         mal = index.malformed_re.get(letter.id, ())
         if mal:
             reasons.append(Reason(
@@ -189,6 +201,18 @@ class Replies:
         if index.partial and letter.sender not in index.participants:
             reasons.append(outside_scope(letter, "answered"))
         return Answer("unknown", tuple(reasons)) if reasons else NO
+
+    def _duplicated(self, letter_id: str) -> Answer:
+        """answered of every copy of a duplicated id: one answer, shared by the copies."""
+        answer = self._dup_answered.get(letter_id)
+        if answer is None:
+            paths = self.index.held_by(letter_id)
+            answer = self._dup_answered[letter_id] = Answer("unknown", (Reason(
+                "duplicate-id", "answered",
+                f"{len(paths)} files hold the id {letter_id}" + more(len(paths)),
+                (letter_id,), paths[:MAX_NAMED],
+            ),))
+        return answer
 
     def children(self, letter: Letter) -> list[Letter]:
         """Every readable letter whose ``re`` is this letter's id (any party, any type)."""
@@ -247,10 +271,11 @@ class Replies:
             folders = {x.folder for x in index.holding(letter.id)}
             folders |= {u.folder for u in index.unreadable_holders.get(letter.id, ())}
             if {"inbox", "processed"} <= folders:
+                paths = index.held_by(letter.id)
                 reasons.append(Reason(
                     "duplicate-id", "state",
-                    f"copies of {letter.id} lie in both inbox/ and processed/",
-                    (letter.id,), tuple(index.holders(letter.id)),
+                    f"copies of {letter.id} lie in both inbox/ and processed/" + more(len(paths)),
+                    (letter.id,), paths[:MAX_NAMED],
                 ))
         if answered.unknown and not any(r.code == "external-route" for r in answered.reasons):
             present = {r.code for r in reasons}
@@ -258,11 +283,10 @@ class Replies:
         return StateAnswer("unknown", tuple(reasons)) if reasons else OPEN
 
 
-def _unreadable_reply_reason(maybe: dict[str, Unreadable]) -> Reason:
-    n = len(maybe)
+def _unreadable_reply_reason(n: int, paths: tuple[str, ...]) -> Reason:
     return Reason(
         "unreadable-file", "answered",
         f"{n} unreadable file{'s' if n != 1 else ''} may be a terminal reply to this letter"
         + (f"; the first {MAX_NAMED} named, {LIST_ALL}" if n > MAX_NAMED else ""),
-        (), tuple(sorted(maybe))[:MAX_NAMED],
+        (), paths,
     )
