@@ -403,3 +403,40 @@ def test_a_writer_breaking_a_stale_lock_makes_the_others_wait_and_a_stale_guard_
     reply(box.root, letter, "result", seat="beta", body="Done.\n", now=NOW, lock_timeout=1)
     assert not guard.exists() and locks(box) == []
     assert not [p for p in (box.root / "beta" / "inbox").iterdir() if p.name.startswith(".")]
+
+
+def _holds_open(pid: int, folder: Path) -> bool:
+    """Whether process ``pid`` has ``folder`` open (Linux: /proc/PID/fd)."""
+    try:
+        return any(os.readlink(f"/proc/{pid}/fd/{fd}") == str(folder) for fd in os.listdir(f"/proc/{pid}/fd"))
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="needs /proc to see the writer waiting")
+def test_sigterm_while_waiting_for_the_lock_exits_143_in_one_line_and_leaves_the_holders_lock(box):
+    letter = task(box)
+    holder = _holder(box, letter)
+    before = box.tree_bytes()
+    env = {**os.environ, "LETTERBOX_TUI_NO_CACHE": "1", "LETTERBOX_TUI_LOCK_TIMEOUT": "30"}
+    p = subprocess.Popen([sys.executable, "-m", "letterbox_tui", "--root", str(box.root), "reply", letter, "result",
+                          "--as", "beta"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         env=env)
+    assert p.stdin is not None and p.stdout is not None and p.stderr is not None
+    p.stdin.write(b"Done.\n")
+    p.stdin.close()
+    inbox = (box.root / "beta" / "inbox").resolve()
+    seen = 0  # the lock loop keeps the inbox open: seen on consecutive looks, it is waiting
+    deadline = time.monotonic() + 25
+    while seen < 3 and time.monotonic() < deadline and p.poll() is None:
+        seen = seen + 1 if _holds_open(p.pid, inbox) else 0
+        time.sleep(0.05)
+    assert seen == 3, "the writer never waited for the lock"
+    p.send_signal(signal.SIGTERM)
+    code = p.wait(timeout=20)
+    out, err = p.stdout.read(), p.stderr.read().decode()
+    holder.kill()
+    holder.wait()
+    assert code == 143, err
+    assert out == b"" and err.count("\n") == 1 and "terminated" in err
+    assert box.tree_bytes() == before  # nothing written, the holder's lock as it was
