@@ -49,7 +49,7 @@ SHARED_HIDDEN = frozenset({".gitkeep", ".gitignore"})
 MACHINE_FILES = frozenset({"env.sh", "cmux-agents.tsv"})
 #: a cached answer is reused only when everything it depends on is older than this
 RACY_SECONDS = 2.0
-_CACHE_VERSION = 1
+_CACHE_VERSION = 2  # 2: the answer may be None (not kept in git)
 #: keep the answer in the user's cache directory (the CLI turns this off when the user
 #: switches every cache off; the core reads no switch of its own)
 KEEP = True
@@ -221,20 +221,41 @@ def status_raw(repo: Repo) -> bytes:
 
 def status(root: str | os.PathLike[str]) -> dict[str, Any] | None:
     """The scope's ``sync`` block for the letterbox ``root``: None outside git (or when
-    git cannot read the repository), else a dict as the module says."""
+    git cannot read the repository, or the letterbox is not kept in it), else a dict as
+    the module says."""
     repo = find_repo(root)
     if repo is None:
         return None
     return repo_status(repo)
 
 
+def kept_in_git(repo: Repo) -> bool:
+    """Whether the letterbox is kept in the repository it lies in, not merely inside one
+    (a home directory kept in git for its dotfiles holds ``~/mail`` without sharing it):
+    it is the work tree's top, or ``init --git`` wrote its ``.gitignore``, or HEAD holds
+    its directory."""
+    if not repo.prefix:
+        return True
+    try:
+        with open(os.path.join(repo.top, repo.prefix, ".gitignore"), "rb") as f:
+            if b"*.lifecycle.lock/" in f.read(64 * 1024):
+                return True
+    except OSError:
+        pass
+    return git(repo, "rev-parse", "-q", "--verify", f"HEAD:{repo.prefix}", check=False).returncode == 0
+
+
 def repo_status(repo: Repo, *, cached: bool = True) -> dict[str, Any] | None:
     key_path = _cache_file(repo) if cached else None
     if key_path is not None:
-        hit = _cached(repo, key_path)
-        if hit is not None:
-            return hit
+        hit, kept = _cached(repo, key_path)
+        if hit:
+            return kept
     began = time.time()
+    if not kept_in_git(repo):
+        if key_path is not None:
+            _remember(repo, key_path, None, [], began)
+        return None
     try:
         headers, paths = changed_paths(repo, status_raw(repo))
     except SyncError:
@@ -409,21 +430,22 @@ def _fingerprint(paths: list[str]) -> tuple[list[list[int]], float]:
     return marks, newest
 
 
-def _cached(repo: Repo, key_path: str) -> dict[str, Any] | None:
+def _cached(repo: Repo, key_path: str) -> tuple[bool, dict[str, Any] | None]:
+    """(whether a kept answer holds, the answer: None when not kept in git)."""
     try:
         with open(key_path, encoding="utf-8") as f:
             kept = json.load(f)
         if kept.get("v") != _CACHE_VERSION or kept.get("top") != repo.top:
-            return None
+            return False, None
         marks, _ = _fingerprint(_watched(repo, kept["extra"]))
         if marks != kept["marks"]:
-            return None
-        return kept["block"]
+            return False, None
+        return True, kept["block"]
     except (OSError, ValueError, KeyError, TypeError):
-        return None
+        return False, None
 
 
-def _remember(repo: Repo, key_path: str, block: dict[str, Any], extra: list[str], began: float) -> None:
+def _remember(repo: Repo, key_path: str, block: dict[str, Any] | None, extra: list[str], began: float) -> None:
     paths = _watched(repo, extra)
     marks, newest = _fingerprint(paths)
     if newest >= began - RACY_SECONDS:

@@ -36,9 +36,13 @@ def test_a_letterbox_in_a_sub_directory_of_a_larger_repository(tmp_path):
     assert repo is not None and repo.prefix == "team/mail"
     put(tmp_path, "team/mail/beta/inbox/" + L1 + ".md", letter_text(L1))
     put(tmp_path, "README.txt", "not mail")
+    # merely inside a repository (a home kept in git for its dotfiles): not kept in git
+    assert scan(tmp_path / "team" / "mail").scope.sync is None
+    init_git(tmp_path / "team" / "mail")  # now it is
     block = scan(tmp_path / "team" / "mail").scope.sync
     assert block["head"] is None and block["upstream"] is None
-    assert block["uncommitted"] == 1  # the letter; not the file outside the letterbox
+    # the letter, .gitignore and 4 .gitkeep; not the file outside the letterbox
+    assert block["uncommitted"] == 6
 
 
 def test_never_fetched_ahead_and_behind(tmp_path):
