@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import flags as fsflags
-from .sync import Repo, SyncError, changed_paths, find_repo, git, git_env, last_line, status_raw
+from .sync import Repo, SyncError, changed_paths, find_repo, git, git_env, kept_in_git, last_line, status_raw
 from .sync_tree import ZERO, update_tree
 
 Progress = Callable[[str], None]
@@ -73,6 +73,9 @@ def sync(root: str | os.PathLike[str], *, push: bool = True, remote: str | None 
     if repo is None:
         raise SyncError(f"{os.fspath(root)} is not in a git repository "
                         "(letterbox-tui init DIR --seats … --git makes one)")
+    if not kept_in_git(repo):
+        raise SyncError(f"the letterbox lies inside the git repository at {repo.top} but is not kept in it "
+                        f"(letterbox-tui init {os.fspath(root)} --seats … --git keeps it there)")
     with _locked(repo):
         branch = _branch(repo)
         name = remote or _remote_of(repo, branch)
@@ -98,8 +101,8 @@ def fetch(root: str | os.PathLike[str], *, remote: str | None = None,
           progress: Progress | None = None) -> None:
     """Fetch the letterbox's branch (reading commands' ``--fetch``); nothing else changes."""
     repo = find_repo(root)
-    if repo is None:
-        raise SyncError(f"--fetch: {os.fspath(root)} is not in a git repository")
+    if repo is None or not kept_in_git(repo):
+        raise SyncError(f"--fetch: {os.fspath(root)} is not kept in a git repository")
     branch = _branch(repo)
     fetch_branch(repo, remote or _remote_of(repo, branch), branch, progress)
 

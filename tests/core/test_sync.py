@@ -38,6 +38,8 @@ def test_a_letterbox_in_a_sub_directory_of_a_larger_repository(tmp_path):
     put(tmp_path, "README.txt", "not mail")
     # merely inside a repository (a home kept in git for its dotfiles): not kept in git
     assert scan(tmp_path / "team" / "mail").scope.sync is None
+    with pytest.raises(SyncError, match="lies inside the git repository at .* but is not kept in it"):
+        sync(tmp_path / "team" / "mail")  # never swept into someone's dotfiles
     init_git(tmp_path / "team" / "mail")  # now it is
     block = scan(tmp_path / "team" / "mail").scope.sync
     assert block["head"] is None and block["upstream"] is None
