@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -95,6 +96,11 @@ def _isolate_user_dirs(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("XDG_STATE_HOME", str(home / ".local" / "state"))
     for name in ("LETTERBOX_DIR", "LETTERBOX_AGENT", "LETTERBOX_SESSION", "LETTERBOX_TUI_LOCK_TIMEOUT"):
         monkeypatch.delenv(name, raising=False)
+    # The CLI sets core.sync.KEEP for its process from LETTERBOX_TUI_NO_CACHE: one test's
+    # command with every cache off must not leave it off for the next test in this process.
+    sync = sys.modules.get("letterbox_tui.core.sync")
+    if sync is not None:
+        monkeypatch.setattr(sync, "KEEP", True)
 
 
 @pytest.fixture

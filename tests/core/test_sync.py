@@ -21,6 +21,7 @@ L2 = "2026-01-01T000100-beta-info-two-bbbbbbbb"
 def _trust_recent(monkeypatch):
     # the kept sync block is reused even for files changed a moment ago (tests are quick)
     monkeypatch.setattr(state, "RACY_SECONDS", -1e9)
+    monkeypatch.setattr(state, "KEEP", True)  # kept, as the CLI has it unless every cache is off
 
 
 def test_outside_git_the_block_is_null(tmp_path):
