@@ -440,3 +440,19 @@ def test_sigterm_while_waiting_for_the_lock_exits_143_in_one_line_and_leaves_the
     assert code == 143, err
     assert out == b"" and err.count("\n") == 1 and "terminated" in err
     assert box.tree_bytes() == before  # nothing written, the holder's lock as it was
+
+
+def test_a_letter_seen_in_inbox_and_processed_is_a_move_in_flight_not_a_duplicate(box):
+    """The scan listed inbox/ before another writer's move and processed/ after it: the
+    reply is told the letter is closed, not that its id is held twice."""
+    from letterbox_tui.core.model import Snapshot
+
+    letter = task(box)
+    snap = scan(box.root)
+    reply(box.root, letter, "nack", seat="beta", body="Cannot.\n", now=NOW)  # the other writer
+    moved = scan(box.root)
+    both = Snapshot(**{**{f: getattr(snap, f) for f in snap.__dataclass_fields__},
+                       "letters": snap.letters + [x for x in moved.letters if x.folder == "processed"]})
+    with pytest.raises(LetterboxError, match="already closed"):
+        reply(box.root, letter, "result", seat="beta", body="Done.\n", now=NOW, snapshot=both)
+    assert terminal_replies(box, letter) == [f"{letter}--beta--nack.md"] and locks(box) == []

@@ -247,6 +247,18 @@ class IdIndex:
                 self.unreadable.setdefault(legible_id, []).append(u.path)
         self.thread_labels = {letter.thread for letter in snapshot.letters if letter.thread}
 
+    def moving(self, letter_id: str) -> Letter:
+        """The letter a reply, a filing or a progress note acts on: as ``one``, except that
+        a letter seen in both its seat's ``inbox/`` and ``processed/`` under one name is a
+        move caught in flight between the scan's two listings (another writer closing it):
+        the ``processed/`` copy, so that the lifecycle lock's re-check says what happened."""
+        held = self.letters.get(letter_id, [])
+        if len(held) == 2 and letter_id not in self.unreadable:
+            a, b = held
+            if a.seat == b.seat and a.name == b.name and {a.folder, b.folder} == {"inbox", "processed"}:
+                return a if a.folder == "processed" else b
+        return self.one("id", letter_id)
+
     def one(self, key: str, letter_id: str) -> Letter:
         """The single readable letter holding ``letter_id``, or a refusal naming why."""
         check_id_value(key, letter_id)

@@ -46,7 +46,7 @@ from .lifecycle import lifecycle_lock
 
 
 def _own_letter(index: IdIndex, letter_id: str, seat: str, action: str) -> Letter:
-    letter = index.one("id", letter_id)
+    letter = index.moving(letter_id)
     if letter.seat != seat:
         raise LetterboxError(
             f"{letter_id} lies in {letter.seat}/{letter.folder}/, not in {seat}'s folders: "
@@ -83,7 +83,7 @@ def reply(
         raise LetterboxError(f"reply kind {kind!r} must be ack, nack, result or info")
     check_seat(root_p, seat, "--as")
     index = IdIndex(snapshot if snapshot is not None else snapshot_of(root_p, settings, moment))
-    parent = index.one("id", letter_id)
+    parent = index.moving(letter_id)
     thread = parent.thread or parent.id
     if kind == "info":
         return deliver(
