@@ -295,7 +295,7 @@ class SyncDocument(TypedDict):
     commit: str | None  # the commit it made (before rebasing), if any
     rebased: int  # local commits replayed onto the upstream
     pulled: int  # paths the upstream added, changed or removed here
-    pushed: bool
+    pushed: bool  # the remote holds this copy's head (pushed now, or nothing was left to push)
     head: str | None
     waiting: list[str]  # left for the next sync (a lifecycle lock was held)
     sync: Sync | None

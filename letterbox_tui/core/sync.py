@@ -185,9 +185,10 @@ def shareable(repo: Repo, path: str) -> bool:
     return True
 
 
-def changed_paths(repo: Repo, status_z: bytes) -> tuple[dict[str, str], list[str]]:
+def changed_paths(repo: Repo, status_z: bytes, skipped: list[str] | None = None) -> tuple[dict[str, str], list[str]]:
     """(the ``# branch.*`` headers, every changed or untracked shareable path) of a
-    ``git status --porcelain=v2 -z --no-renames`` output."""
+    ``git status --porcelain=v2 -z --no-renames`` output; ``skipped`` collects the changed
+    paths that are not shareable."""
     headers: dict[str, str] = {}
     paths: list[str] = []
     for entry in status_z.decode("utf-8", "surrogateescape").split("\0"):
@@ -209,6 +210,8 @@ def changed_paths(repo: Repo, status_z: bytes) -> tuple[dict[str, str], list[str
         path = parts[-1]
         if shareable(repo, path):
             paths.append(path)
+        elif skipped is not None:
+            skipped.append(path)
     return headers, paths
 
 

@@ -58,6 +58,7 @@ class SyncResult:
     pushed: bool = False
     head: str | None = None
     waiting: list[str] = field(default_factory=list)  #: left for next time (a lifecycle lock)
+    staged: list[str] = field(default_factory=list, repr=False)  #: committed paths, from the top
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -86,7 +87,7 @@ def sync(root: str | os.PathLike[str], *, push: bool = True, remote: str | None 
             _one_pass(repo, result, upstream, first=attempt == 0)
             if not push:
                 break
-            if _push(repo, name, branch, result.head):
+            if result.head == upstream or _push(repo, name, branch, result.head):  # equal: nothing to push
                 result.pushed = True
                 _track(repo, name, branch)
                 break
@@ -215,17 +216,23 @@ def _one_pass(repo: Repo, result: SyncResult, upstream: str | None, *, first: bo
     new, rebased = _rebase(repo, local, upstream)
     result.rebased = max(result.rebased, rebased)
     if new != old:
-        result.pulled += update_tree(repo, local, new)
-        # the index follows: what HEAD now holds, the stat data of unchanged entries kept
-        git(repo, "read-tree", "-m", new)
-        git(repo, "update-index", "-q", "--refresh", check=False)
+        pulled = update_tree(repo, local, new)
+        result.pulled += len(pulled)
+        # the index follows, for the paths this pass committed or brought and only those
+        # (every other entry already matches HEAD, or holds what the user staged): each
+        # is read again from the working tree, which now holds exactly those bytes
+        touched = (result.staged if local != old else []) + pulled
+        if touched:
+            git(repo, "update-index", "--add", "--remove", "-z", "--stdin",
+                input=b"".join(os.fsencode(p) + b"\0" for p in dict.fromkeys(touched)))
         _set_head(repo, new, old)
     result.head = new
 
 
 def _commit_new(repo: Repo, head: str | None, result: SyncResult) -> str | None:
     keep_folders(os.path.join(repo.top, repo.prefix))
-    _, paths = changed_paths(repo, status_raw(repo))
+    unshared: list[str] = []
+    _, paths = changed_paths(repo, status_raw(repo), unshared)
     staged = []
     for path in paths:
         if _lifecycle_locked(repo, path):
@@ -242,11 +249,17 @@ def _commit_new(repo: Repo, head: str | None, result: SyncResult) -> str | None:
             staged.append(path)
     if not staged:
         return head
+    # the commit is built in a copy of the index (its stat data and cache-tree make this
+    # cheap at 100,000 entries); whatever the user staged that sync does not share is
+    # set back to HEAD's in the copy, so only what is listed here is committed
     index = os.path.join(repo.git_dir, f"letterbox-tui-sync.{os.getpid()}.index")
     env = {**git_env(), "GIT_INDEX_FILE": index}
     try:
-        if head is not None:
+        if head is not None and not _copy_index(repo, index):
             git(repo, "read-tree", head, env=env)
+        if head is not None and unshared:
+            git(repo, "reset", "-q", head, "--pathspec-from-file=-", "--pathspec-file-nul",
+                input=b"".join(b":(top,literal)" + os.fsencode(p) + b"\0" for p in unshared), env=env, check=False)
         git(repo, "update-index", "--add", "--remove", "-z", "--stdin",
             input=b"".join(os.fsencode(p) + b"\0" for p in staged), env=env)
         tree = git(repo, "write-tree", env=env).stdout.decode().strip()
@@ -263,7 +276,19 @@ def _commit_new(repo: Repo, head: str | None, result: SyncResult) -> str | None:
     commit = git(repo, *args, input=message.encode(), env=_identity(repo, host)).stdout.decode().strip()
     result.commit = commit
     result.committed = [repo.local(p) for p in staged]
+    result.staged = staged
     return commit
+
+
+def _copy_index(repo: Repo, to: str) -> bool:
+    """Copy this work tree's index to ``to``; False when there is none to copy."""
+    import shutil
+
+    try:
+        shutil.copyfile(os.path.join(repo.git_dir, "index"), to)
+        return True
+    except OSError:
+        return False
 
 
 def _lifecycle_locked(repo: Repo, path: str) -> bool:

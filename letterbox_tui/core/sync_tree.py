@@ -24,9 +24,9 @@ ZERO = "0" * 40
 LOCK_LETTER_WAIT = 10.0
 
 
-def update_tree(repo: Repo, old: str | None, new: str | None) -> int:
+def update_tree(repo: Repo, old: str | None, new: str | None) -> list[str]:
     """Make the working tree hold ``new`` where it held ``old`` (the upstream's changes),
-    every check made before the first change. Returns how many paths changed."""
+    every check made before the first change. Returns the paths it changed."""
     assert new is not None
     if old is None:
         raw = git(repo, "ls-tree", "-r", "-z", "--full-tree", new).stdout
@@ -45,11 +45,11 @@ def update_tree(repo: Repo, old: str | None, new: str | None) -> int:
                 m1, m2, s1, s2, kind = meta.lstrip(":").split()
                 changes.append((m1, m2, s1, s2, kind[0], path))
     if not changes:
-        return 0
+        return []
     if any(m not in ("000000", "100644", "100755") for c in changes for m in c[:2]):
         # a symlink or submodule among the changes: git writes those itself
         git(repo, "read-tree", "-m", "-u", old or new, new)
-        return len(changes)
+        return [c[5] for c in changes]
     with ExitStack() as held:
         # a letter moved or closed by the upstream is not touched while a local writer
         # holds its lifecycle lock (a reply or a move in progress here): the protocol's
@@ -58,7 +58,7 @@ def update_tree(repo: Repo, old: str | None, new: str | None) -> int:
             held.enter_context(_lifecycle(seat_dir, name))
         _check_tree(repo, changes)
         _apply(repo, changes)
-    return len(changes)
+    return [c[5] for c in changes]
 
 
 def _letter_of(repo: Repo, path: str) -> tuple[str, str] | None:

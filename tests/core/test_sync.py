@@ -136,6 +136,7 @@ def test_sync_commits_only_the_letterbox_and_never_temporaries_or_locks(tmp_path
     put(mail, "cmux-agents.tsv", "alpha\tsurface:3\t2026-01-01T00:00:00Z\n")  # this machine's panes
     put(mail, "AGENT-LETTERBOX.md", "# startup rule\n")  # the set-up's shared instructions
     put(mail, ".cmux-agents.tmp.abc123", "half")  # a set-up temporary at the top
+    git(top, "add", "-f", f"mail/beta/inbox/.{L2}.md.tmp.123456")  # staged by hand, all the same
     result = sync(mail)
     assert result.pushed
     changed = git(top, "show", "--name-only", "--format=", "HEAD").split()
@@ -150,6 +151,8 @@ def test_sync_commits_only_the_letterbox_and_never_temporaries_or_locks(tmp_path
     assert state.status(mail)["uncommitted"] == 1  # only the emptied .gitignore
     assert git(top, "status", "--porcelain", "--", "code.py", "notes.txt").split() == ["M", "code.py", "??", "notes.txt"]
     assert git(top, "show", "HEAD:code.py") == "print(1)\n"
+    # what the user staged by hand and sync does not share stays staged, uncommitted
+    assert git(top, "diff", "--cached", "--name-only") == f"mail/beta/inbox/.{L2}.md.tmp.123456\n"
 
 
 def test_a_letter_whose_lifecycle_lock_is_held_waits_for_the_next_sync(tmp_path):
