@@ -349,8 +349,10 @@ class LetterboxApp(SyncMixin, TruthFileMixin, App[int]):
         self.scan_error = None
         self.scan_count += 1
         self.fingerprint = message.fingerprint
-        self.settings = message.model.settings
         first = self.model is None
+        if first or message.model.settings != self.settings:
+            self._saved_query_problems(message.model.settings)
+        self.settings = message.model.settings
         self.model = message.model
         _freeze_heap(self.scan_count)
         self._after_scan_seen(first)
@@ -954,6 +956,14 @@ class LetterboxApp(SyncMixin, TruthFileMixin, App[int]):
             return
         now = progress_of(m.root, x, m.snapshot)
         self.push_screen(ProgressScreen(m.root, x, now.line(self.clock()) if now else ""), self._written)
+
+    def _saved_query_problems(self, settings: Settings) -> None:
+        from letterbox_tui.core.settings import saved_query_problems
+
+        problems = saved_query_problems(settings)
+        if problems:
+            self.notify(clean("letterbox-tui.toml:\n" + "\n".join(problems)), title="Saved queries",
+                        severity="warning", timeout=10)
 
     def action_drafts(self, quiet: bool = False) -> None:
         from .screens.drafts import offer_kept_drafts

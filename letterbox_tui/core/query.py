@@ -14,13 +14,16 @@ import operator
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 from datetime import datetime, timedelta, tzinfo
 from operator import attrgetter
 
 from .errors import LetterboxError
 from .grammar import RELATIVE_TIME_RE, parse_time, slug_of
 from .model import Answer, Letter, Reason
-from .resolve import Resolution
+
+if TYPE_CHECKING:  # the parser needs no resolver (settings check saved queries with it)
+    from .resolve import Resolution
 
 # key -> the operators it takes
 _OPERATORS: dict[str, tuple[str, ...]] = {
@@ -271,11 +274,6 @@ def _select(answer: Answer, wanted: str) -> Outcome:
     if answer.unknown:
         return Outcome("unknown", tuple(answer.reasons))
     return _NO
-
-
-def evaluate_term(term: Term, letter: Letter, res: Resolution) -> Outcome:
-    """One term on one letter: yes, no or unknown (with the reasons involved)."""
-    return _term_fn(term, res)(letter)
 
 
 def _term_fn(term: Term, res: Resolution) -> Callable[[Letter], Outcome]:

@@ -157,6 +157,31 @@ def load_settings(root: str | os.PathLike[str]) -> Settings:
     return letterbox_settings(data, path)
 
 
+def saved_query_problems(settings: Settings) -> list[str]:
+    """Each saved query that is not in the query language, one line each (its own message).
+    Apart from ``load_settings``, which every command pays for: the app asks this when the
+    settings change, and a bad saved query never stops a command that does not run it."""
+    import shlex
+    from datetime import datetime, timezone
+
+    from .query import parse_query
+
+    clock = datetime(2000, 1, 1, tzinfo=timezone.utc)  # relative times parse against any clock
+    out = []
+    for name, text in settings.queries.items():
+        shown = "".join(c if c.isprintable() else f"\\u{ord(c):04x}" for c in name)[:40]
+        try:
+            terms = shlex.split(text)
+            if not terms:
+                raise LetterboxError("empty query")
+            parse_query(terms, clock)
+        except ValueError as exc:
+            out.append(f'[queries] "{shown}": cannot split: {exc}')
+        except LetterboxError as exc:
+            out.append(f'[queries] "{shown}": {exc}')
+    return out
+
+
 def user_config_path() -> Path:
     """``config.toml`` in the user's XDG config directory for letterbox-tui."""
     from platformdirs import user_config_path as base

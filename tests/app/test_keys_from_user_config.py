@@ -95,3 +95,12 @@ def test_opening_the_app_on_bad_settings_exits_2_listing_each_problem(letterbox,
     letterbox.raw("letterbox-tui.toml", "")
     code = main(["--root", str(letterbox.root)])
     assert code == 2 and "config.toml" in capsys.readouterr().err
+
+
+async def test_saved_queries_that_do_not_parse_are_shown(letterbox):
+    letterbox.raw("letterbox-tui.toml", '[queries]\nGood = "type=request"\nBad = "late=maybe"\n')
+    app = app_for(letterbox)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        shown = [str(n.message) for n in app._notifications if n.title == "Saved queries"]
+        assert len(shown) == 1 and '"Bad": invalid term' in shown[0] and "Good" not in shown[0]

@@ -258,3 +258,15 @@ def test_the_fast_path_and_the_model_agree():
             assert got == UserSettings(data.get("theme", ""), dict(data.get("keymap", {})), dict(data.get("digest", {})), (), "p")
 
     check()
+
+
+def test_saved_queries_that_do_not_parse_are_each_named(box):
+    from letterbox_tui.core.settings import saved_query_problems
+
+    box.raw("letterbox-tui.toml", '[queries]\nok = "type=request since=-7d"\nbad = "late=maybe"\n'
+                                  'empty = "  "\nquote = "subject~=\'open"\n')
+    problems = saved_query_problems(load_settings(box.root))
+    assert len(problems) == 3
+    assert problems[0].startswith('[queries] "bad": invalid term \'late=maybe\'')
+    assert problems[1] == '[queries] "empty": empty query'
+    assert problems[2].startswith('[queries] "quote": cannot split')
