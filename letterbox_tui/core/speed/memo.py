@@ -98,7 +98,7 @@ def build_id() -> str:
             for d, dirs, names in os.walk(os.path.join(base, sub), onerror=lambda e: parts.append(f"{sub}:?")):
                 dirs[:] = sorted(x for x in dirs if x != "__pycache__")
                 for name in sorted(names):
-                    if name.endswith((".py", ".c", ".so")):  # the accelerator too
+                    if name.endswith((".py", ".c", ".h", ".so")):  # the accelerator too
                         path = os.path.join(d, name)
                         try:
                             st = os.stat(path)
