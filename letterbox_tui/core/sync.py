@@ -484,6 +484,11 @@ def added(root: str | os.PathLike[str], path: str) -> dict[str, Any] | None:
     if len(parts) == 3 and parts[1] in ("inbox", "processed"):
         names = [f"{parts[0]}/{folder}/{parts[2]}" for folder in ("inbox", "processed")]
     specs = [f":(top,literal){repo.prefix + '/' if repo.prefix else ''}{n}" for n in names]
+    # a letter HEAD holds under neither name was never committed (letters are never
+    # removed): one tree lookup instead of a walk of the whole history
+    held = git(repo, "ls-tree", "-z", "--name-only", "HEAD", "--", *specs, check=False)
+    if held.returncode != 0 or not held.stdout.strip(b"\0"):
+        return None
     done = git(repo, "log", "--diff-filter=A", "--no-renames", "--format=%H%x00%cI%x00%an <%ae>%x00%B%x01",
                "--", *specs, check=False)
     if done.returncode != 0:
