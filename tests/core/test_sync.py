@@ -109,6 +109,13 @@ def test_the_kept_block_follows_every_change(tmp_path, monkeypatch):
     git(a, "-c", "user.name=t", "-c", "user.email=t@x", "commit", "-qm", "x")
     block = state.status(a)
     assert (block["uncommitted"], block["ahead"]) == (0, 1)
+    # a seat's status note, rewritten in place as the protocol writes it (no rename)
+    put(a, "alpha/status.md", "state: working\n")
+    sync(a)
+    assert state.status(a)["uncommitted"] == 0
+    with open(a / "alpha" / "status.md", "w") as f:
+        f.write("state: idle\n")
+    assert state.status(a)["uncommitted"] == 1
 
 
 def test_sync_commits_only_the_letterbox_and_never_temporaries_or_locks(tmp_path):
