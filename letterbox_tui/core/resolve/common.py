@@ -58,6 +58,26 @@ def about(reasons: tuple[Reason, ...], name: str) -> tuple[Reason, ...]:
     return tuple(r if r.about == name else Reason(r.code, name, r.detail, r.letters, r.paths) for r in reasons)
 
 
+class Relabel:
+    """``about`` for reasons many letters share (a cycle's, a chain's doubt, a duplicate's):
+    relabelled once per tuple and answer name, not once per letter. Keyed by the tuple's
+    identity; the tuple is kept, so its id is never reused while the key lives."""
+
+    __slots__ = ("_done",)
+
+    def __init__(self) -> None:
+        self._done: dict[tuple[int, str], tuple[tuple[Reason, ...], tuple[Reason, ...]]] = {}
+
+    def __call__(self, reasons: tuple[Reason, ...], name: str) -> tuple[Reason, ...]:
+        if not reasons:
+            return reasons
+        key = (id(reasons), name)
+        done = self._done.get(key)
+        if done is None:
+            done = self._done[key] = (reasons, about(reasons, name))
+        return done[1]
+
+
 def names(ids) -> tuple[str, ...]:
     """The first ``MAX_NAMED`` of these ids, sorted, each once."""
     return tuple(sorted(set(ids)))[:MAX_NAMED]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from ..model import NO, YES, Answer, Letter, Reason
-from .common import about, aware, outside_scope
+from .common import Relabel, aware, outside_scope
 from .replies import Replies
 
 
@@ -23,6 +23,7 @@ class Late:
         self.at = at
         self.fast = replies.fast
         self._late: dict[int, Answer] = {}
+        self._relabel = Relabel()
 
     def late(self, letter: Letter, at: datetime | None = None) -> Answer:
         """Late at ``at`` (default: the resolution's ``at``)."""
@@ -71,12 +72,12 @@ class Late:
                 if ambiguous:
                     return Answer("unknown", (time_reason,))
                 return YES if overdue else NO
-            reasons = about(answered.reasons, "late")
+            reasons = self._relabel(answered.reasons, "late")
             return Answer("unknown", reasons + ((time_reason,) if ambiguous else ()))
         if ambiguous:
-            return Answer("unknown", (time_reason,) + about(state.reasons, "late"))
+            return Answer("unknown", (time_reason,) + self._relabel(state.reasons, "late"))
         if overdue:
-            return Answer("unknown", about(state.reasons, "late"))
+            return Answer("unknown", self._relabel(state.reasons, "late"))
         return NO
 
 

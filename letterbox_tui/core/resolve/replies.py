@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..model import EXTERNAL_BRIDGE, NO, YES, Answer, Letter, Reason
 from .common import (
-    CLOSED, LIST_ALL, MAX_NAMED, OPEN, StateAnswer, about, first_unique, letter_key, more, names, outside_scope,
+    CLOSED, LIST_ALL, MAX_NAMED, OPEN, Relabel, StateAnswer, about, first_unique, letter_key, more, names, outside_scope,
     sorted_letters,
 )
 from .index import Index
@@ -53,6 +53,7 @@ class Replies:
         self._answered: dict[int, Answer] = {}
         self._state: dict[int, StateAnswer] = {}
         self._dup_answered: dict[str, Answer] = {}
+        self._relabel = Relabel()
         #: (to, from) -> how many unreadable files without a legible re may be a terminal
         #: reply from ``to`` to ``from``, and the first MAX_NAMED of their paths
         self._open_pairs: dict[tuple[str, str], tuple[int, tuple[str, ...]]] = {}
@@ -279,7 +280,7 @@ class Replies:
                 ))
         if answered.unknown and not any(r.code == "external-route" for r in answered.reasons):
             present = {r.code for r in reasons}
-            reasons.extend(r for r in about(answered.reasons, "state") if r.code not in present)
+            reasons.extend(r for r in self._relabel(answered.reasons, "state") if r.code not in present)
         return StateAnswer("unknown", tuple(reasons)) if reasons else OPEN
 
 

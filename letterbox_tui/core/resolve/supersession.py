@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ..model import NO, YES, Answer, Letter, Reason
 from .chains import Chain, Chains
-from .common import MAX_NAMED, about, more, names, sorted_letters
+from .common import MAX_NAMED, Relabel, more, names, sorted_letters
 from .forks import Fork
 from .graph import topological
 from .index import Index
@@ -27,6 +27,7 @@ class Supersession:
         self._current: dict[str, Answer] = {}
         self._superseded: dict[str, Answer] = {}
         self._tops: dict[str, Letter] = {}  # root -> the newest letter of a simple chain
+        self._relabel = Relabel()
         doubt = index.global_reasons("current")
         self._lone_current = Answer("unknown", doubt) if doubt else YES
         doubt = index.global_reasons("superseded")
@@ -93,10 +94,10 @@ class Supersession:
         index = self.index
         cur = self.current(letter)
         if cur.no:
-            return Answer("yes", about(cur.reasons, "superseded"))
+            return Answer("yes", self._relabel(cur.reasons, "superseded"))
         if index.superseders.get(letter.id):
             # A readable letter supersedes it, yet current is not no: a cycle.
-            return Answer("unknown", about(cur.reasons, "superseded"))
+            return Answer("unknown", self._relabel(cur.reasons, "superseded"))
         chain = self.chain_of(letter.id)
         by_id = index.malformed_sup_by_id.get(letter.id, ())
         unreadable = index.unreadable_superseders.get(letter.id, ())
