@@ -14,9 +14,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from letterbox_tui.core.user_files import replace_atomically
 
 
 def state_path(root: str) -> Path:
@@ -54,11 +55,7 @@ class Seen:
         state directory that cannot be written loses the marker, never a letter)."""
         path = state_path(self.root)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".seen-")
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump({"root": self.root, "watermark": watermark}, fh)
-            os.replace(tmp, path)
+            replace_atomically(path, json.dumps({"root": self.root, "watermark": watermark}), dir_mode=0o777)
         except OSError:
             pass
 

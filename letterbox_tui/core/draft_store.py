@@ -20,6 +20,8 @@ import stat
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from .user_files import replace_atomically
+
 #: a draft file larger than this is not a draft this project wrote (skipped)
 MAX_DRAFT = 4 << 20
 
@@ -71,23 +73,8 @@ class DraftStore:
         """Write ``draft`` (its ``name`` chosen if empty), whole or not at all."""
         if not draft.name:
             draft.name = self.new_name()
-        self.dir.mkdir(parents=True, exist_ok=True, mode=0o700)
         data = json.dumps({"root": self.root, **asdict(draft)}, ensure_ascii=False, indent=1)
-        final = self.dir / f"{draft.name}.json"
-        tmp = self.dir / f".{draft.name}.{secrets.token_hex(4)}.tmp"
-        fd = os.open(tmp, fsflags.CREATE, 0o600)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, final)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        replace_atomically(self.dir / f"{draft.name}.json", data)
 
     def discard(self, name: str) -> None:
         if name and all(c in "0123456789abcdef" for c in name):

@@ -7,9 +7,10 @@ from __future__ import annotations
 import os
 
 from . import flags as fsflags
-import secrets
 import stat
 from pathlib import Path
+
+from .user_files import replace_atomically
 
 #: how many queries are kept
 KEEP = 500
@@ -62,18 +63,4 @@ class QueryHistory:
             pass
 
     def _save(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        tmp = self.path.with_name(f".{self.path.name}.{secrets.token_hex(4)}.tmp")
-        fd = os.open(tmp, fsflags.CREATE, 0o600)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write("".join(x + "\n" for x in self.entries))
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
+        replace_atomically(self.path, "".join(x + "\n" for x in self.entries))

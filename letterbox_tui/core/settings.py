@@ -41,6 +41,7 @@ from typing import Any
 
 from . import flags as fsflags
 from .errors import LetterboxError
+from .user_files import replace_atomically
 
 SETTINGS_NAME = "letterbox-tui.toml"
 USER_CONFIG_NAME = "config.toml"
@@ -235,7 +236,6 @@ def write_user_setting(table: str, key: str | None, value: str | None, *, path: 
     """Set (or, with ``value`` None, remove) one user setting, keeping the file's comments
     and every other setting. The result is validated before anything is written; the file
     is replaced atomically (a temporary beside it, fsync, rename)."""
-    import tempfile
 
     import tomlkit
 
@@ -267,20 +267,7 @@ def write_user_setting(table: str, key: str | None, value: str | None, *, path: 
     from .settings_model import user_settings
 
     user_settings(data, os.fspath(where))  # refuses (every problem) before any write
-    where.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".config-", suffix=".toml", dir=where.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, where)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    replace_atomically(where, text, dir_mode=0o777)
 
 
 def remembered_digest_path(root: str | os.PathLike[str], *, path: str | os.PathLike[str] | None = None) -> str | None:
