@@ -37,6 +37,28 @@ def open_dir(root: Path, *parts: str) -> int:
     return fd
 
 
+def _temporary(dfd: int, name: str, data: bytes) -> str:
+    """A new hidden temporary ``.<name>.tmp.<12 hex>`` in the folder ``dfd`` holding
+    ``data``, fsynced and closed; its name. Removed again when writing it fails."""
+    tmp = f".{name}.tmp.{secrets.token_hex(6)}"
+    fd = os.open(tmp, _NEW_FILE_FLAGS, 0o644, dir_fd=dfd)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except BaseException:
+        try:
+            os.unlink(tmp, dir_fd=dfd)
+        except OSError:
+            pass
+        raise
+    return tmp
+
+
 def publish_bytes(root: Path, folder: tuple[str, ...], name: str, data: bytes) -> None:
     """Publish ``data`` as ``root/folder/name``: hidden temporary, fsync, exclusive link.
 
@@ -45,17 +67,8 @@ def publish_bytes(root: Path, folder: tuple[str, ...], name: str, data: bytes) -
     """
     dfd = open_dir(root, *folder)
     try:
-        tmp = f".{name}.tmp.{secrets.token_hex(6)}"
-        fd = os.open(tmp, _NEW_FILE_FLAGS, 0o644, dir_fd=dfd)
+        tmp = _temporary(dfd, name, data)
         try:
-            try:
-                view = memoryview(data)
-                while view:
-                    written = os.write(fd, view)
-                    view = view[written:]
-                os.fsync(fd)
-            finally:
-                os.close(fd)
             os.link(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd, follow_symlinks=False)
         finally:
             try:
@@ -74,16 +87,8 @@ def replace_bytes(root: Path, folder: tuple[str, ...], name: str, data: bytes) -
     Never used for a letter (letters are never rewritten)."""
     dfd = open_dir(root, *folder)
     try:
-        tmp = f".{name}.tmp.{secrets.token_hex(6)}"
-        fd = os.open(tmp, _NEW_FILE_FLAGS, 0o644, dir_fd=dfd)
+        tmp = _temporary(dfd, name, data)
         try:
-            try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view):]
-                os.fsync(fd)
-            finally:
-                os.close(fd)
             os.rename(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
         except BaseException:
             try:
