@@ -158,25 +158,6 @@ def _span(seconds: float) -> str:
     return f"{minutes}m"
 
 
-#: ``<YYYY-MM-DDTHHMMSS>-`` and ``-<8 hex>``: what an id adds to ``<from>-<type>-<slug>``
-_ID_FRAME = 17 + 1 + 1 + 8
-
-
-def id_length_problem(sender: str, letter_type: str, slug: str, recipient: str, task: bool) -> str | None:
-    """The gate's limit as typed: the id, and for a task its longest reply
-    (``<id>--<to>--result``), at most 128 characters."""
-    from letterbox_tui.core.write.gate import MAX_WRITTEN_ID
-
-    n = _ID_FRAME + len(sender) + 1 + len(letter_type) + 1 + len(slug)
-    if n > MAX_WRITTEN_ID:
-        return f"the id would be {n} characters (at most {MAX_WRITTEN_ID}): shorten the slug by {n - MAX_WRITTEN_ID}"
-    reply = n + len(f"--{recipient}--result")
-    if task and reply > MAX_WRITTEN_ID:
-        return (f"the task's replies would have {reply}-character ids (at most {MAX_WRITTEN_ID}): "
-                f"shorten the slug by {reply - MAX_WRITTEN_ID}")
-    return None
-
-
 def problems(kind: str, v: dict, pointers: Pointers | None, now: datetime, *, letter_type: str | None = None) -> list[str]:
     """Everything that stops this form from being sent, at once (empty: ready).
     ``letter_type``: the type the letter will have when the form has no Type field."""
@@ -194,8 +175,10 @@ def problems(kind: str, v: dict, pointers: Pointers | None, now: datetime, *, le
         elif slug and SLUG_RE.fullmatch(slug) is None:
             out.append(f"slug {slug!r} may hold only a-z, 0-9 and - (not starting with -)")
         elif slug and kind != "reply":
-            why = id_length_problem(v.get("as", ""), v.get("type") or letter_type or "", slug,
-                                    v.get("to") or v.get("as", ""), bool(v.get("task")))
+            from letterbox_tui.core.write import id_room_problem  # the gate's rule (issue 18.12)
+
+            why = id_room_problem(v.get("as", ""), v.get("to") or v.get("as", ""),
+                                  str(v.get("type") or letter_type or ""), slug, bool(v.get("task")))
             if why:
                 out.append(why)
     deadline = v.get("deadline", "")
@@ -203,12 +186,6 @@ def problems(kind: str, v: dict, pointers: Pointers | None, now: datetime, *, le
         out.append("the deadline needs RFC 3339 with an offset (2026-12-01T17:00:00Z) or +2d, +36h")
     if kind == "compose" and v.get("type") in MUST_BE_TASK and not v.get("task"):
         out.append(f"a {v.get('type')} is a task (protocol v0.5)")
-    if kind == "compose" and v.get("as") and v.get("to") and v.get("slug") and SLUG_RE.fullmatch(v["slug"]):
-        from letterbox_tui.core.write import id_room_problem  # issue 18.12: replies must fit in 128
-
-        room = id_room_problem(v["as"], v["to"], str(v.get("type") or ""), v["slug"], bool(v.get("task")))
-        if room:
-            out.append(room)
     if pointers is not None:
         for key in ("re", "thread", "supersedes"):
             why = pointers.problem(key, v.get(key, ""))

@@ -203,7 +203,8 @@ def id_room_problem(sender: str, recipient: str, kind: str, slug: str, task: boo
     check as the writer types; ``deliver`` refuses the same."""
     length = _ID_FRAME + len(f"-{sender}-{kind}-{slug}")
     if length > MAX_WRITTEN_ID:
-        return f"the id would be {length} characters (at most {MAX_WRITTEN_ID}): shorten the slug"
+        return (f"the id would be {length} characters (at most {MAX_WRITTEN_ID}): "
+                f"shorten the slug by {length - MAX_WRITTEN_ID}")
     reply = length + len(f"--{recipient}--result")
     if task and reply > MAX_WRITTEN_ID:
         return (f"the task's replies would have {reply}-character ids (at most {MAX_WRITTEN_ID}): "
