@@ -198,7 +198,7 @@ def test_sigterm_and_sigint_release_the_lock(box, sig):
     letter = task(box)
     p = _holder(box, letter)
     p.send_signal(sig)
-    assert p.wait(timeout=10) != 0
+    assert p.wait(timeout=30) != 0
     assert locks(box) == []
 
 
