@@ -104,3 +104,11 @@ async def test_saved_queries_that_do_not_parse_are_shown(letterbox):
         await scanned(pilot, app)
         shown = [str(n.message) for n in app._notifications if n.title == "Saved queries"]
         assert len(shown) == 1 and '"Bad": invalid term' in shown[0] and "Good" not in shown[0]
+
+
+def test_the_users_theme_beats_the_letterboxs_and_theme_beats_both(letterbox):
+    letterbox.raw("letterbox-tui.toml", 'theme = "letterbox-high-contrast"\n')
+    assert app_for(letterbox).theme == "letterbox-high-contrast"
+    user_config('theme = "letterbox-light"\n')
+    assert app_for(letterbox).theme == "letterbox-light"
+    assert app_for(letterbox, theme="letterbox-dark").theme == "letterbox-dark"

@@ -32,7 +32,7 @@ from letterbox_tui.core.model import Letter
 from ..sanitize import clean, clean_str, cleans
 from . import write_rules as rules
 from .choice import ChoiceScreen
-from .write_parts import IdSuggester, bound_keys, last_auditor
+from .write_parts import IdSuggester, about_text, bound_keys, duplicates_text, last_auditor
 
 KINDS = ("compose", "reply", "supersede", "dispute", "rule", "review")
 TITLES = {
@@ -286,32 +286,10 @@ class WriteScreen(ModalScreen[str | None]):
         return review_draft(self.model.snapshot, seat, self.app.clock())
 
     def _about(self) -> Content:
-        x = self.target
-        if self.kind == "reply" and x is not None:
-            return cleans(Content.styled("Replying to ", "$text-muted"), (x.id, "bold"),
-                          (f"  ({x.type} from {x.sender} to {x.recipient})", "$text-muted"),
-                          Content("\nack accepts it; nack refuses and closes it; result answers and closes it; info is a note."))
-        if self.kind == "supersede" and x is not None:
-            return cleans(Content.styled("The new letter supersedes ", "$text-muted"), (x.id, "bold"),
-                          Content("\nThe old letter is never edited; the new one points at it."))
-        if self.kind == "dispute":
-            return Content("\n").join([Content.styled("The dispute names these letters (neither is edited):", "$text-muted")]
-                                      + [cleans(Content("  ⚖ "), (d.id, "bold")) for d in self.marked])
-        if self.kind == "rule" and x is not None:
-            return cleans(Content.styled("Ruling on dispute ", "$text-muted"), (x.id, "bold"),
-                          Content("\nUpholding one letter settles the fork in its favour; upholding none closes the dispute only."))
-        if self.kind == "review":
-            return Content("A review letter goes to the reviewer's own seat. It records what is owed and late now, by id.")
-        return Content("A new letter, published into the recipient's inbox through the write gate.")
+        return about_text(self.kind, self.target, self.marked)
 
     def _duplicates_text(self) -> Content:
-        parts = [Content.styled("⚠ An open dispute already names these letters: ", "bold")]
-        for d in self.duplicates[:3]:
-            parts.append(cleans((d.id, "bold"), (f" (by {d.sender}) ", "")))
-        if len(self.duplicates) > 3:
-            parts.append(Content(f"and {len(self.duplicates) - 3} more"))
-        parts.append(Content("— rule on it (u) rather than raise another?"))
-        return Content("").join(parts)
+        return duplicates_text(self.duplicates)
 
     # --- values, drafts and validation -------------------------------------------
     def _value(self, selector: str) -> str:

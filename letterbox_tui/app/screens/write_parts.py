@@ -4,7 +4,10 @@ audits this letterbox."""
 from __future__ import annotations
 
 from textual.binding import Binding
+from textual.content import Content
 from textual.suggester import Suggester
+
+from ..sanitize import cleans
 
 
 
@@ -44,3 +47,34 @@ def last_auditor(letters) -> str | None:
         if x.type in ("review", "ruling") and x.sent_at is not None and (best is None or x.sent_at > best.sent_at):
             best = x
     return best.sender if best is not None else None
+
+
+def about_text(kind: str, x, marked) -> Content:
+    """What the form is about, above its fields."""
+    if kind == "reply" and x is not None:
+        return cleans(Content.styled("Replying to ", "$text-muted"), (x.id, "bold"),
+                      (f"  ({x.type} from {x.sender} to {x.recipient})", "$text-muted"),
+                      Content("\nack accepts it; nack refuses and closes it; result answers and closes it; info is a note."))
+    if kind == "supersede" and x is not None:
+        return cleans(Content.styled("The new letter supersedes ", "$text-muted"), (x.id, "bold"),
+                      Content("\nThe old letter is never edited; the new one points at it."))
+    if kind == "dispute":
+        return Content("\n").join([Content.styled("The dispute names these letters (neither is edited):", "$text-muted")]
+                                  + [cleans(Content("  ⚖ "), (d.id, "bold")) for d in marked])
+    if kind == "rule" and x is not None:
+        return cleans(Content.styled("Ruling on dispute ", "$text-muted"), (x.id, "bold"),
+                      Content("\nUpholding one letter settles the fork in its favour; upholding none closes the dispute only."))
+    if kind == "review":
+        return Content("A review letter goes to the reviewer's own seat. It records what is owed and late now, by id.")
+    return Content("A new letter, published into the recipient's inbox through the write gate.")
+
+
+def duplicates_text(duplicates) -> Content:
+    """The warning that open disputes already name the marked letters."""
+    parts = [Content.styled("⚠ An open dispute already names these letters: ", "bold")]
+    for d in duplicates[:3]:
+        parts.append(cleans((d.id, "bold"), (f" (by {d.sender}) ", "")))
+    if len(duplicates) > 3:
+        parts.append(Content(f"and {len(duplicates) - 3} more"))
+    parts.append(Content("— rule on it (u) rather than raise another?"))
+    return Content("").join(parts)
