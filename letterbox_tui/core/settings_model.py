@@ -147,16 +147,3 @@ def _home(path: str) -> str:
     if home and home != "/" and path.startswith(home + os.sep):
         return "~" + path[len(home):]
     return path
-
-
-def describe() -> str:
-    """Every setting with its docstring (for the README and ``--help``)."""
-    lines = []
-    for title, model in ((SETTINGS_NAME, LetterboxSettingsModel), ("config.toml", UserSettingsModel)):
-        lines.append(title)
-        for name, info in model.model_fields.items():
-            lines.append(f"  {name}: {' '.join((info.description or '').split())}")
-            if isinstance(info.default_factory, type) and issubclass(info.default_factory, BaseModel):
-                for sub, sinfo in info.default_factory.model_fields.items():
-                    lines.append(f"    {sub}: {' '.join((sinfo.description or '').split())}")
-    return "\n".join(lines)

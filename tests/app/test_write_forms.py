@@ -381,3 +381,18 @@ async def test_reopening_the_same_form_takes_up_its_kept_draft(letterbox):
         await pilot.pause(0.5)
         kept = DraftStore(letterbox.root).kept()
         assert len(kept) == 1 and kept[0].fields["body"] == "Half a reply, now whole\n"
+
+
+async def test_q_in_a_form_never_closes_it(letterbox):
+    app = app_for(letterbox)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        screen = await open_form(pilot, app, "c")
+        screen.query_one("#w-body", TextArea).text = "Keep me"
+        screen.query_one("#w-to", Select).focus()
+        await pilot.press("q")
+        await pilot.pause()
+        assert app.screen is screen and app.is_running
+        screen.query_one("#w-slug", Input).focus()
+        await pilot.press("q")
+        assert screen.query_one("#w-slug", Input).value == "q"

@@ -270,3 +270,20 @@ def test_saved_queries_that_do_not_parse_are_each_named(box):
     assert problems[0].startswith('[queries] "bad": invalid term \'late=maybe\'')
     assert problems[1] == '[queries] "empty": empty query'
     assert problems[2].startswith('[queries] "quote": cannot split')
+
+
+def test_every_setting_has_a_docstring():
+    from pydantic import BaseModel
+
+    from letterbox_tui.core.settings_model import LetterboxSettingsModel, UserSettingsModel
+
+    def walk(model):
+        for name, info in model.model_fields.items():
+            assert info.description and len(info.description) > 20, f"{model.__name__}.{name}"
+            sub = info.default_factory
+            if isinstance(sub, type) and issubclass(sub, BaseModel):
+                yield from walk(sub)
+            yield name
+
+    assert set(walk(LetterboxSettingsModel)) == {"theme", "time", "id_time_is_utc", "queries"}
+    assert set(walk(UserSettingsModel)) == {"theme", "keymap", "digest"}
