@@ -156,7 +156,7 @@ class Index:
             if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
                 db.execute("PRAGMA journal_mode = WAL")
             db.execute("PRAGMA synchronous = NORMAL")
-            self.meta = dict(db.execute("SELECT k, v FROM meta").fetchall())
+            self.meta = _meta(db)
         except sqlite3.OperationalError as exc:
             self.close()
             if "locked" in str(exc) or "busy" in str(exc):
@@ -188,7 +188,10 @@ class Index:
 
     # --- freshness ------------------------------------------------------------------
     def state(self):
-        blob = self.meta.get("state")
+        """What the scan saw of the file system (``core.speed.memo.recordable``), or None."""
+        assert self.db is not None
+        got = self.db.execute("SELECT v FROM meta WHERE k = 'state'").fetchone()
+        blob = got[0] if got else None
         if not blob:
             return None
         try:
@@ -225,7 +228,7 @@ class Index:
         assert db is not None
         db.execute("BEGIN")
         try:
-            self.meta = dict(db.execute("SELECT k, v FROM meta").fetchall())
+            self.meta = _meta(db)
             yield db
         finally:
             db.execute("COMMIT")
@@ -383,7 +386,7 @@ class Index:
         except BaseException:
             db.execute("ROLLBACK")
             raise
-        self.meta = dict(db.execute("SELECT k, v FROM meta").fetchall())
+        self.meta = _meta(db)
         return len(records)
 
     def _put_meta(self, snapshot: Snapshot) -> None:
@@ -399,7 +402,12 @@ class Index:
         except BaseException:
             self.db.execute("ROLLBACK")
             raise
-        self.meta = dict(self.db.execute("SELECT k, v FROM meta").fetchall())
+        self.meta = _meta(self.db)
+
+
+def _meta(db: sqlite3.Connection) -> dict:
+    """Every meta value but the state (megabytes at 100,000 letters: read when checked)."""
+    return dict(db.execute("SELECT k, v FROM meta WHERE k != 'state'").fetchall())
 
 
 def _remove(gen: str) -> None:
