@@ -31,38 +31,45 @@ MEMORY_MB = {100_000: 150, 1_000_000: 1500}
 _COMMAND: list[str] = []
 
 
+#: runs the command as its own child and reports its wall time, peak memory and CPU: a
+#: child forked from the bench (hundreds of MB by now) would report the bench's memory as
+#: its own peak (``ru_maxrss`` counts the forked pages), so the command is forked from this
+#: small process instead, and its time taken here (this process's own start not counted)
+_LAUNCH = r"""
+import os, sys, time
+t = time.perf_counter()
+pid = os.fork()
+if pid == 0:
+    os.execv(sys.argv[1], sys.argv[1:])
+_, status, ru = os.wait4(pid, 0)
+seconds = time.perf_counter() - t
+os.write(2, ("\nLBXBENCH %d %r %r %d\n" % (ru.ru_maxrss, seconds, ru.ru_utime + ru.ru_stime,
+                                            os.waitstatus_to_exitcode(status))).encode())
+"""
+
+
 def _popen_wait4(root: Path, argv: list[str]) -> dict:
-    """One command as a subprocess: wall seconds, CPU, its own peak memory (MB, from
-    ``wait4``), exit code, and its JSON output."""
+    """One command as a subprocess: wall seconds, CPU and its own peak memory (MB), its
+    exit code and JSON output."""
+    import subprocess
+    import sys
+
     cmd = [*_COMMAND, "--root", str(root), *argv]
+    if not os.path.isabs(cmd[0]):
+        cmd[0] = os.path.abspath(cmd[0])
     env = {k: v for k, v in os.environ.items() if k != "LETTERBOX_TUI_NO_CACHE"}
-    t = time.perf_counter()
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: the command, its output to a pipe
-        try:
-            os.close(r)
-            os.dup2(w, 1)
-            null = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(null, 2)
-            os.execve(cmd[0], cmd, env)
-        finally:
-            os._exit(127)
-    os.close(w)
-    chunks = []
-    while chunk := os.read(r, 1 << 20):
-        chunks.append(chunk)
-    os.close(r)
-    _, status, usage = os.wait4(pid, 0)
-    seconds = time.perf_counter() - t
-    code = os.waitstatus_to_exitcode(status)
-    d: dict = {"seconds": seconds, "exit": code, "cpu": usage.ru_utime + usage.ru_stime,
-               "peak_mb": usage.ru_maxrss / 1024}
-    if code not in (0, 3):
-        d["error"] = f"exit {code}"
+    proc = subprocess.run([sys.executable, "-S", "-c", _LAUNCH, *cmd], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, env=env)
+    tail = proc.stderr.rsplit(b"\nLBXBENCH ", 1)
+    if len(tail) != 2:
+        return {"seconds": 0.0, "exit": proc.returncode, "error": "the launcher reported nothing"}
+    rss, seconds, cpu, code = tail[1].split()
+    d: dict = {"seconds": float(seconds), "exit": int(code), "cpu": float(cpu), "peak_mb": int(rss) / 1024}
+    if d["exit"] not in (0, 3):
+        d["error"] = (tail[0].decode("utf-8", "replace").strip().splitlines() or [f"exit {code}"])[-1]
         return d
     try:
-        d["json"] = json.loads(b"".join(chunks))
+        d["json"] = json.loads(proc.stdout)
     except ValueError:
         d["error"] = "printed no JSON"
     return d

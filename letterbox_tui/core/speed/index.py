@@ -47,7 +47,7 @@ from letterbox_tui.core.model import Scope, Snapshot
 
 from . import index_rows as ir
 
-FORMAT = 5
+FORMAT = 6
 _LETTER_COLS = ", ".join(ir.COLUMNS)
 _LETTER_MARKS = ", ".join("?" for _ in ir.COLUMNS)
 #: how long a command waits for another process writing the index before going without
@@ -259,12 +259,14 @@ class Index:
             letters.append(build(HeaderResult(fields), path=path, seat=seat, folder=folder, name=name, size=size,
                                  mtime_ns=mtime_ns, inode=inode, id_time_is_utc=self.utc))
         unreadable, unsupported, _partial, _atomic, _participants = self.globals()
+        orphans, notes, ignored = _loads(self.meta["extras"])
         return Snapshot(
             root=self.root, letters=letters,
             unreadable=[Unreadable(p, s, f, e, dict(leg), ill, sz, mt, ino) for p, s, f, e, leg, ill, sz, mt, ino in unreadable],
             unsupported=[Unsupported(p, r) for p, r in unsupported],
             scope=self.scope(scanned_at), seats=_loads(self.meta["seats"]),
-            sidecars=frozenset(_loads(self.meta["sidecars"])),
+            sidecars=frozenset(_loads(self.meta["sidecars"])), orphan_sidecars=orphans, status_notes=notes,
+            ignored=ignored,
         )
 
     def component_snapshot(self, letter_id: str, scanned_at: str) -> Snapshot:
@@ -325,6 +327,8 @@ class Index:
             ("globals", pickle.dumps(_globals(snapshot), protocol=5)),
             ("sidecars", pickle.dumps(sorted(snapshot.sidecars), protocol=5)),
             ("seats", pickle.dumps(list(snapshot.seats), protocol=5)),
+            ("extras", pickle.dumps((list(snapshot.orphan_sidecars), dict(snapshot.status_notes),
+                                     list(snapshot.ignored)), protocol=5)),
             ("state", pickle.dumps(state, protocol=5) if state is not None else None),
             ("written_at", time.time_ns()),
         ]
@@ -523,6 +527,27 @@ class WriterLock:
                 fcntl.flock(self.fd, fcntl.LOCK_UN)
             os.close(self.fd)
             self.fd = None
+
+
+def fresh_snapshot(root, participants=None, *, id_time_is_utc: bool, now=None) -> Snapshot | None:
+    """The whole letterbox's snapshot from the index when it vouches for the letterbox (a
+    ``stat`` of every file, no header read), else None (then scan as usual). For a face
+    that needs every letter (the app); a partial scope is never served."""
+    from datetime import datetime, timezone
+
+    if participants is not None:
+        return None
+    ix = Index(os.fspath(root), id_time_is_utc)
+    began = (now or datetime.now(timezone.utc)).astimezone(timezone.utc)
+    try:
+        if not (ix.open() and ix.why_not() is None and ix.fresh()):
+            return None
+        with ix.reading():
+            return ix.snapshot("1", {}, began.isoformat().replace("+00:00", "Z"))
+    except (sqlite3.Error, Unusable, KeyError):
+        return None
+    finally:
+        ix.close()
 
 
 def verify_index(root: str, id_time_is_utc: bool, snapshot: Snapshot, res) -> list[str]:

@@ -262,3 +262,24 @@ def test_writers_and_readers_together_never_see_a_torn_state(tmp_path):
     p = subprocess.run([sys.executable, "-m", "letterbox_tui", "--root", str(root), "query", "state=any", "--json"],
                        capture_output=True, env=env)
     assert len(json.loads(p.stdout)["matches"]) == 16
+
+
+def test_the_whole_snapshot_from_the_index_is_the_scan(tmp_path, capsys, settled):
+    from letterbox_tui.core.scan import scan
+    from letterbox_tui.core.speed.index import fresh_snapshot
+    from letterbox_tui.core.speed.verify import letters_equal
+
+    root = _box(tmp_path)
+    assert fresh_snapshot(root, id_time_is_utc=False) is None  # no index yet
+    _run(capsys, root, *QUERIES[0])
+    got = fresh_snapshot(root, id_time_is_utc=False)
+    want = scan(root, id_time_is_utc=False)
+    assert [x.path for x in got.letters] == [x.path for x in want.letters]
+    assert all(letters_equal(a, b) for a, b in zip(got.letters, want.letters))
+    assert got.unreadable == want.unreadable and got.unsupported == want.unsupported
+    assert (got.sidecars, got.orphan_sidecars, got.status_notes, got.ignored, got.seats) == (
+        want.sidecars, want.orphan_sidecars, want.status_notes, want.ignored, want.seats)
+    assert got.scope.to_json() | {"scanned_at": ""} == want.scope.to_json() | {"scanned_at": ""}
+    assert fresh_snapshot(root, ["alpha"], id_time_is_utc=False) is None  # partial: never
+    next(root.glob("*/inbox/*.md")).unlink()
+    assert fresh_snapshot(root, id_time_is_utc=False) is None  # changed: scan as usual
