@@ -325,6 +325,8 @@ class LetterboxApp(SyncMixin, TruthFileMixin, App[int]):
             self.post_message(ViewsDone(model))
 
     def on_scan_progress(self, message: ScanProgress) -> None:
+        if not self.query("#letters"):  # the app is shutting down
+            return
         self.scan_stage = f"{message.stage} ({message.step}/{message.steps})"
         self._update_topbar()
         if self.model is None:
