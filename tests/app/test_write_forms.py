@@ -396,3 +396,31 @@ async def test_q_in_a_form_never_closes_it(letterbox):
         screen.query_one("#w-slug", Input).focus()
         await pilot.press("q")
         assert screen.query_one("#w-slug", Input).value == "q"
+
+
+async def test_drafts_are_kept_off_the_ui_thread_and_never_outlive_a_send(letterbox, monkeypatch):
+    threads = []
+    real = DraftStore.save
+
+    def save(self, draft):
+        threads.append(threading.current_thread() is threading.main_thread())
+        return real(self, draft)
+
+    monkeypatch.setattr(DraftStore, "save", save)
+    app = app_for(letterbox)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        screen = await open_form(pilot, app, "c")
+        screen.query_one("#w-to", Select).value = "builder"
+        screen.query_one("#w-slug", Input).value = "typed"
+        for i in range(5):
+            screen.query_one("#w-body", TextArea).text = "x" * (i + 1)
+            await pilot.pause(0.05)
+        await pilot.pause(0.5)
+        assert threads and not any(threads)  # as typed: in a worker, never on the UI thread
+        assert len(threads) <= 3  # at most one save each 0.3 s, not one a keystroke
+        assert DraftStore(letterbox.root).kept()[0].fields["body"] == "xxxxx"
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: not isinstance(app.screen, WriteScreen))
+        await pilot.pause(0.5)
+    assert DraftStore(letterbox.root).kept() == []
