@@ -32,7 +32,7 @@ COLUMNS = (
     "path", "seat", "folder", "name", "id", "sender", "recipient", "type", "re", "thread", "priority",
     "task", "has_deadline", "deadline_ns", "sent_ns", "slug_cf", "subject_cf", "prefix", "legacy",
     "state", "state_r", "answered", "answered_r", "accepted", "accepted_r", "current", "current_r",
-    "superseded", "superseded_r", "head", "late0", "late0_r", "late1", "late1_r", "pairs", "keys", "comp",
+    "superseded", "superseded_r", "head", "late0", "late0_r", "late1", "late1_r", "pairs", "keys", "comp", "row0", "row1",
     "size", "mtime_ns", "inode", "ctime_ns",
 )
 
@@ -129,20 +129,23 @@ def record(letter: Letter, res, comp: str, ctime_ns: int) -> tuple:
         "slug": made_slug, "subject": subj, "fields": dict(letter.fields),
     })[:-1]
     flags = letter.flags
+    legacy = dumps(list(flags)) if flags else "[]"
+    head_text = dumps(head.id) if head is not None else "null"
+    texts = [(a.value, _reasons_text(a.reasons)) for a in (state, answered, accepted, current, superseded)]
+    late0_t, late1_t = _reasons_text(late0.reasons), _reasons_text(late1.reasons)
+    row0 = row_json(prefix, legacy, head_text, (*texts, (late0.value, late0_t)))
+    row1 = row0 if (late1.value, late1_t) == (late0.value, late0_t) else row_json(
+        prefix, legacy, head_text, (*texts, (late1.value, late1_t)))
     return (
         letter.path, letter.seat, letter.folder, letter.name, lid, letter.sender, letter.recipient,
         letter.type, letter.re, letter.thread or lid, letter.priority, 1 if letter.requires_ack == "true" else 0,
         1 if letter.deadline else 0, ns(deadline_at) if deadline_at is not None else None,
         ns(letter.sent_at) if letter.sent_at is not None else None,
-        made_slug.casefold(), subj.casefold(), prefix, dumps(list(flags)) if flags else "[]",
-        state.value, _reasons_text(state.reasons),
-        answered.value, _reasons_text(answered.reasons),
-        accepted.value, _reasons_text(accepted.reasons),
-        current.value, _reasons_text(current.reasons),
-        superseded.value, _reasons_text(superseded.reasons),
-        dumps(head.id) if head is not None else "null",
-        late0.value, _reasons_text(late0.reasons), late1.value, _reasons_text(late1.reasons),
-        dumps(letter.fields), "\n".join(sorted(link_keys(letter))), comp, letter.size, letter.mtime_ns, letter.inode, ctime_ns,
+        made_slug.casefold(), subj.casefold(), prefix, legacy,
+        *(x for pair in texts for x in pair), head_text,
+        late0.value, late0_t, late1.value, late1_t,
+        dumps(letter.fields), "\n".join(sorted(link_keys(letter))), comp, row0, None if row1 is row0 else row1,
+        letter.size, letter.mtime_ns, letter.inode, ctime_ns,
     )
 
 
@@ -174,6 +177,24 @@ def components(letters) -> dict[str, str]:
                     else:
                         parent[a] = b
     return {p: find(p) for p in parent}
+
+
+def row_json(prefix: str, legacy: str, head: str, found, extra: tuple[str, ...] = ()) -> str:
+    """A row as compact JSON from its parts: ``found`` is (value, reasons text) of each
+    answer in ``ANSWERS`` order; ``extra``, a query's reasons, come after theirs."""
+    reasons: list[str] = []
+    for value, text in found:
+        if value == "unknown" and text:
+            reasons.extend(text.split("\n"))
+    reasons.extend(extra)
+    if len(reasons) > 1:
+        reasons = list(dict.fromkeys(reasons))
+    (st, _), (an, _), (ac, _), (cu, _), (su, _), (la, _) = found
+    return (
+        f'{prefix},"state":"{st}","answered":"{an}","accepted":"{ac}","current":"{cu}",'
+        f'"head":{head},"superseded":"{su}","late":"{la}","legacy":{legacy},'
+        f'"reasons":[{",".join(reasons)}]}}'
+    )
 
 
 # --- a stored row, read back -------------------------------------------------------
@@ -214,19 +235,8 @@ class Stored:
     def row_text(self, extra: tuple[str, ...] = ()) -> str:
         """The row of SPEC 6 as compact JSON (``core.rows.row``, spliced)."""
         r = self.r
-        reasons: list[str] = []
-        for name in ANSWERS:
-            value, text = self.answer(name)
-            if value == "unknown" and text:
-                reasons.extend(text.split("\n"))
-        reasons.extend(extra)
-        if len(reasons) > 1:
-            reasons = list(dict.fromkeys(reasons))
-        return (
-            f'{r[5]},"state":"{r[7]}","answered":"{r[9]}","accepted":"{r[11]}","current":"{r[13]}",'
-            f'"head":{r[17]},"superseded":"{r[15]}","late":"{self.late}","legacy":{r[6]},'
-            f'"reasons":[{",".join(reasons)}]}}'
-        )
+        return row_json(r[5], r[6], r[17], ((r[7], r[8]), (r[9], r[10]), (r[11], r[12]), (r[13], r[14]),
+                                            (r[15], r[16]), (self.late, self.late_r)), extra)
 
     def answers_json(self) -> dict:
         """``show``'s answers: each value with all its reasons (informational ones too)."""
@@ -280,6 +290,37 @@ def sql_filter(query: Query, at_ns: int) -> tuple[str, dict]:
                 params[p] = wanted
                 where.append(f"{column} IN (:{p}, 'unknown')")
     return (" AND ".join(where) or "1"), params
+
+
+def sql_verdict(query: Query) -> str:
+    """Each row's Kleene AND of every term as 0 (no), 1 (unknown) or 2 (yes), in SQL (the
+    ``sql_filter`` already holds; a row it gives 1 is judged again by ``judge`` for its
+    reasons). The same outcomes as ``outcome``."""
+    parts: list[str] = []
+    for n, term in enumerate(query.terms):
+        key, p = term.key, f"p{n}"
+        if key in ("since", "until"):
+            parts.append("(CASE WHEN sent_ns IS NULL THEN 1 ELSE 2 END)")
+        elif key == "due":
+            parts.append("(CASE WHEN deadline_ns IS NULL THEN 1 ELSE 2 END)")
+        elif key in _HEADER or key in ("task", "slug", "subject") or (key == "state" and term.value == "any"):
+            continue
+        else:
+            column = _LATE_SQL if key == "late" else key
+            wanted = term.value
+            if key == "superseded" and wanted == "head":
+                column, wanted = "current", "yes"
+            if wanted == "unknown":
+                parts.append(f"(CASE WHEN {column} = 'unknown' THEN 2 ELSE 0 END)")
+            else:
+                parts.append(f"(CASE WHEN {column} = :{p} THEN 2 WHEN {column} = 'unknown' THEN 1 ELSE 0 END)")
+    if not parts:
+        return "2"
+    return parts[0] if len(parts) == 1 else f"min({', '.join(parts)})"
+
+
+#: the row's JSON at the query's clock, as stored
+ROW_SQL = "(CASE WHEN deadline_ns IS NOT NULL AND deadline_ns < :at THEN coalesce(row1, row0) ELSE row0 END)"
 
 
 def _time_reason(term: Term, r: tuple, what: str) -> str:
