@@ -47,7 +47,7 @@ from letterbox_tui.core.model import Scope, Snapshot
 
 from . import index_rows as ir
 
-FORMAT = 6
+FORMAT = 7
 _LETTER_COLS = ", ".join(ir.COLUMNS)
 _LETTER_MARKS = ", ".join("?" for _ in ir.COLUMNS)
 #: how long a command waits for another process writing the index before going without
@@ -156,6 +156,9 @@ class Index:
             if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
                 db.execute("PRAGMA journal_mode = WAL")
             db.execute("PRAGMA synchronous = NORMAL")
+            # a query's rows are sorted in memory, never through a temporary file
+            db.execute("PRAGMA cache_size = -65536")
+            db.execute("PRAGMA temp_store = MEMORY")
             self.meta = _meta(db)
         except sqlite3.OperationalError as exc:
             self.close()
@@ -285,6 +288,7 @@ class Index:
         gen = f"{self.path}.{os.getpid()}-{time.time_ns()}.sqlite"
         db = sqlite3.connect(gen, isolation_level=None)
         try:
+            db.execute("PRAGMA page_size = 8192")  # a row (about 2 KB) never spills to overflow pages
             db.execute("PRAGMA journal_mode = OFF")
             db.execute("PRAGMA synchronous = OFF")
             db.execute("PRAGMA cache_size = -65536")

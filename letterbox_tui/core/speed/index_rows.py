@@ -30,7 +30,7 @@ ANSWERS = ("state", "answered", "accepted", "current", "superseded", "late")
 #: the letters table's columns, in the order ``record`` returns them
 COLUMNS = (
     "path", "seat", "folder", "name", "id", "sender", "recipient", "type", "re", "thread", "priority",
-    "task", "has_deadline", "deadline_ns", "sent_ns", "slug_cf", "subject_cf", "prefix", "legacy",
+    "task", "has_deadline", "deadline_ns", "sent_ns", "slug_cf", "subject_cf", "legacy",
     "state", "state_r", "answered", "answered_r", "accepted", "accepted_r", "current", "current_r",
     "superseded", "superseded_r", "head", "late0", "late0_r", "late1", "late1_r", "pairs", "keys", "comp", "row0", "row1",
     "size", "mtime_ns", "inode", "ctime_ns",
@@ -141,7 +141,7 @@ def record(letter: Letter, res, comp: str, ctime_ns: int) -> tuple:
         letter.type, letter.re, letter.thread or lid, letter.priority, 1 if letter.requires_ack == "true" else 0,
         1 if letter.deadline else 0, ns(deadline_at) if deadline_at is not None else None,
         ns(letter.sent_at) if letter.sent_at is not None else None,
-        made_slug.casefold(), subj.casefold(), prefix, legacy,
+        made_slug.casefold(), subj.casefold(), legacy,
         *(x for pair in texts for x in pair), head_text,
         late0.value, late0_t, late1.value, late1_t,
         dumps(letter.fields), "\n".join(sorted(link_keys(letter))), comp, row0, None if row1 is row0 else row1,
@@ -201,7 +201,7 @@ def row_json(prefix: str, legacy: str, head: str, found, extra: tuple[str, ...] 
 
 #: what a query reads of each candidate letter
 ROW_COLUMNS = (
-    "path", "id", "has_deadline", "deadline_ns", "sent_ns", "prefix", "legacy",
+    "path", "id", "has_deadline", "deadline_ns", "sent_ns", "row0", "legacy",
     "state", "state_r", "answered", "answered_r", "accepted", "accepted_r", "current", "current_r",
     "superseded", "superseded_r", "head", "late0", "late0_r", "late1", "late1_r",
 )
@@ -235,7 +235,9 @@ class Stored:
     def row_text(self, extra: tuple[str, ...] = ()) -> str:
         """The row of SPEC 6 as compact JSON (``core.rows.row``, spliced)."""
         r = self.r
-        return row_json(r[5], r[6], r[17], ((r[7], r[8]), (r[9], r[10]), (r[11], r[12]), (r[13], r[14]),
+        row0 = r[5]
+        prefix = row0[: row0.rindex(',"state":')]  # the row up to its fields (the last such key)
+        return row_json(prefix, r[6], r[17], ((r[7], r[8]), (r[9], r[10]), (r[11], r[12]), (r[13], r[14]),
                                             (r[15], r[16]), (self.late, self.late_r)), extra)
 
     def answers_json(self) -> dict:
