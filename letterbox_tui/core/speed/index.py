@@ -157,7 +157,7 @@ class Index:
                 db.execute("PRAGMA journal_mode = WAL")
             db.execute("PRAGMA synchronous = NORMAL")
             # a query's rows are sorted in memory, never through a temporary file
-            db.execute("PRAGMA cache_size = -65536")
+            db.execute("PRAGMA cache_size = -16384")
             db.execute("PRAGMA temp_store = MEMORY")
             self.meta = _meta(db)
         except sqlite3.OperationalError as exc:
