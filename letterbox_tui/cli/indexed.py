@@ -240,7 +240,7 @@ def _matched(s: Served, query) -> tuple[list[str], list[tuple[ir.Stored, tuple[s
     matches: list[str] = []
     doubtful: list[str] = []
     for path, text, v in s.ix.db.execute(
-        f"SELECT path, {ir.ROW_SQL}, {verdict} AS v FROM letters WHERE ({where}) AND v > 0 "
+        f"SELECT path, {ir.ROW_SQL}, {verdict} AS v FROM letters JOIN texts AS t USING (path) WHERE ({where}) AND v > 0 "
         "ORDER BY seat, folder, name", params,
     ):
         if v == 2:

@@ -47,7 +47,7 @@ from letterbox_tui.core.model import Scope, Snapshot
 
 from . import index_rows as ir
 
-FORMAT = 7
+FORMAT = 8
 _LETTER_COLS = ", ".join(ir.COLUMNS)
 _LETTER_MARKS = ", ".join("?" for _ in ir.COLUMNS)
 #: how long a command waits for another process writing the index before going without
@@ -65,6 +65,7 @@ CREATE INDEX letters_type ON letters(type);
 CREATE INDEX letters_thread ON letters(thread);
 CREATE INDEX letters_re ON letters(re);
 CREATE INDEX letters_comp ON letters(comp);
+CREATE TABLE texts (path TEXT PRIMARY KEY, row0 TEXT, row1 TEXT) WITHOUT ROWID;
 """
 
 
@@ -240,7 +241,7 @@ class Index:
         assert self.db is not None
         cols = ", ".join(ir.ROW_COLUMNS)
         return self.db.execute(
-            f"SELECT {cols} FROM letters WHERE {where} ORDER BY seat, folder, name", params
+            f"SELECT {cols} FROM letters JOIN texts USING (path) WHERE {where} ORDER BY seat, folder, name", params
         ).fetchall()
 
     def snapshot(self, where: str, params, scanned_at: str) -> Snapshot:
@@ -254,11 +255,11 @@ class Index:
 
         assert self.db is not None
         letters = []
-        for path, seat, folder, name, pairs, size, mtime_ns, inode in self.db.execute(
-            f"SELECT path, seat, folder, name, pairs, size, mtime_ns, inode FROM letters WHERE {where} "
-            "ORDER BY seat, folder, name", params,
+        for path, seat, folder, name, row0, size, mtime_ns, inode in self.db.execute(
+            f"SELECT path, seat, folder, name, row0, size, mtime_ns, inode FROM letters JOIN texts USING (path) "
+            f"WHERE {where} ORDER BY seat, folder, name", params,
         ):
-            fields = tuple((k, v) for k, v in ir.json.loads(pairs))
+            fields = tuple(ir.json.loads(row0)["fields"].items())  # in the order written
             letters.append(build(HeaderResult(fields), path=path, seat=seat, folder=folder, name=name, size=size,
                                  mtime_ns=mtime_ns, inode=inode, id_time_is_utc=self.utc))
         unreadable, unsupported, _partial, _atomic, _participants = self.globals()
@@ -283,6 +284,8 @@ class Index:
         comps = ir.components(snapshot.letters)
         ctimes = _ctimes(snapshot)
         records = [ir.record(x, res, comps[x.path], ctimes.get(x.path, -1)) for x in snapshot.letters]
+        texts = [t for _, t in records]
+        records = [r for r, _ in records]
         directory = os.path.dirname(self.path)
         os.makedirs(directory, mode=0o700, exist_ok=True)
         gen = f"{self.path}.{os.getpid()}-{time.time_ns()}.sqlite"
@@ -297,6 +300,7 @@ class Index:
                 if stmt.strip() and not stmt.strip().startswith("CREATE INDEX"):
                     db.execute(stmt)
             db.executemany(f"INSERT INTO letters ({_LETTER_COLS}) VALUES ({_LETTER_MARKS})", records)
+            db.executemany("INSERT INTO texts VALUES (?, ?, ?)", sorted(texts))
             db.executemany("INSERT INTO meta VALUES (?, ?)", self._meta_rows(snapshot))
             for stmt in _SCHEMA.split(";"):
                 if stmt.strip().startswith("CREATE INDEX"):
@@ -381,6 +385,8 @@ class Index:
         res = res_factory(sub)
         comps = ir.components(sub.letters)  # whole components: their least paths are as before
         records = [ir.record(x, res, comps[x.path], ctimes.get(x.path, -1)) for x in sub.letters]
+        texts = [t for _, t in records]
+        records = [r for r, _ in records]
         paths = [x.path for x in sub.letters] + gone
         db.execute("BEGIN IMMEDIATE")
         try:
@@ -388,7 +394,9 @@ class Index:
                 part = paths[at : at + 500]
                 marks = ",".join("?" * len(part))
                 db.execute(f"DELETE FROM letters WHERE path IN ({marks})", part)
+                db.execute(f"DELETE FROM texts WHERE path IN ({marks})", part)
             db.executemany(f"INSERT INTO letters ({_LETTER_COLS}) VALUES ({_LETTER_MARKS})", records)
+            db.executemany("INSERT INTO texts VALUES (?, ?, ?)", texts)
             self._put_meta(snapshot)
             db.execute("COMMIT")
         except BaseException:
@@ -565,9 +573,12 @@ def verify_index(root: str, id_time_is_utc: bool, snapshot: Snapshot, res) -> li
         if ix.open() and ix.why_not() is None:
             ctimes = _ctimes(snapshot)
             comps = ir.components(snapshot.letters)
-            want = {x.path: ir.record(x, res, comps[x.path], ctimes.get(x.path, -1))[:-1] for x in snapshot.letters}
-            cols = ", ".join(ir.COLUMNS[:-1])  # the ctime is the file's, not a derivation
-            have = {r[0]: r for r in ix.db.execute(f"SELECT {cols} FROM letters")}
+            want = {}
+            for x in snapshot.letters:
+                row, text = ir.record(x, res, comps[x.path], ctimes.get(x.path, -1))
+                want[x.path] = row[:-1] + text  # the ctime is the file's, not a derivation
+            cols = ", ".join(ir.COLUMNS[:-1])
+            have = {r[0]: r for r in ix.db.execute(f"SELECT {cols}, texts.* FROM letters JOIN texts USING (path)")}
             stale = sorted(p for p in want.keys() | have.keys() if want.get(p) != have.get(p))
     except (sqlite3.Error, Unusable, KeyError):
         stale = []  # an index that cannot be read vouches for nothing, and goes below

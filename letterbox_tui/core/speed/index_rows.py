@@ -32,7 +32,7 @@ COLUMNS = (
     "path", "seat", "folder", "name", "id", "sender", "recipient", "type", "re", "thread", "priority",
     "task", "has_deadline", "deadline_ns", "sent_ns", "slug_cf", "subject_cf", "legacy",
     "state", "state_r", "answered", "answered_r", "accepted", "accepted_r", "current", "current_r",
-    "superseded", "superseded_r", "head", "late0", "late0_r", "late1", "late1_r", "pairs", "keys", "comp", "row0", "row1",
+    "superseded", "superseded_r", "head", "late0", "late0_r", "late1", "late1_r", "keys", "comp",
     "size", "mtime_ns", "inode", "ctime_ns",
 )
 
@@ -100,8 +100,10 @@ def link_keys(letter: Letter) -> set[str]:
     return keys
 
 
-def record(letter: Letter, res, comp: str, ctime_ns: int) -> tuple:
-    """The stored columns of one letter (see ``COLUMNS``); ``comp`` names its component
+def record(letter: Letter, res, comp: str, ctime_ns: int) -> tuple[tuple, tuple]:
+    """The stored columns of one letter: its ``letters`` row (``COLUMNS``) and its ``texts``
+    row (path, the row's JSON, the row's JSON past its deadline when that differs: kept
+    apart, so a query reads the texts of the rows it prints only); ``comp`` names its component
     (the least path in it: see ``components``); ``ctime_ns``: its file's when read (-1:
     unknown, then any later look at it takes it as changed)."""
     state = res.state(letter)
@@ -136,7 +138,7 @@ def record(letter: Letter, res, comp: str, ctime_ns: int) -> tuple:
     row0 = row_json(prefix, legacy, head_text, (*texts, (late0.value, late0_t)))
     row1 = row0 if (late1.value, late1_t) == (late0.value, late0_t) else row_json(
         prefix, legacy, head_text, (*texts, (late1.value, late1_t)))
-    return (
+    return ((
         letter.path, letter.seat, letter.folder, letter.name, lid, letter.sender, letter.recipient,
         letter.type, letter.re, letter.thread or lid, letter.priority, 1 if letter.requires_ack == "true" else 0,
         1 if letter.deadline else 0, ns(deadline_at) if deadline_at is not None else None,
@@ -144,9 +146,8 @@ def record(letter: Letter, res, comp: str, ctime_ns: int) -> tuple:
         made_slug.casefold(), subj.casefold(), legacy,
         *(x for pair in texts for x in pair), head_text,
         late0.value, late0_t, late1.value, late1_t,
-        dumps(letter.fields), "\n".join(sorted(link_keys(letter))), comp, row0, None if row1 is row0 else row1,
-        letter.size, letter.mtime_ns, letter.inode, ctime_ns,
-    )
+        "\n".join(sorted(link_keys(letter))), comp, letter.size, letter.mtime_ns, letter.inode, ctime_ns,
+    ), (letter.path, row0, None if row1 is row0 else row1))
 
 
 def components(letters) -> dict[str, str]:
@@ -321,8 +322,8 @@ def sql_verdict(query: Query) -> str:
     return parts[0] if len(parts) == 1 else f"min({', '.join(parts)})"
 
 
-#: the row's JSON at the query's clock, as stored
-ROW_SQL = "(CASE WHEN deadline_ns IS NOT NULL AND deadline_ns < :at THEN coalesce(row1, row0) ELSE row0 END)"
+#: the row's JSON at the query's clock, as stored (``texts`` joined as ``t``)
+ROW_SQL = "(CASE WHEN deadline_ns IS NOT NULL AND deadline_ns < :at THEN coalesce(t.row1, t.row0) ELSE t.row0 END)"
 
 
 def _time_reason(term: Term, r: tuple, what: str) -> str:

@@ -25,7 +25,7 @@ def _resolver(snapshot):
 
 
 def _rows(ix: Index) -> list[tuple]:
-    return sorted(ix.db.execute("SELECT * FROM letters").fetchall())
+    return sorted(ix.db.execute("SELECT * FROM letters JOIN texts USING (path)").fetchall())
 
 
 def _meta(ix: Index) -> dict:
