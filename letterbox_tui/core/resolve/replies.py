@@ -53,6 +53,7 @@ class Replies:
         self._answered: dict[int, Answer] = {}
         self._state: dict[int, StateAnswer] = {}
         self._dup_answered: dict[str, Answer] = {}
+        self._both: dict[str, Reason | None] = {}
         self._relabel = Relabel()
         #: (to, from) -> how many unreadable files without a legible re may be a terminal
         #: reply from ``to`` to ``from``, and the first MAX_NAMED of their paths
@@ -269,19 +270,33 @@ class Replies:
         index = self.index
         reasons: list[Reason] = []
         if letter.id in index.duplicated_ids:
-            folders = {x.folder for x in index.holding(letter.id)}
-            folders |= {u.folder for u in index.unreadable_holders.get(letter.id, ())}
-            if {"inbox", "processed"} <= folders:
-                paths = index.held_by(letter.id)
-                reasons.append(Reason(
-                    "duplicate-id", "state",
-                    f"copies of {letter.id} lie in both inbox/ and processed/" + more(len(paths)),
-                    (letter.id,), paths[:MAX_NAMED],
-                ))
+            both = self._in_both_folders(letter.id)
+            if both is not None:
+                reasons.append(both)
         if answered.unknown and not any(r.code == "external-route" for r in answered.reasons):
             present = {r.code for r in reasons}
             reasons.extend(r for r in self._relabel(answered.reasons, "state") if r.code not in present)
         return StateAnswer("unknown", tuple(reasons)) if reasons else OPEN
+
+
+    def _in_both_folders(self, letter_id: str) -> Reason | None:
+        """The duplicate-id reason of state when copies of the id lie in both inbox/ and
+        processed/, else None: once per id (every copy asks)."""
+        if letter_id in self._both:
+            return self._both[letter_id]
+        index = self.index
+        folders = {x.folder for x in index.holding(letter_id)}
+        folders |= {u.folder for u in index.unreadable_holders.get(letter_id, ())}
+        found = None
+        if {"inbox", "processed"} <= folders:
+            paths = index.held_by(letter_id)
+            found = Reason(
+                "duplicate-id", "state",
+                f"copies of {letter_id} lie in both inbox/ and processed/" + more(len(paths)),
+                (letter_id,), paths[:MAX_NAMED],
+            )
+        self._both[letter_id] = found
+        return found
 
 
 def _unreadable_reply_reason(n: int, paths: tuple[str, ...]) -> Reason:
