@@ -9,7 +9,8 @@ Letter files are opened with ``O_NOFOLLOW | O_NONBLOCK`` and must ``fstat`` as r
 files: a FIFO never blocks and a device is never read. Each header costs one ``os.read``
 of 4 KiB (more only for a long header); bodies are never read.
 
-Also how the scan words what it could not read (``why``, ``why_errno``, ``kind_of_mode``).
+Also how the scan words what it could not read (``why``, ``why_errno``, ``kind_of_mode``)
+and names what it lists (``entry_kind``, ``utf8_name``, ``shown_name``).
 """
 
 from __future__ import annotations
@@ -156,3 +157,41 @@ def kind_of_mode(mode: int) -> str:
     if stat.S_ISDIR(mode):
         return "directory"
     return "not a regular file"
+
+
+def entry_kind(entry: os.DirEntry, *, regular: bool = False) -> str:
+    """"symlink", "dir" (or "file" with ``regular``), "other", or why it cannot be told."""
+    try:
+        if entry.is_symlink():
+            return "symlink"
+        if regular:
+            return "file" if entry.is_file(follow_symlinks=False) else "other"
+        return "dir" if entry.is_dir(follow_symlinks=False) else "other"
+    except OSError as exc:
+        return why(exc)
+
+
+def is_regular(entry: os.DirEntry) -> bool:
+    """True for a regular file (never through a symlink); False when that cannot be told."""
+    try:
+        return entry.is_file(follow_symlinks=False)
+    except OSError:
+        return False
+
+
+def utf8_name(name: str) -> bool:
+    """False when a file name held bytes that are not UTF-8 (decoded as lone surrogates)."""
+    if name.isascii():
+        return True
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def shown_name(text: str) -> str:
+    """A name fit for JSON and a terminal's encoder: undecodable bytes become \\xNN."""
+    if utf8_name(text):
+        return text
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")

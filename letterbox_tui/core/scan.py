@@ -35,7 +35,11 @@ from .header import HeaderResult, parse_header
 from .letters import build
 from .model import LEGACY_FLAGS, Letter, Scope, SeenState, Snapshot, Unreadable, Unsupported
 from .reader import PURE, Reader
+from .reader import entry_kind as _entry_kind
+from .reader import is_regular as _regular
 from .reader import kind_of_entry as _kind
+from .reader import shown_name as _shown
+from .reader import utf8_name as _utf8
 from .reader import kind_of_mode as _kind_mode
 from .reader import why as _why
 from .reader import why_errno as _why_errno
@@ -564,42 +568,3 @@ def _listing(root_fd: int, rel: str) -> tuple[list[str], list[int]]:
     """A folder's raw listing now, the folder reopened relative to the root."""
     with _reopened(root_fd, rel) as fd, os.scandir(fd) as it:
         return _raw_listing(list(it))
-
-
-def _entry_kind(entry: os.DirEntry, *, regular: bool = False) -> str:
-    """"symlink", "dir" (or "file" with ``regular``), "other", or why it cannot be told."""
-    try:
-        if entry.is_symlink():
-            return "symlink"
-        if regular:
-            return "file" if entry.is_file(follow_symlinks=False) else "other"
-        return "dir" if entry.is_dir(follow_symlinks=False) else "other"
-    except OSError as exc:
-        return _why(exc)
-
-
-def _regular(entry: os.DirEntry) -> bool:
-    try:
-        return entry.is_file(follow_symlinks=False)
-    except OSError:
-        return False
-
-
-def _utf8(name: str) -> bool:
-    """False when a file name held bytes that are not UTF-8 (decoded as lone surrogates)."""
-    if name.isascii():
-        return True
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def _shown(text: str) -> str:
-    """A name fit for JSON and a terminal's encoder: undecodable bytes become \\xNN."""
-    if _utf8(text):
-        return text
-    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-
-
