@@ -45,9 +45,10 @@ class QueryHistory:
         lines = raw.decode("utf-8", "replace").splitlines()
         return [x for x in lines if x.strip() and x.isprintable()][-KEEP:]
 
-    def add(self, query: str) -> None:
-        """Remember ``query`` as the newest (an earlier copy moves up); saved at once.
-        A history that cannot be saved is kept for this session only."""
+    def add(self, query: str, *, save: bool = True) -> None:
+        """Remember ``query`` as the newest (an earlier copy moves up); saved at once unless
+        ``save`` is false (the app saves in a worker: ``save_lines``). A history that cannot
+        be saved is kept for this session only."""
         query = " ".join(query.split())
         if not query or not query.isprintable():
             return
@@ -55,12 +56,14 @@ class QueryHistory:
             self.entries.remove(query)
         self.entries.append(query)
         del self.entries[:-KEEP]
+        if save:
+            self.save_lines(list(self.entries))
+
+    def save_lines(self, entries: list[str]) -> None:
+        """Write ``entries`` (a copy: any thread may call this) as the history file."""
         if not self.keep:
             return
         try:
-            self._save()
+            replace_atomically(self.path, "".join(x + "\n" for x in entries))
         except OSError:
             pass
-
-    def _save(self) -> None:
-        replace_atomically(self.path, "".join(x + "\n" for x in self.entries))

@@ -102,8 +102,12 @@ class QueryInput(Input):
         return self._history
 
     def remember(self, query: str) -> None:
-        """A query that ran: the newest in the history."""
-        self.history.add(query)
+        """A query that ran: the newest in the history (written in a worker: a slow disk
+        never holds the query bar up)."""
+        history = self.history
+        history.add(query, save=False)
+        lines = list(history.entries)
+        self.run_worker(lambda: history.save_lines(lines), thread=True, group="history", exit_on_error=False)
         self._at = None
 
     def action_history(self, step: int) -> None:
