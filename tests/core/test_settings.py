@@ -287,3 +287,10 @@ def test_every_setting_has_a_docstring():
 
     assert set(walk(LetterboxSettingsModel)) == {"theme", "time", "id_time_is_utc", "queries"}
     assert set(walk(UserSettingsModel)) == {"theme", "keymap", "digest"}
+
+
+@pytest.mark.parametrize("table", ["keymap", "keys", "bindings", "editor", "pager", "commands"])
+def test_nothing_that_changes_a_key_press_is_taken_from_the_letterbox(box, table):
+    box.raw("letterbox-tui.toml", f'[{table}]\n"write.send" = "escape"\n')
+    s = load_settings(box.root)
+    assert s == Settings(notices=s.notices) and "ignored: key bindings and commands" in s.notices[0]
