@@ -95,10 +95,28 @@ def open_unreadable(n: int) -> Snapshot:
     return snap
 
 
+def answered_duplicate(n: int) -> Snapshot:
+    """n copies of one task, with n acks and n results to it (each copy asks for all)."""
+    snap = duplicated_id(n)
+    snap.letters += [letter(f"ack-{i:06d}", type="ack", frm="beta", to="alpha", re="same") for i in range(n)]
+    snap.letters += [letter(f"res-{i:06d}", type="result", frm="beta", to="alpha", re="same") for i in range(n)]
+    return snap
+
+
+def replies_below(n: int) -> Snapshot:
+    """A first version with n terminal replies, superseded by a chain of n versions (each
+    is owed reply-to-superseded naming it)."""
+    out = [letter("v000000", type="request")]
+    out += [letter(f"v{i:06d}", type="request", supersedes=f"v{i - 1:06d}") for i in range(1, n + 1)]
+    out += [letter(f"r{i:06d}", type="result", frm="beta", to="alpha", re="v000000") for i in range(n)]
+    return snapshot(out)
+
+
 SHAPES = {
     "fork": fork, "cycle": cycle, "cycle_with_replies": cycle_with_replies,
     "comb": comb, "settled_comb": settled_comb, "duplicated_id": duplicated_id,
-    "open_unreadable": open_unreadable,
+    "open_unreadable": open_unreadable, "answered_duplicate": answered_duplicate,
+    "replies_below": replies_below,
 }
 
 

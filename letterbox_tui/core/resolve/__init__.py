@@ -148,11 +148,11 @@ class Resolution:
     # --- replies ------------------------------------------------------------------
     def replies(self, letter: Letter) -> list[Letter]:
         """Terminal replies (result/nack, re = id, reversed parties)."""
-        return self.index.terminal_replies(letter)
+        return list(self.index.terminal_replies(letter))
 
     def acks(self, letter: Letter) -> list[Letter]:
         """``ack`` letters with re = id and reversed parties."""
-        return self.index.acks(letter)
+        return list(self.index.acks(letter))
 
     def children(self, letter: Letter) -> list[Letter]:
         """Every readable letter whose ``re`` is this letter's id (any party, any type)."""

@@ -14,7 +14,7 @@ only the replies below each letter are worked out (``fast``; the tests turn it o
 from __future__ import annotations
 
 from ..model import Answer, Letter, Reason, Unreadable
-from .common import MAX_BELOW, MAX_NAMED, first_unique, more, names, path_key, summarise
+from .common import MAX_BELOW, MAX_NAMED, first_unique, letter_key, more, names, path_key, summarise
 from .forks import Fork, analyse_forks
 from .graph import tarjan
 from .index import Index
@@ -129,7 +129,12 @@ class Chains:
         replied: dict[str, tuple[Letter, ...]] = {}
         for i in ids:
             if i in children:
-                found = tuple(r for x in index.holding(i) for r in index.terminal_replies(x))
+                holders = index.holding(i)
+                if len(holders) == 1:
+                    found = index.terminal_replies(holders[0])
+                else:  # copies of a duplicated id: each distinct set of replies once
+                    sets = {id(t): t for t in map(index.terminal_replies, holders) if t}
+                    found = tuple(sorted({r for t in sets.values() for r in t}, key=letter_key))
                 if found:
                     replied[i] = found
         return replied

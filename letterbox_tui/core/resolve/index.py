@@ -38,6 +38,8 @@ class Index:
         self.unsupported_paths = tuple(sorted(u.path for u in snapshot.unsupported))
         self._globals: dict[tuple[str, bool, bool], tuple[Reason, ...]] = {}
         self._held: dict[str, tuple[str, ...]] = {}
+        #: (id of a ``more_*`` group, sender, recipient) -> its letters sent back
+        self._back: dict[tuple[int, str, str], tuple[Letter, ...]] = {}
         self._threads: dict[str, list[Letter]] | None = None
 
     # --- building -----------------------------------------------------------------
@@ -260,14 +262,16 @@ class Index:
         ``MAX_NAMED`` (for a reason that names these ids)."""
         return tuple(sorted(x.path for i in ids for x in self.holding(i)))[:MAX_NAMED]
 
-    def terminal_replies(self, letter: Letter) -> list[Letter]:
-        """Terminal replies to this letter, sorted (built on each call: cheap, and a cache
-        of 100,000 small lists would cost the cyclic collector more than it saves)."""
-        return _from_recipient(letter, self.replied_ids, self.more_replies)
+    def terminal_replies(self, letter: Letter) -> tuple[Letter, ...]:
+        """Terminal replies to this letter, sorted (made on each call when the id has one
+        candidate: cheap, and a cache of 100,000 small tuples would cost the cyclic
+        collector more than it saves; kept when it has more, which every copy of a
+        duplicated id would otherwise filter again)."""
+        return _from_recipient(letter, self.replied_ids, self.more_replies, self._back)
 
-    def acks(self, letter: Letter) -> list[Letter]:
+    def acks(self, letter: Letter) -> tuple[Letter, ...]:
         """``ack`` letters with re = the letter's id and reversed parties, sorted."""
-        return _from_recipient(letter, self.acked_ids, self.more_acks)
+        return _from_recipient(letter, self.acked_ids, self.more_acks, self._back)
 
     def thread(self, thread_id: str) -> list[Letter]:
         """Letters whose thread is ``thread_id`` (the root included), sorted."""
@@ -325,20 +329,28 @@ def _indexed(key: str, first: dict[str, Letter], more: dict[str, list[Letter]]) 
     return () if one is None else (one,)
 
 
-def _from_recipient(letter: Letter, first: dict[str, Letter], more: dict[str, list[Letter]]) -> list[Letter]:
+def _from_recipient(
+    letter: Letter, first: dict[str, Letter], more: dict[str, list[Letter]],
+    kept: dict[tuple[int, str, str], tuple[Letter, ...]],
+) -> tuple[Letter, ...]:
     """The letters indexed under this letter's id (``first`` / ``more``) sent back by its
-    recipient to its sender, sorted."""
+    recipient to its sender, sorted; for a ``more`` group, filtered once per pair of
+    parties (``kept``)."""
     one = first.get(letter.id)
     if one is None:
-        return []
+        return ()
     sender = letter.sender
     recipient = letter.recipient
     group = more.get(letter.id)
     if group is None:
-        return [one] if one.sender == recipient and one.recipient == sender else []
-    found = [c for c in group if c.sender == recipient and c.recipient == sender]
-    if len(found) > 1:
-        found.sort(key=letter_key)
+        return (one,) if one.sender == recipient and one.recipient == sender else ()
+    key = (id(group), sender, recipient)
+    found = kept.get(key)
+    if found is None:
+        back = [c for c in group if c.sender == recipient and c.recipient == sender]
+        if len(back) > 1:
+            back.sort(key=letter_key)
+        found = kept[key] = tuple(back)
     return found
 
 

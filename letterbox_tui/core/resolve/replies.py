@@ -176,7 +176,8 @@ class Replies:
             chain = self.supersession.chain_of(letter.id)
             below = chain.reply_below.get(letter.id, ())
             if below:
-                replies = sorted({r for b in below for r in chain.replied[b]}, key=letter_key)
+                # each earlier version's replies are sorted: its first MAX_NAMED are enough
+                replies = sorted({r for b in below for r in chain.replied[b][:MAX_NAMED]}, key=letter_key)
                 reasons.append(Reason(
                     "reply-to-superseded", "answered",
                     "a terminal reply answers an earlier version this letter supersedes: " + ", ".join(below[:5]),
