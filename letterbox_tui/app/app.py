@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from textual import events, getters, on, work
+from textual import getters, on, work
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -33,24 +33,21 @@ from .commands import LetterboxCommands
 from .model import VIEW_BY_NAME, VIEWS, AppModel, span
 from .sanitize import clean, cleans
 from .sanitize import home_path as _home
+from .owed_rows import ORDER_WORDS, most_urgent_key, owed_rows
+from .reading import ReadingMixin
 from .sync_mixin import SyncMixin, sync_banner
 from .truth_file import TruthFileMixin
 from .themes import BUILTIN, DEFAULT_THEME, APP_VARIABLES, load_themes, shipped_themes_dir, user_themes_dir
 from .seen import Seen, newest_time
-from .watch import FilesChanged, folder_fingerprint, watch_letterbox
+from .watch import folder_fingerprint
 from .widgets.letter_list import LetterList, ListRow
 from .widgets.letter_pane import LetterPane
 from .widgets.query_input import QueryInput
 from .widgets.mailboxes import MailboxList
 from .widgets.row_text import describe as describe_row
-from .widgets.thread_view import ThreadView
 
 Clock = Callable[[], datetime]
 
-#: below this many columns the mailboxes sidebar folds away; below SHORT rows the letter
-#: is shown only when it is being read (mutt's index and pager)
-NARROW = 100
-SHORT = 32
 
 
 @dataclass
@@ -75,7 +72,7 @@ class ViewsDone(Message):
     model: AppModel
 
 
-class LetterboxApp(SyncMixin, TruthFileMixin, App[int]):
+class LetterboxApp(ReadingMixin, SyncMixin, TruthFileMixin, App[int]):
     """Humans auditing seats: what is owed and late, what is in dispute, what is true."""
 
     CSS_PATH = "app.tcss"
@@ -102,6 +99,9 @@ class LetterboxApp(SyncMixin, TruthFileMixin, App[int]):
         Binding("right_square_bracket", "tab(1)", "Next tab", show=False, id="letter.next_tab"),
         Binding("left_square_bracket", "tab(-1)", "Prev tab", show=False, id="letter.prev_tab"),
         Binding("M", "toggle_markdown", "Markdown", show=False, id="letter.markdown"),
+        Binding("o", "owed_order", "Owed order", show=False, id="owed.order"),
+        Binding("z", "fold", "Fold seat", show=False, id="owed.fold"),
+        Binding("Z", "fold_all", "Fold all seats", show=False, id="owed.fold_all"),
         Binding("b", "toggle_sidebar", "Sidebar", show=False, id="app.sidebar"),
         Binding("c", "compose", "Compose", id="letter.compose"),
         Binding("r", "reply", "Reply", id="letter.reply"),
@@ -254,33 +254,6 @@ class LetterboxApp(SyncMixin, TruthFileMixin, App[int]):
             # everything the last scan showed has been in front of the user
             self.seen.save(newest_time(self.model.snapshot.letters))
 
-    # --- watching for changes (watchfiles; the mtime poll is the fallback) -----------
-    #: True while the native watcher runs; the poll then checks only the clock
-    watching = False
-
-    @work(thread=True, exclusive=True, group="watch", exit_on_error=False)
-    def _watch_letterbox(self) -> None:
-        worker = get_current_worker()
-        self.watching = True
-        try:
-            watch_letterbox(self.root, self._watch_stop, lambda n: self.post_message(FilesChanged(n)),
-                            lambda: worker.is_cancelled)
-        finally:
-            self.watching = False
-
-    def on_files_changed(self, message: FilesChanged) -> None:
-        """A burst of file events: rescan once it is quiet for a moment."""
-        if self._rescan_timer is not None:
-            self._rescan_timer.stop()
-        self._rescan_timer = self.set_timer(0.25, self._rescan_after_changes)
-
-    def _rescan_after_changes(self) -> None:
-        self._rescan_timer = None
-        if self.scanning:
-            self._rescan_wanted = True
-        else:
-            self.start_scan()
-
     # --- scanning -----------------------------------------------------------------
     def start_scan(self) -> None:
         self.scan_started = time.monotonic()
@@ -375,6 +348,8 @@ class LetterboxApp(SyncMixin, TruthFileMixin, App[int]):
             else:
                 self._show_mailbox()
                 self.notify(cleans(("no letter ", ""), (self.start_letter, "bold"), (" in scope", "")), severity="error")
+        elif first and self.mailbox_id == "view:owed":
+            self._show_mailbox(keep=most_urgent_key(message.model))  # the review starts at the most urgent
         else:
             self._show_mailbox(keep=keep)
         self._update_topbar()
@@ -482,30 +457,6 @@ class LetterboxApp(SyncMixin, TruthFileMixin, App[int]):
     def _highlight_mailbox(self, mailbox_id: str) -> None:
         self.mailbox_list.highlight_mailbox(mailbox_id)
 
-    def fresh_letters(self) -> list:
-        m = self.model
-        if m is None or self.seen.watermark is None:
-            return []
-        return [x for x in m.snapshot.letters if self.seen.is_new(x)]
-
-    def new_counts(self) -> dict[str, int]:
-        """Letters that arrived since the user last looked, per mailbox id."""
-        fresh = self.fresh_letters()
-        m = self.model
-        if not fresh or m is None:
-            return {}
-        out: dict[str, int] = {"view:all": len(fresh)}
-        paths = {x.path for x in fresh}
-        for vid, rows in m.views.items():
-            if vid != "view:all":
-                n = len({r.letter.path for r in rows if r.heading is None and r.letter is not None and r.letter.path in paths})
-                if n:
-                    out[vid] = n
-        for x in fresh:
-            for key in (f"seat:{x.seat}", f"seat:{x.seat}:{x.folder}", f"seat:{x.sender}:sent"):
-                out[key] = out.get(key, 0) + 1
-        return out
-
     @on(OptionList.OptionSelected, "#mailboxes")
     def _mailbox_selected(self, event: OptionList.OptionSelected) -> None:
         if event.option.id and not event.option.id.startswith("heading:"):
@@ -541,6 +492,8 @@ class LetterboxApp(SyncMixin, TruthFileMixin, App[int]):
             if self.query_text is not None:
                 rows = m.query_rows(self.query_text)
                 title = Content("Query: ") + clean(self.query_text, single_line=True)
+            elif self.mailbox_id == "view:owed":
+                rows = owed_rows(m, self.owed_order, self.owed_folded)
             else:
                 rows = m.rows(self.mailbox_id)
         except LetterboxError as exc:
@@ -576,6 +529,8 @@ class LetterboxApp(SyncMixin, TruthFileMixin, App[int]):
             return
         label = self._mailbox_label(self.mailbox_id)
         sort = self.SORTS.get(self.mailbox_id, "newest first")
+        if self.mailbox_id == "view:owed":
+            sort = ORDER_WORDS[self.owed_order] + ("; z folds, o reorders" if self.size.width >= 120 else "")
         sep = Content.styled(" · ", "$text-muted")
         parts = [Content(" "), label.stylize_before("bold"), sep, Content(sort), sep]
         if self.query_text:
@@ -620,29 +575,6 @@ class LetterboxApp(SyncMixin, TruthFileMixin, App[int]):
             return Content(row.key)
         owed = self.mailbox_id == "view:owed" and self.query_text is None
         return describe_row(m, row, width, owed=owed, fresh=self.is_fresh(row))
-
-    def is_fresh(self, row: ListRow) -> bool:
-        """Did this row's letter arrive since the user last looked? (see ``seen``)"""
-        x = row.letter
-        return x is not None and hasattr(x, "mtime_ns") and self.seen.is_new(x)
-
-    def _after_scan_seen(self, first: bool) -> None:
-        """The first scan of a letterbox never opened here sets the watermark (nothing is
-        new yet); a later scan announces letters that arrived since."""
-        m = self.model
-        if m is None:
-            return
-        if self.seen.watermark is None:
-            self.seen.watermark = newest_time(m.snapshot.letters)
-            self.seen.save(self.seen.watermark)
-            return
-        fresh = [x for x in self.fresh_letters() if x.path not in self._announced]
-        self._announced.update(x.path for x in fresh)
-        if fresh and not first:
-            x = max(fresh, key=lambda x: x.mtime_ns)
-            more = f" and {len(fresh) - 1} more" if len(fresh) > 1 else ""
-            self.notify(cleans(("From ", ""), (x.sender, "bold"), (": ", ""), (x.subject or x.id, ""), (more, "")),
-                        title=f"{len(fresh)} new letter{'s' if len(fresh) != 1 else ''}", timeout=6)
 
     # --- actions ------------------------------------------------------------------
     def action_view(self, name: str) -> None:
@@ -707,60 +639,6 @@ class LetterboxApp(SyncMixin, TruthFileMixin, App[int]):
             self.query_text = None
             self._show_mailbox()
 
-    def action_back_or_quit(self) -> None:
-        """``q``: back to the list from the letter or the mailboxes; quit from the list."""
-        focused = self.focused
-        if focused is not None and focused is not self.letter_list:
-            self.letter_list.focus()
-            return
-        self.exit(0)
-
-    def action_toggle_markdown(self) -> None:
-        on = self.letter_pane.toggle_markdown()
-        self._update_status()
-        self.notify("Body rendered as Markdown (link targets shown)" if on else "Body shown as written", timeout=2)
-
-    def action_toggle_sidebar(self) -> None:
-        pane = self.query_one("#mailboxes-pane")
-        pane.display = not pane.display
-        self.sidebar_chosen = pane.display
-        if not pane.display and self.focused is self.mailbox_list:
-            self.letter_list.focus()
-        elif pane.display and self.size.width < NARROW:
-            self.mailbox_list.focus()  # shown on a narrow screen: to pick a mailbox
-
-    # --- layout: 80x24 is a normal terminal -----------------------------------------
-    #: the sidebar has the room it needs from this many columns (``b`` toggles it)
-    sidebar_chosen: bool | None = None
-
-    def on_resize(self, event: events.Resize) -> None:
-        self._apply_layout(event.size.width, event.size.height)
-
-    def _apply_layout(self, width: int, height: int) -> None:
-        """Below ``NARROW`` columns the sidebar folds away (``b`` brings it back); below
-        ``SHORT`` rows the screen is mutt's: the list alone, Enter opens the letter
-        under a few rows of the list, q goes back."""
-        try:
-            pane = self.query_one("#mailboxes-pane")
-        except NoMatches:
-            return
-        pane.display = self.sidebar_chosen if self.sidebar_chosen is not None else width >= NARROW
-        self.screen_stack[0].set_class(height < SHORT, "-short")
-        self.letter_list.invalidate()
-
-    @on(events.DescendantFocus)
-    def _focus_moved(self, event: events.DescendantFocus) -> None:
-        """Reading (focus in the letter pane) shows the letter on a short screen."""
-        widget = event.widget
-        main = self.screen_stack[0]
-        if widget is self.letter_list:
-            main.remove_class("-reading")
-        elif self.letter_pane in widget.ancestors_with_self:
-            main.add_class("-reading")
-        else:
-            return
-        self.call_after_refresh(self.letter_list.scroll_to_cursor, True)
-
     # --- search in the list (/, n, N) ----------------------------------------------
     def action_search(self) -> None:
         self.search_bar.display = True
@@ -778,100 +656,6 @@ class LetterboxApp(SyncMixin, TruthFileMixin, App[int]):
         self._update_status()
         if text:
             self._find(1, include_current=True)
-
-    def action_next_match(self, step: int) -> None:
-        """``n``/``N``: the next/previous row matching the search; with no search, the
-        next/previous row that needs attention (late, unknown, or a task nobody has
-        accepted yet)."""
-        if self.search_text:
-            self._find(step)
-        else:
-            self.action_next_attention(step)
-
-    def _find(self, step: int, include_current: bool = False) -> None:
-        lst = self.letter_list
-        needle = (self.search_text or "").casefold()
-        if not lst.rows or not needle:
-            return
-        n = len(lst.rows)
-        i = lst.cursor if lst.cursor >= 0 else 0
-        if include_current:
-            i -= step
-        width = max(80, lst.size.width)
-        for _ in range(n):
-            i = (i + step) % n
-            row = lst.rows[i]
-            if row.heading is None and needle in self._describe(row, width).plain.casefold():
-                lst.cursor = i
-                lst.scroll_to_cursor()
-                return
-        self.notify(cleans(("Not found in this list: ", ""), (self.search_text or "", "bold")), timeout=3)
-
-    @on(ThreadView.Open)
-    def _thread_open(self, event: ThreadView.Open) -> None:
-        """Enter on a letter of the Thread tab: select it (in this list, or in All)."""
-        self.select_letter(event.letter)
-        self._mark_opened(event.letter)
-        self.letter_pane.tabs.active = "tab-body"
-
-    def _mark_opened(self, letter) -> None:
-        if letter is not None and hasattr(letter, "mtime_ns") and self.seen.is_new(letter):
-            self.seen.opened.add(letter.path)
-            self.letter_list.invalidate()
-            self._refresh_mailboxes()
-
-    def select_letter(self, letter) -> bool:
-        """Move the list's cursor to ``letter``, switching to All when it is not here."""
-        m = self.model
-        if m is None:
-            return False
-        lst = self.letter_list
-        i = next((i for i, r in enumerate(lst.rows) if r.letter is letter and r.heading is None), None)
-        if i is None:
-            self.mailbox_id = "view:all"
-            self.query_text = None
-            self._highlight_mailbox(self.mailbox_id)
-            self._show_mailbox()
-            i = next((i for i, r in enumerate(lst.rows) if r.letter is letter), None)
-        if i is None:
-            return False
-        lst.cursor = i
-        lst.scroll_to_cursor(center=True)
-        return True
-
-    def action_next_attention(self, step: int) -> None:
-        """Next (or previous) row that needs attention: late, unknown, or an open task
-        nobody has accepted yet."""
-        lst = self.letter_list
-        m = self.model
-        if m is None or not lst.rows:
-            return
-        n = len(lst.rows)
-        i = lst.cursor
-        for _ in range(n):
-            i = (i + step) % n
-            row = lst.rows[i]
-            if row.heading is None and self._needs_attention(row):
-                lst.cursor = i
-                lst.scroll_to_cursor()
-                return
-        self.notify("Nothing else needs attention here.", timeout=2)
-
-    def _needs_attention(self, row: ListRow) -> bool:
-        from letterbox_tui.core.model import Letter
-
-        m = self.model
-        x = row.letter
-        if m is None:
-            return False
-        if not isinstance(x, Letter):
-            return row.item is not None
-        res = m.res
-        if res.late(x).value != "no" or res.current(x).unknown:
-            return True
-        if x.task and res.state(x).value != "closed" and not res.accepted(x).yes and not res.answered(x).yes:
-            return True
-        return False
 
     def action_help(self) -> None:
         from .screens.help import HelpScreen

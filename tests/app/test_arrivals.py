@@ -63,7 +63,7 @@ async def test_letters_that_arrived_between_sessions_are_new_next_time(letterbox
 
 
 async def test_without_a_native_watcher_the_poll_notices(letterbox, monkeypatch):
-    import letterbox_tui.app.app as app_module
+    import letterbox_tui.app.reading as app_module
 
     monkeypatch.setattr(app_module, "watch_letterbox", lambda *a, **kw: False)
     app = app_for(letterbox, view="all", poll_interval=0.05)

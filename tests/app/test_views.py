@@ -32,16 +32,16 @@ async def test_owed_view_opens_first_grouped_late_first(letterbox):
         await scanned(pilot, app)
         assert app.mailbox_id == "view:owed"
         rows = list_text(app)
-        assert rows[0].strip().startswith("builder owes")
+        assert rows[0].strip().startswith("▾ builder owes")
         assert "1 late" in rows[0]
         assert "Renewal plan" in rows[1] and "LATE 1d 22h" in rows[1]
         assert "Review the docs" in rows[2] and "due in 18h" in rows[2]
         assert "Write release notes" in rows[3] and "no deadline" in rows[3]
-        assert rows[4].strip().startswith("planner owes")
+        assert rows[4].strip().startswith("▾ planner owes")
         assert "Approve the budget" in rows[5] and "LATE 4d 3h" in rows[5]
         assert len(rows) == 6
-        # the cursor starts on the first letter (headings are skipped)
-        assert letters(app).current.letter.id == PLAN
+        # the cursor starts on the most urgent item: the most overdue, whoever owes it
+        assert letters(app).current.letter.id == BUDGET
         top = static_text(app, "#topbar")
         assert "complete" in top and "no review for 3 days" in top
         assert not app.query_one("#banner").display

@@ -257,7 +257,7 @@ async def test_no_warning_for_a_new_dispute(letterbox):
     app = app_for(letterbox, view="owed")
     async with app.run_test(size=SIZE) as pilot:
         await scanned(pilot, app)
-        await pilot.press("m", "j", "m")  # the plan and the docs review: no dispute names both
+        await pilot.press("g", "j", "m", "j", "m")  # the plan and the docs review: no dispute names both
         screen = await open_form(pilot, app, "d")
         assert {x.id for x in screen.marked} != {PLAN, BUDGET}
         assert not screen.query("#w-warn")

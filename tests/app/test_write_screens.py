@@ -204,7 +204,7 @@ async def test_dispute_needs_two_marked_letters(letterbox):
         assert not isinstance(app.screen, WriteScreen)
         assert any("Mark two or more" in str(n.message) for n in app._notifications)
         lst = letters(app)
-        await pilot.press("m")  # the plan (first row)
+        await pilot.press("g", "j", "m")  # the plan (first row under builder's heading)
         await pilot.press("G")  # the budget (last row)
         await pilot.press("m")
         assert len(lst.marked) == 2

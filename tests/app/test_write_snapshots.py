@@ -26,7 +26,7 @@ FORMS = {
     "compose": ("all", None, ["c"]),
     "reply": ("all", PLAN, ["r"]),
     "supersede": ("all", PLAN, ["s"]),
-    "dispute": ("owed", None, ["m", "j", "m", "d"]),
+    "dispute": ("owed", None, ["g", "j", "m", "j", "m", "d"]),
     "rule": ("disputes", DISPUTE2, ["u"]),
     "review": ("owed", None, ["R"]),
 }

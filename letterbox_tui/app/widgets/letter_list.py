@@ -27,7 +27,7 @@ class ListRow:
     """One line of the list. ``key`` is unique within a list (a path, or ``group:...``).
 
     ``letter`` is the readable letter shown on this line, if any; ``heading`` makes the
-    row a group heading (cursor skips it); ``item`` carries anything else the view needs
+    row a group heading (the cursor skips it, unless ``extra["fold"]``: a group that folds); ``item`` carries anything else the view needs
     (a finding, an unreadable file). ``note`` is a short status the view computed
     (for example ``"late 2d 3h"``) and ``depth`` indents the row under the one above.
     """
@@ -56,6 +56,8 @@ class LetterList(ScrollView, can_focus=True):
         Binding("pagedown,ctrl+d", "page(1)", "Page down", show=False, id="list.page_down"),
         Binding("pageup,ctrl+u", "page(-1)", "Page up", show=False, id="list.page_up"),
         Binding("enter", "open", "Open", show=False, id="list.open"),
+        Binding("right_curly_bracket", "group(1)", "Next group", show=False, id="list.next_group"),
+        Binding("left_curly_bracket", "group(-1)", "Previous group", show=False, id="list.prev_group"),
     ]
 
     COMPONENT_CLASSES = {"letter-list--cursor", "letter-list--heading", "letter-list--marked"}
@@ -139,7 +141,7 @@ class LetterList(ScrollView, can_focus=True):
         i = start
         n = len(self.rows)
         while 0 <= i < n:
-            if self.rows[i].heading is None:
+            if self.rows[i].heading is None or self.rows[i].extra.get("fold"):
                 return i
             i += step
         return None
@@ -178,6 +180,25 @@ class LetterList(ScrollView, can_focus=True):
     def action_page(self, direction: int) -> None:
         self.move_to(self.cursor + direction * max(1, self.scrollable_content_region.height - 1))
 
+    def action_group(self, step: int) -> None:
+        """``}``/``{``: to the next/previous group (a seat in Owed & late): its heading
+        when the heading folds, else the group's first row."""
+        heads = [i for i, row in enumerate(self.rows) if row.heading is not None]
+        if not heads:
+            return
+        here = max((h for h in heads if h <= self.cursor), default=-1)
+        if step > 0:
+            target = next((h for h in heads if h > self.cursor), None)
+        else:
+            target = max((h for h in heads if h < here), default=here if here >= 0 else None)
+        if target is None or target < 0:
+            return
+        if not self.rows[target].extra.get("fold"):
+            target = self._selectable(target, 1)
+        if target is not None:
+            self.cursor = target
+            self.scroll_to_cursor()
+
     def action_open(self) -> None:
         row = self.current
         if row is not None:
@@ -199,7 +220,7 @@ class LetterList(ScrollView, can_focus=True):
 
     def on_click(self, event) -> None:
         index = event.y + self.scroll_offset.y
-        if 0 <= index < len(self.rows) and self.rows[index].heading is None:
+        if 0 <= index < len(self.rows) and (self.rows[index].heading is None or self.rows[index].extra.get("fold")):
             self.cursor = index
             self.focus()
 
@@ -231,6 +252,9 @@ class LetterList(ScrollView, can_focus=True):
             if row.heading is not None:
                 content = row.heading
                 component = "letter-list--heading"
+                if is_cursor:  # a group heading that folds (Owed & late) takes the cursor
+                    content = Content(content.plain)
+                    component = "letter-list--cursor"
             else:
                 content = Content("▌" if marked else " ") + self.describe(row, width - 1)
                 if is_cursor:

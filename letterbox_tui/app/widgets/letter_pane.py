@@ -28,7 +28,7 @@ from letterbox_tui.core.views.letterfile import read_body, sha256_of
 from ..model import BODY_LIMIT, AppModel, Finding
 from ..sanitize import clean, clean_str
 from .body import LetterBody
-from .letter_text import chain_text, finding_lines, head_text, provenance_text, thread_lines
+from .letter_text import chain_text, finding_lines, group_lines, head_text, provenance_text, thread_lines
 from .thread_view import ThreadView
 
 TABS = ("body", "thread", "chain", "provenance")
@@ -272,6 +272,8 @@ class LetterPane(Vertical):
         if isinstance(item, Finding):
             lines = finding_lines(model, item)
             self._read_finding(model, row.key, item)
+        elif hasattr(item, "seat") and hasattr(item, "items"):  # a seat's group in Owed & late
+            lines = group_lines(model, item)
         else:
             lines = [Content("Nothing to show for this row.")]
         text = Content("\n").join(lines)

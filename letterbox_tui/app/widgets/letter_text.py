@@ -37,6 +37,20 @@ def finding_lines(model: AppModel, item: Finding) -> list[Content]:
     return lines
 
 
+def group_lines(model: AppModel, group) -> list[Content]:
+    """What a seat owes, for the pane when the cursor is on its heading."""
+    n = len(group.items)
+    lines = [cleans(Content.styled(group.seat, "bold"), Content(f" owes {n} task{'s' if n != 1 else ''}"))]
+    if group.late:
+        lines.append(Content.styled(f"  {group.late} late", "bold $late"))
+    if group.uncertain:
+        lines.append(Content.styled(f"  {group.uncertain} uncertain: the record cannot settle late or answered", "$unknown"))
+    lines.append(Content(""))
+    lines.append(Content.styled("z folds or unfolds this seat, Z every seat; { and } jump between seats; "
+                                "o lists the most overdue first across seats.", "$text-muted"))
+    return lines
+
+
 def head_text(model: AppModel, x: Letter) -> Content:
     res = model.res
     lines = [

@@ -55,6 +55,15 @@ class OwedView:
     def late(self) -> int:
         return sum(g.late for g in self.groups)
 
+    def most_overdue_first(self) -> tuple[OwedItem, ...]:
+        """Every item across seats in the order ``owed`` keeps within a seat: late first,
+        most overdue first; then by deadline; then ambiguous deadlines; then none. The
+        first is the most urgent item."""
+        from ..owed import _order
+
+        items = [i for g in self.groups for i in g.items]
+        return tuple(sorted(items, key=lambda i: _order(i.letter, self.res)))
+
     @property
     def any_late(self) -> bool:
         """What ``owed --fail-late`` exits 1 for: an item whose late is ``yes``."""
