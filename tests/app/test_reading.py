@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-
 from letterbox_tui.app.widgets.letter_pane import LetterPane
 from tests.app.helpers import SIZE, app_for, body_of, letters, scanned, screen_text, thread_text, until
 
