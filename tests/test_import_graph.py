@@ -92,11 +92,7 @@ def test_the_graph_sees_the_imports_it_should():
 
 #: circles known when this test was written, each to be broken by the module's owner; the
 #: test fails for any other circle, and for one of these once it is gone (then delete it)
-KNOWN_CIRCLES = {
-    # appwrite (#12 settings): the model imports the settings' types; settings imports
-    # the model lazily (to keep pydantic off a plainly right file's path)
-    frozenset({"letterbox_tui.core.settings", "letterbox_tui.core.settings_model"}),
-}
+KNOWN_CIRCLES: set[frozenset[str]] = set()
 
 
 def test_no_import_circle():

@@ -35,7 +35,6 @@ import os
 import re
 import stat
 import tomllib
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -43,54 +42,18 @@ from . import flags as fsflags
 from .errors import LetterboxError
 from .user_files import replace_atomically
 
-SETTINGS_NAME = "letterbox-tui.toml"
-USER_CONFIG_NAME = "config.toml"
-MAX_SETTINGS = 1 << 20  # bytes; a larger file is refused, never read in part
-
-#: What the letterbox file may hold, and each key's TOML type (the fast path's test; the
-#: pydantic model in ``settings_model`` is the definition and says the same).
-LETTERBOX_KEYS: dict[str, Any] = {"theme": str, "time": {"id_time_is_utc": bool}, "queries": {str: str}}
-USER_KEYS: dict[str, Any] = {"theme": str, "keymap": {str: str}, "digest": {str: str}}
-#: Tables that change what a key press does (or runs): only ever the user's own.
-USER_ONLY = ("keymap", "keys", "bindings", "editor", "pager", "commands")
-
-
-class SettingsError(LetterboxError):
-    """Settings that cannot be used: every problem, one line each (``problems``)."""
-
-    def __init__(self, path: str | os.PathLike[str], problems: list[str]) -> None:
-        self.path = os.fspath(path)
-        self.problems = list(problems)
-        n = len(self.problems)
-        head = f"cannot read settings {self.path}: " + (self.problems[0] if n == 1 else f"{n} problems")
-        super().__init__(head if n == 1 else head + ": " + "; ".join(self.problems))
-        self.head = head
-
-    def __str__(self) -> str:
-        if len(self.problems) == 1:
-            return self.head
-        return self.head + "".join("\n  " + p for p in self.problems)
-
-
-@dataclass(slots=True, frozen=True)
-class Settings:
-    """The letterbox's settings. ``notices``: what was ignored, and why (shown by the app)."""
-
-    id_time_is_utc: bool = False
-    theme: str = ""
-    queries: dict[str, str] = field(default_factory=dict)
-    notices: tuple[str, ...] = ()
-
-
-@dataclass(slots=True, frozen=True)
-class UserSettings:
-    """The user's own settings (XDG config). ``digest``: letterbox real path -> digest file."""
-
-    theme: str = ""
-    keymap: dict[str, str] = field(default_factory=dict)
-    digest: dict[str, str] = field(default_factory=dict)
-    notices: tuple[str, ...] = ()
-    path: str = ""
+from .settings_types import (  # noqa: F401  (the settings' names, re-exported here)
+    KEY_RE,
+    LETTERBOX_KEYS,
+    MAX_SETTINGS,
+    SETTINGS_NAME,
+    USER_CONFIG_NAME,
+    USER_KEYS,
+    USER_ONLY,
+    Settings,
+    SettingsError,
+    UserSettings,
+)
 
 
 # --- reading ------------------------------------------------------------------------
@@ -155,7 +118,7 @@ def load_settings(root: str | os.PathLike[str]) -> Settings:
         return Settings(time.get("id_time_is_utc", False), data.get("theme", ""), dict(data.get("queries", {})))
     from .settings_model import letterbox_settings
 
-    return letterbox_settings(data, path)
+    return letterbox_settings(data, path, _home(str(user_config_path())))
 
 
 def saved_query_problems(settings: Settings) -> list[str]:
@@ -210,10 +173,6 @@ def load_user_settings(path: str | os.PathLike[str] | None = None) -> UserSettin
     from .settings_model import user_settings
 
     return user_settings(data, where)
-
-
-#: One key name in a keymap value (``ctrl+s``, ``question_mark``, ``A``, ``f5``).
-KEY_RE = re.compile(r"[A-Za-z0-9_+-]+|[!-~]")
 
 
 def _keys_plain(keymap: dict[str, str]) -> bool:
@@ -280,3 +239,10 @@ def remember_digest_path(root: str | os.PathLike[str], digest: str | os.PathLike
     """Remember (None: forget) the digest file for the letterbox at ``root``."""
     real = os.path.realpath(os.fspath(root))
     write_user_setting("digest", real, None if digest is None else os.path.abspath(os.fspath(digest)), path=path)
+
+
+def _home(path: str) -> str:
+    home = os.path.expanduser("~")
+    if home and home != "/" and path.startswith(home + os.sep):
+        return "~" + path[len(home):]
+    return path

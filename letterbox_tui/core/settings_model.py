@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, ValidationError, field_validator
 
-from .settings import KEY_RE, SETTINGS_NAME, USER_ONLY, Settings, SettingsError, UserSettings
+from .settings_types import KEY_RE, SETTINGS_NAME, USER_ONLY, Settings, SettingsError, UserSettings
 
 
 class _Table(BaseModel):
@@ -119,16 +119,14 @@ def _extras(model: BaseModel, prefix: str, user_only_refused: bool, where: str) 
     return notices
 
 
-def letterbox_settings(data: dict[str, Any], path: str) -> Settings:
-    """The letterbox's settings from its parsed file, or ``SettingsError`` (every problem)."""
+def letterbox_settings(data: dict[str, Any], path: str, user_config: str = "~/.config/letterbox-tui/config.toml") -> Settings:
+    """The letterbox's settings from its parsed file, or ``SettingsError`` (every problem).
+    ``user_config``: where the user's own config is, for the notice about keys."""
     try:
         m = LetterboxSettingsModel.model_validate(data)
     except ValidationError as exc:
         raise SettingsError(path, _problems(exc)) from None
-    from .settings import user_config_path
-
-    home = _home(str(user_config_path()))
-    return Settings(m.time.id_time_is_utc, m.theme, dict(m.queries), tuple(_extras(m, "", True, home)))
+    return Settings(m.time.id_time_is_utc, m.theme, dict(m.queries), tuple(_extras(m, "", True, user_config)))
 
 
 def user_settings(data: dict[str, Any], path: str) -> UserSettings:
@@ -138,12 +136,3 @@ def user_settings(data: dict[str, Any], path: str) -> UserSettings:
     except ValidationError as exc:
         raise SettingsError(path, _problems(exc)) from None
     return UserSettings(m.theme, dict(m.keymap), dict(m.digest), tuple(_extras(m, "", False, "")), path)
-
-
-def _home(path: str) -> str:
-    import os
-
-    home = os.path.expanduser("~")
-    if home and home != "/" and path.startswith(home + os.sep):
-        return "~" + path[len(home):]
-    return path

@@ -13,8 +13,6 @@ it changes (``core.draft_store``; never in the letterbox), Esc on a changed form
 
 from __future__ import annotations
 
-import threading
-from datetime import timezone
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -33,6 +31,7 @@ from letterbox_tui.core.model import Letter
 from ..sanitize import clean, clean_str, cleans
 from . import write_rules as rules
 from .choice import ChoiceScreen
+from .write_drafts import DraftKeeping
 from .write_parts import IdSuggester, about_text, bound_keys, duplicates_text, last_auditor
 
 KINDS = ("compose", "reply", "supersede", "dispute", "rule", "review")
@@ -78,7 +77,7 @@ def open_writer(app, kind: str, restore: KeptDraft | None = None) -> WriteScreen
     return WriteScreen(kind, m, target=target, restore=restore)
 
 
-class WriteScreen(ModalScreen[str | None]):
+class WriteScreen(DraftKeeping, ModalScreen[str | None]):
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="write.cancel"),
         Binding("ctrl+s", "send", "Send", id="write.send"),
@@ -126,11 +125,7 @@ class WriteScreen(ModalScreen[str | None]):
         self._task_choice = True  # what the user last chose for "task", once they touched it
         self._sending = False
         self._done = False
-        self._save_pending = False
-        self._draft_lock = threading.Lock()
-        self._draft_seq = 0  # saves asked for
-        self._draft_written = 0  # the newest save on disk
-        self._drafts_closed = False
+        self._init_drafts()
 
     # --- layout -------------------------------------------------------------------
     def compose(self) -> ComposeResult:
@@ -418,71 +413,6 @@ class WriteScreen(ModalScreen[str | None]):
             hint.update(Content.styled("thread: a new label (no letter uses it yet)", "$text-muted"))
         else:
             hint.update(Content.styled(f"{key}: no id in the letterbox holds {clean_str(text)!r}", "$warning"))
-
-    def _autosave(self) -> None:
-        self._save_pending = False
-        if self._done or self._sending:
-            return
-        if not self.changed():
-            self._forget_draft()
-            return
-        self.keep_draft(wait=False)
-
-    def _draft_of(self, values: dict) -> KeptDraft:
-        from datetime import datetime
-
-        return KeptDraft(self.kind, {k: v for k, v in values.items() if v is not None},
-                         self.target.id if self.target else "", [x.id for x in self.marked],
-                         datetime.now(timezone.utc).isoformat(timespec="seconds"), self.draft_name)
-
-    def keep_draft(self, values: dict | None = None, *, wait: bool = True) -> bool:
-        """Write the form to the user's state directory (never the letterbox): at once
-        (``wait``), or in a worker as it is typed, so a slow disk never holds the form up."""
-        draft = self._draft_of(self.values() if values is None else values)
-        self._draft_seq += 1
-        if not wait:
-            self._write_draft_in_worker(draft, self._draft_seq)
-            return True
-        try:
-            self._write_draft(draft, self._draft_seq)
-        except OSError as exc:
-            self.notify(clean(f"Could not keep the draft: {exc.strerror or exc}"), severity="error")
-            return False
-        return True
-
-    def _write_draft(self, draft: KeptDraft, seq: int) -> None:
-        """Any thread. A save older than one already written, or after the form was sent
-        or discarded, writes nothing (saves may finish out of order)."""
-        with self._draft_lock:
-            if self._drafts_closed or seq <= self._draft_written:
-                return
-            self.store.save(draft)
-            self._draft_written = seq
-
-    @work(thread=True, group="draft", exit_on_error=False)
-    def _write_draft_in_worker(self, draft: KeptDraft, seq: int) -> None:
-        self._write_draft(draft, seq)
-
-    def _forget_draft(self, *, close: bool = False) -> None:
-        """Remove the kept draft (the form is back as it opened, or sent, or discarded);
-        ``close``: no save still under way may bring it back."""
-        with self._draft_lock:
-            self._draft_written = self._draft_seq
-            self._drafts_closed = self._drafts_closed or close
-            try:
-                self.store.discard(self.draft_name)
-            except OSError:
-                pass
-
-    def on_unmount(self) -> None:
-        # the app closing with the form open: keep what was typed (as last changed: the
-        # widgets may be gone by now)
-        if not self._done and self._latest is not None and self._latest != self._initial:
-            try:
-                self._draft_seq += 1
-                self._write_draft(self._draft_of(self._latest), self._draft_seq)
-            except OSError:
-                pass
 
     # --- $EDITOR -------------------------------------------------------------------
     def action_editor(self) -> None:
