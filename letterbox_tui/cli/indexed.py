@@ -222,12 +222,22 @@ def _exit(scope: Scope) -> int:
     return 0 if scope.complete else 3
 
 
-def _write(text: str) -> None:
-    if sys.stdout.isatty():  # a person: indented, as cli.output.emit_json does
+def _write(*parts: str) -> None:
+    """Compact JSON given in parts, written as they are (never joined first: at a million
+    letters an answer is hundreds of MB); indented for a person, as ``emit_json`` does."""
+    if sys.stdout.isatty():
         from . import output
 
-        text = output.dumps_json(json.loads(text), indent=2)
-    sys.stdout.write(text + "\n")
+        sys.stdout.write(output.dumps_json(json.loads("".join(parts)), indent=2) + "\n")
+        return
+    sys.stdout.writelines(parts)
+    sys.stdout.write("\n")
+
+
+def _rows_parts(rows: list[str], size: int = 2000):
+    """Rows joined by commas a slice at a time."""
+    for at in range(0, len(rows), size):
+        yield ("," if at else "") + ",".join(rows[at : at + size])
 
 
 def _matched(s: Served, query) -> tuple[list[str], list[tuple[ir.Stored, tuple[str, ...]]]]:
@@ -262,7 +272,7 @@ def _query(s: Served, query, args: Namespace) -> int:
     m = matches
     u = [x.row_text(why) for x, why in unknown]
     if args.json:
-        _write('{"matches":[' + ",".join(m) + '],"unknown":[' + ",".join(u) + '],"scope":' + s.scope_text() + "}")
+        _write('{"matches":[', *_rows_parts(m), '],"unknown":[', *_rows_parts(u), '],"scope":', s.scope_text(), "}")
         return _exit(s.scope)
     from . import output
 
