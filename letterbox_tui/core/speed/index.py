@@ -52,6 +52,8 @@ _LETTER_COLS = ", ".join(ir.COLUMNS)
 _LETTER_MARKS = ", ".join("?" for _ in ir.COLUMNS)
 #: how long a command waits for another process writing the index before going without
 WAIT_S = 120.0
+#: letters made into records and written at a time by a full build
+_CHUNK = 20_000
 #: SQLite's own wait for a lock between processes
 BUSY_MS = 5000
 
@@ -283,9 +285,7 @@ class Index:
         pointer moved to it (the caller holds the writer lock)."""
         comps = ir.components(snapshot.letters)
         ctimes = _ctimes(snapshot)
-        records = [ir.record(x, res, comps[x.path], ctimes.get(x.path, -1)) for x in snapshot.letters]
-        texts = [t for _, t in records]
-        records = [r for r, _ in records]
+        letters = snapshot.letters
         directory = os.path.dirname(self.path)
         os.makedirs(directory, mode=0o700, exist_ok=True)
         gen = f"{self.path}.{os.getpid()}-{time.time_ns()}.sqlite"
@@ -299,8 +299,11 @@ class Index:
             for stmt in _SCHEMA.split(";"):
                 if stmt.strip() and not stmt.strip().startswith("CREATE INDEX"):
                     db.execute(stmt)
-            db.executemany(f"INSERT INTO letters ({_LETTER_COLS}) VALUES ({_LETTER_MARKS})", records)
-            db.executemany("INSERT INTO texts VALUES (?, ?, ?)", sorted(texts))
+            for at in range(0, len(letters), _CHUNK):  # a slice at a time: never every record at once
+                records = [ir.record(x, res, comps[x.path], ctimes.get(x.path, -1)) for x in letters[at : at + _CHUNK]]
+                db.executemany(f"INSERT INTO letters ({_LETTER_COLS}) VALUES ({_LETTER_MARKS})", [r for r, _ in records])
+                db.executemany("INSERT INTO texts VALUES (?, ?, ?)", sorted(t for _, t in records))
+                del records
             db.executemany("INSERT INTO meta VALUES (?, ?)", self._meta_rows(snapshot))
             for stmt in _SCHEMA.split(";"):
                 if stmt.strip().startswith("CREATE INDEX"):
