@@ -13,6 +13,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from datetime import datetime, timezone
 from pathlib import Path
@@ -202,17 +203,26 @@ def test_sigterm_and_sigint_release_the_lock(box, sig):
     assert locks(box) == []
 
 
+@pytest.mark.parametrize("to", ["process", "another thread"])
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
-def test_a_signal_just_after_the_lock_is_taken_releases_it(box, sig, monkeypatch):
+def test_a_signal_just_after_the_lock_is_taken_releases_it(box, sig, to, monkeypatch):
     """The signal lands in the instant between the lock's mkdir and the writer noting the
-    lock as its own, or while its pid is written: it still raises, and the lock still goes."""
+    lock as its own: it still raises, and the lock still goes. Sent to another thread of
+    the process too: Python still runs the handler in the main thread, at once."""
     letter = task(box)
     real_mkdir = os.mkdir
+    idle = threading.Event()
+    other = threading.Thread(target=idle.wait, daemon=True)
+    other.start()
 
     def mkdir_then_signal(path, *args, **kwargs):
         real_mkdir(path, *args, **kwargs)
         if str(path).endswith(".lifecycle.lock"):
-            os.kill(os.getpid(), sig)
+            if to == "process":
+                os.kill(os.getpid(), sig)
+            else:
+                signal.pthread_kill(other.ident, sig)
+                time.sleep(0.05)  # that thread takes it meanwhile: the handler is due now
 
     monkeypatch.setattr(os, "mkdir", mkdir_then_signal)
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -222,6 +232,8 @@ def test_a_signal_just_after_the_lock_is_taken_releases_it(box, sig, monkeypatch
                 time.sleep(5)  # never reached quietly: the signal raises before or at once
     finally:
         signal.signal(signal.SIGINT, previous)
+        idle.set()
+        other.join()
     assert locks(box) == []
 
 

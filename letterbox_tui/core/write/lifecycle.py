@@ -239,23 +239,46 @@ def _sigterm_raises() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-_DEFERRED = {signal.SIGINT, signal.SIGTERM}
+_DEFERRED = (signal.SIGINT, signal.SIGTERM)
 
 
 @contextmanager
 def _signals_deferred() -> Iterator[None]:
-    """SIGINT and SIGTERM wait (blocked) from the lock's ``mkdir`` until the writer has
-    noted it held and written its pid: a signal raising between those steps would leave the
-    lock behind. A signal that came meanwhile is handled as the block ends (unblocking runs
-    Python's handlers at once), inside the ``try`` whose ``finally`` releases the lock."""
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+    """SIGINT and SIGTERM wait from the lock's ``mkdir`` until the writer has noted it held
+    and written its pid: a signal raising between those steps would leave the lock behind.
+    Python runs signal handlers in the main thread between bytecodes, whichever thread the
+    signal reached, so the handlers themselves are swapped for one that only notes the
+    signal (blocking it would not do: another thread could take it). At the end the
+    writer's own handlers are put back and the first signal noted is handed to its handler,
+    inside the ``try`` whose ``finally`` releases the lock."""
+    if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _DEFERRED)
+    noted: list[int] = []
+
+    def note(signum: int, _frame: object) -> None:
+        noted.append(signum)
+
+    previous: dict[int, object] = {}
+    try:
+        for signum in _DEFERRED:
+            previous[signum] = signal.signal(signum, note)
+    except (ValueError, OSError):  # pragma: no cover - no handler can be set here
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        yield
+        return
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        if noted:
+            handler = previous[noted[0]]
+            if callable(handler):
+                handler(noted[0], None)
+            elif handler == signal.SIG_DFL:
+                os.kill(os.getpid(), noted[0])
 
 
 @contextmanager
