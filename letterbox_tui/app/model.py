@@ -89,6 +89,8 @@ class AppModel:
     #: a letterbox in git: the paths other machines do not have yet (None outside git)
     unpushed: frozenset[str] | None = None
     _cache: dict[str, list[ListRow]] = field(default_factory=dict)
+    #: each seat's mailboxes and status note, read in the scan worker (``build``)
+    _seats: list | None = None
 
     # --- building -----------------------------------------------------------------
     @classmethod
@@ -97,6 +99,7 @@ class AppModel:
         """The cheap parts and the ``first`` view; ``finish()`` computes the other views."""
         model = cls(root, settings, snapshot, res, at)
         model.counts = {"view:all": len(snapshot.letters)}
+        model._seats = seat_mailboxes(snapshot)  # reads the status notes: not on the UI thread
         reviews = [x for x in snapshot.letters if x.type == "review" and x.sent_at is not None]
         model.last_review = max(reviews, key=lambda x: x.sent_at) if reviews else None
         model.leases = read_leases(root, snapshot.seats)[0]  # read, never taken or broken
@@ -227,7 +230,9 @@ class AppModel:
             out.append(Mailbox(LEASES, "Leases", len(self.leases)))
         if self.unpushed is not None:
             out.append(Mailbox("sync:unpushed", "Not pushed", sum(1 for x in self.snapshot.letters if x.path in self.unpushed)))
-        for seat in seat_mailboxes(self.snapshot):
+        if self._seats is None:
+            self._seats = seat_mailboxes(self.snapshot)
+        for seat in self._seats:
             status = clean(seat.status, single_line=True) if seat.status else None
             out.append(Mailbox(f"seat:{seat.seat}", seat.seat, seat=seat.seat, status=status))
             for folder, label in SEAT_FOLDERS:

@@ -19,3 +19,29 @@ async def test_problems_shows_the_offending_line_and_its_byte_offset(letterbox):
         assert f"offending line 5 at byte {offset}" in text
         assert "summary: licences␉all three MIT ␛]2;owned␇" in text
         assert "\x1b" not in text and "\t" not in text
+
+
+async def test_seat_status_shows_state_since_and_notes(letterbox):
+    letterbox.raw("builder/status.md", "state: working\nsince: 2026-11-29T08:00:00Z\nnotes: ledger migration, table 4 of 5\n")
+    app = app_for(letterbox)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        ol = app.query_one("#mailboxes")
+        prompts = "\n".join(ol.get_option_at_index(i).prompt.plain for i in range(ol.option_count))
+        assert "builder\n working\n since 2026-11-29T08:00:00Z\n ledger migration, table 4 o\n f 5" in prompts
+        # a free-form note is still its first line
+        assert "planner\n Drafting the Q1 plan; back \n Monday." in prompts
+
+
+async def test_ruled_and_open_disputes_look_different(letterbox):
+    app = app_for(letterbox, view="all")
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        from tests.app.helpers import list_text
+
+        rows = list_text(app)
+        open_row = next(r for r in rows if "Plan and budget disagree" in r)
+        ruled_row = next(r for r in rows if "Which database?" in r)
+        assert open_row.startswith("⚖") and "OPEN dispute" in open_row
+        assert ruled_row.startswith("✓") and "ruled: upholds 2026-11-14" in ruled_row
+        assert "OPEN" not in ruled_row

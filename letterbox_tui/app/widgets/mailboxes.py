@@ -53,8 +53,21 @@ class MailboxList(OptionList):
                     seats_started = True
                 head = Content.styled(mb.label, "bold $accent") + fresh_c
                 if mb.status is not None:
-                    head = head + Content("\n ") + mb.status.truncate(max(8, width - 3), ellipsis=True).stylize_before(
-                        "italic $text-muted")
+                    # the protocol's fields a line each: state, since, notes
+                    parts = [mb.status]
+                    cut = mb.status.plain.find(" · ")
+                    if cut >= 0:
+                        parts = [mb.status[:cut], mb.status[cut + 3:]]
+                    since = parts[0].plain.find(" since ")
+                    if since >= 0:
+                        parts[0:1] = [parts[0][:since], parts[0][since + 1:]]
+                    w = max(8, width - 3)
+                    for part in parts:
+                        pieces = [part[i:i + w] for i in range(0, min(len(part), 3 * w), w)]  # at most 3 lines
+                        if len(part) > 3 * w:
+                            pieces[-1] = pieces[-1].truncate(w, ellipsis=True)
+                        for piece in pieces:
+                            head = head + Content("\n ") + piece.stylize_before("italic $text-muted")
                 options.append(Option(head, id=mb.id, disabled=True))
                 continue
             elif mb.id.startswith("seat:"):

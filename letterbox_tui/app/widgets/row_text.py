@@ -101,6 +101,21 @@ def describe(model, row: ListRow, width: int, owed: bool = False, fresh: bool = 
         return Content("").join(parts)
     note = row.note or status_note(x, res)
     note_style = row.note_style or status_style(x, res)
+    if x.type == "dispute":  # ruled and open disputes must not look alike
+        rulings = res.rulings(x)
+        if rulings:
+            up = rulings[-1].upholds
+            mark, mstyle = "⚖", "$text-muted"
+            head = Content.assemble(("✓", "$closed"), new_mark, (indent, "$text-muted"))
+            if not wide:
+                note = "ruled"
+            else:
+                note = ("ruled: upholds " + up[:11] + "…") if up else "ruled: upholds nothing"
+            note_style = "$closed"
+            dim = "$text-muted"
+        else:
+            head = Content.assemble(("⚖", "bold $dispute"), new_mark, (indent, "$text-muted"))
+            note, note_style = row.note or "OPEN dispute", "bold $dispute"
     note_w = 26 if wide else 16
     fixed = 2 + len(indent) + when_w + 1 + parties_w + 1 + type_w + 1 + 2 + note_w
     subj_w = max(8, width - fixed)

@@ -91,6 +91,15 @@ def status_line(root: str, rel: str | None, limit: int = 4096) -> str | None:
     if err:
         return f"status unreadable: {err}"
     lines = [ln.strip() for ln in text.splitlines() if ln.strip() and ln.strip() != "---"]
+    fields = dict(ln.split(":", 1) for ln in lines if ":" in ln)
+    fields = {k.strip().lower(): v.strip() for k, v in fields.items()}
+    if "state" in fields:  # the protocol's status note: state, since, notes
+        line = fields["state"] or "(no state)"
+        if fields.get("since"):
+            line += f" since {fields['since']}"
+        if fields.get("notes"):
+            line += f" · {fields['notes']}"
+        return line[:160]
     lines = [ln for ln in lines if not ln.startswith("#")] or lines
     return lines[0][:120] if lines else None
 
