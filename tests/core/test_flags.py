@@ -20,7 +20,7 @@ def test_no_module_declares_its_own_nofollow_flags():
             code = line.split("#", 1)[0]
             if "os.O_NOFOLLOW" in code:
                 offenders.append(f"{path.relative_to(package)}:{n}")
-    assert offenders == [], "use letterbox_tui.core.flags (DIR, READ, READ_FOLLOWING, CREATE): " + ", ".join(offenders)
+    assert offenders == [], "use letterbox_tui.core.flags (DIR, READ, READ_FOLLOWING, CREATE, LOCK): " + ", ".join(offenders)
 
 
 def test_the_flag_sets():
@@ -28,4 +28,5 @@ def test_the_flag_sets():
     assert flags.READ & os.O_NOFOLLOW and flags.READ & os.O_NONBLOCK and not flags.READ & os.O_WRONLY
     assert not flags.READ_FOLLOWING & os.O_NOFOLLOW and flags.READ_FOLLOWING & os.O_NONBLOCK
     assert flags.CREATE & os.O_EXCL and flags.CREATE & os.O_NOFOLLOW
-    assert all(f & os.O_CLOEXEC for f in (flags.DIR, flags.READ, flags.READ_FOLLOWING, flags.CREATE))
+    assert flags.LOCK & os.O_NOFOLLOW and flags.LOCK & os.O_RDWR and not flags.LOCK & (os.O_CREAT | os.O_TRUNC)
+    assert all(f & os.O_CLOEXEC for f in (flags.DIR, flags.READ, flags.READ_FOLLOWING, flags.CREATE, flags.LOCK))

@@ -43,6 +43,7 @@ import sys
 import time
 from collections.abc import Iterator
 
+from letterbox_tui.core import flags as fsflags
 from letterbox_tui.core.model import Scope, Snapshot
 
 from . import index_rows as ir
@@ -506,7 +507,7 @@ class WriterLock:
         """Take the lock, waiting up to ``wait`` seconds; ``poll()`` is asked between tries
         and a true result gives up the wait (what was waited for arrived another way)."""
         os.makedirs(os.path.dirname(self.path), mode=0o700, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+        fd = os.open(self.path, fsflags.LOCK | os.O_CREAT, 0o600)
         end = time.monotonic() + wait
         while True:
             try:
@@ -525,7 +526,7 @@ class WriterLock:
     def held_elsewhere(self) -> bool:
         """True when another process holds the lock right now."""
         try:
-            fd = os.open(self.path, os.O_RDWR | os.O_CLOEXEC | os.O_NOFOLLOW)
+            fd = os.open(self.path, fsflags.LOCK)
         except OSError:
             return False
         try:
