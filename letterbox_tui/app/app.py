@@ -34,6 +34,7 @@ from .model import VIEW_BY_NAME, VIEWS, AppModel, span
 from .sanitize import clean, cleans
 from .sanitize import home_path as _home
 from .owed_rows import ORDER_WORDS, most_urgent_key, owed_rows
+from .outside import OutsideMixin
 from .reading import ReadingMixin
 from .sync_mixin import SyncMixin, sync_banner
 from .truth_file import TruthFileMixin
@@ -72,7 +73,7 @@ class ViewsDone(Message):
     model: AppModel
 
 
-class LetterboxApp(ReadingMixin, SyncMixin, TruthFileMixin, App[int]):
+class LetterboxApp(ReadingMixin, OutsideMixin, SyncMixin, TruthFileMixin, App[int]):
     """Humans auditing seats: what is owed and late, what is in dispute, what is true."""
 
     CSS_PATH = "app.tcss"
@@ -100,6 +101,8 @@ class LetterboxApp(ReadingMixin, SyncMixin, TruthFileMixin, App[int]):
         Binding("left_square_bracket", "tab(-1)", "Prev tab", show=False, id="letter.prev_tab"),
         Binding("M", "toggle_markdown", "Markdown", show=False, id="letter.markdown"),
         Binding("o", "owed_order", "Owed order", show=False, id="owed.order"),
+        Binding("e", "pager", "Pager", show=False, id="letter.pager"),
+        Binding("vertical_line", "pipe", "Pipe", show=False, id="letter.pipe"),
         Binding("z", "fold", "Fold seat", show=False, id="owed.fold"),
         Binding("Z", "fold_all", "Fold all seats", show=False, id="owed.fold_all"),
         Binding("b", "toggle_sidebar", "Sidebar", show=False, id="app.sidebar"),
@@ -130,6 +133,8 @@ class LetterboxApp(ReadingMixin, SyncMixin, TruthFileMixin, App[int]):
     query_input = getters.query_one("#query", Input)
     query_error = getters.query_one("#query-error", Static)
     search_bar = getters.query_one("#search-bar", Horizontal)
+    pipe_bar = getters.query_one("#pipe-bar", Horizontal)
+    pipe_input = getters.query_one("#pipe", Input)
     search_input = getters.query_one("#search", Input)
     status_line = getters.query_one("#status", Static)
 
@@ -216,6 +221,9 @@ class LetterboxApp(ReadingMixin, SyncMixin, TruthFileMixin, App[int]):
         with Horizontal(id="search-bar"):
             yield Static(Content("/"), id="search-label")
             yield Input(placeholder="search the list (Enter: find, n/N: next/previous, Esc: close)", id="search", compact=True)
+        with Horizontal(id="pipe-bar"):
+            yield Static(Content("|"), id="pipe-label")
+            yield Input(placeholder="pipe the letter file to a shell command (Enter: run, Esc: close)", id="pipe", compact=True)
         yield Static(Content(""), id="status")
         yield Footer()
 
@@ -227,6 +235,7 @@ class LetterboxApp(ReadingMixin, SyncMixin, TruthFileMixin, App[int]):
             self.animation_level = "none"
         self.query_bar.display = False
         self.search_bar.display = False
+        self.pipe_bar.display = False
         self.banner.display = False
         self.query_one("#mailboxes-pane", Vertical).border_title = "Mailboxes"
         self.query_one("#right", Vertical).border_title = "Letters"
@@ -625,7 +634,7 @@ class LetterboxApp(ReadingMixin, SyncMixin, TruthFileMixin, App[int]):
         self.letter_list.focus()
 
     def action_escape(self) -> None:
-        for bar in (self.query_bar, self.search_bar):
+        for bar in (self.query_bar, self.search_bar, self.pipe_bar):
             if bar.display:
                 bar.display = False
                 self.query_error.update(Content(""))
@@ -646,6 +655,10 @@ class LetterboxApp(ReadingMixin, SyncMixin, TruthFileMixin, App[int]):
         if self.search_text:
             self.search_input.value = self.search_text
         self.search_input.focus()
+
+    @on(Input.Submitted, "#pipe")
+    def _pipe_submitted(self, event: Input.Submitted) -> None:
+        self.pipe_submitted(event.value)
 
     @on(Input.Submitted, "#search")
     def _search_submitted(self, event: Input.Submitted) -> None:

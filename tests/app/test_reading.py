@@ -178,3 +178,23 @@ async def test_thread_tab_is_navigable(letterbox):
         await until(pilot, lambda: letters(app).current.letter.id == RESULT)
         assert app.letter_pane.tabs.active == "tab-body"
         assert "Access granted." in await body_of(pilot, app)
+
+
+async def test_e_opens_the_raw_file_in_the_pager_and_pipe_runs_a_command(letterbox, tmp_path, monkeypatch):
+    paged, piped = tmp_path / "paged", tmp_path / "piped"
+    monkeypatch.setenv("PAGER", f"cp /dev/stdin {paged}")
+    app = app_for(letterbox, letter=ACCESS)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        raw = (letterbox.root / letters(app).current.letter.path).read_bytes()
+        await pilot.press("e")
+        await until(pilot, lambda: paged.exists() and paged.stat().st_size == len(raw))
+        assert paged.read_bytes() == raw
+        await pilot.press("vertical_line")
+        assert app.focused.id == "pipe"
+        app.query_one("#pipe").value = f"cat > {piped}"
+        await pilot.press("enter")
+        await until(pilot, lambda: piped.exists() and piped.stat().st_size == len(raw))
+        assert piped.read_bytes() == raw
+        assert app.last_outside == (f"cat > {piped}", True)
+        assert app.is_running and app.focused is letters(app)
