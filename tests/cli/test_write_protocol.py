@@ -178,3 +178,23 @@ def test_a_reply_published_whose_own_folders_fail_exits_4_not_2(capsys, monkeypa
     monkeypatch.setattr(replies, "move_to_processed", real)
     code, out, _ = run(capsys, monkeypatch, box, "reply", task, "result", "--as", "beta")
     assert code == 0 and out.strip() == f"{task}--beta--result"
+
+
+def test_the_longest_id_the_protocols_writer_makes_is_read_but_cannot_be_locked_so_is_not_filed(
+        capsys, monkeypatch, box):
+    """The cmux writer publishes through a temporary `.<id>.tmp.XXXXXX`, so its ids stop at 243
+    characters (255 bytes a name). Such a letter is read. Its lifecycle lock
+    `<id>.md.lifecycle.lock` cannot exist above 237 characters (the name would pass 255 bytes),
+    so `file` refuses in one line and writes nothing; at 237 the lock fits and it is filed."""
+    longest = "2026-11-29T140512-alpha-info-" + "i" * 205 + "-0badc0de"
+    fits = "2026-11-29T140513-alpha-info-" + "j" * 199 + "-0badc0df"
+    assert (len(longest), len(fits)) == (243, 237)
+    for letter_id in (longest, fits):
+        box.letter(letter_id, frm="alpha", to="beta", type="info", requires_ack="false")
+    snap = scan(box.root)
+    assert sorted(x.id for x in snap.letters) == sorted([longest, fits]) and snap.scope.complete
+    refused(capsys, monkeypatch, box, "file", longest, "--as", "beta", match="lifecycle lock")
+    code, out, err = run(capsys, monkeypatch, box, "file", fits, "--as", "beta")
+    assert code == 0, err
+    assert (box.root / "beta" / "processed" / f"{fits}.md").is_file()
+    assert not list((box.root / "beta" / "inbox").glob("*.lifecycle.lock"))
