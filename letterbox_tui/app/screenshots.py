@@ -3,8 +3,8 @@
     python -m letterbox_tui.app.screenshots [--out screenshots/]
 
 Deterministic: the demo is written with its own clock and seed into a fixed folder, the
-app runs headless at 160x48 with the same fixed clock, and the user's own settings and
-themes are not read.
+app runs headless at 160x48 (80x24 for the shots so named) with the same fixed clock, and
+the user's own settings and themes are not read.
 """
 
 from __future__ import annotations
@@ -34,6 +34,9 @@ SHOTS: tuple[Shot, ...] = (
     ("dispute-screen.svg", "truth", "letterbox-dark", "dispute"),
     ("owed-light.svg", "owed", "letterbox-light", ""),
     ("owed-high-contrast.svg", "owed", "letterbox-high-contrast", ""),
+    ("owed-80x24.svg", "owed", "letterbox-dark", "80x24"),
+    ("reading-80x24.svg", "owed", "letterbox-dark", "80x24 read"),
+    ("owed-by-urgency.svg", "owed", "letterbox-dark", "by urgency"),
 )
 
 
@@ -93,6 +96,10 @@ async def _prepare(app, pilot, step: str) -> None:
         await pilot.press("backslash")
         app.query_one("#query", Input).value = "late=maybe"
         await pilot.press("enter")
+    elif step == "80x24 read":
+        await pilot.press("enter")
+    elif step == "by urgency":
+        await pilot.press("o")
     elif step == "dispute":
         forks = [i for i, row in enumerate(lst.rows) if row.note.startswith("? fork")][:2]
         if len(forks) < 2:
@@ -119,9 +126,15 @@ async def render_all(out: Path, shots: tuple[Shot, ...] = SHOTS) -> list[Path]:
     for name, view, theme, step in shots:
         app = make_app(root, view=view, theme=theme, now=now, poll_interval=None,
                        theme_dirs=[shipped_themes_dir()], user_settings=UserSettings())
-        async with app.run_test(size=SIZE) as pilot:
+        async with app.run_test(size=(80, 24) if step.startswith("80x24") else SIZE) as pilot:
             await _wait_scanned(app, pilot)
             await _prepare(app, pilot, step)
+            pane = app.letter_pane
+            for _ in range(200):  # the body is read in a worker
+                if pane.letter is None or pane.body_key == pane.shown_key:
+                    break
+                await asyncio.sleep(0.02)
+            await pilot.pause()
             app.save_screenshot(filename=name, path=str(out))
         written.append(out / name)
     return written
@@ -132,6 +145,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default="screenshots", help="folder for the SVG files (default: screenshots/)")
     args = parser.parse_args(argv)
     os.environ.setdefault("LETTERBOX_TUI_NO_CACHE", "1")
+    # never the user's own keymap, theme or state (new-letter marks, drafts)
+    home = Path(tempfile.mkdtemp(prefix="letterbox-tui-shots-"))
+    os.environ["XDG_CONFIG_HOME"] = str(home / "config")
+    os.environ["XDG_STATE_HOME"] = str(home / "state")
     for path in asyncio.run(render_all(Path(args.out))):
         print(path)
     return 0
