@@ -160,7 +160,24 @@ def _build_after(ix: Index, lock: WriterLock, utc: bool) -> None:
 
         after_answer(work, big=len(snapshot.letters) >= BACKGROUND_ROWS, first=True)
 
+    def abandon() -> None:
+        ix.close()
+        lock.release()
+
+    loaded.abandon = abandon  # type: ignore[attr-defined]
     common.on_loaded = loaded
+
+
+def _abandon_unloaded_build() -> None:
+    """The command ended without loading its snapshot (it refused or failed first): the
+    build waiting for it is dropped and the writer lock released, so a process that goes
+    on (the app, a test) never waits on its own lock."""
+    from . import common
+
+    abandon = getattr(common.on_loaded, "abandon", None)
+    if abandon is not None:
+        common.on_loaded = None
+        abandon()
 
 
 # --- the commands ---------------------------------------------------------------------
@@ -180,7 +197,10 @@ def _guarded(command: str, args: Namespace, answer, memoised=None) -> int:
     if isinstance(served, int):
         return served
     if served is None:
-        return _or_scratch(command, args, *more)
+        try:
+            return _or_scratch(command, args, *more)
+        finally:
+            _abandon_unloaded_build()
     try:
         with served.ix.reading():
             out = answer(served)

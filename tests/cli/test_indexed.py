@@ -121,3 +121,29 @@ def test_generated_letterbox_fresh_and_after_changes(tmp_path, capsys, settled):
     edited = next(p for p in root.glob("*/processed/*.md"))
     edited.write_text(edited.read_text().replace("priority: next", "priority: now"))
     _same(capsys, root, _argvs(root, limit=30) + [["answered", ids[5], "--json"]])
+
+
+def test_a_command_failing_before_its_scan_leaves_no_writer_lock(tmp_path, capsys, monkeypatch, settled):
+    """The index is built after an answer from scratch, under the writer lock; a command
+    that fails before it has scanned drops that build and releases the lock (the next
+    command in the same process waited two minutes on it)."""
+    from letterbox_tui.cli import common, read
+    from letterbox_tui.core.errors import LetterboxError
+    from letterbox_tui.core.scan import scan
+    from letterbox_tui.core.speed.index import Index, WriterLock
+
+    root = tmp_path / "box"
+    write_demo(root)
+    lid = scan(root).letters[0].id
+
+    def refused(*_args, **_kwargs):
+        raise LetterboxError("refused before scanning")
+
+    show = read.cmd_show
+    monkeypatch.setattr(read, "cmd_show", refused)
+    assert main(["--root", str(root), "show", lid]) == 2
+    assert common.on_loaded is None
+    assert not WriterLock(Index(str(root), False).path).held_elsewhere()
+    monkeypatch.setattr(read, "cmd_show", show)
+    assert _run(capsys, root, ["show", lid, "--json"], scratch=False)[:2] == \
+        _run(capsys, root, ["show", lid, "--json"], scratch=True)[:2]  # and the index serves again
