@@ -206,7 +206,7 @@ def _scan_resolve(root: Path, utc: bool) -> dict:
     cpu_total += c
     out = {
         "seconds": sum(stages.values()), "cpu": cpu_total, **stages,
-        "hits": cache.hits, "misses": cache.misses, "letters": len(snapshot.letters),
+        "hits": cache.hits, "misses": cache.misses, "reused": cache.reused, "letters": len(snapshot.letters),
     }
     out["after_resolve"] = _query_stages(res)
     gc.unfreeze()
@@ -436,7 +436,7 @@ def print_report(r: dict) -> None:
 
     def stages(d: dict) -> None:
         print(f"{'':<4}cache load {d['cache_load']:.3f}  scan {d['scan']:.3f}  save {d['cache_save']:.3f}"
-              f"  resolve {d['resolve']:.3f}  ({d['hits']} hits, {d['misses']} misses)")
+              f"  resolve {d['resolve']:.3f}  ({d['hits']} hits, {d['misses']} misses, {d['reused']} reused by hash)")
         after = d.get("after_resolve") or {}
         if "error" in after:
             print(f"{'':<4}query stages not measured: {after['error']}")

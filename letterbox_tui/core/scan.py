@@ -67,6 +67,10 @@ class HeaderCache(Protocol):
 
     # Optional: ``has_row(path)`` is False when ``get`` could only miss for this path (the
     # scanner then reads the file without a ``stat`` first; the cache counts the miss).
+    # Optional: ``reuse(path, data, size, mtime_ns, inode, ctime_ns)``: after ``get`` missed
+    # on a stat, the row's item with the file's stat now when ``data`` (the header bytes read
+    # now) is the header it was made from; else None, and the item is built as new. Asked
+    # only when the reader did not make the letter itself (a C-made one costs less).
 
     def put_many(self, items: list[Letter | Unreadable], data: list[bytes], ctimes: list[int]) -> None:
         """Record what was built from files (a folder's worth at once); ``data[i]`` is the
@@ -121,7 +125,7 @@ def scan(
 class _Folder:
     """One folder listed and classified, its reading started, not yet built into letters."""
 
-    __slots__ = ("seat", "folder", "dir_fd", "order", "read", "files", "unsupported", "orphans", "saw")
+    __slots__ = ("seat", "folder", "dir_fd", "order", "read", "files", "unsupported", "orphans", "saw", "recheck")
 
     def __init__(self, seat: str, folder: str, dir_fd: int) -> None:
         self.seat = seat
@@ -133,6 +137,9 @@ class _Folder:
         self.unsupported: list[Unsupported] = []  # found when listed, added when taken
         self.orphans: list[str] = []
         self.saw = None
+        # names whose cache row no longer matches their stat: the cache may reuse the row
+        # when the header read now hashes the same (``HeaderCache.reuse``)
+        self.recheck: set[str] = set()
 
 
 class _Scan:
@@ -319,6 +326,7 @@ class _Scan:
         cache = self.cache
         get = cache.get if cache is not None else None
         has_row = getattr(cache, "has_row", None)
+        reuse = getattr(cache, "reuse", None)
         prefix = rel_dir + "/"
         seen: list[tuple[str, int, int, int, int]] = []
         self.files[rel_dir] = seen
@@ -386,6 +394,8 @@ class _Scan:
                 if hit is not None:
                     job.saw((name, size, mtime_ns, inode, ctime_ns))
                     hits[name] = hit
+                elif reuse is not None:
+                    job.recheck.add(name)
             if gone:
                 candidates = [n for n in candidates if n not in gone]
             job.order = [hits.get(n, n) for n in candidates] if hits else candidates
@@ -421,6 +431,8 @@ class _Scan:
         add_letter = letters.append
         add_unreadable = unreadable.append
         files = job.files
+        recheck = job.recheck
+        reuse = getattr(cache, "reuse", None)
         try:
             for entry in job.order:
                 if type(entry) is not str:
@@ -428,6 +440,12 @@ class _Scan:
                     continue
                 name = entry
                 stage, err, mode, size, mtime_ns, inode, ctime_ns, data, fields = next(read)
+                if recheck and type(fields) is not Letter and not stage and data is not None and name in recheck:
+                    item = reuse(prefix + name, data, size, mtime_ns, inode, ctime_ns)
+                    if item is not None:  # the same header bytes: the row kept, its stat refreshed
+                        saw((name, size, mtime_ns, inode, ctime_ns))
+                        (add_letter if type(item) is Letter else add_unreadable)(item)
+                        continue
                 if stage:
                     if stage == 1 and err == errno.ENOENT:
                         self.changed = True

@@ -11,6 +11,9 @@ the scanner read), and the parsed result (the ``Letter`` or ``Unreadable`` field
 scanner asks ``get(path, size, mtime_ns, inode, ctime_ns)``: a row is used only when all
 four match the file's ``stat`` now; anything else is re-read. The ctime moves with every
 change and no tool can set it, so even a same-size edit with the mtime restored is seen.
+A re-read file whose header bytes hash the same as its row's (``reuse``: a ``touch``, a git
+checkout or rebase that rewrote the same bytes) gets the row's letter back with its stat
+refreshed, not built again; any other header is built as new.
 ``verify.verify_cache`` re-reads every file and compares content hashes and letters, for what no
 ``stat`` can show (a damaged or tampered cache row).
 
@@ -58,8 +61,10 @@ from .files import blake2b, cache_dir, inside, notice, read_framed, write_framed
 _HEADER_END = re.compile(rb"\n---\r*(?:\n|$)")
 MAGIC = b"LBXCACHE"
 # 2: ids are read up to 243 characters (rows cached under 128 are rebuilt); 3: framed
-# with a checksum (``files.read_framed``), rows keep ``letters.state``
-VERSION = 3
+# with a checksum (``files.read_framed``), rows keep ``letters.state``; 4: every row's
+# header hash is the one its letter was made from (a row is reused when the file's header
+# hashes the same after a stat change: an older file's hashes were never relied on so)
+VERSION = 4
 _HEAD = struct.Struct("<QQ")  # inside the payload: meta length, rows length
 
 _path_of = operator.attrgetter("path")
@@ -101,6 +106,9 @@ class HeaderCache:
         self.loaded = False  # a valid cache file was read
         self.hits = 0
         self.misses = 0
+        # rows reused because the re-read header hashed as the row's did: not misses (a
+        # letter the C reader made while reading is counted when saving, see ``save``)
+        self.reused = 0
         self._fresh: dict[str, tuple | Letter | Unreadable] = {}  # seen by this scan: hit rows, new items
         # header bytes read by this scan, hashed only when saving (off the answer's path)
         self._fresh_data: dict[str, bytes] = {}
@@ -145,6 +153,33 @@ class HeaderCache:
             self.misses += 1
             del self._fresh[path]
             return None
+
+    def reuse(self, path: str, data: bytes, size: int, mtime_ns: int, inode: int, ctime_ns: int
+              ) -> Letter | Unreadable | None:
+        """After ``get`` missed on the stat of ``path``: the row's item with this stat when
+        ``data``, the header bytes just read, hashes as the row's did (the letter would be
+        built the same: a header, its path and the setting make it), else None (a miss).
+        The scanner asks only for what the reader did not make itself (the C reader's
+        letters cost less than restoring a row: ``save`` reuses their rows by hash).
+        The refreshed row is kept unless the file is racily recent (then it is reused only
+        by this scan, as ``put`` would not keep it); saving it costs no re-hash or state."""
+        row = self.rows.get(path)
+        if row is None:
+            return None
+        old = self.hashes.get(path)
+        if old is None or header_hash(data) != old:
+            return None
+        kept = row[1][:-3] + (size, mtime_ns, inode)  # both kinds end with size, mtime_ns, inode
+        try:
+            item = restore(kept) if row[0] == _KIND_LETTER else _unreadable(kept)
+        except (TypeError, ValueError):  # a row of another shape: built from the file instead
+            return None
+        self.misses -= 1  # ``get`` counted it
+        self.reused += 1
+        self._changed = True
+        if self._now - ctime_ns >= RACY_NS:
+            self._fresh[path] = (row[0], kept, size, mtime_ns, inode, ctime_ns)
+        return item
 
     def put(self, item: Letter | Unreadable, data: bytes | None, ctime_ns: int) -> None:
         """Record what the scanner built from a file; ``data`` is the header bytes it read,
@@ -228,17 +263,39 @@ class HeaderCache:
             return False
         keep = set(keep_seats)
         ctimes = self._fresh_ctime
-        rows = {p: r if type(r) is tuple else self._row(r, ctimes[p]) for p, r in self._fresh.items()}
-        if keep:
-            for p, row in self.rows.items():
-                if p not in rows and p.split("/", 1)[0] in keep:
-                    rows[p] = row
-        hashes = {}
-        for p in rows:
-            data = self._fresh_data.get(p)
-            h = header_hash(data) if data is not None else self.hashes.get(p)
+        fresh_data = self._fresh_data
+        old_rows = self.rows
+        old_hashes = self.hashes if old_rows else {}
+        rows: dict[str, tuple] = {}
+        hashes: dict[str, bytes] = {}
+        for p, r in self._fresh.items():
+            if type(r) is tuple:  # a hit or a row reused by hash: its hash as recorded
+                rows[p] = r
+                h = old_hashes.get(p)
+            else:
+                data = fresh_data.get(p)
+                h = header_hash(data) if data is not None else None
+                old = old_rows.get(p) if h is not None else None
+                if (old is not None and h == old_hashes.get(p)
+                        and old[0] == (_KIND_LETTER if type(r) is Letter else _KIND_UNREADABLE)):
+                    # read again (its stat changed), its header the same bytes: the C reader
+                    # made its letter while reading (cheaper than restoring the row, the same
+                    # letter); the row is kept with the stat now, as ``reuse`` keeps it
+                    rows[p] = (old[0], old[1][:-3] + (r.size, r.mtime_ns, r.inode), r.size, r.mtime_ns,
+                               r.inode, ctimes[p])
+                    self.reused += 1
+                    self.misses -= 1
+                else:
+                    rows[p] = self._row(r, ctimes[p])
             if h is not None:
                 hashes[p] = h
+        if keep:
+            for p, row in old_rows.items():
+                if p not in rows and p.split("/", 1)[0] in keep:
+                    rows[p] = row
+                    h = old_hashes.get(p)
+                    if h is not None:
+                        hashes[p] = h
         write_cache_file(self.path, self.root, self.id_time_is_utc, rows, hashes)
         self.rows = rows
         self._hashes = hashes
