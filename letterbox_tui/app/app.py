@@ -102,6 +102,7 @@ class LetterboxApp(ReadingMixin, OutsideMixin, SyncMixin, TruthFileMixin, App[in
         Binding("M", "toggle_markdown", "Markdown", show=False, id="letter.markdown"),
         Binding("o", "owed_order", "Owed order", show=False, id="owed.order"),
         Binding("e", "pager", "Pager", show=False, id="letter.pager"),
+        Binding("F", "body_search", "Search bodies", show=False, id="app.body_search"),
         Binding("vertical_line", "pipe", "Pipe", show=False, id="letter.pipe"),
         Binding("z", "fold", "Fold seat", show=False, id="owed.fold"),
         Binding("Z", "fold_all", "Fold all seats", show=False, id="owed.fold_all"),

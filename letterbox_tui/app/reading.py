@@ -299,3 +299,25 @@ class ReadingMixin:
         if row.extra.get("fold"):
             return row.key
         return row.key
+
+    # --- searching bodies (F): explicit, never a query term ---------------------------
+    def action_body_search(self) -> None:
+        from .screens.body_search import BodySearchScreen
+
+        seen: set[int] = set()
+        letters = []
+        for row in self.letter_list.rows:
+            x = row.letter
+            if x is not None and hasattr(x, "mtime_ns") and id(x) not in seen:
+                seen.add(id(x))
+                letters.append(x)
+        if not letters:
+            self.notify("No letters in this view to search.", timeout=2)
+            return
+        label = self._mailbox_label(self.mailbox_id)
+        self.push_screen(BodySearchScreen(letters, label), self._body_search_done)
+
+    def _body_search_done(self, letter) -> None:
+        if letter is not None:
+            self.select_letter(letter)
+            self.letter_pane.tabs.active = "tab-body"

@@ -198,3 +198,54 @@ async def test_e_opens_the_raw_file_in_the_pager_and_pipe_runs_a_command(letterb
         assert piped.read_bytes() == raw
         assert app.last_outside == (f"cat > {piped}", True)
         assert app.is_running and app.focused is letters(app)
+
+
+async def test_body_search_reads_the_view_and_lists_matching_lines(letterbox):
+    app = app_for(letterbox, view="all")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await scanned(pilot, app)
+        await pilot.press("F")
+        from letterbox_tui.app.screens.body_search import BodySearchScreen
+
+        await until(pilot, lambda: isinstance(app.screen, BodySearchScreen))
+        screen = app.screen
+        assert screen.query_one("#bs-input").has_focus
+        await pilot.press(*"granted", "enter")
+        await until(pilot, lambda: not screen.running and "matching" in screen.query_one("#bs-status").render().plain)
+        status = screen.query_one("#bs-status").render().plain
+        assert "read 14 of 14 · 1 matching" in status
+        results = screen.query_one("#bs-results")
+        assert results.option_count == 1
+        assert "line 1: Access granted." in results.get_option_at_index(0).prompt.plain
+        await pilot.press("enter")
+        await until(pilot, lambda: app.screen is not screen)
+        assert letters(app).current.letter.id == RESULT
+        # a query term never reads a body: the query layer stays headers-only
+        assert "body" not in app.query_one("#status").render().plain.split("·")[3:4]
+
+
+async def test_body_search_can_be_cancelled(letterbox, monkeypatch):
+    import letterbox_tui.app.screens.body_search as bs
+
+    real = bs.read_body
+
+    def slow(root, rel, *a):
+        time.sleep(0.05)
+        return real(root, rel, *a)
+
+    monkeypatch.setattr(bs, "read_body", slow)
+    app = app_for(letterbox, view="all")
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        await pilot.press("F")
+        from letterbox_tui.app.screens.body_search import BodySearchScreen
+
+        await until(pilot, lambda: isinstance(app.screen, BodySearchScreen))
+        screen = app.screen
+        await pilot.press(*"zzz", "enter")
+        await pilot.pause(0.1)
+        await pilot.press("escape")
+        await until(pilot, lambda: not screen.running)
+        assert "cancelled after" in screen.query_one("#bs-status").render().plain
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is not screen)
