@@ -33,7 +33,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "owed": ("read:cmd_owed", "tasks still owed, by the seat that owes them"),
     "disputes": ("read:cmd_disputes", "open disputes: where we still disagree"),
     "check": ("read:cmd_check", "every problem and warning in the letterbox"),
-    "digest": ("read:cmd_digest", "current truth, citing letter ids"),
+    "digest": ("truth:cmd_digest", "current truth, citing letter ids"),
     "send": ("write:cmd_send", "send a letter (body on stdin)"),
     "reply": ("write:cmd_reply", "reply ack|nack|result|info to a letter (body on stdin)"),
     "file": ("write:cmd_file", "file a non-task letter into your processed/"),
@@ -202,7 +202,7 @@ def _writing_options(p: argparse.ArgumentParser, supersedes: bool = True, inheri
 # True under the console script (``run``); then a reading command's process ends with it.
 _script = False
 # The commands that end the process at once under the console script: the reading ones.
-_QUICK_END_MODULES = ("read", "memoised", "indexed")
+_QUICK_END_MODULES = ("read", "memoised", "indexed", "truth")
 
 
 def run() -> None:

@@ -13,7 +13,6 @@ from argparse import Namespace
 from collections.abc import Callable
 from datetime import datetime, timezone
 from functools import wraps
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from letterbox_tui.core.collector import paused_gc
@@ -428,10 +427,6 @@ def cmd_digest(args: Namespace) -> int:
     at = parse_at(args.at)
     snapshot, res = _resolved(args, at)
     _check_seat(snapshot, args.seat)
-    if args.write is not None or args.check is not None:
-        from .truth import digest_file
-
-        return digest_file(args, Path(snapshot.root), snapshot, res)
     data = digest(res, args.seat)
     scope = snapshot.scope
     if args.json:
