@@ -78,6 +78,8 @@ _KIND_UNREADABLE = 1
 # a row: (kind, what was kept, size, mtime_ns, inode, ctime_ns): used while all four match
 _I_SIZE, _I_MTIME, _I_INODE, _I_CTIME = 2, 3, 4, 5
 _WIDTH = 6
+#: where each kind's kept fields hold the path (a reused row must be its own file's)
+_PATH_AT = {_KIND_LETTER: 19, _KIND_UNREADABLE: _UNREADABLE.index("path")}  # 19: in letters.state's order
 
 
 def cache_path(root: str | os.PathLike[str], id_time_is_utc: bool) -> str:
@@ -164,12 +166,13 @@ class HeaderCache:
         The refreshed row is kept unless the file is racily recent (then it is reused only
         by this scan, as ``put`` would not keep it); saving it costs no re-hash or state."""
         row = self.rows.get(path)
-        if row is None:
+        if row is None or _kept_path(row) != path:
             return None
         old = self.hashes.get(path)
         if old is None or header_hash(data) != old:
             return None
         kept = row[1][:-3] + (size, mtime_ns, inode)  # both kinds end with size, mtime_ns, inode
+        path = _kept_path(row)  # the row's own string: one object in the file, not two
         try:
             item = restore(kept) if row[0] == _KIND_LETTER else _unreadable(kept)
         except (TypeError, ValueError):  # a row of another shape: built from the file instead
@@ -276,13 +279,14 @@ class HeaderCache:
                 data = fresh_data.get(p)
                 h = header_hash(data) if data is not None else None
                 old = old_rows.get(p) if h is not None else None
-                if (old is not None and h == old_hashes.get(p)
-                        and old[0] == (_KIND_LETTER if type(r) is Letter else _KIND_UNREADABLE)):
+                kind = _KIND_LETTER if type(r) is Letter else _KIND_UNREADABLE
+                if old is not None and h == old_hashes.get(p) and old[0] == kind and _kept_path(old) == p:
                     # read again (its stat changed), its header the same bytes: the C reader
                     # made its letter while reading (cheaper than restoring the row, the same
-                    # letter); the row is kept with the stat now, as ``reuse`` keeps it
-                    rows[p] = (old[0], old[1][:-3] + (r.size, r.mtime_ns, r.inode), r.size, r.mtime_ns,
-                               r.inode, ctimes[p])
+                    # letter); the row is kept with the stat now, as ``reuse`` keeps it, under
+                    # its own path string (one object in the file, not two)
+                    rows[_kept_path(old)] = (old[0], old[1][:-3] + (r.size, r.mtime_ns, r.inode), r.size,
+                                             r.mtime_ns, r.inode, ctimes[p])
                     self.reused += 1
                     self.misses -= 1
                 else:
@@ -375,6 +379,12 @@ def _unreadable(kept: tuple) -> Unreadable:
     ):
         raise TypeError("not an unreadable file's fields")
     return Unreadable(*[dict(v) if isinstance(v, dict) else v for v in kept])
+
+
+def _kept_path(row: tuple) -> object:
+    """The path a row's kept fields hold (None when they are too short to hold one)."""
+    at = _PATH_AT.get(row[0])
+    return row[1][at] if at is not None and len(row[1]) > at else None
 
 
 def _rows_look_right(rows: dict) -> bool:

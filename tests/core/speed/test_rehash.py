@@ -233,3 +233,24 @@ def test_a_branch_switch_and_back_reuses_rows_by_hash(box, kind):
     snap, c = cached_scan(box.root, kind)
     assert len(snap.letters) == 1 and snap.letters[0].priority == "later" and (c.misses, c.reused) == (1, 0)
     assert_same_as_from_scratch(box.root, snap)
+
+
+@pytest.mark.parametrize("kind", READERS)
+def test_a_row_kept_under_another_files_path_is_never_reused(box, kind):
+    """A crafted file (good checksum) that files p-1's row and hash under p-2's path: p-2's
+    header does not hash as p-1's, and a row must name its own path to be reused."""
+    a = box.letter("p-1", priority="next")
+    b = box.letter("p-2", priority="later")
+    b.write_bytes(a.read_bytes())  # the same header bytes in both files
+    cached_scan(box.root, kind)
+    c = HeaderCache(box.root, False)
+    one, two = "beta/inbox/p-1.md", "beta/inbox/p-2.md"
+    c.rows[two] = c.rows[one]
+    c.hashes[two] = c.hashes[one]
+    c._fresh, c._changed = dict(c.rows), True
+    assert c.save()
+    touch_all(box)
+    snap, c = cached_scan(box.root, kind)
+    assert (c.misses, c.reused) == (1, 1)
+    assert sorted(x.path for x in snap.letters) == [one, two]
+    assert_same_as_from_scratch(box.root, snap)
