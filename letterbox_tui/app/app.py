@@ -3,28 +3,31 @@
 The scan runs in a worker thread and posts its result as a message, so the first paint
 happens before the scan ends. A cheap poll (directory mtimes) notices new letters and
 rescans in the same worker group, keeping the selection.
+
+By concern, in mixins of ``LetterboxApp``: scanning (``scanning.py``), reading and
+layout (``reading.py``), writing (``writing.py``), the pager and pipe (``outside.py``), git
+sync (``sync_mixin.py``), the truth file (``truth_file.py``). Here: the widgets, the header,
+banner, mailboxes and status line, the query bar and the ``@on`` handlers (Textual collects
+those only from the app class itself).
 """
 
 from __future__ import annotations
 
-import gc
 import os
 import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 
-from textual import getters, on, work
+from textual import getters, on
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.css.query import NoMatches
-from textual.message import Message
 from textual.widgets import Footer, Input, OptionList, Static
-from textual.worker import Worker, WorkerState, get_current_worker
+from textual.worker import Worker, WorkerState
 
 from letterbox_tui.core.errors import LetterboxError
 from letterbox_tui.core.settings import Settings, UserSettings, load_settings, load_user_settings
@@ -33,14 +36,15 @@ from .commands import LetterboxCommands
 from .model import VIEW_BY_NAME, VIEWS, AppModel, span
 from .sanitize import clean, cleans
 from .sanitize import home_path as _home
-from .owed_rows import ORDER_WORDS, most_urgent_key, owed_rows
+from .owed_rows import ORDER_WORDS, owed_rows
 from .outside import OutsideMixin
 from .reading import ReadingMixin
+from .scanning import ScanDone, ScanningMixin, ScanProgress, ViewsDone  # noqa: F401 - the messages, as before
 from .sync_mixin import SyncMixin, sync_banner
 from .truth_file import TruthFileMixin
+from .writing import WritingMixin
 from .themes import BUILTIN, DEFAULT_THEME, APP_VARIABLES, load_themes, shipped_themes_dir, user_themes_dir
 from .seen import Seen, newest_time
-from .watch import folder_fingerprint
 from .widgets.letter_list import LetterList, ListRow
 from .widgets.letter_pane import LetterPane
 from .widgets.query_input import QueryInput
@@ -50,30 +54,7 @@ from .widgets.row_text import describe as describe_row
 Clock = Callable[[], datetime]
 
 
-
-@dataclass
-class ScanProgress(Message):
-    stage: str
-    step: int
-    steps: int
-
-
-@dataclass
-class ScanDone(Message):
-    """The scan is resolved and its first view is ready (the app is usable)."""
-
-    model: AppModel
-    fingerprint: tuple
-
-
-@dataclass
-class ViewsDone(Message):
-    """Every built-in view of ``model`` is computed (counts are final)."""
-
-    model: AppModel
-
-
-class LetterboxApp(ReadingMixin, OutsideMixin, SyncMixin, TruthFileMixin, App[int]):
+class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, OutsideMixin, SyncMixin, TruthFileMixin, App[int]):
     """Humans auditing seats: what is owed and late, what is in dispute, what is true."""
 
     CSS_PATH = "app.tcss"
@@ -264,113 +245,6 @@ class LetterboxApp(ReadingMixin, OutsideMixin, SyncMixin, TruthFileMixin, App[in
             # everything the last scan showed has been in front of the user
             self.seen.save(newest_time(self.model.snapshot.letters))
 
-    # --- scanning -----------------------------------------------------------------
-    def start_scan(self) -> None:
-        self.scan_started = time.monotonic()
-        self.scanning = True
-        self._update_topbar()
-        self.scan_letterbox()
-
-    @work(thread=True, exclusive=True, group="scan", exit_on_error=False)
-    def scan_letterbox(self) -> None:
-        from letterbox_tui.core.resolve import resolve
-        from letterbox_tui.core.speed.choice import scan_letterbox
-
-        worker = get_current_worker()
-        at = self.clock()
-        self.post_message(ScanProgress("reading headers", 1, 4))
-        fingerprint = folder_fingerprint(self.root)
-        settings = load_settings(self.root)
-        # with the derived cache (outside the letterbox) unless switched off: an unchanged
-        # letter costs a stat. freeze: a big scan's letters leave the collector's sight at
-        # once (else its next passes walk them all, ~0.2 s each at 100,000 letters); the app
-        # re-freezes the whole heap once the scan is shown (``_freeze_heap``).
-        snapshot = scan_letterbox(
-            self.root, self.participants, id_time_is_utc=settings.id_time_is_utc, now=at, freeze=True
-        )
-        if worker.is_cancelled:
-            return
-        self.post_message(ScanProgress("resolving answers", 2, 4))
-        res = resolve(snapshot, at)
-        if worker.is_cancelled:
-            return
-        first = self.mailbox_id if self.mailbox_id.startswith("view:") else "view:owed"
-        self.post_message(ScanProgress(f"building {first[5:]}", 3, 4))
-        model = AppModel.build(self.root, settings, snapshot, res, at, first=first)
-        if self.start_letter and self.scan_count == 0:
-            model.compute("view:all")  # where --letter is looked for
-        if worker.is_cancelled:
-            return
-        self.post_message(ScanDone(model, fingerprint))
-        self.post_message(ScanProgress("building the other views", 4, 4))
-        model.finish(cancelled=lambda: worker.is_cancelled)
-        if not worker.is_cancelled:
-            self.post_message(ViewsDone(model))
-
-    def on_scan_progress(self, message: ScanProgress) -> None:
-        if not self.query("#letters"):  # the app is shutting down
-            return
-        self.scan_stage = f"{message.stage} ({message.step}/{message.steps})"
-        self._update_topbar()
-        if self.model is None:
-            self.letter_list.empty_text = Content(f"Scanning the letterbox… {self.scan_stage}")
-            self.letter_list.refresh()
-
-    def on_views_done(self, message: ViewsDone) -> None:
-        if message.model is not self.model or not self.query("#letters"):
-            return
-        self.views_pending = False
-        self._refresh_mailboxes()
-        if self.letter_list.rows == () or self._showing_pending:
-            self._show_mailbox(keep=self._selected_key())
-        self._update_topbar()
-
-    def on_scan_done(self, message: ScanDone) -> None:
-        if not self.query("#letters"):  # the app is shutting down
-            return
-        self.scanning = False
-        self.scan_seconds = time.monotonic() - self.scan_started
-        self.views_pending = not message.model.finished
-        self.scan_error = None
-        self.scan_count += 1
-        self.fingerprint = message.fingerprint
-        first = self.model is None
-        if first or message.model.settings != self.settings:
-            self._saved_query_problems(message.model.settings)
-        self.settings = message.model.settings
-        self.model = message.model
-        _freeze_heap(self.scan_count)
-        self._after_scan_seen(first)
-        self._refresh_mailboxes()
-        keep = self._selected_key()
-        if first and self.start_letter:
-            found = [x for x in message.model.snapshot.letters if x.id == self.start_letter]
-            if found:
-                target = found[0]
-                rows = self.model.rows(self.mailbox_id) or []
-                row = next((r for r in rows if r.letter is target), None)
-                if row is None:
-                    self.mailbox_id = "view:all"
-                    self._highlight_mailbox(self.mailbox_id)
-                    row = next((r for r in self.model.rows("view:all") or [] if r.letter is target), None)
-                self._show_mailbox(keep=row.key if row is not None else None)
-                self.letter_pane.tabs.active = "tab-body"
-            else:
-                self._show_mailbox()
-                self.notify(cleans(("no letter ", ""), (self.start_letter, "bold"), (" in scope", "")), severity="error")
-        elif first and self.mailbox_id == "view:owed":
-            self._show_mailbox(keep=most_urgent_key(message.model))  # the review starts at the most urgent
-        else:
-            self._show_mailbox(keep=keep)
-        self._update_topbar()
-        self._update_banner()
-        self.check_truth_file()
-        if first:  # drafts kept from before (Esc, a closed app, a crash) are offered back
-            self.call_after_refresh(self.action_drafts, True)
-        if self._rescan_wanted:
-            self._rescan_wanted = False
-            self.start_scan()
-
     @on(Worker.StateChanged)
     def _worker_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "scan" and event.state == WorkerState.ERROR:
@@ -379,24 +253,6 @@ class LetterboxApp(ReadingMixin, OutsideMixin, SyncMixin, TruthFileMixin, App[in
             self.scan_error = str(err) if isinstance(err, LetterboxError) else f"{type(err).__name__}: {err}"
             self._update_topbar()
             self.notify(clean(self.scan_error), title="Scan failed", severity="error")
-
-    def _poll(self) -> None:
-        """Rescan when a folder changed, or when the clock has moved on enough that
-        lateness may have changed (at most every minute, and never more than a tenth
-        of the time, so a letterbox that takes 10 s to resolve is re-read every 100 s)."""
-        if self.scanning:
-            return
-        if not self.watching and folder_fingerprint(self.root) != self.fingerprint:
-            self.start_scan()
-            return
-        m = self.model
-        if m is not None:
-            age = (self.clock() - m.at).total_seconds()
-            if age >= max(60.0, 10 * self.scan_seconds):
-                self.start_scan()
-
-    def action_rescan(self) -> None:
-        self.start_scan()
 
     # --- header, banner, mailboxes --------------------------------------------------
     scan_stage = "starting"
@@ -676,87 +532,6 @@ class LetterboxApp(ReadingMixin, OutsideMixin, SyncMixin, TruthFileMixin, App[in
 
         self.push_screen(HelpScreen())
 
-    def action_mark(self) -> None:
-        lst = self.letter_list
-        row = lst.current
-        if row is None or row.letter is None:
-            return
-        key = row.key
-        if key in lst.marked:
-            lst.marked.discard(key)
-        else:
-            lst.marked.add(key)
-        lst.invalidate()
-        n = len(lst.marked)
-        self.notify(f"{n} letter{'s' if n != 1 else ''} marked for a dispute (d to dispute)", timeout=3)
-
-    def marked_letters(self) -> list:
-        lst = self.letter_list
-        m = self.model
-        if m is None:
-            return []
-        by_path = {x.path: x for x in m.snapshot.letters}
-        out = []
-        for key in sorted(lst.marked):
-            path = key.split(">")[-1]
-            if path in by_path and by_path[path] not in out:
-                out.append(by_path[path])
-        return out
-
-    def selected_letter(self):
-        row = self.letter_list.current
-        from letterbox_tui.core.model import Letter
-
-        return row.letter if row is not None and isinstance(row.letter, Letter) else None
-
-    def _open_writer(self, kind: str) -> None:
-        from .screens.write import open_writer
-
-        m = self.model
-        if m is None:
-            self.notify("Still scanning; try again in a moment.", severity="warning")
-            return
-        screen = open_writer(self, kind)
-        if screen is not None:
-            self.push_screen(screen, self._written)
-
-    def _written(self, result: str | None) -> None:
-        if result:
-            self.notify(cleans(("Written: ", "bold"), (result, "")), timeout=4)
-            self.letter_list.marked.clear()
-            self.start_scan()
-
-    def action_compose(self) -> None:
-        self._open_writer("compose")
-
-    def action_reply(self) -> None:
-        self._open_writer("reply")
-
-    def action_supersede(self) -> None:
-        self._open_writer("supersede")
-
-    def action_dispute(self) -> None:
-        self._open_writer("dispute")
-
-    def action_rule(self) -> None:
-        self._open_writer("rule")
-
-    def action_review(self) -> None:
-        self._open_writer("review")
-
-    def action_progress(self) -> None:
-        """A progress note on the selected letter, in its ack sidecar (issue 13 point 5)."""
-        from letterbox_tui.core.sidecar import progress_of
-
-        from .screens.progress import ProgressScreen
-
-        x, m = self.selected_letter(), self.model
-        if x is None or m is None:
-            self.notify("Select a letter you accepted first.", severity="warning")
-            return
-        now = progress_of(m.root, x, m.snapshot)
-        self.push_screen(ProgressScreen(m.root, x, now.line(self.clock()) if now else ""), self._written)
-
     def _saved_query_problems(self, settings: Settings) -> None:
         from letterbox_tui.core.settings import saved_query_problems
 
@@ -764,11 +539,6 @@ class LetterboxApp(ReadingMixin, OutsideMixin, SyncMixin, TruthFileMixin, App[in
         if problems:
             self.notify(clean("letterbox-tui.toml:\n" + "\n".join(problems)), title="Saved queries",
                         severity="warning", timeout=10)
-
-    def action_drafts(self, quiet: bool = False) -> None:
-        from .screens.drafts import offer_kept_drafts
-
-        offer_kept_drafts(self, quiet=quiet)
 
 
 def known_binding_ids() -> set[str]:
@@ -784,14 +554,3 @@ def known_binding_ids() -> set[str]:
             if isinstance(b, Binding) and b.id:
                 ids.add(b.id)
     return ids
-
-
-def _freeze_heap(scans: int) -> None:
-    """Move what the scan built (100,000 letters and their answers) out of the garbage
-    collector's sight: a full collection would otherwise walk every letter again and
-    again, which showed up as pauses of seconds while scrolling. Cyclic garbage from
-    older scans is collected every tenth scan."""
-    gc.unfreeze()
-    if scans % 10 == 0:
-        gc.collect()
-    gc.freeze()

@@ -1,0 +1,185 @@
+"""Scanning, as a mixin of ``LetterboxApp``: the scan runs in a worker thread and posts
+its progress and result as messages, so the first paint happens before the scan ends; a
+cheap poll (directory mtimes, or only the clock while the native watcher runs) rescans,
+keeping the selection.
+
+Handlers here are ``on_<message>`` methods (a plain mixin's ``@on`` decorators are not
+collected by Textual's message pump metaclass).
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+from dataclasses import dataclass
+
+from textual import work
+from textual.content import Content
+from textual.message import Message
+from textual.worker import get_current_worker
+
+from letterbox_tui.core.settings import load_settings
+
+from .model import AppModel
+from .owed_rows import most_urgent_key
+from .sanitize import cleans
+from .watch import folder_fingerprint
+
+
+@dataclass
+class ScanProgress(Message):
+    stage: str
+    step: int
+    steps: int
+
+
+@dataclass
+class ScanDone(Message):
+    """The scan is resolved and its first view is ready (the app is usable)."""
+
+    model: AppModel
+    fingerprint: tuple
+
+
+@dataclass
+class ViewsDone(Message):
+    """Every built-in view of ``model`` is computed (counts are final)."""
+
+    model: AppModel
+
+
+class ScanningMixin:
+    def start_scan(self) -> None:
+        self.scan_started = time.monotonic()
+        self.scanning = True
+        self._update_topbar()
+        self.scan_letterbox()
+
+    @work(thread=True, exclusive=True, group="scan", exit_on_error=False)
+    def scan_letterbox(self) -> None:
+        from letterbox_tui.core.resolve import resolve
+        from letterbox_tui.core.speed.choice import scan_letterbox
+
+        worker = get_current_worker()
+        at = self.clock()
+        self.post_message(ScanProgress("reading headers", 1, 4))
+        fingerprint = folder_fingerprint(self.root)
+        settings = load_settings(self.root)
+        # with the derived cache (outside the letterbox) unless switched off: an unchanged
+        # letter costs a stat. freeze: a big scan's letters leave the collector's sight at
+        # once (else its next passes walk them all, ~0.2 s each at 100,000 letters); the app
+        # re-freezes the whole heap once the scan is shown (``_freeze_heap``).
+        snapshot = scan_letterbox(
+            self.root, self.participants, id_time_is_utc=settings.id_time_is_utc, now=at, freeze=True
+        )
+        if worker.is_cancelled:
+            return
+        self.post_message(ScanProgress("resolving answers", 2, 4))
+        res = resolve(snapshot, at)
+        if worker.is_cancelled:
+            return
+        first = self.mailbox_id if self.mailbox_id.startswith("view:") else "view:owed"
+        self.post_message(ScanProgress(f"building {first[5:]}", 3, 4))
+        model = AppModel.build(self.root, settings, snapshot, res, at, first=first)
+        if self.start_letter and self.scan_count == 0:
+            model.compute("view:all")  # where --letter is looked for
+        if worker.is_cancelled:
+            return
+        self.post_message(ScanDone(model, fingerprint))
+        self.post_message(ScanProgress("building the other views", 4, 4))
+        model.finish(cancelled=lambda: worker.is_cancelled)
+        if not worker.is_cancelled:
+            self.post_message(ViewsDone(model))
+
+    def on_scan_progress(self, message: ScanProgress) -> None:
+        if not self.query("#letters"):  # the app is shutting down
+            return
+        self.scan_stage = f"{message.stage} ({message.step}/{message.steps})"
+        self._update_topbar()
+        if self.model is None:
+            self.letter_list.empty_text = Content(f"Scanning the letterbox… {self.scan_stage}")
+            self.letter_list.refresh()
+
+    def on_views_done(self, message: ViewsDone) -> None:
+        if message.model is not self.model or not self.query("#letters"):
+            return
+        self.views_pending = False
+        self._refresh_mailboxes()
+        if self.letter_list.rows == () or self._showing_pending:
+            self._show_mailbox(keep=self._selected_key())
+        self._update_topbar()
+
+    def on_scan_done(self, message: ScanDone) -> None:
+        if not self.query("#letters"):  # the app is shutting down
+            return
+        self.scanning = False
+        self.scan_seconds = time.monotonic() - self.scan_started
+        self.views_pending = not message.model.finished
+        self.scan_error = None
+        self.scan_count += 1
+        self.fingerprint = message.fingerprint
+        first = self.model is None
+        if first or message.model.settings != self.settings:
+            self._saved_query_problems(message.model.settings)
+        self.settings = message.model.settings
+        self.model = message.model
+        _freeze_heap(self.scan_count)
+        self._after_scan_seen(first)
+        self._refresh_mailboxes()
+        keep = self._selected_key()
+        if first and self.start_letter:
+            found = [x for x in message.model.snapshot.letters if x.id == self.start_letter]
+            if found:
+                target = found[0]
+                rows = self.model.rows(self.mailbox_id) or []
+                row = next((r for r in rows if r.letter is target), None)
+                if row is None:
+                    self.mailbox_id = "view:all"
+                    self._highlight_mailbox(self.mailbox_id)
+                    row = next((r for r in self.model.rows("view:all") or [] if r.letter is target), None)
+                self._show_mailbox(keep=row.key if row is not None else None)
+                self.letter_pane.tabs.active = "tab-body"
+            else:
+                self._show_mailbox()
+                self.notify(cleans(("no letter ", ""), (self.start_letter, "bold"), (" in scope", "")), severity="error")
+        elif first and self.mailbox_id == "view:owed":
+            self._show_mailbox(keep=most_urgent_key(message.model))  # the review starts at the most urgent
+        else:
+            self._show_mailbox(keep=keep)
+        self._update_topbar()
+        self._update_banner()
+        self.check_truth_file()
+        if first:  # drafts kept from before (Esc, a closed app, a crash) are offered back
+            self.call_after_refresh(self.action_drafts, True)
+        if self._rescan_wanted:
+            self._rescan_wanted = False
+            self.start_scan()
+
+    def _poll(self) -> None:
+        """Rescan when a folder changed, or when the clock has moved on enough that
+        lateness may have changed (at most every minute, and never more than a tenth
+        of the time, so a letterbox that takes 10 s to resolve is re-read every 100 s)."""
+        if self.scanning:
+            return
+        if not self.watching and folder_fingerprint(self.root) != self.fingerprint:
+            self.start_scan()
+            return
+        m = self.model
+        if m is not None:
+            age = (self.clock() - m.at).total_seconds()
+            if age >= max(60.0, 10 * self.scan_seconds):
+                self.start_scan()
+
+    def action_rescan(self) -> None:
+        self.start_scan()
+
+
+def _freeze_heap(scans: int) -> None:
+    """Move what the scan built (100,000 letters and their answers) out of the garbage
+    collector's sight: a full collection would otherwise walk every letter again and
+    again, which showed up as pauses of seconds while scrolling. Cyclic garbage from
+    older scans is collected every tenth scan."""
+    gc.unfreeze()
+    if scans % 10 == 0:
+        gc.collect()
+    gc.freeze()

@@ -1,0 +1,95 @@
+"""Writing, as a mixin of ``LetterboxApp``: marking letters for a dispute, the selected
+letter, opening the write forms (compose, reply, supersede, dispute, rule, review), a
+progress note, and the drafts kept from before; a written letter triggers a rescan."""
+
+from __future__ import annotations
+
+from .sanitize import cleans
+
+
+class WritingMixin:
+    def action_mark(self) -> None:
+        lst = self.letter_list
+        row = lst.current
+        if row is None or row.letter is None:
+            return
+        key = row.key
+        if key in lst.marked:
+            lst.marked.discard(key)
+        else:
+            lst.marked.add(key)
+        lst.invalidate()
+        n = len(lst.marked)
+        self.notify(f"{n} letter{'s' if n != 1 else ''} marked for a dispute (d to dispute)", timeout=3)
+
+    def marked_letters(self) -> list:
+        lst = self.letter_list
+        m = self.model
+        if m is None:
+            return []
+        by_path = {x.path: x for x in m.snapshot.letters}
+        out = []
+        for key in sorted(lst.marked):
+            path = key.split(">")[-1]
+            if path in by_path and by_path[path] not in out:
+                out.append(by_path[path])
+        return out
+
+    def selected_letter(self):
+        row = self.letter_list.current
+        from letterbox_tui.core.model import Letter
+
+        return row.letter if row is not None and isinstance(row.letter, Letter) else None
+
+    def _open_writer(self, kind: str) -> None:
+        from .screens.write import open_writer
+
+        m = self.model
+        if m is None:
+            self.notify("Still scanning; try again in a moment.", severity="warning")
+            return
+        screen = open_writer(self, kind)
+        if screen is not None:
+            self.push_screen(screen, self._written)
+
+    def _written(self, result: str | None) -> None:
+        if result:
+            self.notify(cleans(("Written: ", "bold"), (result, "")), timeout=4)
+            self.letter_list.marked.clear()
+            self.start_scan()
+
+    def action_compose(self) -> None:
+        self._open_writer("compose")
+
+    def action_reply(self) -> None:
+        self._open_writer("reply")
+
+    def action_supersede(self) -> None:
+        self._open_writer("supersede")
+
+    def action_dispute(self) -> None:
+        self._open_writer("dispute")
+
+    def action_rule(self) -> None:
+        self._open_writer("rule")
+
+    def action_review(self) -> None:
+        self._open_writer("review")
+
+    def action_progress(self) -> None:
+        """A progress note on the selected letter, in its ack sidecar (issue 13 point 5)."""
+        from letterbox_tui.core.sidecar import progress_of
+
+        from .screens.progress import ProgressScreen
+
+        x, m = self.selected_letter(), self.model
+        if x is None or m is None:
+            self.notify("Select a letter you accepted first.", severity="warning")
+            return
+        now = progress_of(m.root, x, m.snapshot)
+        self.push_screen(ProgressScreen(m.root, x, now.line(self.clock()) if now else ""), self._written)
+
+    def action_drafts(self, quiet: bool = False) -> None:
+        from .screens.drafts import offer_kept_drafts
+
+        offer_kept_drafts(self, quiet=quiet)
