@@ -77,7 +77,8 @@ def _popen_wait4(root: Path, argv: list[str]) -> dict:
 
 def wait_settled(root: Path, utc: bool, limit: float = 900.0) -> float | None:
     """Seconds until nobody writes the index and it is there; None on time-out."""
-    from letterbox_tui.core.speed.index import Index, WriterLock
+    from letterbox_tui.core.speed.index import Index
+    from letterbox_tui.core.speed.index_lock import WriterLock
 
     t = time.perf_counter()
     while time.perf_counter() - t < limit:

@@ -25,7 +25,8 @@ from typing import Any
 from letterbox_tui.core.errors import LetterboxError
 from letterbox_tui.core.model import Reason, Scope
 from letterbox_tui.core.speed import index_rows as ir
-from letterbox_tui.core.speed.index import WAIT_S, Index, Unusable, WriterLock, notice, set_aside
+from letterbox_tui.core.speed.index import WAIT_S, Index, Unusable, notice, set_aside
+from letterbox_tui.core.speed.index_lock import WriterLock
 
 
 def _now() -> datetime:

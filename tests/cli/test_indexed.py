@@ -130,7 +130,8 @@ def test_a_command_failing_before_its_scan_leaves_no_writer_lock(tmp_path, capsy
     from letterbox_tui.cli import common, read
     from letterbox_tui.core.errors import LetterboxError
     from letterbox_tui.core.scan import scan
-    from letterbox_tui.core.speed.index import Index, WriterLock
+    from letterbox_tui.core.speed.index import Index
+    from letterbox_tui.core.speed.index_lock import WriterLock
 
     root = tmp_path / "box"
     write_demo(root)

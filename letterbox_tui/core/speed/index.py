@@ -33,8 +33,6 @@ one-line notice on stderr; an index that stays locked is bypassed (answers from 
 from __future__ import annotations
 
 import contextlib
-import errno
-import fcntl
 import io
 import os
 import pickle
@@ -43,7 +41,6 @@ import sys
 import time
 from collections.abc import Iterator
 
-from letterbox_tui.core import flags as fsflags
 from letterbox_tui.core.model import Scope, Snapshot
 
 from . import index_rows as ir
@@ -493,57 +490,7 @@ def _component(letters, seeds: set[str]) -> set[str]:
     return members
 
 
-# --- the writer's lock and opening for a command ---------------------------------------
-
-class WriterLock:
-    """An ``flock`` on ``<index>.lock``: one writer at a time. The descriptor is inherited
-    by a forked child, which keeps the lock until it is done (a detached builder)."""
-
-    def __init__(self, path: str) -> None:
-        self.path = path + ".lock"
-        self.fd: int | None = None
-
-    def acquire(self, wait: float, poll=None) -> bool:
-        """Take the lock, waiting up to ``wait`` seconds; ``poll()`` is asked between tries
-        and a true result gives up the wait (what was waited for arrived another way)."""
-        os.makedirs(os.path.dirname(self.path), mode=0o700, exist_ok=True)
-        fd = os.open(self.path, fsflags.LOCK | os.O_CREAT, 0o600)
-        end = time.monotonic() + wait
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                self.fd = fd
-                return True
-            except OSError as exc:
-                if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
-                    os.close(fd)
-                    return False
-            if time.monotonic() >= end or (poll is not None and poll()):
-                os.close(fd)
-                return False
-            time.sleep(0.02)
-
-    def held_elsewhere(self) -> bool:
-        """True when another process holds the lock right now."""
-        try:
-            fd = os.open(self.path, fsflags.LOCK)
-        except OSError:
-            return False
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            return True
-        finally:
-            os.close(fd)
-        return False
-
-    def release(self) -> None:
-        if self.fd is not None:
-            with contextlib.suppress(OSError):
-                fcntl.flock(self.fd, fcntl.LOCK_UN)
-            os.close(self.fd)
-            self.fd = None
-
+# --- opening for a command (the writer's lock: index_lock.WriterLock) -----------------
 
 def fresh_snapshot(root, participants=None, *, id_time_is_utc: bool, now=None) -> Snapshot | None:
     """The whole letterbox's snapshot from the index when it vouches for the letterbox (a
