@@ -318,7 +318,8 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, OutsideMixin, Sync
         m = self.model
         if m is None:
             return
-        self.mailbox_list.show_mailboxes(m, self.mailbox_id, self.new_counts(), width=30)
+        width = self.mailbox_list.scrollable_content_region.width or 28
+        self.mailbox_list.show_mailboxes(m, self.mailbox_id, self.new_counts(), width=width)
 
     def _highlight_mailbox(self, mailbox_id: str) -> None:
         self.mailbox_list.highlight_mailbox(mailbox_id)
@@ -451,6 +452,20 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, OutsideMixin, Sync
         order = ["tab-body", "tab-thread", "tab-chain", "tab-provenance"]
         i = order.index(tabs.active) if tabs.active in order else 0
         tabs.active = order[(i + step) % len(order)]
+        focused = self.focused
+        if focused is not None and self.letter_pane in focused.ancestors_with_self:
+            # reading: the new tab takes the keys (j/k move in the Thread tree)
+            if tabs.active == "tab-thread":
+                self.letter_pane.thread_view.focus()
+            else:
+                self.call_after_refresh(lambda: self._focus_tab(tabs.active))
+
+    def _focus_tab(self, tab_id: str) -> None:
+        from textual.containers import VerticalScroll
+
+        for scroll in self.letter_pane.query_one(f"#{tab_id}").query(VerticalScroll):
+            scroll.focus()
+            return
 
     def action_show_tab(self, name: str) -> None:
         self.letter_pane.tabs.active = f"tab-{name}"

@@ -28,9 +28,9 @@ async def test_seat_status_shows_state_since_and_notes(letterbox):
         await scanned(pilot, app)
         ol = app.query_one("#mailboxes")
         prompts = "\n".join(ol.get_option_at_index(i).prompt.plain for i in range(ol.option_count))
-        assert "builder\n working\n since 2026-11-29T08:00:00Z\n ledger migration, table 4 o\n f 5" in prompts
+        assert "builder\n working\n since 2026-11-29 08:00Z\n ledger migration, table 4 of 5" in prompts
         # a free-form note is still its first line
-        assert "planner\n Drafting the Q1 plan; back \n Monday." in prompts
+        assert "planner\n Drafting the Q1 plan; back Monday." in prompts
 
 
 async def test_ruled_and_open_disputes_look_different(letterbox):

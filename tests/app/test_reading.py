@@ -249,3 +249,14 @@ async def test_body_search_can_be_cancelled(letterbox, monkeypatch):
         assert "cancelled after" in screen.query_one("#bs-status").render().plain
         await pilot.press("escape")
         await until(pilot, lambda: app.screen is not screen)
+
+
+async def test_reading_then_the_thread_tab_takes_j_and_k(letterbox):
+    app = app_for(letterbox, view="all", letter=ACCESS)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await scanned(pilot, app)
+        await pilot.press("enter", "right_square_bracket")
+        tv = app.query_one("#letter-thread")
+        assert app.focused is tv
+        await pilot.press("j")
+        assert tv.highlighted_letter.id == RESULT

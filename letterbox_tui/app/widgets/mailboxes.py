@@ -7,12 +7,16 @@ the user last looked are counted beside each mailbox (``new``).
 
 from __future__ import annotations
 
+import re
+
 from textual.binding import Binding
 from textual.content import Content
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option, OptionDoesNotExist
 
 from ..sanitize import clean
+
+_SINCE = re.compile(r"(\d{4}-\d\d-\d\d)T(\d\d:\d\d):\d\d(?:\.\d+)?Z")
 
 
 class MailboxList(OptionList):
@@ -61,13 +65,10 @@ class MailboxList(OptionList):
                     since = parts[0].plain.find(" since ")
                     if since >= 0:
                         parts[0:1] = [parts[0][:since], parts[0][since + 1:]]
-                    w = max(8, width - 3)
-                    for part in parts:
-                        pieces = [part[i:i + w] for i in range(0, min(len(part), 3 * w), w)]  # at most 3 lines
-                        if len(part) > 3 * w:
-                            pieces[-1] = pieces[-1].truncate(w, ellipsis=True)
-                        for piece in pieces:
-                            head = head + Content("\n ") + piece.stylize_before("italic $text-muted")
+                    for part in parts:  # the option list wraps a long line at its words
+                        text = _SINCE.sub(r"\1 \2Z", part.plain) if part.plain.startswith("since ") else None
+                        piece = Content(text) if text is not None else part
+                        head = head + Content("\n ") + piece.stylize_before("italic $text-muted")
                 options.append(Option(head, id=mb.id, disabled=True))
                 continue
             elif mb.id.startswith("seat:"):

@@ -80,7 +80,7 @@ def describe(model, row: ListRow, width: int, owed: bool = False, fresh: bool = 
     if owed:
         due, due_style = deadline_state(x, model.at, res.late(x).yes)
         codes = uncertain_codes(x, res)
-        due_w = 16
+        due_w = 18
         why = ("? " + ", ".join(codes)) if codes else ""
         progress = row.extra.get("progress") or ""
         tail = " · ".join(t for t in (why, progress) if t)
