@@ -84,6 +84,7 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, OutsideMixin, Sync
         Binding("o", "owed_order", "Owed order", show=False, id="owed.order"),
         Binding("e", "pager", "Pager", show=False, id="letter.pager"),
         Binding("F", "body_search", "Search bodies", show=False, id="app.body_search"),
+        Binding("T", "toggle_threads", "Threads", show=False, id="list.threads"),
         Binding("vertical_line", "pipe", "Pipe", show=False, id="letter.pipe"),
         Binding("z", "fold", "Fold seat", show=False, id="owed.fold"),
         Binding("Z", "fold_all", "Fold all seats", show=False, id="owed.fold_all"),
@@ -367,6 +368,10 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, OutsideMixin, Sync
             rows = []
             empty = cleans(("Query error: ", "bold $error"), (str(exc), "$error"))
         self._showing_pending = rows is None
+        if rows is not None and self.threaded and self.mailbox_id != "view:owed":
+            from .thread_rows import threaded_rows
+
+            rows = threaded_rows(m, rows, self.thread_folded)
         if rows is None:
             rows = []
             empty = Content.styled("Computing this view… (the other views are ready first)", "$warning")
@@ -406,6 +411,8 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, OutsideMixin, Sync
             parts.append(Content.styled("no filter", "$text-muted"))
         if self.search_text:
             parts += [sep, Content.styled("search ", "$text-muted"), clean(self.search_text, single_line=True, style="bold $accent")]
+        if self.threaded and self.mailbox_id != "view:owed":
+            parts += [sep, Content.styled("threaded", "bold")]
         n = getattr(self, "shown_rows", 0)
         parts += [sep, Content.styled(f"{n} row{'s' if n != 1 else ''}", "$text-muted"), sep,
                   Content.styled("body " + ("Markdown" if self.letter_pane.markdown else "as written"), "$text-muted")]

@@ -264,7 +264,17 @@ class ReadingMixin:
         self._show_mailbox(keep=self._owed_keep())
 
     def action_fold(self) -> None:
-        """``z``: fold (or unfold) the seat group under the cursor."""
+        """``z``: fold (or unfold) the seat group under the cursor (or, in a threaded list,
+        the thread)."""
+        row = self.letter_list.current
+        if self.threaded and self.mailbox_id != "view:owed":
+            tid = row.extra.get("fold") if row is not None and row.extra.get("thread") else None
+            if tid is None and row is not None and row.letter is not None and hasattr(row.letter, "thread_id"):
+                tid = row.letter.thread_id
+            if tid is not None:
+                self.thread_folded = self.thread_folded ^ {tid}
+                self._show_mailbox(keep=f"thread:{tid}")
+            return
         if not self._in_owed() or self.owed_order != BY_SEAT:
             return
         seat = self._cursor_seat()
@@ -321,3 +331,20 @@ class ReadingMixin:
         if letter is not None:
             self.select_letter(letter)
             self.letter_pane.tabs.active = "tab-body"
+
+    # --- a threaded list (T) -----------------------------------------------------------
+    threaded = False
+    thread_folded: frozenset[str] = frozenset()
+
+    def action_toggle_threads(self) -> None:
+        """``T``: show the list threaded (reply trees, folding with ``z``), or flat."""
+        if self.mailbox_id == "view:owed" and self.query_text is None:
+            self.notify("Owed & late is grouped by seat; T threads the other lists.", timeout=3)
+            return
+        from .thread_rows import MAX_THREADED
+
+        if not self.threaded and len(self.letter_list.rows) > MAX_THREADED:
+            self.notify(f"Over {MAX_THREADED} rows: filter (\\) first to thread them.", timeout=4)
+            return
+        self.threaded = not self.threaded
+        self._show_mailbox(keep=self._selected_key())

@@ -260,3 +260,24 @@ async def test_reading_then_the_thread_tab_takes_j_and_k(letterbox):
         assert app.focused is tv
         await pilot.press("j")
         assert tv.highlighted_letter.id == RESULT
+
+
+async def test_the_list_can_be_shown_threaded_and_threads_fold(letterbox):
+    app = app_for(letterbox, view="all")
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        await pilot.press("T")
+        lst = letters(app)
+        keys = [r.key for r in lst.rows]
+        head = keys.index(f"thread:{ACCESS}")
+        assert lst.rows[head + 1].letter.id == ACCESS and lst.rows[head + 2].letter.id == RESULT
+        assert lst.rows[head + 2].depth == 1  # the reply hangs under its parent
+        assert "threaded" in app.query_one("#status").render().plain
+        lst.cursor = head
+        await pilot.press("z")
+        keys = [r.key for r in lst.rows]
+        assert f"thread:{ACCESS}" in keys and not any(r.letter is not None and r.letter.id == RESULT for r in lst.rows)
+        await pilot.press("z")
+        assert any(r.letter is not None and r.letter.id == RESULT for r in lst.rows)
+        await pilot.press("T")
+        assert not any(r.key.startswith("thread:") for r in lst.rows)

@@ -201,7 +201,7 @@ def test_the_app_shows_hostile_letters_literally_and_keeps_the_terminal(tmux, tm
 
     # Still running after all that markup was shown; quitting is still ours to do.
     assert tmux.info("app", "#{pane_dead}") == "0"
-    tmux("send-keys", "-t", "app", "q")
+    tmux("send-keys", "-t", "app", "Q")  # Q quits from anywhere (q goes back first)
     tmux.wait_dead("app")
     assert_unharmed(tmux, "app")
 
