@@ -22,7 +22,7 @@ from letterbox_tui.core.settings import load_settings
 
 from .model import AppModel
 from .owed_rows import most_urgent_key
-from .sanitize import cleans
+from .sanitize import clean, cleans
 from .watch import folder_fingerprint
 
 
@@ -39,6 +39,8 @@ class ScanDone(Message):
 
     model: AppModel
     fingerprint: tuple
+    #: derived files this scan did not use, one line each (``core.speed.files.take_notices``)
+    notices: tuple[str, ...] = ()
 
 
 @dataclass
@@ -59,6 +61,7 @@ class ScanningMixin:
     def scan_letterbox(self) -> None:
         from letterbox_tui.core.resolve import resolve
         from letterbox_tui.core.speed.choice import scan_letterbox
+        from letterbox_tui.core.speed.files import take_notices
 
         worker = get_current_worker()
         at = self.clock()
@@ -69,6 +72,7 @@ class ScanningMixin:
         # letter costs a stat. freeze: a big scan's letters leave the collector's sight at
         # once (else its next passes walk them all, ~0.2 s each at 100,000 letters); the app
         # re-freezes the whole heap once the scan is shown (``_freeze_heap``).
+        take_notices()  # what came before this scan is not about it
         snapshot = scan_letterbox(
             self.root, self.participants, id_time_is_utc=settings.id_time_is_utc, now=at, freeze=True
         )
@@ -85,7 +89,7 @@ class ScanningMixin:
             model.compute("view:all")  # where --letter is looked for
         if worker.is_cancelled:
             return
-        self.post_message(ScanDone(model, fingerprint))
+        self.post_message(ScanDone(model, fingerprint, tuple(take_notices())))
         self.post_message(ScanProgress("building the other views", 4, 4))
         model.finish(cancelled=lambda: worker.is_cancelled)
         if not worker.is_cancelled:
@@ -117,6 +121,8 @@ class ScanningMixin:
         self.views_pending = not message.model.finished
         self.scan_error = None
         self.scan_count += 1
+        if message.notices:  # a damaged or outdated derived file: answered from the letters
+            self.notify(clean("\n".join(message.notices)), title="Derived files", severity="warning", timeout=10)
         self.fingerprint = message.fingerprint
         first = self.model is None
         if first or message.model.settings != self.settings:
