@@ -33,6 +33,7 @@ from .model import Letter, Scope
 from .owed import format_time
 from .resolve import Resolution
 from .text import clean
+from .user_files import replace_atomically
 
 GENERATOR = "letterbox-tui"
 #: ``--max-lines`` default: the body stays small enough to load every time.
@@ -261,51 +262,27 @@ def read_existing(path: Path) -> Existing | None:
 
 
 def write_atomically(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text``: a hidden temporary beside it, fsync, rename, fsync
-    of the directory. A crash before the rename leaves the old file as it was."""
+    """Replace ``path`` with ``text`` (``core.user_files``: a hidden temporary beside it,
+    fsync, rename, fsync of the folder). A crash before the rename leaves the old file as
+    it was."""
     directory = path.parent if str(path.parent) else Path(".")
     if not directory.is_dir():
         raise LetterboxError(f"{path}: the directory {directory} does not exist")
-    tmp = directory / f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp"
-    flags = fsflags.CREATE
-    try:
-        fd = os.open(tmp, flags, 0o644)
-    except OSError as exc:
-        raise LetterboxError(f"{path}: cannot write beside it ({exc.strerror or exc})") from None
-    try:
-        try:
-            data = text.encode("utf-8", "surrogateescape")
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+
+    def still_a_file() -> None:
         # the target may have changed since it was read: still never replace a symlink,
         # a directory or anything but a regular file
         try:
             st = os.lstat(path)
         except FileNotFoundError:
-            st = None
-        if st is not None and not stat.S_ISREG(st.st_mode):
+            return
+        if not stat.S_ISREG(st.st_mode):
             raise LetterboxError(f"{path}: changed into something that is not a regular file; not replaced")
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+
     try:
-        dfd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError:
-        return
-    try:
-        os.fsync(dfd)
-    except OSError:
-        pass
-    finally:
-        os.close(dfd)
+        replace_atomically(path, text, dir_mode=None, file_mode=0o644, before_replace=still_a_file)
+    except OSError as exc:
+        raise LetterboxError(f"{path}: cannot write it ({exc.strerror or exc})") from None
 
 
 @dataclass(frozen=True, slots=True)
