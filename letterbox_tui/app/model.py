@@ -25,6 +25,7 @@ from letterbox_tui.core.model import Answer, Letter, Reason, Snapshot
 from letterbox_tui.core.query import QueryResult
 from letterbox_tui.core.resolve import Resolution
 from letterbox_tui.core.settings import Settings
+from letterbox_tui.core.text import span
 from letterbox_tui.core.views.disputes import DisputesView, disputes_view
 from letterbox_tui.core.views.exists import Exists, exists_view
 from letterbox_tui.core.views.letterfile import status_line
@@ -370,19 +371,6 @@ def short_time(t: datetime, at: datetime) -> str:
     if t.year == at.year:
         return t.strftime("%b %d %H:%M")
     return t.strftime("%Y-%m-%d")
-
-
-def span(delta: timedelta) -> str:
-    """A short human duration: 3d 4h, 5h 10m, 12m."""
-    secs = int(abs(delta).total_seconds())
-    d, rem = divmod(secs, 86400)
-    h, rem = divmod(rem, 3600)
-    m = rem // 60
-    if d:
-        return f"{d}d {h}h" if h else f"{d}d"
-    if h:
-        return f"{h}h {m}m" if m else f"{h}h"
-    return f"{m}m"
 
 
 def lease_line(x: Lease, at: datetime) -> Content:

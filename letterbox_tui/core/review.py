@@ -12,6 +12,7 @@ from typing import Any
 from .errors import LetterboxError
 from .model import Letter, Scope, Snapshot
 from .owed import format_time
+from .text import span
 
 _INTERVAL = re.compile(r"^([1-9][0-9]{0,5})([mhdw])$")
 _UNIT = {"m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
@@ -54,8 +55,8 @@ class ReviewStatus:
             text = f"no review by {self.seat} on record: one is due"
         else:
             age = self.at - self.last.sent_at  # type: ignore[operator]
-            when = f"last review by {self.seat} at {self.last.sent} ({_age(age)} ago, {self.last.id})"
-            text = f"{when}: a review is due (every {_age(self.every)})" if self.due else f"{when}: in time"
+            when = f"last review by {self.seat} at {self.last.sent} ({span(age)} ago, {self.last.id})"
+            text = f"{when}: a review is due (every {span(self.every)})" if self.due else f"{when}: in time"
         if self.due and not self.scope.complete:
             text += "; the scope is incomplete, so a later review may lie in a file that could not be read"
         return text
@@ -63,24 +64,11 @@ class ReviewStatus:
     def to_json(self) -> dict[str, Any]:
         return {
             "seat": self.seat,
-            "every": _age(self.every),
+            "every": span(self.every),
             "at": format_time(self.at),
             "due": self.due,
             "last": None if self.last is None else {"id": self.last.id, "path": self.last.path, "sent": self.last.sent},
         }
-
-
-def _age(delta: timedelta) -> str:
-    minutes = int(delta.total_seconds() // 60)
-    if minutes < 0:
-        return "in the future"
-    days, rest = divmod(minutes, 24 * 60)
-    hours, mins = divmod(rest, 60)
-    if days:
-        return f"{days}d{hours}h" if hours else f"{days}d"
-    if hours:
-        return f"{hours}h{mins}m" if mins else f"{hours}h"
-    return f"{mins}m"
 
 
 def review_status(snapshot: Snapshot, seat: str, every: timedelta, at: datetime) -> ReviewStatus:

@@ -19,6 +19,7 @@ No face-specific types here (core never imports Textual or Rich): the command li
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
 #: C0 except \t and \n.
 C0 = "\x00-\x08\x0b-\x1f"
@@ -160,3 +161,16 @@ def _json_escape(m: re.Match[str]) -> str:
         c -= 0x10000
         return f"\\u{0xD800 + (c >> 10):04x}\\u{0xDC00 + (c & 0x3FF):04x}"
     return f"\\u{c:04x}"
+
+
+def span(delta: timedelta) -> str:
+    """A short human duration, whichever way it points: 3d 4h, 5h 10m, 12m."""
+    secs = int(abs(delta).total_seconds())
+    d, rem = divmod(secs, 86400)
+    h, rem = divmod(rem, 3600)
+    m = rem // 60
+    if d:
+        return f"{d}d {h}h" if h else f"{d}d"
+    if h:
+        return f"{h}h {m}m" if m else f"{h}h"
+    return f"{m}m"

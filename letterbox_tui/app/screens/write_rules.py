@@ -13,6 +13,7 @@ from letterbox_tui.core.errors import LetterboxError
 from letterbox_tui.core.grammar import SLUG_RE, valid_id
 from letterbox_tui.core.model import Letter, Snapshot
 from letterbox_tui.core.query import parse_when
+from letterbox_tui.core.text import span
 
 #: types whose letters are tasks unless the writer says otherwise; a delegate always is one
 #: (protocol v0.5: ``delegate`` needs ``--ack``)
@@ -143,19 +144,8 @@ def deadline_note(value: str, now: datetime) -> str:
     same = when.utcoffset() == utc.utcoffset() and not _relative(value)
     stamp = utc.strftime("%Y-%m-%dT%H:%M:%SZ")
     left = utc - now.astimezone(timezone.utc)
-    far = f"in {_span(left.total_seconds())}" if left.total_seconds() >= 0 else f"{_span(-left.total_seconds())} ago"
+    far = f"in {span(left)}" if left.total_seconds() >= 0 else f"{span(left)} ago"
     return f"{shown}" + ("" if same else f" (written in UTC: {stamp})") + f", {far}"
-
-
-def _span(seconds: float) -> str:
-    minutes = int(seconds // 60)
-    days, rest = divmod(minutes, 24 * 60)
-    hours, minutes = divmod(rest, 60)
-    if days:
-        return f"{days}d {hours}h" if hours else f"{days}d"
-    if hours:
-        return f"{hours}h {minutes}m" if minutes else f"{hours}h"
-    return f"{minutes}m"
 
 
 def problems(kind: str, v: dict, pointers: Pointers | None, now: datetime, *, letter_type: str | None = None) -> list[str]:
