@@ -404,7 +404,10 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, OutsideMixin, Sync
         if self.mailbox_id == "view:owed":
             sort = ORDER_WORDS[self.owed_order] + ("; z folds, o reorders" if self.size.width >= 120 else "")
         sep = Content.styled(" · ", "$text-muted")
-        parts = [Content(" "), label.stylize_before("bold"), sep, Content(sort), sep]
+        parts = [Content(" "), label.stylize_before("bold")]
+        if self.mailbox_id == "view:truth":  # first, so 80 columns still show it
+            parts.append(self.truth_status_text())
+        parts += [sep, Content(sort), sep]
         if self.query_text:
             parts += [Content.styled("filter ", "$text-muted"), clean(self.query_text, single_line=True, style="bold $accent")]
         else:
@@ -416,8 +419,6 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, OutsideMixin, Sync
         n = getattr(self, "shown_rows", 0)
         parts += [sep, Content.styled(f"{n} row{'s' if n != 1 else ''}", "$text-muted"), sep,
                   Content.styled("body " + ("Markdown" if self.letter_pane.markdown else "as written"), "$text-muted")]
-        if self.mailbox_id == "view:truth":
-            parts.append(self.truth_status_text())
         line.update(Content("").join(parts))
 
     def _selected_key(self) -> str | None:

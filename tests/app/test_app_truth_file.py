@@ -41,20 +41,20 @@ async def test_write_asks_once_remembers_and_tracks_staleness(letterbox, tmp_pat
         await until(pilot, lambda: target.exists() and app.truth_state is not None)
         assert frontmatter.loads(target.read_text())["generator"] == "letterbox-tui"
         assert remembered_digest_path(letterbox.root) == str(target)
-        await until(pilot, lambda: status(app).endswith(": current"))
+        await until(pilot, lambda: ": current ·" in status(app))
 
         # the owed task gets its result: the file is stale after the rescan
         letterbox.letter(f"{PLAN}--builder--result", frm="builder", to="planner", type="result", re=PLAN,
                          sent="2026-11-28T10:00:00Z")
         app.start_scan()
         await scanned(pilot, app, count=2)
-        await until(pilot, lambda: status(app).endswith(": stale"))
+        await until(pilot, lambda: ": stale ·" in status(app))
         assert app.truth_state.detail.startswith("stale: ")
 
         # W again: no question, the remembered file is rewritten and current again
         before = target.read_text()
         await pilot.press("W")
-        await until(pilot, lambda: status(app).endswith(": current"))
+        await until(pilot, lambda: ": current ·" in status(app))
         assert not isinstance(app.screen, TruthPathScreen)
         assert target.read_text() != before and PLAN not in target.read_text().split("## Owed")[1].split("##")[0]
 
