@@ -145,17 +145,14 @@ class AppModel:
     def _owed_rows(self) -> list[ListRow]:
         from letterbox_tui.core.sidecar import progress_of
 
+        from .owed_rows import group_counts
+
         self.owed = view = owed_view(self.res)
         rows: list[ListRow] = []
         for group in view.groups:
-            words = [f"{len(group.items)}"]
-            if group.late:
-                words.append(f"{group.late} late")
-            if group.uncertain:
-                words.append(f"{group.uncertain} uncertain")
             heading = Content.assemble(
                 (" ", ""), clean(group.seat, single_line=True, style="bold"), (" owes ", ""),
-                (" · ".join(words), "$late" if group.late else ""),
+                (group_counts(group), "$late" if group.late else ""),
             )
             rows.append(ListRow(f"group:{group.seat}", heading=heading))
             for item in group.items:

@@ -35,21 +35,26 @@ def owed_rows(model, order: str = BY_SEAT, folded: frozenset[str] | set[str] = f
         return rows
     rows: list[ListRow] = []
     for group in view.groups:
-        words = [f"{len(group.items)}"]
-        if group.late:
-            words.append(f"{group.late} late")
-        if group.uncertain:
-            words.append(f"{group.uncertain} uncertain")
         closed = group.seat in folded
         heading = Content.assemble(
             (" ▸ " if closed else " ▾ ", "$text-muted"), clean(group.seat, single_line=True, style="bold"),
-            (" owes ", ""), (" · ".join(words), "$late" if group.late else ""),
+            (" owes ", ""), (group_counts(group), "$late" if group.late else ""),
             ("   (z unfolds)" if closed else "", "$text-muted"),
         )
         rows.append(ListRow(f"group:{group.seat}", heading=heading, item=group, extra={"fold": group.seat}))
         if not closed:
             rows.extend(by_path[i.letter.path] for i in group.items if i.letter.path in by_path)
     return rows
+
+
+def group_counts(group) -> str:
+    """What a seat's heading counts: ``4 · 1 late · 2 uncertain``."""
+    words = [f"{len(group.items)}"]
+    if group.late:
+        words.append(f"{group.late} late")
+    if group.uncertain:
+        words.append(f"{group.uncertain} uncertain")
+    return " · ".join(words)
 
 
 def most_urgent_key(model) -> str | None:
