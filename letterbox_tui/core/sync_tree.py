@@ -12,12 +12,12 @@ as a writer takes it, in name order; ``core.write.lifecycle``).
 from __future__ import annotations
 
 import os
-import secrets
 import stat
 from contextlib import ExitStack, contextmanager
 
 from . import flags as fsflags
 from .sync import Repo, SyncError, git
+from .write.fs import write_temporary
 
 ZERO = "0" * 40
 #: how long the update waits for a letter's lifecycle lock (a writer holds it briefly)
@@ -143,25 +143,21 @@ def _publish(path: str, data: bytes, mode: int, *, replace: bool) -> None:
     then an exclusive link (a new file) or a rename (a changed one)."""
     folder, name = os.path.split(path)
     os.makedirs(folder, exist_ok=True)
-    tmp = os.path.join(folder, f".{name}.tmp.{secrets.token_hex(6)}")  # a writer's temporary, as core.write.fs names them
-    fd = os.open(tmp, fsflags.CREATE, mode or 0o644)
+    dfd = os.open(folder, fsflags.DIR)
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    try:
-        if replace:
-            os.replace(tmp, path)
-            return
+        tmp = write_temporary(dfd, name, data, mode or 0o644)
         try:
-            os.link(tmp, path)
-        except FileExistsError:
-            pass  # the same file arrived here meanwhile (checked identical above)
+            if replace:
+                os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
+                return
+            try:
+                os.link(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd, follow_symlinks=False)
+            except FileExistsError:
+                pass  # the same file arrived here meanwhile (checked identical above)
+        finally:
+            try:
+                os.unlink(tmp, dir_fd=dfd)
+            except FileNotFoundError:
+                pass
     finally:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
+        os.close(dfd)

@@ -37,11 +37,12 @@ def open_dir(root: Path, *parts: str) -> int:
     return fd
 
 
-def _temporary(dfd: int, name: str, data: bytes) -> str:
+def write_temporary(dfd: int, name: str, data: bytes, mode: int = 0o644) -> str:
     """A new hidden temporary ``.<name>.tmp.<12 hex>`` in the folder ``dfd`` holding
-    ``data``, fsynced and closed; its name. Removed again when writing it fails."""
+    ``data``, fsynced and closed; its name. Removed again when writing it fails. The
+    protocol's writers and ours name their temporaries so (``core.temporaries``)."""
     tmp = f".{name}.tmp.{secrets.token_hex(6)}"
-    fd = os.open(tmp, _NEW_FILE_FLAGS, 0o644, dir_fd=dfd)
+    fd = os.open(tmp, _NEW_FILE_FLAGS, mode, dir_fd=dfd)
     try:
         try:
             view = memoryview(data)
@@ -51,12 +52,33 @@ def _temporary(dfd: int, name: str, data: bytes) -> str:
         finally:
             os.close(fd)
     except BaseException:
-        try:
-            os.unlink(tmp, dir_fd=dfd)
-        except OSError:
-            pass
+        _forget(dfd, tmp)
         raise
     return tmp
+
+
+def _forget(dfd: int, tmp: str) -> None:
+    """Remove a temporary if it is still there (gone once renamed into place)."""
+    try:
+        os.unlink(tmp, dir_fd=dfd)
+    except OSError:
+        pass
+
+
+def _place(root: Path, folder: tuple[str, ...], name: str, data: bytes, put) -> None:
+    """Write ``data`` to a temporary in ``root/folder``, ``put(tmp, dfd)`` it in place,
+    then fsync the folder and sweep our own stale temporaries there."""
+    dfd = open_dir(root, *folder)
+    try:
+        tmp = write_temporary(dfd, name, data)
+        try:
+            put(tmp, dfd)
+        finally:
+            _forget(dfd, tmp)
+        os.fsync(dfd)
+        sweep_own(dfd)  # our own temporaries a killed writer left here over a day ago
+    finally:
+        os.close(dfd)
 
 
 def publish_bytes(root: Path, folder: tuple[str, ...], name: str, data: bytes) -> None:
@@ -65,41 +87,16 @@ def publish_bytes(root: Path, folder: tuple[str, ...], name: str, data: bytes) -
     Raises ``FileExistsError`` when ``name`` exists (it is never overwritten); a reader
     sees either no file or the whole file.
     """
-    dfd = open_dir(root, *folder)
-    try:
-        tmp = _temporary(dfd, name, data)
-        try:
-            os.link(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd, follow_symlinks=False)
-        finally:
-            try:
-                os.unlink(tmp, dir_fd=dfd)
-            except FileNotFoundError:
-                pass
-        os.fsync(dfd)
-        sweep_own(dfd)  # our own temporaries a killed writer left here over a day ago
-    finally:
-        os.close(dfd)
+    _place(root, folder, name, data,
+           lambda tmp, dfd: os.link(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd, follow_symlinks=False))
 
 
 def replace_bytes(root: Path, folder: tuple[str, ...], name: str, data: bytes) -> None:
     """Replace ``root/folder/name`` with ``data`` the protocol's way for metadata (the ack
     sidecar): a hidden temporary, fsync, ``rename`` over the old file, fsync of the folder.
     Never used for a letter (letters are never rewritten)."""
-    dfd = open_dir(root, *folder)
-    try:
-        tmp = _temporary(dfd, name, data)
-        try:
-            os.rename(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
-        except BaseException:
-            try:
-                os.unlink(tmp, dir_fd=dfd)
-            except OSError:
-                pass
-            raise
-        os.fsync(dfd)
-        sweep_own(dfd)
-    finally:
-        os.close(dfd)
+    _place(root, folder, name, data,
+           lambda tmp, dfd: os.rename(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd))
 
 
 def exists(root: Path, folder: tuple[str, ...], name: str) -> bool:
