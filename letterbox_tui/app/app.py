@@ -572,7 +572,7 @@ def known_binding_ids() -> set[str]:
     from .screens.write import WriteScreen
 
     ids = set()
-    for cls in (LetterboxApp, LetterList, WriteScreen, HelpScreen, ChoiceScreen, QueryInput, ProgressScreen):
+    for cls in (LetterboxApp, LetterList, LetterPane, WriteScreen, HelpScreen, ChoiceScreen, QueryInput, ProgressScreen):
         for b in cls.BINDINGS:
             if isinstance(b, Binding) and b.id:
                 ids.add(b.id)

@@ -103,7 +103,7 @@ class ReadingMixin:
     def action_back_or_quit(self) -> None:
         """``q``: back to the list from the letter or the mailboxes; quit from the list."""
         focused = self.focused
-        if focused is not None and focused is not self.letter_list:
+        if focused is not self.letter_list:  # reading, the mailboxes, or nothing focused
             self.letter_list.focus()
             return
         self.exit(0)
@@ -147,6 +147,7 @@ class ReadingMixin:
         main = self.screen_stack[0]
         if widget is self.letter_list:
             main.remove_class("-reading")
+            self._show_selected()  # back from a letter read off this list (see read_letter)
         elif self.letter_pane in widget.ancestors_with_self:
             main.add_class("-reading")
         else:
@@ -182,10 +183,33 @@ class ReadingMixin:
         self.notify(cleans(("Not found in this list: ", ""), (self.search_text or "", "bold")), timeout=3)
 
     def on_thread_view_open(self, event: ThreadView.Open) -> None:
-        """Enter on a letter of the Thread tab: select it (in this list, or in All)."""
-        self.select_letter(event.letter)
-        self._mark_opened(event.letter)
+        """Enter on a letter of the Thread tab: read it (see ``read_letter``)."""
+        self.read_letter(event.letter)
+
+    def read_letter(self, letter) -> None:
+        """Read ``letter`` in the pane, as mutt's pager follows a thread: in this list the
+        cursor moves to it; a letter not in this list is shown without leaving the list
+        (q goes back to the list where it was). The body takes the keys."""
+        lst = self.letter_list
+        i = next((i for i, r in enumerate(lst.rows) if r.letter is letter and r.heading is None), None)
+        if i is not None:
+            lst.cursor = i
+            lst.scroll_to_cursor(center=True)
+        else:
+            self.letter_pane.show(self.model, ListRow(f"read:{letter.path}", letter))
+        self._mark_opened(letter)
         self.letter_pane.tabs.active = "tab-body"
+        self.letter_pane.query_one("#body-scroll").focus()
+
+    def action_parent(self) -> None:
+        """``h`` while reading: read the letter this one replies to."""
+        pane = self.letter_pane
+        x = pane.letter
+        line = next((ln for ln in pane.thread_view.lines if x is not None and ln.letter is x), None)
+        if line is None or line.parent is None:
+            self.notify("This letter replies to nothing in its thread.", timeout=2)
+            return
+        self.read_letter(line.parent)
 
     def _mark_opened(self, letter) -> None:
         if letter is not None and hasattr(letter, "mtime_ns") and self.seen.is_new(letter):

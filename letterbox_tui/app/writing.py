@@ -36,9 +36,14 @@ class WritingMixin:
         return out
 
     def selected_letter(self):
-        row = self.letter_list.current
+        """The letter being read (focus in the letter pane), else the list's current one."""
         from letterbox_tui.core.model import Letter
 
+        pane = self.letter_pane
+        focused = self.focused
+        if focused is not None and pane in focused.ancestors_with_self and isinstance(pane.letter, Letter):
+            return pane.letter
+        row = self.letter_list.current
         return row.letter if row is not None and isinstance(row.letter, Letter) else None
 
     def _open_writer(self, kind: str) -> None:

@@ -45,7 +45,8 @@ class HelpScreen(ModalScreen[None]):
         app = self.app
         keymap = getattr(app, "_keymap", {}) or {}
         found: dict[str, tuple[list[str], str]] = {}
-        nodes = [app, app.query_one("#letters"), app.query_one("#mailboxes"), app.query_one("#letter-thread")]
+        nodes = [app, app.query_one("#letters"), app.query_one("#mailboxes"), app.query_one("#letter-pane"),
+                 app.query_one("#letter-thread")]
         for node in nodes:
             for key, bindings in node._bindings.key_to_bindings.items():
                 for b in bindings:

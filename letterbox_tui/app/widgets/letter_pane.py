@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from textual import getters, on, work
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
@@ -66,6 +67,9 @@ class FindingRead(Message):
 
 class LetterPane(Vertical):
     """Shows one row: a letter, or a finding from the Problems view."""
+
+    #: reading: h reads the letter this one replies to (in the Thread tab, h moves there)
+    BINDINGS = [Binding("h", "app.parent", "Parent", show=False, id="letter.parent")]
 
     DEFAULT_CSS = """
     LetterPane { height: 1fr; }
