@@ -12,7 +12,8 @@ page cache, then measures in one run:
   targets): each ``--repeat`` times, each run divided by a raw read made just before it,
   and the run with the median ratio shown (the machine is shared: one run can be off by a
   third either way, and every run is listed);
-- unless ``--no-app``: the app's time to first paint and to the owed view filled in.
+- unless ``--no-app``: the app's first paint, owed view filled in, view switching and
+  scrolling, each run in a fresh process (``bench_app``).
 
 Each figure is given in wall-clock seconds and as a ratio to the raw read (the targets are
 wall-clock ratios), and also as CPU seconds, which stay meaningful on a machine busy with
@@ -320,30 +321,11 @@ def _wait_for_cache(root: Path, utc: bool, n: int, limit: float = 300.0) -> floa
     return waited
 
 
-def _app(root: Path) -> dict:
-    """Time the app from start to first paint, and to the owed view filled in."""
-    try:
-        from letterbox_tui.app import make_app
-    except Exception as exc:  # noqa: BLE001 - the app is optional here
-        return {"measured": False, "reason": f"letterbox_tui.app cannot be imported ({type(exc).__name__})"}
-    import asyncio
+def _app(root: Path, repeat: int = 3) -> dict:
+    """The app's measures (``bench_app``: start-up, view switching, scrolling)."""
+    from .bench_app import measure_app
 
-    async def run() -> dict:
-        t0 = time.perf_counter()
-        app = make_app(root, poll_interval=None)
-        async with app.run_test(size=(160, 48)) as pilot:
-            painted = time.perf_counter() - t0  # compose and mount done: the first frame
-            deadline = time.perf_counter() + 600
-            while getattr(app, "scan_count", 1) < 1 and time.perf_counter() < deadline:
-                await pilot.pause(0.02)
-            filled = time.perf_counter() - t0
-            done = getattr(app, "scan_count", 1) >= 1
-        return {"measured": True, "first_paint": painted, "owed_view": filled, "complete": done}
-
-    try:
-        return asyncio.run(run())
-    except Exception as exc:  # noqa: BLE001 - report, do not crash the bench
-        return {"measured": False, "reason": f"{type(exc).__name__}: {exc}"}
+    return measure_app(root, repeat)
 
 
 def _timed_raw_read(root: Path) -> float:
@@ -404,7 +386,7 @@ def measure(root: Path, n: int, *, app: bool = True, repeat: int = 3) -> dict:
     report["query_warm_not_memoised"] = _query(root, tuple(reversed(QUERY)))
     report.update(bench_index.measure(root, n, repeat, utc, QUERY, command=query_command(), paired=_paired,
                                       drop_cache=_drop_cache))
-    report["app"] = _app(root) if app else {"measured": False, "reason": "--no-app"}
+    report["app"] = _app(root, repeat) if app else {"measured": False, "reason": "--no-app"}
     for key in ("scan_only_no_cache", "scan_resolve_cold", "scan_resolve_warm", "query_cold", "query_warm",
                 "query_warm_not_memoised"):
         d = report[key]
@@ -481,10 +463,6 @@ def print_report(r: dict) -> None:
     if "matches" in q:
         print(f"{'':<4}letterbox-tui query {r['query']} --json: {q['matches']} matches, {q['unknown']} unknown")
     bench_index.print_lines(r, line)
-    a = r["app"]
-    if a.get("measured"):
-        print(f"{'app: first paint':<34}{a['first_paint']:>9.3f}{a['first_paint_ratio']:>8.2f}")
-        print(f"{'app: owed view filled in':<34}{a['owed_view']:>9.3f}{a['owed_view_ratio']:>8.2f}"
-              + ("" if a.get("complete") else "   (scan did not finish)"))
-    else:
-        print(f"app: not measured ({a['reason']})")
+    from .bench_app import print_lines
+
+    print_lines(r["app"], r["raw_read"])
