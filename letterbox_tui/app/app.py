@@ -388,13 +388,15 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, OutsideMixin, Sync
     #: how each view is ordered (for the status line)
     SORTS = {
         "view:owed": "by owing seat, late first",
-        "view:disputes": "newest dispute first",
+        "view:disputes": "oldest dispute first",
         "view:truth": "in force, then in doubt; newest first",
         "view:problems": "problems, then warnings",
     }
 
     def _update_status(self) -> None:
-        """The status line: the view, its sort, its filter and search, the row count."""
+        """The status line: the view, its sort, its filter and search, marks, the row count
+        and the body mode; what does not fit the width goes, least needed first (the body
+        mode, then the sort), never the filter or the search."""
         try:
             line = self.status_line
         except NoMatches:
@@ -404,10 +406,11 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, OutsideMixin, Sync
         if self.mailbox_id == "view:owed":
             sort = ORDER_WORDS[self.owed_order] + ("; z folds, o reorders" if self.size.width >= 120 else "")
         sep = Content.styled(" · ", "$text-muted")
-        parts = [Content(" "), label.stylize_before("bold")]
+        head = [Content(" "), label.stylize_before("bold")]
         if self.mailbox_id == "view:truth":  # first, so 80 columns still show it
-            parts.append(self.truth_status_text())
-        parts += [sep, Content(sort), sep]
+            head.append(self.truth_status_text())
+        sort_part = [sep, Content(sort)]
+        parts = [sep]
         if self.query_text:
             parts += [Content.styled("filter ", "$text-muted"), clean(self.query_text, single_line=True, style="bold $accent")]
         else:
@@ -417,9 +420,17 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, OutsideMixin, Sync
         if self.threaded and self.mailbox_id != "view:owed":
             parts += [sep, Content.styled("threaded", "bold")]
         n = getattr(self, "shown_rows", 0)
-        parts += [sep, Content.styled(f"{n} row{'s' if n != 1 else ''}", "$text-muted"), sep,
-                  Content.styled("body " + ("Markdown" if self.letter_pane.markdown else "as written"), "$text-muted")]
-        line.update(Content("").join(parts))
+        parts += [sep, Content.styled(f"{n} row{'s' if n != 1 else ''}", "$text-muted")]
+        marked = len(self.letter_list.marked)
+        if marked:
+            parts += [sep, Content.styled(f"{marked} marked (d disputes them)", "bold $accent")]
+        body = [sep, Content.styled("body " + ("Markdown" if self.letter_pane.markdown else "as written"), "$text-muted")]
+        width = self.size.width
+        for shown in (head + sort_part + parts + body, head + sort_part + parts, head + parts):
+            text = Content("").join(shown)
+            if text.cell_length <= width:
+                break
+        line.update(text)
 
     def _selected_key(self) -> str | None:
         row = self.letter_list.current

@@ -35,6 +35,8 @@ class Seen:
     watermark: int | None = None
     #: letters the user opened in this session (paths): seen, whatever their time
     opened: set[str] = field(default_factory=set)
+    #: ids of letters written from this app in this session: the user has seen them
+    written: set[str] = field(default_factory=set)
 
     @classmethod
     def load(cls, root: str) -> Seen:
@@ -48,7 +50,8 @@ class Seen:
         return cls(root)
 
     def is_new(self, letter) -> bool:
-        return self.watermark is not None and letter.mtime_ns > self.watermark and letter.path not in self.opened
+        return (self.watermark is not None and letter.mtime_ns > self.watermark and letter.path not in self.opened
+                and letter.id not in self.written)
 
     def save(self, watermark: int) -> None:
         """Record that the user has seen everything up to ``watermark`` (atomically; a

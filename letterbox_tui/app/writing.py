@@ -19,8 +19,7 @@ class WritingMixin:
         else:
             lst.marked.add(key)
         lst.invalidate()
-        n = len(lst.marked)
-        self.notify(f"{n} letter{'s' if n != 1 else ''} marked for a dispute (d to dispute)", timeout=3)
+        self._update_status()  # the status line counts the marks (a toast covered the form d opens)
 
     def marked_letters(self) -> list:
         lst = self.letter_list
@@ -59,8 +58,10 @@ class WritingMixin:
 
     def _written(self, result: str | None) -> None:
         if result:
+            self.seen.written.add(result)  # not announced, nor marked new, when it appears
             self.notify(cleans(("Written: ", "bold"), (result, "")), timeout=4)
             self.letter_list.marked.clear()
+            self._update_status()
             self.start_scan()
 
     def action_compose(self) -> None:

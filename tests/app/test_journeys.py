@@ -56,3 +56,72 @@ async def test_q_with_nothing_focused_goes_to_the_list_not_out(letterbox):
         app.set_focus(None)
         await pilot.press("q")
         assert app.is_running and app.focused is letters(app)
+
+
+DISPUTE2 = "2026-11-26T090000-reviewer-dispute-plans-cccc0002"
+
+
+def _status(app) -> str:
+    return app.query_one("#status").render().plain
+
+
+def _row_of(app, letter_id):
+    return next(r for r in letters(app).rows if r.letter is not None and r.letter.id == letter_id and r.heading is None)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
+async def test_a_dispute_and_its_ruling(letterbox, size):
+    """Mark the letters an open dispute names, d: the form warns (the marks are counted on
+    the status line: a toast covered the form's buttons at 80x24); send; the letter you
+    wrote is neither announced nor marked new; Open disputes says its real order; u
+    focuses Upholds (it focused Slug); the ruled dispute leaves Open disputes and looks
+    ruled in All, the duplicate stays open."""
+    from textual.widgets import Select
+
+    from letterbox_tui.app.screens.write import WriteScreen
+
+    app = app_for(letterbox, view="all")
+    async with app.run_test(size=size) as pilot:
+        await scanned(pilot, app)
+        lst = letters(app)
+        named = set(next(x for x in app.model.snapshot.letters if x.id == DISPUTE2).disputes)
+        for key in [r.key for r in lst.rows if r.letter is not None and r.letter.id in named]:
+            lst.cursor = lst.index_of(key)
+            await pilot.press("m")
+        assert "2 marked" in _status(app) and len(_status(app)) <= size[0]
+        before = len(app._notifications)
+        await pilot.press("d")
+        await until(pilot, lambda: isinstance(app.screen, WriteScreen))
+        screen = app.screen
+        assert "An open dispute already names these letters" in screen.query_one("#w-warn").render().plain
+        await until(pilot, lambda: not screen.query_one("#w-send").disabled)
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: not isinstance(app.screen, WriteScreen))
+        written = screen.written or next(iter(app.seen.written))
+        await scanned(pilot, app, count=2)
+        mine = _row_of(app, written)
+        assert not app.is_fresh(mine), "the letter you wrote is not new to you"
+        assert not any("new letter" in str(n.title) for n in list(app._notifications)[before:])
+        assert "marked" not in _status(app)
+
+        await pilot.press("2")
+        assert "oldest dispute first" in _status(app)
+        shown = [r.letter.id for r in lst.rows if r.letter is not None and r.letter.type == "dispute"]
+        assert shown == sorted(shown) and shown[-1] == written  # oldest first, as the status says
+        lst.cursor = lst.index_of(_row_of(app, DISPUTE2).key)
+        await pilot.press("u")
+        await until(pilot, lambda: isinstance(app.screen, WriteScreen))
+        screen = app.screen
+        assert app.focused.id == "w-upholds", "the ruling's one choice has the keys"
+        upholds = screen.query_one("#w-upholds", Select)
+        upholds.value = sorted(named)[0]
+        await until(pilot, lambda: not screen.query_one("#w-send").disabled)
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: not isinstance(app.screen, WriteScreen))
+        await scanned(pilot, app, count=3)
+        assert DISPUTE2 not in {r.letter.id for r in lst.rows if r.letter is not None}
+        assert written in {r.letter.id for r in lst.rows if r.letter is not None}, "the duplicate is still open"
+        await pilot.press("4")
+        text = lst.describe(_row_of(app, DISPUTE2), 120).plain
+        assert text.startswith("✓") and "ruled" in text
+        assert "OPEN dispute" in lst.describe(_row_of(app, written), 120).plain

@@ -102,6 +102,8 @@ class WriteScreen(DraftKeeping, ModalScreen[str | None]):
     WriteScreen #w-error { height: auto; max-height: 4; color: $error; padding: 0 1; }
     WriteScreen #w-buttons { height: 1; align-horizontal: right; }
     WriteScreen Button { margin-left: 2; }
+    /* a compact Select's open list had no edge: its options ran into the labels below */
+    WriteScreen Select.-textual-compact > SelectOverlay { border: round $accent !important; background: $panel; }
     """
 
     def __init__(self, kind: str, model, *, target: Letter | None = None, marked: list[Letter] | None = None,
@@ -213,7 +215,7 @@ class WriteScreen(DraftKeeping, ModalScreen[str | None]):
         return rules.pointers_for(self.model)
 
     def _first_field(self):
-        for sel in ("#w-to", "#w-slug", "#w-upholds", "#w-body"):
+        for sel in ("#w-upholds", "#w-to", "#w-slug", "#w-body"):  # a ruling's choice first
             if self.kind == "reply" and sel == "#w-slug":
                 continue
             found = self.query(sel)

@@ -8,6 +8,7 @@ the user last looked are counted beside each mailbox (``new``).
 from __future__ import annotations
 
 import re
+import textwrap
 
 from textual.binding import Binding
 from textual.content import Content
@@ -65,10 +66,10 @@ class MailboxList(OptionList):
                     since = parts[0].plain.find(" since ")
                     if since >= 0:
                         parts[0:1] = [parts[0][:since], parts[0][since + 1:]]
-                    for part in parts:  # the option list wraps a long line at its words
-                        text = _SINCE.sub(r"\1 \2Z", part.plain) if part.plain.startswith("since ") else None
-                        piece = Content(text) if text is not None else part
-                        head = head + Content("\n ") + piece.stylize_before("italic $text-muted")
+                    for part in parts:  # wrapped at its words here, so each line keeps the indent
+                        text = _SINCE.sub(r"\1 \2Z", part.plain) if part.plain.startswith("since ") else part.plain
+                        for piece in textwrap.wrap(text, max(8, width - 2), break_long_words=True) or [""]:
+                            head = head + Content("\n ") + Content.styled(piece, "italic $text-muted")
                 options.append(Option(head, id=mb.id, disabled=True))
                 continue
             elif mb.id.startswith("seat:"):
