@@ -20,7 +20,7 @@ from datetime import datetime
 
 from .grammar import ID_RE, id_time, parse_time
 from .header import HeaderResult
-from .model import EXTERNAL_BRIDGE, Letter, Unreadable
+from .model import EXTERNAL_BRIDGE, FIELD_SLOT_OF, Letter, Unreadable
 
 _ALIAS_RE = re.compile(r"-[0-9a-f]{8}\.md$")
 _valid_id = ID_RE.fullmatch
@@ -56,6 +56,7 @@ FILE_SLOTS: tuple[str, ...] = (
     "size", "mtime_ns", "inode",
 )
 _SINGLE_POINTERS = tuple(key for key, _, kind, _ in FIELD_SLOTS if kind == "pointer")
+FIELD_SLOT_OF.update({key: "" if kind == "list" else slot for key, slot, kind, _ in FIELD_SLOTS})
 
 
 def build(
@@ -174,7 +175,7 @@ def state(letter: Letter) -> tuple:
     """What ``restore`` needs to give ``letter`` back: plain data only (str, int, tuples),
     its times as where they came from (0 none, 1 its own field, 2 the id's time prefix)."""
     if letter._fields is None:  # restored or made in C: keys and values kept apart
-        keys, values = letter._field_keys, letter._field_values
+        keys, values = letter._field_keys, letter.field_values()
     else:
         keys, values = zip(*letter._fields) if letter._fields else ((), ())
     return (

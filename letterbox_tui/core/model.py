@@ -49,6 +49,11 @@ POINTER_FIELDS = ("re", "thread", "supersedes", "rules_on", "upholds", "disputes
 EXTERNAL_BRIDGE = "external-bridge"
 
 
+#: header key -> the ``Letter`` slot holding its value as written ("" for a list slot,
+#: whose value is a tuple): ``core.letters`` fills it from its field table
+FIELD_SLOT_OF: dict[str, str] = {}
+
+
 class Letter:
     """One readable letter file: its header fields and where it lies.
 
@@ -164,8 +169,19 @@ class Letter:
         """Every header line as written, in order, as (key, value) pairs."""
         pairs = self._fields
         if pairs is None:
-            pairs = self._fields = tuple(zip(self._field_keys, self._field_values))
+            pairs = self._fields = tuple(zip(self._field_keys, self.field_values()))
         return pairs
+
+    def field_values(self) -> tuple[str, ...]:
+        """The header's values, in the order of its keys. A letter the speed wing's reader
+        made from a header whose every key has a slot keeps no values apart (``None``):
+        each is read back from its slot (``FIELD_SLOT_OF``; a list slot such a letter has
+        is empty, as its header's value was)."""
+        values = self._field_values
+        if values is None:
+            slot_of = FIELD_SLOT_OF
+            values = tuple([getattr(self, slot) if slot else "" for slot in map(slot_of.__getitem__, self._field_keys)])
+        return values
 
     @property
     def task(self) -> bool:

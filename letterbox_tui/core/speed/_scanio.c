@@ -26,9 +26,10 @@
  *   (size, mtime_ns, inode, ctime_ns) of every one as little-endian signed 64-bit words, or
  *   None when any stat fails or a value does not fit (core.speed.memo compares these bytes).
  *
- * In three files by concern: this one the system calls, the threads and the module;
+ * In four files by concern: this one the system calls, the threads and the module;
  * _scanio_header.c the header's split into spans (no Python object); _scanio_letters.c
- * the Python objects made of one read, and the letters (shared: _scanio.h).
+ * the Python objects made of one read, and the letters; _scanio_strings.c the strings
+ * that repeat from letter to letter, made once (shared: _scanio.h).
  *
  * The system calls run without the GIL, on up to `threads` threads, CHUNK files at a time
  * (so memory stays bounded whatever the folder's size). Letter bytes are hostile: every
@@ -219,11 +220,10 @@ clamp_threads(int threads)
 static PyObject *
 read_headers(PyObject *self, PyObject *args)
 {
-    int dfd, threads = 2, used = 0;
+    int dfd, threads = 2;
     PyObject *names, *out = NULL, *spec = Py_None;
     Py_ssize_t total, from;
     item *items = NULL;
-    key_slot slots[KEY_SLOTS];
     builder bl, *blp = NULL;
 
     if (!PyArg_ParseTuple(args, "iO!|iO", &dfd, &PyList_Type, &names, &threads, &spec))
@@ -252,7 +252,7 @@ read_headers(PyObject *self, PyObject *args)
         if (holders == NULL)
             goto fail;
         for (i = 0; i < n; i++) {
-            PyObject *r = scanio_result_of(&items[i], slots, &used, blp, from + i);
+            PyObject *r = scanio_result_of(&items[i], blp, from + i);
             item_free(&items[i]);
             if (r == NULL) {
                 for (i = i + 1; i < n; i++)
@@ -269,7 +269,6 @@ fail:
     Py_CLEAR(out);
 done:
     PyMem_Free(items);
-    scanio_release_keys(slots, used);
     Py_DECREF(names);
     return out;
 }
@@ -392,8 +391,6 @@ read_finish(PyObject *self, PyObject *args)
 {
     PyObject *capsule, *spec = Py_None, *out;
     pending *p;
-    key_slot slots[KEY_SLOTS];
-    int used = 0;
     Py_ssize_t i;
     builder bl, *blp = NULL;
 
@@ -424,14 +421,13 @@ read_finish(PyObject *self, PyObject *args)
     pending_join(p);
     out = PyList_New(p->j.n);
     for (i = 0; out != NULL && i < p->j.n; i++) {
-        PyObject *r = scanio_result_of(&p->j.items[i], slots, &used, blp, i);
+        PyObject *r = scanio_result_of(&p->j.items[i], blp, i);
         if (r == NULL) {
             Py_CLEAR(out);
             break;
         }
         PyList_SET_ITEM(out, i, r);
     }
-    scanio_release_keys(slots, used);
     pending_release(p);
     return out;
 }
@@ -493,7 +489,7 @@ fail:
 
 static PyMethodDef methods[] = {
     {"configure", scanio_configure, METH_VARARGS,
-     "configure(Letter, field_slots, file_slots): core.letters' tables, for the letters made here."},
+     "configure(Letter, field_slots, file_slots, values_in_slots=False): core.letters' tables, for the letters made here."},
     {"read_headers", read_headers, METH_VARARGS,
      "read_headers(dir_fd, names, threads=2, where=None): open, fstat and read the header of each name."},
     {"read_start", read_start, METH_VARARGS,

@@ -74,7 +74,13 @@ int scanio_parse_fast(item *it);
 int scanio_letters_init(void);
 PyObject *scanio_configure(PyObject *self, PyObject *args);
 int scanio_builder_init(builder *b, PyObject *spec, PyObject *names, Py_ssize_t from);
-PyObject *scanio_result_of(item *it, key_slot *slots, int *used, builder *bl, Py_ssize_t index);
-void scanio_release_keys(key_slot *slots, int used);
+PyObject *scanio_result_of(item *it, builder *bl, Py_ssize_t index);
+int scanio_key_row(const char *s, Py_ssize_t len);
+
+/* _scanio_strings.c: the strings that repeat from letter to letter, made once */
+void scanio_shared_clear(void);
+PyObject *scanio_key_object(const char *s, Py_ssize_t len, int *known);
+PyObject *scanio_keys_tuple(PyObject *const *keys, int nf, int shared);
+PyObject *scanio_value_object(const char *s, Py_ssize_t len, int share);
 
 #endif

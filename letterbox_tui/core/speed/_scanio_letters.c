@@ -38,9 +38,22 @@ typedef struct {
     PyObject *slot[MAX_TABLE];      /* the member descriptor of each row's slot */
     PyObject *time_slot[MAX_TABLE]; /* and of its time's slot, or NULL */
     PyObject *role[N_ROLES];
+    int values_in_slots;            /* a letter whose every key is the table's keeps no values apart */
 } config;
 
 static config cfg;
+
+/* The row of the field table whose key is s[:len], or -1 (for _scanio_strings.c). */
+int
+scanio_key_row(const char *s, Py_ssize_t len)
+{
+    int i;
+    for (i = 0; i < cfg.n; i++) {
+        if (cfg.key_len[i] == len && memcmp(cfg.key[i], s, (size_t)len) == 0)
+            return i;
+    }
+    return -1;
+}
 
 static void
 config_clear(config *c)
@@ -78,20 +91,26 @@ slot_descriptor(PyObject *type, PyObject *name, PyObject *seen)
     return d;
 }
 
-/* scanio_configure(Letter, field_slots, file_slots): the tables of core.letters. Every slot of
- * Letter must be named exactly once; else ValueError, and no letter is made here. */
+/* scanio_configure(Letter, field_slots, file_slots, values_in_slots=False): the tables of
+ * core.letters. Every slot of Letter must be named exactly once; else ValueError, and no
+ * letter is made here. values_in_slots: the letter type reads a header's values back from
+ * its slots (Letter.field_values, by core.letters' table), so a letter whose every key is
+ * the table's need not keep them apart (its _field_values is None). */
 PyObject *
 scanio_configure(PyObject *self, PyObject *args)
 {
     PyObject *type, *fields, *files, *seen = NULL, *all = NULL;
     config c;
     Py_ssize_t i;
-    int k;
+    int k, values_in_slots = 0;
 
     memset(&c, 0, sizeof(c));
     config_clear(&cfg);  /* a failed configure leaves none */
-    if (!PyArg_ParseTuple(args, "O!O!O!", &PyType_Type, &type, &PyTuple_Type, &fields, &PyTuple_Type, &files))
+    scanio_shared_clear();
+    if (!PyArg_ParseTuple(args, "O!O!O!|p", &PyType_Type, &type, &PyTuple_Type, &fields, &PyTuple_Type, &files,
+                          &values_in_slots))
         return NULL;
+    c.values_in_slots = values_in_slots;
     if (PyTuple_GET_SIZE(fields) > MAX_TABLE || PyTuple_GET_SIZE(files) != N_ROLES) {
         PyErr_SetString(PyExc_ValueError, "field table too long, or not one slot per file role");
         return NULL;
@@ -168,56 +187,20 @@ scanio_configure(PyObject *self, PyObject *args)
     }
     Py_DECREF(seen);
     cfg = c;
+    scanio_shared_clear();  /* the names' rows are this table's */
+    for (i = 0; i < cfg.n; i++) {  /* the table's names are kept first */
+        int known;
+        PyObject *o = scanio_key_object(cfg.key[i], cfg.key_len[i], &known);
+        if (o == NULL)
+            return NULL;
+        Py_DECREF(o);
+    }
     Py_RETURN_NONE;
 fail:
     Py_XDECREF(seen);
     config_clear(&c);
     return NULL;
 }
-
-/* Field names repeat in every letter: one str object per distinct name per call. `*known`
- * is the name's row in the field table, -1 for another name, -2 when it could not be kept
- * (then no letter is made here from this header). */
-static PyObject *
-key_object(key_slot *slots, int *used, const char *s, Py_ssize_t len, int *known)
-{
-    int i;
-    for (i = 0; i < *used; i++) {
-        if (slots[i].len == len && memcmp(slots[i].text, s, (size_t)len) == 0) {
-            Py_INCREF(slots[i].str);
-            *known = slots[i].known;
-            return slots[i].str;
-        }
-    }
-    PyObject *o = PyUnicode_DecodeASCII(s, len, "strict");
-    if (o == NULL)
-        return NULL;
-    *known = -2;
-    if (*used < KEY_SLOTS && len <= (Py_ssize_t)sizeof(slots[0].text)) {
-        memcpy(slots[*used].text, s, (size_t)len);
-        slots[*used].len = len;
-        Py_INCREF(o);
-        slots[*used].str = o;
-        slots[*used].known = -1;
-        for (i = 0; i < cfg.n; i++) {
-            if (cfg.key_len[i] == len && memcmp(cfg.key[i], s, (size_t)len) == 0)
-                slots[*used].known = i;
-        }
-        *known = slots[*used].known;
-        (*used)++;
-    }
-    return o;
-}
-
-/* The key objects kept by key_object during one call. */
-void
-scanio_release_keys(key_slot *slots, int used)
-{
-    int k;
-    for (k = 0; k < used; k++)
-        Py_DECREF(slots[k].str);
-}
-
 
 /* spec: (seat, folder, path prefix); 1 when letters are to be made (scanio_configure() was
  * called), 0 when not, -1 with an exception set. */
@@ -340,10 +323,12 @@ utc_datetime(const int *t)
                                                    PyDateTimeAPI->DateTimeType);
 }
 
-/* The Letter build() would make; NULL with an exception set. Steals nothing. */
+/* The Letter build() would make; NULL with an exception set. Steals nothing. `vals`:
+ * each field's value; `values`: what the letter keeps of them (None: each is in its slot,
+ * as every name is the table's, ``Letter.fields`` reads them back from there). */
 static PyObject *
-make_letter(builder *bl, PyObject *name, const int *pos, PyObject *keys, PyObject *values, int times[][6],
-            const int *has_time, PyObject *size, PyObject *mtime, PyObject *inode)
+make_letter(builder *bl, PyObject *name, const int *pos, PyObject *keys, PyObject *const *vals, PyObject *values,
+            int times[][6], const int *has_time, PyObject *size, PyObject *mtime, PyObject *inode)
 {
     PyObject *v[N_ROLES] = {NULL};
     PyObject *letter = NULL, *empty = PyUnicode_New(0, 0), *none_tuple = PyTuple_New(0);
@@ -375,7 +360,7 @@ make_letter(builder *bl, PyObject *name, const int *pos, PyObject *keys, PyObjec
             goto done;
     }
     for (k = 0; k < cfg.n; k++) {
-        PyObject *value = cfg.kind[k] == KIND_LIST ? none_tuple : (pos[k] >= 0 ? PyTuple_GET_ITEM(values, pos[k]) : empty);
+        PyObject *value = cfg.kind[k] == KIND_LIST ? none_tuple : (pos[k] >= 0 ? vals[pos[k]] : empty);
         set = Py_TYPE(cfg.slot[k])->tp_descr_set;
         if (set(cfg.slot[k], letter, value) < 0)
             goto done;
@@ -405,11 +390,12 @@ done:
 /* One item's result: (stage, errno, mode, size, mtime_ns, inode, ctime_ns, data, fields),
  * where with a builder `fields` may be the Letter itself (see above). */
 PyObject *
-scanio_result_of(item *it, key_slot *slots, int *used, builder *bl, Py_ssize_t index)
+scanio_result_of(item *it, builder *bl, Py_ssize_t index)
 {
     PyObject *out = NULL, *data = NULL, *fields = NULL, *keys = NULL, *values = NULL;
     PyObject *mode = NULL, *size = NULL, *mtime = NULL, *inode = NULL, *ctime = NULL;
-    int k;
+    PyObject *key_of[MAX_FIELDS], *val_of[MAX_FIELDS];
+    int k, got = 0;
 
     if (it->stage != 0) {
         Py_INCREF(Py_None);
@@ -431,33 +417,47 @@ scanio_result_of(item *it, key_slot *slots, int *used, builder *bl, Py_ssize_t i
         Py_INCREF(fields);
     }
     else if (it->nf >= 0) {
-        int pos[MAX_TABLE], all_kept = 1, times[MAX_TABLE][6], has_time[MAX_TABLE];
+        int pos[MAX_TABLE], all_kept = 1, all_known = 1, times[MAX_TABLE][6], has_time[MAX_TABLE];
         for (k = 0; k < MAX_TABLE; k++)
             pos[k] = -1;
         data = PyBytes_FromStringAndSize(it->buf, it->end);
-        keys = PyTuple_New(it->nf);
-        values = PyTuple_New(it->nf);
-        if (data == NULL || keys == NULL || values == NULL)
+        if (data == NULL)
             goto fail;
-        for (k = 0; k < it->nf; k++) {
+        for (k = 0; k < it->nf; k++, got++) {
             span *f = &it->f[k];
-            int known;
-            PyObject *key = key_object(slots, used, it->buf + f->ks, f->kl, &known);
-            if (key == NULL)
+            int known, kind;
+            key_of[k] = scanio_key_object(it->buf + f->ks, f->kl, &known);
+            if (key_of[k] == NULL)
                 goto fail;
-            PyTuple_SET_ITEM(keys, k, key);
-            PyObject *value = PyUnicode_DecodeASCII(it->buf + f->vs, f->vl, "strict");
-            if (value == NULL)
+            kind = known >= 0 ? cfg.kind[known] : -1;
+            val_of[k] = scanio_value_object(it->buf + f->vs, f->vl,
+                                           kind == KIND_POINTER ? 2 : kind != KIND_ID && kind != KIND_TIME && kind != KIND_SENT);
+            if (val_of[k] == NULL) {
+                Py_DECREF(key_of[k]);
                 goto fail;
-            PyTuple_SET_ITEM(values, k, value);
+            }
             if (known >= 0)
                 pos[known] = k;  /* the fast path admits no repeated key */
-            else if (known == -2)
-                all_kept = 0;
+            else {
+                all_known = 0;
+                all_kept = all_kept && known == -1;
+            }
         }
         if (bl != NULL && all_kept && canonical(it, pos, times, has_time)) {
             PyObject *name = PyList_GET_ITEM(bl->names, bl->from + index);
-            fields = make_letter(bl, name, pos, keys, values, times, has_time, size, mtime, inode);
+            keys = scanio_keys_tuple(key_of, it->nf, 1);
+            if (keys == NULL)
+                goto fail;
+            if (all_known && cfg.values_in_slots)
+                values = Py_NewRef(Py_None);
+            else {
+                values = PyTuple_New(it->nf);
+                if (values == NULL)
+                    goto fail;
+                for (k = 0; k < it->nf; k++)
+                    PyTuple_SET_ITEM(values, k, Py_NewRef(val_of[k]));
+            }
+            fields = make_letter(bl, name, pos, keys, val_of, values, times, has_time, size, mtime, inode);
             if (fields == NULL)
                 goto fail;
         }
@@ -466,7 +466,7 @@ scanio_result_of(item *it, key_slot *slots, int *used, builder *bl, Py_ssize_t i
             if (fields == NULL)
                 goto fail;
             for (k = 0; k < it->nf; k++) {
-                PyObject *pair = PyTuple_Pack(2, PyTuple_GET_ITEM(keys, k), PyTuple_GET_ITEM(values, k));
+                PyObject *pair = PyTuple_Pack(2, key_of[k], val_of[k]);
                 if (pair == NULL)
                     goto fail;
                 PyTuple_SET_ITEM(fields, k, pair);
@@ -494,8 +494,16 @@ scanio_result_of(item *it, key_slot *slots, int *used, builder *bl, Py_ssize_t i
     PyTuple_SET_ITEM(out, 8, fields);
     Py_XDECREF(keys);
     Py_XDECREF(values);
+    for (k = 0; k < got; k++) {
+        Py_DECREF(key_of[k]);
+        Py_DECREF(val_of[k]);
+    }
     return out;
 fail:
+    for (k = 0; k < got; k++) {
+        Py_DECREF(key_of[k]);
+        Py_DECREF(val_of[k]);
+    }
     Py_XDECREF(mode);
     Py_XDECREF(size);
     Py_XDECREF(mtime);

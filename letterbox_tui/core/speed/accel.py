@@ -48,7 +48,8 @@ def scanio(pure: bool | None = None) -> ModuleType | None:
         return None
     if _configured is None:
         try:
-            _scanio.configure(Letter, letters.FIELD_SLOTS, letters.FILE_SLOTS)
+            # Letter reads a value back from its slot by letters.FIELD_SLOTS (``FIELD_SLOT_OF``)
+            _scanio.configure(Letter, letters.FIELD_SLOTS, letters.FILE_SLOTS, True)
             _configured = True
         except (TypeError, ValueError, AttributeError):  # tables it cannot follow: build() makes them all
             _configured = False

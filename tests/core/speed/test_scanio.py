@@ -273,7 +273,7 @@ def test_the_accelerator_reads_its_field_table_from_python(tmp_path):
         with pytest.raises((ValueError, TypeError)):
             _scanio.configure(Letter, letters.FIELD_SLOTS, letters.FILE_SLOTS[:-1] + ("fields",))
     finally:
-        _scanio.configure(Letter, letters.FIELD_SLOTS, letters.FILE_SLOTS)
+        _scanio.configure(Letter, letters.FIELD_SLOTS, letters.FILE_SLOTS, True)  # as accel does
         os.close(fd)
     fd = dir_fd(tmp_path)
     try:
