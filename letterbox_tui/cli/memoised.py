@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 from argparse import Namespace
 from datetime import datetime, timezone
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from letterbox_tui.core.speed import memo
@@ -100,6 +101,32 @@ class Memoised:
         sys.stdout.flush()
         code = scope_exit(snapshot.scope)
         memo.record_after_answer(self.memo, self.key, snapshot, text, self.encoding, code, res.at, query.at is not None)
+        return code
+
+
+    def emit_parts(self, parts: Callable[[], Iterable[str]], snapshot: Snapshot, res: Resolution,
+                   query: Query) -> int:
+        """``emit`` for JSON made in parts (``parts()`` makes them, the same each time):
+        written as they are made, and recorded after the answer from the parts made again
+        (the answer is never held whole before it is out)."""
+        from letterbox_tui.core.speed.after import BACKGROUND_ROWS
+
+        from .common import scope_exit
+
+        # a small answer is kept as it is written (making it again would cost the process
+        # more than keeping it); a large one is made again by the detached recorder
+        kept: list[str] | None = [] if len(snapshot.letters) < BACKGROUND_ROWS else None
+        write = sys.stdout.write
+        for part in parts():
+            write(part)
+            if kept is not None:
+                kept.append(part)
+        write("\n")
+        sys.stdout.flush()
+        code = scope_exit(snapshot.scope)
+        text = "".join(kept) + "\n" if kept is not None else lambda: "".join(parts()) + "\n"
+        memo.record_after_answer(self.memo, self.key, snapshot, text, self.encoding, code, res.at,
+                                 query.at is not None)
         return code
 
 

@@ -42,6 +42,23 @@ def dumps_json(obj: Any, *, indent: int | None = 2) -> str:
     return _text.json_escape(text)
 
 
+def json_items(items, make, size: int = 2000):
+    """The JSON of ``[make(x) for x in items]`` without its brackets, in parts of ``size``
+    items (what ``dumps_json`` gives for the whole list, compact): a list of 100,000 rows
+    is written a part at a time, never held whole as objects or as text."""
+    for at in range(0, len(items), size):
+        text = dumps_json([make(x) for x in items[at : at + size]], indent=None)
+        yield ("," if at else "") + text[1:-1]
+
+
+def write_parts(parts) -> None:
+    """Write JSON text given in parts (``json_items``), then the line's end."""
+    write = sys.stdout.write
+    for part in parts:
+        write(part)
+    write("\n")
+
+
 def json_indent() -> int | None:
     """Indented on a terminal; compact on a pipe (Python's indenting encoder is three
     times slower, which shows at 100,000 rows)."""

@@ -78,16 +78,36 @@ def _run(args: Namespace) -> tuple[Query, Snapshot, Resolution, QueryResult]:
     return query, snapshot, res, result
 
 
+def _query_json(result: QueryResult, res: Resolution, scope) -> Callable[[], Any]:
+    """The compact JSON of ``{"matches": rows, "unknown": rows, "scope": ...}`` as parts,
+    made a slice of rows at a time (``output.json_items``): the same text as the whole
+    document encoded at once, never a whole list of rows or the whole text in memory
+    (at 100,000 letters those were tens of MB). Called again, it makes the same parts."""
+    def parts():
+        yield '{"matches":['
+        yield from output.json_items(result.matches, lambda x: row(x, res))
+        yield '],"unknown":['
+        yield from output.json_items(result.unknown, lambda xw: row(xw[0], res, xw[1]))
+        yield '],"scope":'
+        yield output.dumps_json(scope.to_json(), indent=None)
+        yield "}"
+
+    return parts
+
+
 @_collector_paused
 def cmd_query(args: Namespace, memo: Memoised | None = None) -> int:
     """``memo``: the answer memo to record into (``cli.memoised`` tried to replay it)."""
     query, snapshot, res, result = _run(args)
     scope = snapshot.scope
+    if memo is not None:
+        return memo.emit_parts(_query_json(result, res, scope), snapshot, res, query)
+    if args.json and output.json_indent() is None:
+        output.write_parts(_query_json(result, res, scope)())
+        return scope_exit(scope)
     matches = [row(x, res) for x in result.matches]
     unknown = [row(x, res, why) for x, why in result.unknown]
     keep(matches, unknown)
-    if memo is not None:
-        return memo.emit({"matches": matches, "unknown": unknown, "scope": scope.to_json()}, snapshot, res, query)
     if args.json:
         output.emit_json({"matches": matches, "unknown": unknown, "scope": scope.to_json()})
         return scope_exit(scope)

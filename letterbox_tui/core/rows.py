@@ -69,7 +69,7 @@ def row(letter: Letter, res: Resolution, extra_reasons: tuple[Reason, ...] = ())
         "sent": letter.sent,
         "slug": made_slug,
         "subject": letter.subject or made_slug,  # ``subject(letter)``, the slug made once
-        "fields": dict(letter.fields),
+        "fields": letter.field_dict(),
         "state": found["state"].value,
         "answered": found["answered"].value,
         "accepted": found["accepted"].value,

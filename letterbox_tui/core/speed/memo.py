@@ -42,6 +42,7 @@ import os
 import pickle
 import struct
 import time
+from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 
 from .. import flags as fsflags
@@ -464,14 +465,15 @@ def _forked(first, second) -> bool:
     return mine and theirs
 
 
-def record_after_answer(memo: Memo, key: str, snapshot, text: str, encoding: tuple[str, str], code: int,
+def record_after_answer(memo: Memo, key: str, snapshot, text: str | Callable[[], str], encoding: tuple[str, str], code: int,
                         at: datetime, fixed: bool) -> None:
     """Record once the answer is out (``after.run_after_answer``): for a large letterbox in
     a detached process, where the window, the encoding and the writing all happen. A memo
-    that cannot be written costs speed, never answers."""
+    that cannot be written costs speed, never answers. ``text``: the output, or what
+    makes it again (then it is made only there)."""
     def work() -> None:
         try:
-            data = text.encode(*encoding)
+            data = (text if isinstance(text, str) else text()).encode(*encoding)
         except UnicodeError:
             return
         memo.record(key, snapshot, data, code, window(snapshot.letters, at, fixed))
