@@ -104,11 +104,14 @@ class CReader:
         return self._read_ahead(dir_fd, names, bounds, first, where)
 
     def _read_ahead(self, dir_fd: int, names: list[str], bounds: list[int], pending, where) -> Iterator[tuple]:
+        """Each batch is started before the one before it is finished: while this thread
+        makes a batch's letters (``read_finish``, with the GIL) and the caller takes them,
+        the next batch is being read by a thread of its own."""
         fast = self.fast
         for at in range(1, len(bounds)):
+            ahead = fast.read_start(dir_fd, names[bounds[at] : bounds[at + 1]]) if at + 1 < len(bounds) else None
             done = fast.read_finish(pending, where)
-            if at + 1 < len(bounds):
-                pending = fast.read_start(dir_fd, names[bounds[at] : bounds[at + 1]])
+            pending = ahead
             yield from done
 
 
