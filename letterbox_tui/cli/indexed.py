@@ -14,6 +14,7 @@ Not served (from scratch as before): a partial scope (``--participant``), and
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import sqlite3
@@ -36,8 +37,11 @@ def _now() -> datetime:
 class Served:
     """A fresh index to answer from, and the scope it answers over."""
 
-    def __init__(self, ix: Index, began: datetime) -> None:
+    def __init__(self, ix: Index, began: datetime, proof=None) -> None:
         self.ix = ix
+        #: the proof that the letterbox is as the index recorded it, while it still runs
+        #: (``core.speed.memo.Proof``); None once proven
+        self.proof = proof
         self.scanned_at = began.isoformat().replace("+00:00", "Z")
         self.scope = ix.scope(self.scanned_at)
 
@@ -48,11 +52,16 @@ class Served:
                 + ',"scanned_at":' + json.dumps(self.scanned_at) + "}")
 
 
-def serve(args: Namespace, poll=None) -> Served | int | None:
+def serve(args: Namespace, poll=None, *, early: bool = False, stale: bool = False) -> Served | int | None:
     """A fresh index for this command, made fresh first if need be; None: answer from
     scratch (then, when that is worth it, the index is built after the answer). While it
     waits for another process writing the index, ``poll()`` is asked now and then: an exit
-    code from it (the answer memo replayed meanwhile) is returned as it is."""
+    code from it (the answer memo replayed meanwhile) is returned as it is.
+
+    ``early``: an index that may be fresh is served at once, its proof still running
+    (``Served.proof``: the caller reads its answer meanwhile and shows it only once the
+    proof holds, ``_guarded``). ``stale``: such a proof failed: go straight on to bring
+    the index up to date."""
     if os.environ.get("LETTERBOX_TUI_NO_CACHE") or getattr(args, "participant", None):
         return None
     from letterbox_tui.core.settings import load_settings
@@ -64,8 +73,13 @@ def serve(args: Namespace, poll=None) -> Served | int | None:
     began = _now()
     ix = Index(root, utc)
     try:
-        if _usable(ix) and ix.fresh():
-            return Served(ix, began)
+        if _usable(ix) and not stale:
+            proof = ix.start_proof()
+            if proof is not None:
+                if early:
+                    return Served(ix, began, proof)
+                if proof.holds():
+                    return Served(ix, began)
     except sqlite3.OperationalError as exc:  # locked past SQLite's wait: a new one is built
         notice(f"the derived index {ix.path} is locked ({exc}); answering from the letters and rebuilding it")
         ix.close()
@@ -192,9 +206,31 @@ def _or_scratch(command: str, args: Namespace, *more: Any) -> int:
 def _guarded(command: str, args: Namespace, answer, memoised=None) -> int:
     """Answer from the index, or from scratch when it cannot serve (or fails on the way:
     nothing has been printed before the whole answer is ready). ``memoised``: the answer
-    memo, asked again while waiting for a builder (it records the memo first)."""
+    memo, asked again while waiting for a builder (it records the memo first).
+
+    On a letterbox that may be unchanged the answer is made while the proof that it is
+    runs (``serve(early=True)``; the proof's ``stat`` calls run on threads of their own,
+    without the GIL, and SQLite releases it too): it is held back, and shown only once the
+    proof holds; else dropped, and the index brought up to date first as ever. A terminal
+    is answered once the proof holds (what it shows depends on the terminal), the
+    answer's modules loaded meanwhile."""
     more = (memoised,) if memoised is not None else ()
-    served = serve(args, memoised.replay if memoised is not None else None)
+    poll = memoised.replay if memoised is not None else None
+    served = serve(args, poll, early=True)
+    if isinstance(served, Served) and served.proof is not None:
+        if sys.stdout.isatty():
+            _load_answer_modules(command)
+            held = served.proof.holds()
+        else:
+            code = _answer_meanwhile(command, args, served, answer, more)
+            if code is not None:
+                return code
+            held = False
+        if held:
+            served.proof = None
+        else:
+            served.ix.close()
+            served = serve(args, poll, stale=True)
     if isinstance(served, int):
         return served
     if served is None:
@@ -211,6 +247,87 @@ def _guarded(command: str, args: Namespace, answer, memoised=None) -> int:
         return _or_scratch(command, args, *more)
     served.ix.close()
     return out
+
+
+class _Held(io.TextIOBase):
+    """What an answer writes while its proof runs: held, then written to the stream it
+    stands for (``like``: its encoding and errors) once the proof holds, or dropped."""
+
+    def __init__(self, like) -> None:
+        super().__init__()
+        self.like = like
+        self.parts: list[str] = []
+
+    @property
+    def encoding(self):  # noqa: D102
+        return getattr(self.like, "encoding", None) or "utf-8"
+
+    @property
+    def errors(self):  # noqa: D102
+        return getattr(self.like, "errors", None) or "strict"
+
+    def writable(self) -> bool:
+        return True
+
+    def isatty(self) -> bool:  # (a terminal is never answered this way)
+        return False
+
+    def write(self, text: str) -> int:
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        self.parts.append(text)
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+    def show(self) -> None:
+        self.like.writelines(self.parts)
+        self.parts = []
+
+
+def _answer_meanwhile(command: str, args: Namespace, served: Served, answer, more: tuple) -> int | None:
+    """``answer(served)`` made while ``served.proof`` runs, with what it writes held back;
+    shown (and its exit code returned) once the proof holds. None, nothing shown, when the
+    proof does not hold: the answer was made from an index the letterbox no longer matches."""
+    out, err = _Held(sys.stdout), _Held(sys.stderr)
+    real = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = out, err
+    failed: BaseException | None = None
+    code = 0
+    try:
+        with served.ix.reading():
+            code = answer(served)
+    except Exception as exc:  # noqa: BLE001 - judged below, once the proof is in
+        failed = exc
+    finally:
+        sys.stdout, sys.stderr = real
+    if not served.proof.holds():
+        served.ix.close()
+        return None
+    served.proof = None
+    served.ix.close()
+    if isinstance(failed, (sqlite3.DatabaseError, Unusable)):  # (nothing is shown of it)
+        set_aside(served.ix.path, str(failed))
+        return _or_scratch(command, args, *more)
+    out.show()
+    err.show()
+    if failed is not None:
+        raise failed
+    return code
+
+
+def _load_answer_modules(command: str) -> None:
+    """Import what answering ``command`` on a terminal loads (while the proof runs)."""
+    from . import output  # noqa: F401
+
+    if command in ("show", "current", "answered", "exists"):
+        from . import read  # noqa: F401
+    try:
+        import rich.console  # noqa: F401
+        import rich.table  # noqa: F401
+    except ImportError:  # pragma: no cover - a dependency
+        pass
 
 
 def cmd_query(args: Namespace, memoised=None) -> int:

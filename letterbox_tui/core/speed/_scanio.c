@@ -26,10 +26,14 @@
  *   (size, mtime_ns, inode, ctime_ns) of every one as little-endian signed 64-bit words, or
  *   None when any stat fails or a value does not fit (core.speed.memo compares these bytes).
  *
- * In four files by concern: this one the system calls, the threads and the module;
+ * check_start(work, threads) / check_finish(handle): the memo's proof that every file stats
+ *   as recorded, on threads of its own while the caller goes on (_scanio_check.c).
+ *
+ * In five files by concern: this one the system calls, the threads and the module;
  * _scanio_header.c the header's split into spans (no Python object); _scanio_letters.c
  * the Python objects made of one read, and the letters; _scanio_strings.c the strings
- * that repeat from letter to letter, made once (shared: _scanio.h).
+ * that repeat from letter to letter, made once; _scanio_check.c the proof (shared:
+ * _scanio.h).
  *
  * The system calls run without the GIL, on up to `threads` threads, CHUNK files at a time
  * (so memory stays bounded whatever the folder's size). Letter bytes are hostile: every
@@ -496,6 +500,10 @@ static PyMethodDef methods[] = {
      "read_start(dir_fd, names): start reading the headers of names on a thread of its own."},
     {"read_finish", read_finish, METH_VARARGS,
      "read_finish(batch, where=None): wait for a read_start batch; what read_headers would have returned."},
+    {"check_start", scanio_check_start, METH_VARARGS,
+     "check_start(work, threads=2): start proving [(dir_fd, names, n, expected)] unchanged, on threads of its own."},
+    {"check_finish", scanio_check_finish, METH_VARARGS,
+     "check_finish(handle): wait for check_start's threads; True when every file stats as expected."},
     {"stat_packed", stat_packed, METH_VARARGS,
      "stat_packed(dir_fd, names, threads=2): lstat each name; packed (size, mtime_ns, inode, ctime_ns)."},
     {NULL, NULL, 0, NULL},

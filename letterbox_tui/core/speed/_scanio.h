@@ -83,4 +83,8 @@ PyObject *scanio_key_object(const char *s, Py_ssize_t len, int *known);
 PyObject *scanio_keys_tuple(PyObject *const *keys, int nf, int shared);
 PyObject *scanio_value_object(const char *s, Py_ssize_t len, int share);
 
+/* _scanio_check.c: the proof that every file stats as recorded, on threads of its own */
+PyObject *scanio_check_start(PyObject *self, PyObject *args);
+PyObject *scanio_check_finish(PyObject *self, PyObject *args);
+
 #endif

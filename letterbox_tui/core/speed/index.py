@@ -205,13 +205,20 @@ class Index:
 
     def fresh(self) -> bool:
         """True when the letterbox stats exactly as the index recorded it (``core.speed.memo``)."""
-        from letterbox_tui.core.speed.memo import unchanged
+        proof = self.start_proof()
+        return proof is not None and proof.holds()
+
+    def start_proof(self):
+        """``fresh()`` begun (``core.speed.memo.Proof``: the files are stat-ed on threads of
+        their own while the caller reads its answer; ``holds()`` says whether it may be
+        shown), or None when the index recorded no state to prove (it is never fresh)."""
+        from letterbox_tui.core.speed.memo import Proof
 
         state = self.state()
         if state is None:
-            return False
+            return None
         dirs, folders = state
-        return unchanged(self.root, dirs, folders, time.time_ns())
+        return Proof(self.root, dirs, folders, time.time_ns())
 
     def globals(self) -> tuple:
         """What ``_globals`` recorded: (unreadable, unsupported, partial, atomic, participants)."""

@@ -48,7 +48,7 @@ from datetime import datetime, timedelta, timezone
 from .. import flags as fsflags
 from letterbox_tui.core.scan import RACY_NS
 
-from .accel import STAT_RECORD, pack_stats, scanio, stat_packed
+from .accel import STAT_RECORD, pack_stats, scanio, stat_packed, threads
 from .after import BACKGROUND_ROWS, after_answer
 from .files import NoGlobals, blake2b, cache_dir, cache_wanted, inside, notice, read_framed, read_framed_head, write_framed
 
@@ -148,19 +148,25 @@ class Memo:
         token = read_framed_head(self.state_path(), MAGIC_STATE, VERSION, TOKEN, f"answer memo state {self.state_path()}")
         if token is None:
             return None
-        answer = _load_answer(self.answer_path(token, key), key, token)
-        if answer is None:
+        path = self.answer_path(token, key)
+        if not os.path.lexists(path):
             return None
         state = _load_state(self.state_path())
         if state is None or state[0] != token:
             return None
         token, dirs, folders = state
-        lo, hi, code, out, at, size = answer
-        if not lo < clock_ns <= hi:
-            return None
-        if not unchanged(self.root, dirs, folders, now_ns):
-            return None
-        return out, code, at, size
+        # the files are stat-ed on the accelerator's threads while the answer is read
+        proof = Proof(self.root, dirs, folders, now_ns)
+        try:
+            answer = _load_answer(path, key, token) if proof.verdict is None else None
+            if answer is None:
+                return None
+            lo, hi, code, out, at, size = answer
+            if not lo < clock_ns <= hi or not proof.holds():
+                return None
+            return out, code, at, size
+        finally:
+            proof.stop()
 
     # --- recording ----------------------------------------------------------------
     def record(self, key: str, snapshot, output: bytes, code: int, window: tuple[int, int]) -> bool:
@@ -362,9 +368,23 @@ def _load_answer(path: str, key: str, token: bytes):
 
 def unchanged(root: str, dirs, folders, now_ns: int) -> bool:
     """True when every directory and letter file stats as recorded (and stayed so)."""
-    limit = now_ns - RACY_NS
-    fds: dict[str, int] = {}
-    try:
+    return Proof(root, dirs, folders, now_ns).holds()
+
+
+class Proof:
+    """``unchanged``, begun: the directories are checked at once; with the accelerator
+    the files are stat-ed on threads of its own while the caller goes on (the answer is
+    made meanwhile, and shown only if the proof holds); ``holds()`` waits for them, then
+    checks the directories again. Without the accelerator ``holds()`` does all the work."""
+
+    def __init__(self, root: str, dirs, folders, now_ns: int) -> None:
+        self.dirs = dirs
+        self.fds: dict[str, int] = {}
+        self.verdict: bool | None = None
+        self.handle = None
+        self.work: list | None = None
+        limit = now_ns - RACY_NS
+        fds = self.fds
         try:
             for rel, ino, mtime, ctime, mode in dirs:
                 if rel:
@@ -375,26 +395,59 @@ def unchanged(root: str, dirs, folders, now_ns: int) -> bool:
                 fds[rel] = fd
                 st = os.fstat(fd)
                 if (st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_mode) != (ino, mtime, ctime, mode):
-                    return False
+                    self._end(False)
+                    return
                 if mtime >= limit or ctime >= limit:
-                    return False
-        except (OSError, KeyError):
-            return False
-        work = [(fds[rel], joined.split("\0") if n else [], stats) for rel, joined, n, stats in folders]
-        total = sum(len(names) for _, names, _ in work)
-        if not _files_unchanged(work, total):
-            return False
-        # the directories again: an entry added, removed or renamed meanwhile is a change
-        for rel, ino, mtime, ctime, mode in dirs:
-            st = os.fstat(fds[rel])
-            if (st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_mode) != (ino, mtime, ctime, mode):
-                return False
-        return True
-    except OSError:
-        return False
-    finally:
-        for fd in fds.values():
+                    self._end(False)
+                    return
+            fast = scanio()
+            if fast is not None and hasattr(fast, "check_start"):  # a folder's names as one bytes object
+                self.handle = fast.check_start(
+                    [(fds[rel], os.fsencode(joined), n, stats) for rel, joined, n, stats in folders], threads())
+            else:
+                self.work = [(fds[rel], joined.split("\0") if n else [], stats) for rel, joined, n, stats in folders]
+        except (OSError, KeyError, UnicodeError, ValueError, TypeError):
+            self._end(False)
+
+    def holds(self) -> bool:
+        """True when every directory and letter file stats as recorded, and every
+        directory still did after the files (an entry added, removed or renamed meanwhile
+        is a change). Waits for the threads; the answer is kept after the first call."""
+        if self.verdict is not None:
+            return self.verdict
+        ok = False
+        try:
+            if self.handle is not None:
+                ok = bool(scanio().check_finish(self.handle))
+            else:
+                work = self.work or []
+                ok = _files_unchanged(work, sum(len(names) for _, names, _ in work))
+            if ok:
+                fds = self.fds
+                for rel, ino, mtime, ctime, mode in self.dirs:
+                    st = os.fstat(fds[rel])
+                    if (st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_mode) != (ino, mtime, ctime, mode):
+                        ok = False
+                        break
+        except (OSError, KeyError, ValueError):
+            ok = False
+        self._end(ok)
+        return ok
+
+    def stop(self) -> None:
+        """Drop the proof unfinished (its threads stop early; nothing is vouched for)."""
+        if self.verdict is None:
+            self._end(False)
+
+    __del__ = stop
+
+    def _end(self, verdict: bool) -> None:
+        self.verdict = verdict
+        self.handle = None  # (its threads are waited for when it is dropped)
+        self.work = None
+        for fd in self.fds.values():
             os.close(fd)
+        self.fds.clear()
 
 
 def _files_unchanged(work, total: int) -> bool:
