@@ -166,7 +166,7 @@ def _build_after(ix: Index, lock: WriterLock, utc: bool) -> None:
             from letterbox_tui.core.resolve import resolve
 
             try:
-                ix.write_all(snapshot, resolve(snapshot, _now()))
+                ix.build(snapshot, lambda s: resolve(s, _now()))
             except (sqlite3.Error, Unusable) as exc:
                 notice(f"cannot write the derived index {ix.path}: {exc}")
             finally:

@@ -285,12 +285,26 @@ class Index:
         return self.snapshot("comp IN (SELECT comp FROM letters WHERE id = :id)", {"id": letter_id}, scanned_at)
 
     # --- writing ------------------------------------------------------------------------
-    def write_all(self, snapshot: Snapshot, res) -> None:
+    def build(self, snapshot: Snapshot, res_factory) -> dict:
+        """``write_all`` resolving a slice of components at a time, timed: the build's own
+        figures (wall and CPU seconds, and this process's memory: resident at the start and
+        at its peak, MB) are kept in the index's meta as ``built`` (what ``bench`` reports)
+        and returned."""
+        stats = {"letters": len(snapshot.letters), "start_mb": _rss_mb()}
+        self.write_all(snapshot, res_factory=res_factory, stats=(time.perf_counter(), time.process_time(), stats))
+        return stats
+
+    def write_all(self, snapshot: Snapshot, res=None, *, res_factory=None, stats=None) -> None:
         """A new generation holding what ``snapshot`` and its resolution say, then the
-        pointer moved to it (the caller holds the writer lock)."""
+        pointer moved to it (the caller holds the writer lock). With ``res_factory``
+        (``res_factory(snapshot)`` resolves a snapshot) the letters are resolved whole
+        components at a time, about ``_CHUNK`` letters each, and each slice's resolution
+        dropped once written: a component resolves alone exactly as in the whole letterbox
+        (what ``refresh`` rests on), and the build never holds every letter's derivations at
+        once. ``stats``: (wall clock, CPU clock, figures) from ``build``, completed and kept
+        as the meta's ``built``."""
         comps = ir.components(snapshot.letters)
         ctimes = _ctimes(snapshot)
-        letters = snapshot.letters
         directory = os.path.dirname(self.path)
         os.makedirs(directory, mode=0o700, exist_ok=True)
         gen = f"{self.path}.{os.getpid()}-{time.time_ns()}.sqlite"
@@ -304,15 +318,21 @@ class Index:
             for stmt in _SCHEMA.split(";"):
                 if stmt.strip() and not stmt.strip().startswith("CREATE INDEX"):
                     db.execute(stmt)
-            for at in range(0, len(letters), _CHUNK):  # a slice at a time: never every record at once
-                records = [ir.record(x, res, comps[x.path], ctimes.get(x.path, -1)) for x in letters[at : at + _CHUNK]]
+            for letters, chunk_res in _slices(snapshot, comps, res, res_factory):
+                records = [ir.record(x, chunk_res, comps[x.path], ctimes.get(x.path, -1)) for x in letters]
+                del chunk_res
                 db.executemany(f"INSERT INTO letters ({_LETTER_COLS}) VALUES ({_LETTER_MARKS})", [r for r, _ in records])
                 db.executemany("INSERT INTO texts VALUES (?, ?, ?)", sorted(t for _, t in records))
                 del records
+                ir.forget_reasons()  # the texts cached for this slice's reasons (and those reasons)
             db.executemany("INSERT INTO meta VALUES (?, ?)", self._meta_rows(snapshot))
             for stmt in _SCHEMA.split(";"):
                 if stmt.strip().startswith("CREATE INDEX"):
                     db.execute(stmt)
+            if stats is not None:
+                wall, cpu, figures = stats
+                figures.update(seconds=time.perf_counter() - wall, cpu=time.process_time() - cpu, peak_mb=_peak_mb())
+                db.execute("INSERT INTO meta VALUES ('built', ?)", (ir.dumps(figures),))
             db.execute("COMMIT")
             db.execute("PRAGMA journal_mode = WAL")
         except BaseException:
@@ -358,7 +378,7 @@ class Index:
         assert db is not None
         old_globals = self.meta.get("globals")
         if old_globals is None or _loads(old_globals) != _globals(snapshot):
-            self.write_all(snapshot, res_factory(snapshot))
+            self.write_all(snapshot, res_factory=res_factory)
             return len(snapshot.letters)
         old_files = {p: tuple(s) for p, *s in db.execute("SELECT path, size, mtime_ns, inode, ctime_ns FROM letters")}
         old_letters = set(old_files)
@@ -385,11 +405,7 @@ class Index:
                 seeds.update(keys.split("\n"))
         members = _component(snapshot.letters, seeds)
         gone = [p for p in changed if p not in by_path]
-        sub = Snapshot(
-            root=snapshot.root, letters=[x for x in snapshot.letters if x.path in members],
-            unreadable=snapshot.unreadable, unsupported=snapshot.unsupported, scope=snapshot.scope,
-            seats=snapshot.seats, sidecars=snapshot.sidecars,
-        )
+        sub = _sub(snapshot, [x for x in snapshot.letters if x.path in members])
         res = res_factory(sub)
         comps = ir.components(sub.letters)  # whole components: their least paths are as before
         records = [ir.record(x, res, comps[x.path], ctimes.get(x.path, -1)) for x in sub.letters]
@@ -427,6 +443,73 @@ class Index:
             self.db.execute("ROLLBACK")
             raise
         self.meta = _meta(self.db)
+
+
+def _slices(snapshot: Snapshot, comps: dict[str, str], res, res_factory):
+    """(letters, their resolution) a slice at a time: with ``res``, every ``_CHUNK`` letters
+    in scan order with it; with ``res_factory``, whole components (in the order their first
+    letter is scanned) about ``_CHUNK`` letters at a time, each slice resolved alone."""
+    letters = snapshot.letters
+    if res_factory is None:
+        for at in range(0, len(letters), _CHUNK):
+            yield letters[at : at + _CHUNK], res
+        return
+    members: dict[str, list] = {}
+    for x in letters:
+        members.setdefault(comps[x.path], []).append(x)
+    part: list = []
+    for group in members.values():
+        part.extend(group)
+        if len(part) >= _CHUNK:
+            yield part, res_factory(_sub(snapshot, part))
+            part = []
+    if part:
+        yield part, res_factory(_sub(snapshot, part))
+
+
+def _sub(snapshot: Snapshot, letters: list) -> Snapshot:
+    """``snapshot`` with only ``letters`` (whole components), and everything that bears on
+    every letter."""
+    return Snapshot(
+        root=snapshot.root, letters=letters, unreadable=snapshot.unreadable, unsupported=snapshot.unsupported,
+        scope=snapshot.scope, seats=snapshot.seats, sidecars=snapshot.sidecars,
+    )
+
+
+def _rss_mb() -> float | None:
+    """This process's resident memory now, MB (Linux), else None."""
+    try:
+        with open("/proc/self/statm", "rb") as fh:
+            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def _peak_mb() -> float | None:
+    """This process's peak resident memory so far, MB (a forked builder's starts at what
+    it shared with its parent when forked)."""
+    try:
+        import resource
+
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    except (ImportError, OSError):
+        return None
+
+
+def built(path: str) -> dict | None:
+    """The figures the last full build kept (``Index.build``), or None."""
+    import json
+
+    ix = Index("/", False, path=path)
+    try:
+        if not ix.open():
+            return None
+        value = ix.meta.get("built")
+        return json.loads(value) if isinstance(value, str) else None
+    except (sqlite3.Error, Unusable, ValueError):
+        return None
+    finally:
+        ix.close()
 
 
 def _meta(db: sqlite3.Connection) -> dict:
