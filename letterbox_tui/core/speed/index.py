@@ -45,13 +45,15 @@ from letterbox_tui.core.model import Scope, Snapshot
 
 from . import index_rows as ir
 
-FORMAT = 8
+FORMAT = 9  # 9: every letter's content digest (a row kept through a stat change)
 _LETTER_COLS = ", ".join(ir.COLUMNS)
 _LETTER_MARKS = ", ".join("?" for _ in ir.COLUMNS)
 #: how long a command waits for another process writing the index before going without
 WAIT_S = 120.0
 #: letters made into records and written at a time by a full build
 _CHUNK = 20_000
+#: a row kept through a stat change: its file's stat brought up to date
+_RESTAT = "UPDATE letters SET size = ?, mtime_ns = ?, inode = ?, ctime_ns = ? WHERE path = ?"
 #: SQLite's own wait for a lock between processes
 BUSY_MS = 5000
 
@@ -372,15 +374,21 @@ class Index:
     def refresh(self, snapshot: Snapshot, res_factory) -> int:
         """Bring the index to ``snapshot`` re-deriving only what changed: the components
         (``link_keys``) of every letter new, removed or changed since, and of every letter
-        whose sidecar appeared or went. ``res_factory(snapshot)`` resolves a snapshot.
-        Returns how many letters were re-derived (all of them on a global change)."""
+        whose sidecar appeared or went. A file whose stat changed while its letter did not
+        (``index_rows.digest``: a ``touch``, a git checkout) keeps its row, stat updated.
+        ``res_factory(snapshot)`` resolves a snapshot. Returns how many letters were
+        re-derived (all of them on a global change)."""
         db = self.db
         assert db is not None
         old_globals = self.meta.get("globals")
         if old_globals is None or _loads(old_globals) != _globals(snapshot):
             self.write_all(snapshot, res_factory=res_factory)
             return len(snapshot.letters)
-        old_files = {p: tuple(s) for p, *s in db.execute("SELECT path, size, mtime_ns, inode, ctime_ns FROM letters")}
+        old_files: dict[str, tuple] = {}
+        old_digest: dict[str, bytes] = {}
+        for p, dg, *st in db.execute("SELECT path, digest, size, mtime_ns, inode, ctime_ns FROM letters"):
+            old_files[p] = tuple(st)
+            old_digest[p] = dg
         old_letters = set(old_files)
         ctimes = _ctimes(snapshot)
         by_path = {x.path: x for x in snapshot.letters}
@@ -389,10 +397,15 @@ class Index:
         changed.update(p for p in old_files if p not in new_files)
         old_side = set(_loads(self.meta["sidecars"]))
         new_side = set(snapshot.sidecars)
-        changed.update(p[:-4] for p in old_side ^ new_side if p.endswith(".ack"))
+        sides = {p[:-4] for p in old_side ^ new_side if p.endswith(".ack")}
+        # a file whose stat changed but whose letter did not (a touch, a checkout writing
+        # the same bytes): its row stays, its stat is brought up to date
+        restat = {p for p in changed - sides if p in by_path and old_digest.get(p) == ir.digest(by_path[p])}
+        changed -= restat
+        changed.update(sides)
         changed &= old_letters | set(by_path)
         if not changed:
-            self._write_meta(snapshot)
+            self._write_meta(snapshot, self._restat(restat, new_files))
             return 0
         seeds: set[str] = set()
         for p in changed:
@@ -412,8 +425,10 @@ class Index:
         texts = [t for _, t in records]
         records = [r for r, _ in records]
         paths = [x.path for x in sub.letters] + gone
+        updates = self._restat(restat - members, new_files)
         db.execute("BEGIN IMMEDIATE")
         try:
+            db.executemany(_RESTAT, updates)
             for at in range(0, len(paths), 500):
                 part = paths[at : at + 500]
                 marks = ",".join("?" * len(part))
@@ -433,10 +448,16 @@ class Index:
         assert self.db is not None
         self.db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", self._meta_rows(snapshot))
 
-    def _write_meta(self, snapshot: Snapshot) -> None:
+    @staticmethod
+    def _restat(paths, new_files: dict[str, tuple]) -> list[tuple]:
+        """The updates of the stored stat of ``paths`` (``_RESTAT``'s parameters)."""
+        return [(*new_files[p], p) for p in sorted(paths)]
+
+    def _write_meta(self, snapshot: Snapshot, updates: list[tuple] = ()) -> None:
         assert self.db is not None
         self.db.execute("BEGIN IMMEDIATE")
         try:
+            self.db.executemany(_RESTAT, updates)
             self._put_meta(snapshot)
             self.db.execute("COMMIT")
         except BaseException:

@@ -33,7 +33,7 @@ COLUMNS = (
     "task", "has_deadline", "deadline_ns", "sent_ns", "slug_cf", "subject_cf", "legacy",
     "state", "state_r", "answered", "answered_r", "accepted", "accepted_r", "current", "current_r",
     "superseded", "superseded_r", "head", "late0", "late0_r", "late1", "late1_r", "keys", "comp",
-    "size", "mtime_ns", "inode", "ctime_ns",
+    "digest", "size", "mtime_ns", "inode", "ctime_ns",
 )
 
 
@@ -107,11 +107,26 @@ def link_keys(letter: Letter) -> set[str]:
     return keys
 
 
+def digest(letter: Letter) -> bytes:
+    """BLAKE2b-128 of everything the letter was made of but its file's stat (its path, every
+    field as written, its flags): two letters with one digest derive the same row, so a
+    file whose stat changed and whose digest did not (a ``touch``, a git checkout that wrote
+    the same bytes) keeps its stored row (``Index.refresh``). ``marshal`` at version 0
+    writes equal plain values as equal bytes (no sharing or interning marks)."""
+    import marshal
+
+    from letterbox_tui.core.letters import state
+
+    from .files import blake2b
+
+    return blake2b(marshal.dumps(state(letter)[:-3], 0), digest_size=16).digest()
+
+
 def _fields(letter: Letter) -> dict[str, str]:
     """The letter's fields as a dict, without pairing them up on the letter for good
     (``Letter.fields`` keeps the pairs it makes: at a million letters, a gigabyte kept)."""
     if letter._fields is None:
-        return dict(zip(letter._field_keys, letter._field_values))
+        return dict(zip(letter._field_keys, letter.field_values()))
     return dict(letter._fields)
 
 
@@ -161,7 +176,8 @@ def record(letter: Letter, res, comp: str, ctime_ns: int) -> tuple[tuple, tuple]
         made_slug.casefold(), subj.casefold(), legacy,
         *(x for pair in texts for x in pair), head_text,
         late0.value, late0_t, late1.value, late1_t,
-        "\n".join(sorted(link_keys(letter))), comp, letter.size, letter.mtime_ns, letter.inode, ctime_ns,
+        "\n".join(sorted(link_keys(letter))), comp, digest(letter), letter.size, letter.mtime_ns, letter.inode,
+        ctime_ns,
     ), (letter.path, row0, None if row1 is row0 else row1))
 
 

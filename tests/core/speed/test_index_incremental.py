@@ -6,6 +6,7 @@ and the property holds all the same."""
 
 from __future__ import annotations
 
+import os
 from datetime import datetime, timezone
 
 from hypothesis import HealthCheck, given, settings
@@ -13,6 +14,7 @@ from hypothesis import strategies as st
 
 from letterbox_tui.core.resolve import resolve
 from letterbox_tui.core.scan import scan
+from letterbox_tui.core.speed import index as index_mod
 from letterbox_tui.core.speed.index import Index
 
 AT = datetime(2026, 6, 1, tzinfo=timezone.utc)
@@ -44,6 +46,9 @@ op = st.one_of(
               st.integers(0, 30)),
     st.tuples(st.just("sidecar"), st.integers(0, 30)),
     st.tuples(st.just("unreadable"), st.integers(0, 30)),
+    st.tuples(st.just("touch"), st.integers(0, 30)),
+    st.tuples(st.just("rewrite"), st.integers(0, 30)),  # the same bytes, a new file (a checkout)
+    st.tuples(st.just("touch_all"), st.booleans()),  # every file: touched, or written anew
 )
 
 
@@ -68,6 +73,18 @@ class Box:
     def write(self, path, fields: dict) -> None:
         text = "---\n" + "".join(f"{k}: {v}\n" for k, v in fields.items() if v is not None) + "---\nbody\n"
         path.write_text(text)
+
+    def touch(self, path) -> None:
+        st = path.stat()
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_007))
+
+    def rewrite(self, path) -> None:
+        """The same bytes as a new file (a new inode, mtime and ctime), as git writes them."""
+        data = path.read_bytes()
+        tmp = path.with_name("." + path.name + ".tmp")
+        tmp.write_bytes(data)
+        os.utime(tmp, ns=(0, path.stat().st_mtime_ns + 2_000_000_011))
+        tmp.replace(path)
 
     def apply(self, step) -> None:
         kind = step[0]
@@ -123,6 +140,17 @@ class Box:
             if p is not None and p.parent.name == "inbox":
                 side = p.with_name(p.name + ".ack")
                 side.unlink() if side.exists() else side.write_text("")
+        elif kind == "touch":
+            p = self.pick(step[1])
+            if p is not None:
+                self.touch(p)
+        elif kind == "rewrite":
+            p = self.pick(step[1])
+            if p is not None:
+                self.rewrite(p)
+        elif kind == "touch_all":
+            for p in self.files():
+                self.rewrite(p) if step[1] else self.touch(p)
         elif kind == "unreadable":
             p = self.pick(step[1])
             if p is not None:
@@ -165,3 +193,57 @@ def test_refresh_touches_only_the_component(tmp_path):
     assert ix.refresh(snapshot, _resolver) == 2  # the task and its reply
     (answered,) = ix.db.execute("SELECT answered FROM letters WHERE id = 'm007'").fetchone()
     assert answered == "yes"
+
+
+def test_a_wholesale_stat_change_keeps_every_row(tmp_path):
+    """Every file touched, or written anew with the same bytes (a git checkout): nothing is
+    re-derived, every row's stat follows the files, and the index is what a rebuild makes;
+    with one letter edited as well, only its component is re-derived."""
+    box = Box(tmp_path / "box")
+    for i in range(30):
+        box.apply(("add", "alpha", "beta", "request", i, "re" if i % 3 else "none", 0, True, ""))
+    snapshot = scan(box.root, id_time_is_utc=False)
+    ix = Index(str(box.root), False)
+    ix.write_all(snapshot, _resolver(snapshot))
+    for n, rewrite in enumerate((False, True)):
+        box.apply(("touch_all", rewrite))
+        snapshot = scan(box.root, id_time_is_utc=False)
+        assert ix.refresh(snapshot, _resolver) == 0
+        fresh = Index(str(box.root), False, path=str(tmp_path / f"scratch-{n}.index"))
+        fresh.write_all(snapshot, _resolver(snapshot))
+        assert _rows(ix) == _rows(fresh)
+        fresh.close()
+    box.apply(("touch_all", True))
+    box.apply(("edit", 4, "priority", 0))
+    snapshot = scan(box.root, id_time_is_utc=False)
+    edited = box.pick(4).name[:-3]
+    (comp,) = ix.db.execute("SELECT comp FROM letters WHERE id = ?", (edited,)).fetchone()
+    (size,) = ix.db.execute("SELECT count(*) FROM letters WHERE comp = ?", (comp,)).fetchone()
+    assert 1 <= ix.refresh(snapshot, _resolver) == size < 30
+    fresh = Index(str(box.root), False, path=str(tmp_path / "scratch-edit.index"))
+    fresh.write_all(snapshot, _resolver(snapshot))
+    assert _rows(ix) == _rows(fresh)
+    fresh.close()
+    ix.close()
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(op, min_size=1, max_size=20))
+def test_a_build_a_few_components_at_a_time_equals_one_resolution(tmp_path_factory, monkeypatch, setup):
+    """``Index.build`` resolves whole components a slice at a time (here 3 letters a slice):
+    the same rows as one resolution of the whole letterbox."""
+    box = Box(tmp_path_factory.mktemp("box"))
+    for step in setup:
+        box.apply(step)
+    snapshot = scan(box.root, id_time_is_utc=False)
+    whole = Index(str(box.root), False, path=str(box.root.parent / "whole.index"))
+    whole.write_all(snapshot, _resolver(snapshot))
+    monkeypatch.setattr(index_mod, "_CHUNK", 3)
+    sliced = Index(str(box.root), False, path=str(box.root.parent / "sliced.index"))
+    figures = sliced.build(snapshot, _resolver)
+    assert figures["letters"] == len(snapshot.letters) and figures["seconds"] >= 0
+    assert _rows(sliced) == _rows(whole)
+    assert _meta(sliced) == _meta(whole)
+    assert index_mod.built(sliced.path)["letters"] == len(snapshot.letters)
+    whole.close()
+    sliced.close()
