@@ -1,5 +1,13 @@
 """The derived index's writer lock: an ``flock`` on ``<index>.lock`` (one writer at a
-time, across processes)."""
+time, across processes).
+
+The holder says in the lock file what it is doing (``announce``), so that a command that
+finds it held knows whether waiting is worth it (``holder``): ``build KEY`` while a command
+that will build the index afterwards answers its question (``KEY``: its answer memo's key,
+``-`` when it has none), then ``index`` while the detached builder writes the index (that
+question's memo is written by then), ``refresh`` while a command brings it up to date. What
+it says is only a hint about speed: a command that goes without waiting answers from the
+letters, which is always right."""
 
 from __future__ import annotations
 
@@ -10,6 +18,8 @@ import os
 import time
 
 from letterbox_tui.core import flags as fsflags
+
+_ANNOUNCE_MAX = 200
 
 
 class WriterLock:
@@ -30,6 +40,7 @@ class WriterLock:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 self.fd = fd
+                self.announce("")  # what an earlier holder said is not ours
                 return True
             except OSError as exc:
                 if exc.errno not in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
@@ -53,6 +64,28 @@ class WriterLock:
         finally:
             os.close(fd)
         return False
+
+    def announce(self, what: str) -> None:
+        """Say what the holder does now (see the module's words); never fails."""
+        if self.fd is None:
+            return
+        data = what.encode("utf-8", "replace")[:_ANNOUNCE_MAX]
+        with contextlib.suppress(OSError):
+            os.pwrite(self.fd, data + b"\n", 0)
+            os.ftruncate(self.fd, len(data) + 1)
+
+    def holder(self) -> str | None:
+        """What the holder said it does ("" when nothing), None when the file is unreadable."""
+        try:
+            fd = os.open(self.path, fsflags.READ)
+        except OSError:
+            return None
+        try:
+            return os.read(fd, _ANNOUNCE_MAX + 1).decode("utf-8", "replace").split("\n", 1)[0]
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
 
     def release(self) -> None:
         if self.fd is not None:
