@@ -43,6 +43,7 @@ from collections.abc import Iterator
 
 from letterbox_tui.core.model import Scope, Snapshot
 
+from . import index_build as ib
 from . import index_rows as ir
 
 FORMAT = 9  # 9: every letter's content digest (a row kept through a stat change)
@@ -50,8 +51,6 @@ _LETTER_COLS = ", ".join(ir.COLUMNS)
 _LETTER_MARKS = ", ".join("?" for _ in ir.COLUMNS)
 #: how long a command waits for another process writing the index before going without
 WAIT_S = 120.0
-#: letters made into records and written at a time by a full build
-_CHUNK = 20_000
 #: a row kept through a stat change: its file's stat brought up to date
 _RESTAT = "UPDATE letters SET size = ?, mtime_ns = ?, inode = ?, ctime_ns = ? WHERE path = ?"
 #: SQLite's own wait for a lock between processes
@@ -292,7 +291,7 @@ class Index:
         figures (wall and CPU seconds, and this process's memory: resident at the start and
         at its peak, MB) are kept in the index's meta as ``built`` (what ``bench`` reports)
         and returned."""
-        stats = {"letters": len(snapshot.letters), "start_mb": _rss_mb()}
+        stats = {"letters": len(snapshot.letters), "start_mb": ib.rss_mb()}
         self.write_all(snapshot, res_factory=res_factory, stats=(time.perf_counter(), time.process_time(), stats))
         return stats
 
@@ -300,7 +299,7 @@ class Index:
         """A new generation holding what ``snapshot`` and its resolution say, then the
         pointer moved to it (the caller holds the writer lock). With ``res_factory``
         (``res_factory(snapshot)`` resolves a snapshot) the letters are resolved whole
-        components at a time, about ``_CHUNK`` letters each, and each slice's resolution
+        components at a time, about ``index_build.CHUNK`` letters each, and each slice's resolution
         dropped once written: a component resolves alone exactly as in the whole letterbox
         (what ``refresh`` rests on), and the build never holds every letter's derivations at
         once. ``stats``: (wall clock, CPU clock, figures) from ``build``, completed and kept
@@ -320,7 +319,7 @@ class Index:
             for stmt in _SCHEMA.split(";"):
                 if stmt.strip() and not stmt.strip().startswith("CREATE INDEX"):
                     db.execute(stmt)
-            for letters, chunk_res in _slices(snapshot, comps, res, res_factory):
+            for letters, chunk_res in ib.slices(snapshot, comps, res, res_factory):
                 records = [ir.record(x, chunk_res, comps[x.path], ctimes.get(x.path, -1)) for x in letters]
                 del chunk_res
                 db.executemany(f"INSERT INTO letters ({_LETTER_COLS}) VALUES ({_LETTER_MARKS})", [r for r, _ in records])
@@ -333,7 +332,7 @@ class Index:
                     db.execute(stmt)
             if stats is not None:
                 wall, cpu, figures = stats
-                figures.update(seconds=time.perf_counter() - wall, cpu=time.process_time() - cpu, peak_mb=_peak_mb())
+                figures.update(seconds=time.perf_counter() - wall, cpu=time.process_time() - cpu, peak_mb=ib.peak_mb())
                 db.execute("INSERT INTO meta VALUES ('built', ?)", (ir.dumps(figures),))
             db.execute("COMMIT")
             db.execute("PRAGMA journal_mode = WAL")
@@ -416,9 +415,9 @@ class Index:
             part = old_keys[at : at + 500]
             for (keys,) in db.execute(f"SELECT keys FROM letters WHERE path IN ({','.join('?' * len(part))})", part):
                 seeds.update(keys.split("\n"))
-        members = _component(snapshot.letters, seeds)
+        members = ib.component(snapshot.letters, seeds)
         gone = [p for p in changed if p not in by_path]
-        sub = _sub(snapshot, [x for x in snapshot.letters if x.path in members])
+        sub = ib.sub(snapshot, [x for x in snapshot.letters if x.path in members])
         res = res_factory(sub)
         comps = ir.components(sub.letters)  # whole components: their least paths are as before
         records = [ir.record(x, res, comps[x.path], ctimes.get(x.path, -1)) for x in sub.letters]
@@ -464,57 +463,6 @@ class Index:
             self.db.execute("ROLLBACK")
             raise
         self.meta = _meta(self.db)
-
-
-def _slices(snapshot: Snapshot, comps: dict[str, str], res, res_factory):
-    """(letters, their resolution) a slice at a time: with ``res``, every ``_CHUNK`` letters
-    in scan order with it; with ``res_factory``, whole components (in the order their first
-    letter is scanned) about ``_CHUNK`` letters at a time, each slice resolved alone."""
-    letters = snapshot.letters
-    if res_factory is None:
-        for at in range(0, len(letters), _CHUNK):
-            yield letters[at : at + _CHUNK], res
-        return
-    members: dict[str, list] = {}
-    for x in letters:
-        members.setdefault(comps[x.path], []).append(x)
-    part: list = []
-    for group in members.values():
-        part.extend(group)
-        if len(part) >= _CHUNK:
-            yield part, res_factory(_sub(snapshot, part))
-            part = []
-    if part:
-        yield part, res_factory(_sub(snapshot, part))
-
-
-def _sub(snapshot: Snapshot, letters: list) -> Snapshot:
-    """``snapshot`` with only ``letters`` (whole components), and everything that bears on
-    every letter."""
-    return Snapshot(
-        root=snapshot.root, letters=letters, unreadable=snapshot.unreadable, unsupported=snapshot.unsupported,
-        scope=snapshot.scope, seats=snapshot.seats, sidecars=snapshot.sidecars,
-    )
-
-
-def _rss_mb() -> float | None:
-    """This process's resident memory now, MB (Linux), else None."""
-    try:
-        with open("/proc/self/statm", "rb") as fh:
-            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-def _peak_mb() -> float | None:
-    """This process's peak resident memory so far, MB (a forked builder's starts at what
-    it shared with its parent when forked)."""
-    try:
-        import resource
-
-        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    except (ImportError, OSError):
-        return None
 
 
 def built(path: str) -> dict | None:
@@ -574,31 +522,6 @@ def _ctimes(snapshot: Snapshot) -> dict[str, int]:
     if seen is None:
         return {}
     return {f"{rel}/{f[0]}": f[4] for rel, files in seen.files.items() for f in files}
-
-
-def _component(letters, seeds: set[str]) -> set[str]:
-    """Paths of every letter connected to a seed key through shared link keys."""
-    by_key: dict[str, list] = {}
-    keys_of = {}
-    for x in letters:
-        ks = ir.link_keys(x)
-        keys_of[x.path] = ks
-        for k in ks:
-            by_key.setdefault(k, []).append(x.path)
-    members: set[str] = set()
-    todo = list(seeds)
-    seen_keys = set(seeds)
-    while todo:
-        k = todo.pop()
-        for p in by_key.get(k, ()):
-            if p in members:
-                continue
-            members.add(p)
-            for k2 in keys_of[p]:
-                if k2 not in seen_keys:
-                    seen_keys.add(k2)
-                    todo.append(k2)
-    return members
 
 
 # --- opening for a command (the writer's lock: index_lock.WriterLock) -----------------

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from letterbox_tui.core.resolve import resolve
 from letterbox_tui.core.scan import scan
 from letterbox_tui.core.speed import index as index_mod
+from letterbox_tui.core.speed import index_build
 from letterbox_tui.core.speed.index import Index
 
 AT = datetime(2026, 6, 1, tzinfo=timezone.utc)
@@ -238,7 +239,7 @@ def test_a_build_a_few_components_at_a_time_equals_one_resolution(tmp_path_facto
     snapshot = scan(box.root, id_time_is_utc=False)
     whole = Index(str(box.root), False, path=str(box.root.parent / "whole.index"))
     whole.write_all(snapshot, _resolver(snapshot))
-    monkeypatch.setattr(index_mod, "_CHUNK", 3)
+    monkeypatch.setattr(index_build, "CHUNK", 3)
     sliced = Index(str(box.root), False, path=str(box.root.parent / "sliced.index"))
     figures = sliced.build(snapshot, _resolver)
     assert figures["letters"] == len(snapshot.letters) and figures["seconds"] >= 0
