@@ -36,7 +36,7 @@ from .commands import LetterboxCommands
 from .model import VIEW_BY_NAME, VIEWS, AppModel, span
 from .sanitize import clean, cleans
 from .sanitize import home_path as _home
-from .owed_rows import ORDER_WORDS, owed_rows
+from .owed_rows import owed_rows
 from .outside import OutsideMixin
 from .reading import ReadingMixin
 from .scanning import ScanDone, ScanningMixin, ScanProgress, ViewsDone  # noqa: F401 - the messages, as before
@@ -50,6 +50,7 @@ from .widgets.letter_pane import LetterPane
 from .widgets.query_input import QueryInput
 from .widgets.mailboxes import MailboxList
 from .widgets.row_text import describe as describe_row
+from .widgets.status_line import status_text
 
 Clock = Callable[[], datetime]
 
@@ -381,56 +382,25 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, OutsideMixin, Sync
         self.list_title.update(
             Content.assemble(Content.styled(" ", ""), title.stylize_before("bold"), (f"  {n} row{'s' if n != 1 else ''}", "$text-muted")))
         lst.set_rows(rows, keep=keep, empty=empty)
+        if self._select_now and not self._showing_pending:
+            # a letter just written: the cursor goes to it (a new version, a dispute...);
+            # after a supersede it fell on the seat's heading
+            wrote, self._select_now = self._select_now, None
+            i = next((i for i, r in enumerate(rows) if r.heading is None and getattr(r.letter, "id", None) == wrote), None)
+            if i is not None:
+                lst.cursor = i
+                lst.scroll_to_cursor()
         self.shown_rows = n
         self._show_selected(force=True)
         self._update_status()
 
-    #: how each view is ordered (for the status line)
-    SORTS = {
-        "view:owed": "by owing seat, late first",
-        "view:disputes": "oldest dispute first",
-        "view:truth": "in force, then in doubt; newest first",
-        "view:problems": "problems, then warnings",
-    }
-
     def _update_status(self) -> None:
-        """The status line: the view, its sort, its filter and search, marks, the row count
-        and the body mode; what does not fit the width goes, least needed first (the body
-        mode, then the sort), never the filter or the search."""
+        """The status line (see ``widgets.status_line``)."""
         try:
             line = self.status_line
         except NoMatches:
             return
-        label = self._mailbox_label(self.mailbox_id)
-        sort = self.SORTS.get(self.mailbox_id, "newest first")
-        if self.mailbox_id == "view:owed":
-            sort = ORDER_WORDS[self.owed_order] + ("; z folds, o reorders" if self.size.width >= 120 else "")
-        sep = Content.styled(" · ", "$text-muted")
-        head = [Content(" "), label.stylize_before("bold")]
-        if self.mailbox_id == "view:truth":  # first, so 80 columns still show it
-            head.append(self.truth_status_text())
-        sort_part = [sep, Content(sort)]
-        parts = [sep]
-        if self.query_text:
-            parts += [Content.styled("filter ", "$text-muted"), clean(self.query_text, single_line=True, style="bold $accent")]
-        else:
-            parts.append(Content.styled("no filter", "$text-muted"))
-        if self.search_text:
-            parts += [sep, Content.styled("search ", "$text-muted"), clean(self.search_text, single_line=True, style="bold $accent")]
-        if self.threaded and self.mailbox_id != "view:owed":
-            parts += [sep, Content.styled("threaded", "bold")]
-        n = getattr(self, "shown_rows", 0)
-        parts += [sep, Content.styled(f"{n} row{'s' if n != 1 else ''}", "$text-muted")]
-        marked = len(self.letter_list.marked)
-        if marked:
-            parts += [sep, Content.styled(f"{marked} marked (d disputes them)", "bold $accent")]
-        body = [sep, Content.styled("body " + ("Markdown" if self.letter_pane.markdown else "as written"), "$text-muted")]
-        width = self.size.width
-        for shown in (head + sort_part + parts + body, head + sort_part + parts, head + parts):
-            text = Content("").join(shown)
-            if text.cell_length <= width:
-                break
-        line.update(text)
+        line.update(status_text(self))
 
     def _selected_key(self) -> str | None:
         row = self.letter_list.current

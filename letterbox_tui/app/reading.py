@@ -88,6 +88,8 @@ class ReadingMixin:
         m = self.model
         if m is None:
             return
+        if self.select_written and any(x.id == self.select_written for x in m.snapshot.letters):
+            self._select_now, self.select_written = self.select_written, None
         if self.seen.watermark is None:
             self.seen.watermark = newest_time(m.snapshot.letters)
             self.seen.save(self.seen.watermark)

@@ -8,6 +8,10 @@ from .sanitize import cleans
 
 
 class WritingMixin:
+    #: the id of the letter just written, until the scan that finds it (see _show_mailbox)
+    select_written: str | None = None
+    _select_now: str | None = None
+
     def action_mark(self) -> None:
         lst = self.letter_list
         row = lst.current
@@ -59,6 +63,7 @@ class WritingMixin:
     def _written(self, result: str | None) -> None:
         if result:
             self.seen.written.add(result)  # not announced, nor marked new, when it appears
+            self.select_written = result  # the cursor goes to it when it shows up in this list
             self.notify(cleans(("Written: ", "bold"), (result, "")), timeout=4)
             self.letter_list.marked.clear()
             self._update_status()

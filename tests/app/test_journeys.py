@@ -125,3 +125,67 @@ async def test_a_dispute_and_its_ruling(letterbox, size):
         text = lst.describe(_row_of(app, DISPUTE2), 120).plain
         assert text.startswith("✓") and "ruled" in text
         assert "OPEN dispute" in lst.describe(_row_of(app, written), 120).plain
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
+async def test_compose_a_request_with_a_deadline_reply_and_supersede(letterbox, size):
+    """c writes as the auditor (it wrote as the first seat by name, an agent's); a relative
+    deadline is read back to the second (it showed microseconds); the past-deadline
+    question answers to one key (only Tab reached its buttons); the letter written gets
+    the cursor; r replies as its recipient; s starts from the old body (it started
+    empty) and, once sent, the cursor is on the new version (it fell on the heading)."""
+    from textual.widgets import Input, Select, TextArea
+
+    from letterbox_tui.app.screens.choice import ChoiceScreen
+    from letterbox_tui.app.screens.write import WriteScreen
+
+    async def form(key):
+        await pilot.press(key)
+        await until(pilot, lambda: isinstance(app.screen, WriteScreen))
+        await pilot.pause()
+        return app.screen
+
+    async def sent(screen, count):
+        await until(pilot, lambda: not screen.query_one("#w-send").disabled)
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: not isinstance(app.screen, WriteScreen))
+        await scanned(pilot, app, count=count)
+
+    app = app_for(letterbox)
+    async with app.run_test(size=size) as pilot:
+        await scanned(pilot, app)
+        lst = letters(app)
+        screen = await form("c")
+        assert screen.query_one("#w-as", Select).value == "reviewer"  # wrote the last review and ruling
+        assert app.focused.id == "w-to"
+        screen.query_one("#w-to", Select).value = "builder"
+        screen.query_one("#w-slug", Input).value = "vendor-choice"
+        screen.query_one("#w-deadline", Input).value = "-1d"
+        screen.query_one("#w-body", TextArea).text = "Which vendor? Decide by Friday.\n"
+        await pilot.pause()
+        shown = screen.query_one("#w-error").render().plain
+        assert "-1d = 2026-11-28T15:00:00+00:00" in shown and "1d ago" in shown
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: isinstance(app.screen, ChoiceScreen))
+        assert "Send anyway (s)" in str(app.screen.query_one("#choice-send").label)
+        await pilot.press("s")
+        await until(pilot, lambda: not isinstance(app.screen, (WriteScreen, ChoiceScreen)))
+        await scanned(pilot, app, count=2)
+        first = lst.current.letter
+        assert "-request-vendor-choice-" in first.id
+        assert first.deadline_at is not None and app.mailbox_id == "view:owed"
+
+        screen = await form("r")
+        assert screen.query_one("#w-as", Select).value == "builder"
+        screen.query_one("#w-body", TextArea).text = "On it.\n"
+        await sent(screen, 3)
+        assert lst.current.letter is not None and lst.current.letter.id == first.id  # the ack is not owed
+
+        await until(pilot, lambda: app.letter_pane.body_text.startswith("Which vendor?"))
+        screen = await form("s")
+        assert screen.query_one("#w-body", TextArea).text == "Which vendor? Decide by Friday.\n"
+        screen.query_one("#w-deadline", Input).value = "+3d"
+        await sent(screen, 4)
+        new = lst.current.letter
+        assert new is not None and new.supersedes == first.id, "the cursor is on the new version"
+        assert first.id not in {r.letter.id for r in lst.rows if r.letter is not None}

@@ -15,7 +15,11 @@ from textual.widgets import Button, Static
 class ChoiceScreen(ModalScreen[str]):
     """Dismissed with the chosen answer's key; Esc dismisses with ``safe``."""
 
-    BINDINGS = [Binding("escape", "safe", "Back", id="choice.back")]
+    BINDINGS = [
+        Binding("escape", "safe", "Back", id="choice.back"),
+        Binding("left", "app.focus_previous", "Previous", show=False, id="choice.left"),
+        Binding("right", "app.focus_next", "Next", show=False, id="choice.right"),
+    ]
     DEFAULT_CSS = """
     ChoiceScreen { align: center middle; }
     ChoiceScreen > Vertical {
@@ -40,11 +44,27 @@ class ChoiceScreen(ModalScreen[str]):
             yield Static(self.text, id="choice-text")
             with Horizontal(id="choice-buttons"):
                 for key, label in self.answers:
-                    yield Button(label, id=f"choice-{key}", compact=True,
+                    hot = self.hotkeys.get(key)
+                    yield Button(f"{label} ({hot})" if hot else label, id=f"choice-{key}", compact=True,
                                  variant="primary" if key == self.first else "default")
+
+    @property
+    def hotkeys(self) -> dict[str, str]:
+        """Each answer's first letter, when no other answer starts with it: one key
+        answers, as mutt's y/n prompts (only Tab reached the buttons)."""
+        firsts = [label[:1].lower() for _, label in self.answers]
+        return {key: f for (key, _), f in zip(self.answers, firsts)
+                if f.isalpha() and firsts.count(f) == 1}
 
     def on_mount(self) -> None:
         self.query_one(f"#choice-{self.first}", Button).focus()
+
+    def on_key(self, event) -> None:
+        for key, hot in self.hotkeys.items():
+            if event.key == hot:
+                event.stop()
+                self.dismiss(key)
+                return
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:

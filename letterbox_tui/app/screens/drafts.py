@@ -25,8 +25,9 @@ def offer_kept_drafts(app, *, quiet: bool = True) -> None:
         return
     draft = kept[0]
     more = len(kept) - 1
-    text = cleans(("Kept from before: ", "bold"), (draft.summary(), ""),
-                  (f"\nsaved {draft.saved_at}" + (f"; {more} more after this one" if more else ""), "$text-muted"))
+    # the line break is the app's, not the draft's (through cleans it showed as ␤)
+    text = cleans(("Kept from before: ", "bold"), (draft.summary(), "")) + Content("\n") + cleans(
+        (f"saved {draft.saved_at}" + (f"; {more} more after this one" if more else ""), "$text-muted"))
     app.push_screen(ChoiceScreen("A draft was kept", text, [("restore", "Restore"), ("later", "Later"),
                                                            ("discard", "Discard it")], safe="later", focus="restore"),
                     lambda answer: _answer(app, draft, answer))

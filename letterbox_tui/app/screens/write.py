@@ -238,10 +238,11 @@ class WriteScreen(DraftKeeping, ModalScreen[str | None]):
         last = getattr(self.app, "last_seat", None)
         if last in seats:
             return last
-        if self.kind in ("rule", "review", "dispute"):
-            auditor = last_auditor(self.model.snapshot.letters)
-            if auditor in seats:
-                return auditor
+        # the app's user is the auditor: the seat that last wrote a review or ruling (compose
+        # fell to the first seat by name, an agent's, in the demo "builder")
+        auditor = last_auditor(self.model.snapshot.letters)
+        if auditor in seats:
+            return auditor
         mb = getattr(self.app, "mailbox_id", "")
         if mb.startswith("seat:") and mb.split(":")[1] in seats:
             return mb.split(":")[1]
@@ -279,7 +280,18 @@ class WriteScreen(DraftKeeping, ModalScreen[str | None]):
             return f"Ruling on dispute {x.id}.\n"
         if self.kind == "review":
             return self._review_draft().body
+        if self.kind == "supersede" and x is not None:
+            return self._shown_body(x)
         return ""
+
+    def _shown_body(self, x: Letter) -> str:
+        """The old version's body to edit into the new one (it started empty), as the
+        letter pane read it (sanitized; its worker read it, no file is read here); empty
+        when the pane has not read all of it."""
+        pane = getattr(self.app, "letter_pane", None)
+        if pane is None or pane.letter is not x or pane.body_key != pane.shown_key or pane.body_truncated:
+            return ""
+        return pane.body_text
 
     def _review_draft(self, seat: str | None = None):
         from letterbox_tui.core.write import review_draft

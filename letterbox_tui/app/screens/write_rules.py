@@ -140,8 +140,9 @@ def deadline_note(value: str, now: datetime) -> str:
     if when is None:
         return ""
     utc = when.astimezone(timezone.utc)
-    shown = value if not _relative(value) else f"{value} = {when.isoformat()}"
-    same = when.utcoffset() == utc.utcoffset() and not _relative(value)
+    # a relative time read back to the second (it showed microseconds: 10:10:34.158374)
+    shown = value if not _relative(value) else f"{value} = {when.isoformat(timespec='seconds')}"
+    same = when.utcoffset() == utc.utcoffset()
     stamp = utc.strftime("%Y-%m-%dT%H:%M:%SZ")
     left = utc - now.astimezone(timezone.utc)
     far = f"in {span(left)}" if left.total_seconds() >= 0 else f"{span(left)} ago"

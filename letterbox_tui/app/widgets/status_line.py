@@ -1,0 +1,53 @@
+"""The status line under the list: the view, its sort, its filter and search, marks, the
+row count and the body mode. What does not fit the width goes, least needed first (the
+body mode, then the sort), never the filter or the search (at 80 columns the row count
+and the filter were cut off)."""
+
+from __future__ import annotations
+
+from textual.content import Content
+
+from ..owed_rows import ORDER_WORDS
+from ..sanitize import clean
+
+#: how each view is ordered (Open disputes is core's order: by id, so oldest first)
+SORTS = {
+    "view:owed": "by owing seat, late first",
+    "view:disputes": "oldest dispute first",
+    "view:truth": "in force, then in doubt; newest first",
+    "view:problems": "problems, then warnings",
+}
+
+
+def status_text(app) -> Content:
+    mailbox = app.mailbox_id
+    sort = SORTS.get(mailbox, "newest first")
+    if mailbox == "view:owed":
+        sort = ORDER_WORDS[app.owed_order] + ("; z folds, o reorders" if app.size.width >= 120 else "")
+    sep = Content.styled(" · ", "$text-muted")
+    head = [Content(" "), app._mailbox_label(mailbox).stylize_before("bold")]
+    if mailbox == "view:truth":  # first, so 80 columns still show it
+        head.append(app.truth_status_text())
+    sort_part = [sep, Content(sort)]
+    parts = [sep]
+    if app.query_text:
+        parts += [Content.styled("filter ", "$text-muted"), clean(app.query_text, single_line=True, style="bold $accent")]
+    else:
+        parts.append(Content.styled("no filter", "$text-muted"))
+    if app.search_text:
+        parts += [sep, Content.styled("search ", "$text-muted"), clean(app.search_text, single_line=True, style="bold $accent")]
+    if app.threaded and mailbox != "view:owed":
+        parts += [sep, Content.styled("threaded", "bold")]
+    n = getattr(app, "shown_rows", 0)
+    parts += [sep, Content.styled(f"{n} row{'s' if n != 1 else ''}", "$text-muted")]
+    marked = len(app.letter_list.marked)
+    if marked:
+        parts += [sep, Content.styled(f"{marked} marked (d disputes them)", "bold $accent")]
+    body = [sep, Content.styled("body " + ("Markdown" if app.letter_pane.markdown else "as written"), "$text-muted")]
+    width = app.size.width
+    text = Content("")
+    for shown in (head + sort_part + parts + body, head + sort_part + parts, head + parts):
+        text = Content("").join(shown)
+        if text.cell_length <= width:
+            break
+    return text
