@@ -15,6 +15,11 @@ page cache, then measures in one run:
 - unless ``--no-app``: the app's first paint, owed view filled in, view switching and
   scrolling, each run in a fresh process (``bench_app``).
 
+Each measure's line is printed as soon as it is measured (with ``--json``, on stderr; the
+JSON report comes at the end). From ``HEAVY_AT`` letters on (a million takes hours
+otherwise) the measures that start from an empty cache (the cold query, the same query
+again at once) run once whatever ``--repeat`` says, and the app is measured once.
+
 Each figure is given in wall-clock seconds and as a ratio to the raw read (the targets are
 wall-clock ratios), and also as CPU seconds, which stay meaningful on a machine busy with
 other work. The in-process runs also time their stages (cache load, scan, save, resolve,
@@ -46,6 +51,8 @@ QUERY = ("state=open", "answered=no", "type=request", "until=2026-10-04T00:00:00
 #: targets the project set itself at 100,000 letters (ratio to the raw read)
 TARGETS = {"query_cold": 2.0, "query_warm": 0.5}
 SEED = 1
+#: from this many letters, the measures from an empty cache (and the app) run once
+HEAVY_AT = 500_000
 
 
 def cmd_bench(args: Namespace) -> int:
@@ -58,13 +65,11 @@ def cmd_bench(args: Namespace) -> int:
     root = Path(args.dir) if args.dir else default_dir(n)
     made = prepare(root, n)
     compiled = byte_compile()
-    report = measure(root, n, app=not args.no_app, repeat=repeat)
-    report["generated"] = made
-    report["byte_compiled"] = compiled
+    out = sys.stderr if args.json else sys.stdout  # with --json the lines are progress only
+    report = measure(root, n, app=not args.no_app, repeat=repeat,
+                     emit=_Printer(out, {"generated": made, "byte_compiled": compiled}))
     if args.json:
         sys.stdout.write(json.dumps(report, indent=2) + "\n")
-    else:
-        print_report(report)
     return 0
 
 
@@ -351,8 +356,26 @@ def _paired(root: Path, runs: int, measure_once) -> dict:
     return chosen
 
 
-def measure(root: Path, n: int, *, app: bool = True, repeat: int = 3) -> dict:
+def _finish(report: dict, key: str) -> None:
+    """A measure's ratios (and target) against the raw read, once it is measured."""
+    d = report[key]
+    raw_s, raw_cpu = report["raw_read"], report["raw_read_cpu"]
+    if "runs" not in d:  # else divided by its own raw read (``_paired``)
+        d["ratio"] = d["seconds"] / raw_s if raw_s > 0 else None
+    d["cpu_ratio"] = d["cpu"] / raw_cpu if raw_cpu > 0 else None
+    if key in TARGETS:
+        d["target"] = TARGETS[key]
+        d["met"] = d["ratio"] is not None and d["ratio"] <= TARGETS[key]
+
+
+def measure(root: Path, n: int, *, app: bool = True, repeat: int = 3, emit=None) -> dict:
+    """Every measure, in a report; ``emit(report, key)`` is called as each is made (``None``
+    first, ``"end"`` last)."""
     from letterbox_tui.core.settings import load_settings
+
+    if emit is None:
+        emit = lambda report, key: None  # noqa: E731
+    heavy = 1 if n >= HEAVY_AT else repeat
 
     utc = load_settings(root).id_time_is_utc
     raw_read(root)  # warm the page cache
@@ -362,12 +385,19 @@ def measure(root: Path, n: int, *, app: bool = True, repeat: int = 3) -> dict:
     report: dict = {
         "letters": n, "dir": str(root), "files": files, "bytes": total,
         "raw_read": raw_s, "raw_read_cpu": raw_cpu, "python": sys.version.split()[0], "cpus": os.cpu_count(),
-        "load_average": _load_average(),
+        "load_average": _load_average(), "repeat": repeat, "heavy_repeat": heavy,
     }
-    report["scan_only_no_cache"] = _scan_only(root, utc)
+    emit(report, None)
+
+    def done(key: str, d: dict) -> None:
+        report[key] = d
+        _finish(report, key)
+        emit(report, key)
+
+    done("scan_only_no_cache", _scan_only(root, utc))
     _drop_cache(root, utc)
-    report["scan_resolve_cold"] = _scan_resolve(root, utc)
-    report["scan_resolve_warm"] = _scan_resolve(root, utc)
+    done("scan_resolve_cold", _scan_resolve(root, utc))
+    done("scan_resolve_warm", _scan_resolve(root, utc))
 
     def cold() -> dict:
         _drop_cache(root, utc)
@@ -377,31 +407,31 @@ def measure(root: Path, n: int, *, app: bool = True, repeat: int = 3) -> dict:
         # runs below must be warm).
         out["cache_written_after"] = _wait_for_cache(root, utc, n)
         out["index_written_after"] = bench_index.wait_settled(root, utc)
+        out["index_build"] = bench_index.build_figures(root, utc)
         return out
 
-    report["query_cold"] = _paired(root, repeat, cold)
-    report["query_warm"] = _paired(root, repeat, lambda: _query(root))
+    done("query_cold", _paired(root, heavy, cold))
+    done("query_warm", _paired(root, repeat, lambda: _query(root)))
     # The same question in another order is another memo key: this is the warm header
     # cache without a memoised answer (what a changed letterbox costs).
-    report["query_warm_not_memoised"] = _query(root, tuple(reversed(QUERY)))
-    report.update(bench_index.measure(root, n, repeat, utc, QUERY, command=query_command(), paired=_paired,
-                                      drop_cache=_drop_cache))
-    report["app"] = _app(root, repeat) if app else {"measured": False, "reason": "--no-app"}
-    for key in ("scan_only_no_cache", "scan_resolve_cold", "scan_resolve_warm", "query_cold", "query_warm",
-                "query_warm_not_memoised"):
-        d = report[key]
-        if "runs" not in d:  # else divided by its own raw read (``_paired``)
-            d["ratio"] = d["seconds"] / raw_s if raw_s > 0 else None
-        d["cpu_ratio"] = d["cpu"] / raw_cpu if raw_cpu > 0 else None
-        if key in TARGETS:
-            d["target"] = TARGETS[key]
-            d["met"] = d["ratio"] is not None and d["ratio"] <= TARGETS[key]
+    done("query_warm_not_memoised", _query(root, tuple(reversed(QUERY))))
+
+    def index_done(key: str, d: dict) -> None:
+        report[key] = d
+        bench_index.judge(report)
+        emit(report, key)
+
+    bench_index.measure(root, n, repeat, utc, QUERY, command=query_command(), paired=_paired,
+                        drop_cache=_drop_cache, heavy=heavy, done=index_done)
+    report["app"] = _app(root, heavy) if app else {"measured": False, "reason": "--no-app"}
     if report["app"].get("measured"):
         for key in ("first_paint", "owed_view"):
             report["app"][key + "_ratio"] = report["app"][key] / raw_s if raw_s > 0 else None
+    emit(report, "app")
     bench_index.judge(report)
     report["load_average_after"] = _load_average()
     report["query"] = " ".join(QUERY)
+    emit(report, "end")
     return report
 
 
@@ -412,57 +442,99 @@ def _load_average() -> list[float] | None:
         return None
 
 
+class _Printer:
+    """Prints each measure's lines as it is made (``measure``'s ``emit``), flushed: a long
+    run (a million letters) shows where it is; ``extra`` goes into the report first."""
+
+    def __init__(self, out, extra: dict) -> None:
+        self.out = out
+        self.extra = extra
+
+    def __call__(self, r: dict, key: str | None) -> None:
+        if key is None:
+            r.update(self.extra)
+        stdout = sys.stdout
+        sys.stdout = self.out
+        try:
+            print_part(r, key)
+        finally:
+            sys.stdout = stdout
+        self.out.flush()
+
+
 def print_report(r: dict) -> None:
-    print(f"bench letterbox: {r['dir']} ({r['files']} letter files, {r['bytes'] / 1e6:.1f} MB)"
-          + ("  [generated now]" if r.get("generated") else ""))
-    load = r.get("load_average")
-    print(f"python {r['python']}, {r['cpus']} cpus, load average {load} -> {r.get('load_average_after')}; "
-          "page cache warm")
-    bc = r.get("byte_compiled")
-    if bc:
-        print(f"byte-compiled the package first (compileall into {bc['dir']}/**/__pycache__, as pip does at install)"
-              + ("" if bc.get("ok") else f": FAILED for some module ({bc.get('error', 'see compileall')})"))
-    print("targets are wall-clock ratios; CPU columns count this work's own CPU time\n")
-    print(f"{'measure':<34}{'wall s':>9}{'x raw':>8}{'cpu s':>9}{'x raw':>8}")
-    print(f"{'raw read (open+read every file)':<34}{r['raw_read']:>9.3f}{1.0:>8.2f}{r['raw_read_cpu']:>9.3f}{1.0:>8.2f}")
+    """The whole report at once (what ``_Printer`` prints a part at a time)."""
+    for key in (None, "scan_only_no_cache", "scan_resolve_cold", "scan_resolve_warm", "query_cold", "query_warm",
+                "query_warm_not_memoised", *bench_index.KEYS, "app", "end"):
+        if key is None or key in ("app", "end") or key in r:
+            print_part(r, key)
 
-    def line(label: str, d: dict) -> None:
-        extra = ""
-        if "target" in d:
-            extra = f"   target <= {d['target']:.1f}x: {'met' if d['met'] else 'MISSED'}"
-        if d.get("error"):
-            extra += f"   ({d['error']})"
-        cpu_ratio = d.get("cpu_ratio") or 0.0
-        print(f"{label:<34}{d['seconds']:>9.3f}{d['ratio']:>8.2f}{d.get('cpu', 0.0):>9.3f}{cpu_ratio:>8.2f}{extra}")
-        if len(d.get("runs", ())) > 1:
-            each = "  ".join(f"{x['seconds']:.3f}/{x['raw_read']:.3f}={x['ratio']:.2f}x" for x in d["runs"])
-            print(f"{'':<4}(median of {len(d['runs'])} runs, each against a raw read just before it: {each})")
 
-    def stages(d: dict) -> None:
-        print(f"{'':<4}cache load {d['cache_load']:.3f}  scan {d['scan']:.3f}  save {d['cache_save']:.3f}"
-              f"  resolve {d['resolve']:.3f}  ({d['hits']} hits, {d['misses']} misses, {d['reused']} reused by hash)")
-        after = d.get("after_resolve") or {}
-        if "error" in after:
-            print(f"{'':<4}query stages not measured: {after['error']}")
-        elif after:
-            print(f"{'':<4}then the query command's own work: evaluate {after['query']:.3f}  rows {after['rows']:.3f}"
-                  f"  JSON {after['json']:.3f} ({after['json_bytes'] / 1e6:.1f} MB)")
+def _line(label: str, d: dict) -> None:
+    extra = ""
+    if "target" in d:
+        extra = f"   target <= {d['target']:.1f}x: {'met' if d['met'] else 'MISSED'}"
+    if d.get("error"):
+        extra += f"   ({d['error']})"
+    cpu_ratio = d.get("cpu_ratio") or 0.0
+    print(f"{label:<34}{d['seconds']:>9.3f}{d['ratio'] or 0.0:>8.2f}{d.get('cpu', 0.0):>9.3f}{cpu_ratio:>8.2f}{extra}")
+    if len(d.get("runs", ())) > 1:
+        each = "  ".join(f"{x['seconds']:.3f}/{x['raw_read']:.3f}={x['ratio']:.2f}x" for x in d["runs"])
+        print(f"{'':<4}(median of {len(d['runs'])} runs, each against a raw read just before it: {each})")
 
-    line("scan only, no cache", r["scan_only_no_cache"])
-    line("scan+resolve, empty cache", r["scan_resolve_cold"])
-    stages(r["scan_resolve_cold"])
-    line("scan+resolve, warm cache", r["scan_resolve_warm"])
-    stages(r["scan_resolve_warm"])
-    line("query subprocess, empty cache", r["query_cold"])
-    if r["query_cold"].get("cache_written_after") is not None:
-        print(f"{'':<4}(its cache write, detached, finished {r['query_cold']['cache_written_after']:.3f} s after it answered)")
-    line("query subprocess, warm, memoised", r["query_warm"])
-    line("query subprocess, warm, not memo.", r["query_warm_not_memoised"])
-    print(f"{'':<4}(the same terms in another order: the header cache is warm, the answer is derived)")
-    q = r["query_warm"]
-    if "matches" in q:
-        print(f"{'':<4}letterbox-tui query {r['query']} --json: {q['matches']} matches, {q['unknown']} unknown")
-    bench_index.print_lines(r, line)
-    from .bench_app import print_lines
 
-    print_lines(r["app"], r["raw_read"])
+def _stages(d: dict) -> None:
+    print(f"{'':<4}cache load {d['cache_load']:.3f}  scan {d['scan']:.3f}  save {d['cache_save']:.3f}"
+          f"  resolve {d['resolve']:.3f}  ({d['hits']} hits, {d['misses']} misses, {d['reused']} reused by hash)")
+    after = d.get("after_resolve") or {}
+    if "error" in after:
+        print(f"{'':<4}query stages not measured: {after['error']}")
+    elif after:
+        print(f"{'':<4}then the query command's own work: evaluate {after['query']:.3f}  rows {after['rows']:.3f}"
+              f"  JSON {after['json']:.3f} ({after['json_bytes'] / 1e6:.1f} MB)")
+
+
+def print_part(r: dict, key: str | None) -> None:
+    """The lines of one measure (``None``: the heading; ``"end"``: the verdicts)."""
+    if key is None:
+        print(f"bench letterbox: {r['dir']} ({r['files']} letter files, {r['bytes'] / 1e6:.1f} MB)"
+              + ("  [generated now]" if r.get("generated") else ""))
+        print(f"python {r['python']}, {r['cpus']} cpus, load average {r.get('load_average')}; page cache warm")
+        bc = r.get("byte_compiled")
+        if bc:
+            print(f"byte-compiled the package first (compileall into {bc['dir']}/**/__pycache__, as pip does at install)"
+                  + ("" if bc.get("ok") else f": FAILED for some module ({bc.get('error', 'see compileall')})"))
+        if r.get("heavy_repeat", 1) < r.get("repeat", 1):
+            print(f"{r['letters']} letters: the measures from an empty cache and the app run once (not --repeat "
+                  f"{r['repeat']})")
+        print("targets are wall-clock ratios; CPU columns count this work's own CPU time\n")
+        print(f"{'measure':<34}{'wall s':>9}{'x raw':>8}{'cpu s':>9}{'x raw':>8}")
+        print(f"{'raw read (open+read every file)':<34}{r['raw_read']:>9.3f}{1.0:>8.2f}{r['raw_read_cpu']:>9.3f}{1.0:>8.2f}")
+    elif key == "scan_only_no_cache":
+        _line("scan only, no cache", r[key])
+    elif key in ("scan_resolve_cold", "scan_resolve_warm"):
+        _line(f"scan+resolve, {'empty' if key.endswith('cold') else 'warm'} cache", r[key])
+        _stages(r[key])
+    elif key == "query_cold":
+        d = r[key]
+        _line("query subprocess, empty cache", d)
+        if d.get("cache_written_after") is not None:
+            print(f"{'':<4}(its cache write, detached, finished {d['cache_written_after']:.3f} s after it answered)")
+        bench_index.print_build(d.get("index_build"))
+    elif key == "query_warm":
+        _line("query subprocess, warm, memoised", r[key])
+        q = r[key]
+        if "matches" in q:
+            print(f"{'':<4}letterbox-tui query {' '.join(QUERY)} --json: {q['matches']} matches, {q['unknown']} unknown")
+    elif key == "query_warm_not_memoised":
+        _line("query subprocess, warm, not memo.", r[key])
+        print(f"{'':<4}(the same terms in another order: the header cache is warm, the answer is derived)")
+    elif key == "app":
+        from .bench_app import print_lines
+
+        print_lines(r["app"], r["raw_read"])
+    elif key == "end":
+        bench_index.print_verdicts(r)
+        print(f"load average at the end {r.get('load_average_after')}")
+    else:
+        bench_index.print_one(r, key, _line)

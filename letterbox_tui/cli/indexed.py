@@ -52,7 +52,8 @@ class Served:
                 + ',"scanned_at":' + json.dumps(self.scanned_at) + "}")
 
 
-def serve(args: Namespace, poll=None, *, early: bool = False, stale: bool = False) -> Served | int | None:
+def serve(args: Namespace, poll=None, *, early: bool = False, stale: bool = False,
+          key: str | None = None) -> Served | int | None:
     """A fresh index for this command, made fresh first if need be; None: answer from
     scratch (then, when that is worth it, the index is built after the answer). While it
     waits for another process writing the index, ``poll()`` is asked now and then: an exit
@@ -61,7 +62,13 @@ def serve(args: Namespace, poll=None, *, early: bool = False, stale: bool = Fals
     ``early``: an index that may be fresh is served at once, its proof still running
     (``Served.proof``: the caller reads its answer meanwhile and shows it only once the
     proof holds, ``_guarded``). ``stale``: such a proof failed: go straight on to bring
-    the index up to date."""
+    the index up to date.
+
+    ``key``: this question's answer memo key. A command that finds the index being built
+    after another question (the lock's holder says so: ``index_lock``) does not wait for
+    the build: it answers from the letters (the header cache's scan, as with no index) and
+    leaves the index to the builder; only the same question waits, for the memo the
+    builder writes first."""
     if os.environ.get("LETTERBOX_TUI_NO_CACHE") or getattr(args, "participant", None):
         return None
     from letterbox_tui.core.settings import load_settings
@@ -86,6 +93,7 @@ def serve(args: Namespace, poll=None, *, early: bool = False, stale: bool = Fals
         ix.meta = {}
     lock = WriterLock(ix.path)
     replayed: list[int] = []
+    mine = f"build {key}" if key is not None else None
 
     def answered_meanwhile() -> bool:
         if poll is not None:
@@ -93,7 +101,9 @@ def serve(args: Namespace, poll=None, *, early: bool = False, stale: bool = Fals
             if code is not None:
                 replayed.append(code)
                 return True
-        return False
+        said = lock.holder() or ""
+        # a build for another question (or this one's memo already written): not worth waiting
+        return said == "index" or (said.startswith("build ") and said != mine)
 
     if not lock.acquire(WAIT_S, answered_meanwhile):
         ix.close()
@@ -109,15 +119,16 @@ def serve(args: Namespace, poll=None, *, early: bool = False, stale: bool = Fals
             lock.release()
             return Served(ix, began)
         if ix.db is None or ix.why_not() is not None:
-            _build_after(ix, lock, utc)
+            _build_after(ix, lock, utc, key)
             return None
+        lock.announce("refresh")
         _refresh(ix, root, utc)
         lock.release()
         return Served(ix, began)
     except (sqlite3.DatabaseError, Unusable) as exc:
         ix.close()
         set_aside(ix.path, str(exc))
-        _build_after(ix, lock, utc)
+        _build_after(ix, lock, utc, key)
         return None
 
 
@@ -149,10 +160,14 @@ def _refresh(ix: Index, root: str, utc: bool) -> None:
     ix.refresh(snapshot, lambda s: resolve(s, at))
 
 
-def _build_after(ix: Index, lock: WriterLock, utc: bool) -> None:
+def _build_after(ix: Index, lock: WriterLock, utc: bool, key: str | None = None) -> None:
     """Build the index from the snapshot the command is about to scan, once its answer is
-    out (keeping the writer lock until then: a command meanwhile waits, not scans)."""
+    out and after the answer memo and the header cache are written (keeping the writer lock
+    until then: the same question meanwhile waits for the memo; another one answers from
+    the letters, the header cache's scan, and does not wait: ``serve``)."""
     from . import common
+
+    lock.announce(f"build {key if key is not None else '-'}")
 
     def loaded(snapshot) -> None:
         from letterbox_tui.core.speed.after import BACKGROUND_ROWS, after_answer
@@ -165,6 +180,7 @@ def _build_after(ix: Index, lock: WriterLock, utc: bool) -> None:
         def work() -> None:
             from letterbox_tui.core.resolve import resolve
 
+            lock.announce("index")  # the memo is written (it goes first): nobody need wait
             try:
                 ix.build(snapshot, lambda s: resolve(s, _now()))
             except (sqlite3.Error, Unusable) as exc:
@@ -173,7 +189,9 @@ def _build_after(ix: Index, lock: WriterLock, utc: bool) -> None:
                 ix.close()
                 lock.release()
 
-        after_answer(work, big=len(snapshot.letters) >= BACKGROUND_ROWS, first=True)
+        # after the header cache's save (left while scanning): a question asked during the
+        # build scans with it; the memo still goes first (``memo.record_after_answer``)
+        after_answer(work, big=len(snapshot.letters) >= BACKGROUND_ROWS)
 
     def abandon() -> None:
         ix.close()
@@ -216,7 +234,8 @@ def _guarded(command: str, args: Namespace, answer, memoised=None) -> int:
     answer's modules loaded meanwhile."""
     more = (memoised,) if memoised is not None else ()
     poll = memoised.replay if memoised is not None else None
-    served = serve(args, poll, early=True)
+    key = memoised.key if memoised is not None else None
+    served = serve(args, poll, early=True, key=key)
     if isinstance(served, Served) and served.proof is not None:
         if sys.stdout.isatty():
             _load_answer_modules(command)
@@ -230,7 +249,7 @@ def _guarded(command: str, args: Namespace, answer, memoised=None) -> int:
             served.proof = None
         else:
             served.ix.close()
-            served = serve(args, poll, stale=True)
+            served = serve(args, poll, stale=True, key=key)
     if isinstance(served, int):
         return served
     if served is None:

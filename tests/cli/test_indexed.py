@@ -148,3 +148,65 @@ def test_a_command_failing_before_its_scan_leaves_no_writer_lock(tmp_path, capsy
     monkeypatch.setattr(read, "cmd_show", show)
     assert _run(capsys, root, ["show", lid, "--json"], scratch=False)[:2] == \
         _run(capsys, root, ["show", lid, "--json"], scratch=True)[:2]  # and the index serves again
+
+
+class _Waited(Exception):
+    pass
+
+
+def test_a_different_question_does_not_wait_for_the_index_build(tmp_path, capsys, monkeypatch, settled):
+    """While the index is built after another question (the writer lock's holder says
+    ``build KEY`` or ``index``), a question answers from the letters at once, as from
+    scratch, and leaves the index to the builder; the same question (its memo is written
+    first) and a refresh are waited for. Waiting is counted by the lock's sleeps."""
+    from letterbox_tui.cli import indexed
+    from letterbox_tui.core.speed import index_lock
+    from letterbox_tui.core.speed.index import Index, _generations
+    from letterbox_tui.core.speed.index_lock import WriterLock
+
+    root = tmp_path / "box"
+    write_demo(root)
+    lid = _ids(root)[3]
+    path = Index(str(root), False).path
+    builder = WriterLock(path)
+    assert builder.acquire(0)
+    sleeps: list[float] = []
+
+    class Clock:  # index_lock's time, its sleeps counted (the lock is never free here)
+        monotonic = staticmethod(lambda: 0.0)
+
+        @staticmethod
+        def sleep(s):
+            sleeps.append(s)
+            if len(sleeps) > 3:
+                raise _Waited
+
+    monkeypatch.setattr(index_lock, "time", Clock)
+    keys: list = []
+    serve = indexed.serve
+    monkeypatch.setattr(indexed, "serve", lambda *a, **k: keys.append(k.get("key")) or serve(*a, **k))
+    question = ["query", "type=request", "state=any", "--json"]
+    try:
+        for said, argv in (("build 0123abcd", question), ("index", question), ("build -", ["show", lid, "--json"]),
+                           ("index", ["answered", lid, "--json"])):
+            builder.announce(said)
+            memo.forget(str(root))
+            got = _run(capsys, root, argv, scratch=False)
+            assert got[:2] == _run(capsys, root, argv, scratch=True)[:2], (said, argv)
+            assert sleeps == [], (said, argv)
+            assert builder.holder() == said and WriterLock(path).held_elsewhere()  # the build is left alone
+            assert _generations(path) == []  # and nobody else built an index
+        mine = keys[0]
+        assert mine and keys[-1] is None  # show/answered keep no memo
+        for said in (f"build {mine}", "refresh"):  # the same question, a refresh: waited for
+            builder.announce(said)
+            memo.forget(str(root))
+            sleeps.clear()
+            main(["--root", str(root), *question])  # (the lock's sleep gives up: an internal error)
+            assert len(sleeps) > 3 and "_Waited" in capsys.readouterr().err, said
+            from letterbox_tui.cli import common
+
+            common.on_loaded = None
+    finally:
+        builder.release()
+    assert not WriterLock(path).held_elsewhere()
