@@ -183,6 +183,7 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, OutsideMixin, Sync
         self.theme = wanted
         if self.user_settings.keymap:
             self.set_keymap(dict(self.user_settings.keymap))
+        self.prefetch_owed()  # Owed & late from the derived index, while Textual starts
 
     # --- layout -------------------------------------------------------------------
     def get_theme_variable_defaults(self) -> dict[str, str]:
@@ -317,7 +318,7 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, OutsideMixin, Sync
         banner.display = True
 
     def _refresh_mailboxes(self) -> None:
-        m = self.model
+        m = self.shown_model
         if m is None:
             return
         width = self.mailbox_list.scrollable_content_region.width or 28
@@ -351,7 +352,7 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, OutsideMixin, Sync
         return Content(mailbox_id)
 
     def _show_mailbox(self, keep: str | None = None) -> None:
-        m = self.model
+        m = self.shown_model
         lst = self.letter_list
         if m is None:
             return
@@ -423,10 +424,10 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, OutsideMixin, Sync
             pane = self.letter_pane
         except NoMatches:  # the app is shutting down
             return
-        pane.show(self.model, row, force=force)
+        pane.show(self.shown_model, row, force=force)
 
     def _describe(self, row: ListRow, width: int) -> Content:
-        m = self.model
+        m = self.shown_model
         if m is None:
             return Content(row.key)
         owed = self.mailbox_id == "view:owed" and self.query_text is None

@@ -92,6 +92,14 @@ class AppModel:
     _cache: dict[str, list[ListRow]] = field(default_factory=dict)
     #: each seat's mailboxes and status note, read in the scan worker (``build``)
     _seats: list | None = None
+    #: Owed & late alone, from the derived index (``from_preview``), while the whole
+    #: letterbox loads: every other view and mailbox is pending (``rows`` gives None)
+    partial: bool = False
+    #: Owed & late's rows per (order, folded seats), and its most urgent row
+    #: (``owed_rows``): each made once, in the scan worker for the default
+    arranged: dict = field(default_factory=dict)
+    #: a partial model's letters, made from the index when first drawn (``from_preview``)
+    _letter_at: object = None
 
     # --- building -----------------------------------------------------------------
     @classmethod
@@ -112,6 +120,18 @@ class AppModel:
             model.compute(first)
         return model
 
+    @classmethod
+    def from_preview(cls, root: str, settings: Settings, preview, at: datetime) -> AppModel:
+        """Owed & late from the index's owed letters and their stored answers
+        (``core.speed.index_owed.OwedPreview``), built as ``build`` builds it: the rows
+        are the ones the whole letterbox gives (tests/app/test_owed_first.py), each
+        row's letter made when it is first drawn (``owed_rows.LazyRow``)."""
+        model = cls(root, settings, preview.snapshot, preview.res, at, partial=True)
+        model._letter_at = preview.letter
+        model._seats = seat_mailboxes(preview.snapshot)  # the status notes; counts are not shown
+        model.compute("view:owed")
+        return model
+
     def finish(self, cancelled=lambda: False) -> None:
         """Every built-in view not computed yet (run in the scan worker)."""
         for vid in BUILDERS:
@@ -128,7 +148,12 @@ class AppModel:
         """Compute one built-in view and its count (safe to call from a worker)."""
         rows = BUILDERS[vid](self)
         if vid == "view:owed":
-            self.counts[vid] = sum(1 for r in rows if r.letter is not None)
+            from .owed_rows import most_urgent_key, owed_rows
+
+            self.counts[vid] = sum(1 for r in rows if r.heading is None)
+            self.views[vid] = rows
+            owed_rows(self)  # the arrangement the view opens with, and where its cursor starts
+            most_urgent_key(self)
         elif vid == "view:disputes":
             self.counts[vid] = sum(1 for r in rows if r.depth == 0 and r.letter is not None)
         elif vid == "view:truth":
@@ -145,7 +170,7 @@ class AppModel:
     def _owed_rows(self) -> list[ListRow]:
         from letterbox_tui.core.sidecar import progress_of
 
-        from .owed_rows import group_counts
+        from .owed_rows import LazyRow, group_counts
 
         self.owed = view = owed_view(self.res)
         rows: list[ListRow] = []
@@ -157,7 +182,10 @@ class AppModel:
             rows.append(ListRow(f"group:{group.seat}", heading=heading))
             for item in group.items:
                 note, style = owed_note(item)
-                row = ListRow(item.letter.path, item.letter, note=note, note_style=style)
+                if self.partial:  # from the index: the letter is made when the row is drawn
+                    row = LazyRow(item.letter.path, self._letter_at, note=note, note_style=style)
+                else:
+                    row = ListRow(item.letter.path, item.letter, note=note, note_style=style)
                 progress = progress_of(self.root, item.letter, self.snapshot)  # the holder's note, from its ack sidecar
                 if progress is not None:
                     row.extra["progress"] = progress.line(self.at)
@@ -224,6 +252,13 @@ class AppModel:
     def mailboxes(self) -> list[Mailbox]:
         out = [Mailbox(vid, label, self.counts.get(vid), late=self.late_count if vid == "view:owed" else 0)
                for vid, label, _ in VIEWS]
+        if self.partial:  # the seats, without counts, until the whole letterbox is loaded
+            for seat in self._seats or ():
+                status = clean(seat.status, single_line=True) if seat.status else None
+                out.append(Mailbox(f"seat:{seat.seat}", seat.seat, seat=seat.seat, status=status))
+                out.extend(Mailbox(f"seat:{seat.seat}:{folder}", label, None, seat=seat.seat)
+                           for folder, label in SEAT_FOLDERS)
+            return out
         if self.leases:
             out.append(Mailbox(LEASES, "Leases", len(self.leases)))
         if self.unpushed is not None:
@@ -248,7 +283,7 @@ class AppModel:
         worker); raises ``LetterboxError`` for a bad saved query."""
         if mailbox_id in self.views:
             return self.views[mailbox_id]
-        if mailbox_id in BUILDERS:
+        if mailbox_id in BUILDERS or self.partial:
             return None
         if mailbox_id in self._cache:
             return self._cache[mailbox_id]

@@ -8,6 +8,8 @@ collected by Textual's message pump metaclass).
 
 from __future__ import annotations
 
+from functools import partial
+
 from textual import events, work
 from textual.css.query import NoMatches
 from textual.worker import get_current_worker
@@ -92,7 +94,9 @@ class ReadingMixin:
             self._select_now, self.select_written = self.select_written, None
         if self.seen.watermark is None:
             self.seen.watermark = newest_time(m.snapshot.letters)
-            self.seen.save(self.seen.watermark)
+            # written in a thread: nothing on the UI thread touches a file
+            self.run_worker(partial(self.seen.save, self.seen.watermark), thread=True, group="seen",
+                            exit_on_error=False)
             return
         fresh = [x for x in self.fresh_letters() if x.path not in self._announced]
         self._announced.update(x.path for x in fresh)

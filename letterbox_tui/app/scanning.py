@@ -3,6 +3,11 @@ its progress and result as messages, so the first paint happens before the scan 
 cheap poll (directory mtimes, or only the clock while the native watcher runs) rescans,
 keeping the selection.
 
+At start-up on an unchanged letterbox, Owed & late (the opening view) is shown first from
+the derived index (``prefetch_owed``: a thread started with the app, before the first
+paint; ``core.speed.index_owed``), its rows built as the whole letterbox builds them; the
+scan worker then loads the whole letterbox (header cache) and the model replaces it.
+
 Handlers here are ``on_<message>`` methods (a plain mixin's ``@on`` decorators are not
 collected by Textual's message pump metaclass).
 """
@@ -10,7 +15,9 @@ collected by Textual's message pump metaclass).
 from __future__ import annotations
 
 import gc
+import threading
 import time
+from concurrent.futures import Future
 from dataclasses import dataclass
 
 from textual import work
@@ -44,13 +51,66 @@ class ScanDone(Message):
 
 
 @dataclass
+class OwedShown(Message):
+    """Owed & late from the derived index (``AppModel.from_preview``), to show while the
+    whole letterbox loads; ``shown`` is set once the frame showing it is drawn."""
+
+    model: AppModel
+    shown: threading.Event
+
+
+@dataclass
 class ViewsDone(Message):
     """Every built-in view of ``model`` is computed (counts are final)."""
 
     model: AppModel
 
 
+#: a letterbox with fewer readable letters is scanned whole at once (quick enough)
+PREVIEW_MIN_LETTERS = 20_000
+
+
 class ScanningMixin:
+    #: Owed & late from the index, shown until the first scan is done (``model`` is None
+    #: until then, so everything that needs the whole letterbox waits for it)
+    preview: AppModel | None = None
+    _preview_future: Future | None = None
+
+    @property
+    def shown_model(self) -> AppModel | None:
+        """What the list and the letter pane show: the scan's model, else the preview."""
+        return self.model if self.model is not None else self.preview
+
+    def prefetch_owed(self) -> None:
+        """Read Owed & late from the derived index in a thread of its own, started with the
+        app: the stat proof (without the GIL) and SQLite overlap Textual's start-up. Only
+        for a first scan that opens on Owed & late over the whole letterbox, with the
+        derived files allowed; the scan worker takes the result."""
+        from letterbox_tui.core.speed.files import cache_wanted
+
+        if self.participants or self.start_letter or self.start_view != "view:owed" or not cache_wanted():
+            return
+        future: Future = Future()
+        root, settings, at = self.root, self.settings, self.clock()
+
+        def run() -> None:
+            try:
+                future.set_result(_owed_preview(root, settings, at))
+            except Exception as exc:  # noqa: BLE001 - a head start only: the scan answers
+                future.set_exception(exc)
+
+        self._preview_future = future
+        threading.Thread(target=run, name="owed-preview", daemon=True).start()
+
+    def _take_preview(self) -> AppModel | None:
+        future, self._preview_future = self._preview_future, None
+        if future is None:
+            return None
+        try:
+            return future.result()
+        except Exception:  # noqa: BLE001 - shown in tests (test_owed_first); the scan goes on
+            return None
+
     def start_scan(self) -> None:
         self.scan_started = time.monotonic()
         self.scanning = True
@@ -64,6 +124,13 @@ class ScanningMixin:
         from letterbox_tui.core.speed.files import take_notices
 
         worker = get_current_worker()
+        preview = self._take_preview() if self.scan_count == 0 else None
+        if preview is not None and not worker.is_cancelled:
+            shown = threading.Event()
+            self.post_message(OwedShown(preview, shown))
+            # the scan below holds the interpreter for long stretches: it starts once the
+            # owed rows are on the screen, not while the UI thread is drawing them
+            shown.wait(5.0)
         at = self.clock()
         self.post_message(ScanProgress("reading headers", 1, 4))
         fingerprint = folder_fingerprint(self.root)
@@ -104,6 +171,16 @@ class ScanningMixin:
             self.letter_list.empty_text = Content(f"Scanning the letterbox… {self.scan_stage}")
             self.letter_list.refresh()
 
+    def on_owed_shown(self, message: OwedShown) -> None:
+        if self.model is not None or not self.query("#letters"):
+            message.shown.set()
+            return
+        self.preview = message.model
+        self._refresh_mailboxes()
+        self._show_mailbox(keep=most_urgent_key(message.model))  # the review starts at the most urgent
+        self._update_topbar()
+        self.call_after_refresh(message.shown.set)
+
     def on_views_done(self, message: ViewsDone) -> None:
         if message.model is not self.model or not self.query("#letters"):
             return
@@ -125,6 +202,8 @@ class ScanningMixin:
             self.notify(clean("\n".join(message.notices)), title="Derived files", severity="warning", timeout=10)
         self.fingerprint = message.fingerprint
         first = self.model is None
+        previewed = self.preview is not None  # the user may have moved in it: kept
+        self.preview = None
         if first or message.model.settings != self.settings:
             self._saved_query_problems(message.model.settings)
         self.settings = message.model.settings
@@ -148,7 +227,7 @@ class ScanningMixin:
             else:
                 self._show_mailbox()
                 self.notify(cleans(("no letter ", ""), (self.start_letter, "bold"), (" in scope", "")), severity="error")
-        elif first and self.mailbox_id == "view:owed":
+        elif first and self.mailbox_id == "view:owed" and not previewed:
             self._show_mailbox(keep=most_urgent_key(message.model))  # the review starts at the most urgent
         else:
             self._show_mailbox(keep=keep)
@@ -178,6 +257,15 @@ class ScanningMixin:
 
     def action_rescan(self) -> None:
         self.start_scan()
+
+
+def _owed_preview(root: str, settings, at) -> AppModel | None:
+    from letterbox_tui.core.collector import paused_gc
+    from letterbox_tui.core.speed.index_owed import owed_preview
+
+    with paused_gc():  # tens of thousands of small objects and no cycles (as the scan pauses it)
+        return owed_preview(root, id_time_is_utc=settings.id_time_is_utc, now=at, min_letters=PREVIEW_MIN_LETTERS,
+                            then=lambda preview: AppModel.from_preview(root, settings, preview, at))
 
 
 def _freeze_heap(scans: int) -> None:

@@ -112,24 +112,25 @@ class TruthFileMixin:
             self.truth_worker(path, write=True, remember=True)
 
     def check_truth_file(self) -> None:
-        """After a scan: is the remembered file (if any) still current? Never writes."""
-        from letterbox_tui.core.settings import remembered_digest_path
-
-        try:
-            path = remembered_digest_path(self.root)  # type: ignore[attr-defined]
-        except LetterboxError:
-            path = None
-        if path:
-            self.truth_worker(path, write=False)
+        """After a scan: is the remembered file (if any) still current? Never writes. The
+        remembered path is looked up in the worker (it reads the user's config file)."""
+        self.truth_worker(None, write=False)
 
     @work(thread=True, exclusive=True, group="truth-file", exit_on_error=False)
-    def truth_worker(self, path: str, write: bool, remember: bool = False) -> None:
+    def truth_worker(self, path: str | None, write: bool, remember: bool = False) -> None:
         from letterbox_tui.core import truth_file
-        from letterbox_tui.core.settings import remember_digest_path
+        from letterbox_tui.core.settings import remember_digest_path, remembered_digest_path
 
         model = self.model  # type: ignore[attr-defined]
         if model is None:
             return
+        if path is None:  # the remembered file, if any
+            try:
+                path = remembered_digest_path(self.root)  # type: ignore[attr-defined]
+            except LetterboxError:
+                return
+            if not path:
+                return
         try:
             if write:
                 out = truth_file.write_digest(Path(path), Path(model.root), model.res, None,

@@ -126,8 +126,11 @@ async def _drive(make_app, root: str) -> dict:
             await asyncio.sleep(0.002)
         out["first_paint_at"] = frames[0] if frames else time.time()
 
+        def shown():  # the preview from the index (``app.scanning``), else the scan's model
+            return getattr(app, "shown_model", app.model)
+
         def owed_shown() -> bool:
-            return (app.model is not None and app.mailbox_id == "view:owed"
+            return (shown() is not None and app.mailbox_id == "view:owed"
                     and not getattr(app, "_showing_pending", False) and len(app.letter_list.rows) > 0)
 
         while not owed_shown() and time.time() < limit:
@@ -137,11 +140,10 @@ async def _drive(make_app, root: str) -> dict:
             await asyncio.sleep(0.002)
         out["owed_view_at"] = frames[-1]
         out["owed_rows"] = len(app.letter_list.rows)
-        out["fast_start"] = bool(getattr(app.model, "partial", False)) if app.model is not None else None
+        out["fast_start"] = bool(getattr(shown(), "partial", False))
 
         def loaded() -> bool:
-            return (app.scan_count >= 1 and not app.scanning and not app.views_pending
-                    and not getattr(app.model, "partial", False))
+            return app.scan_count >= 1 and not app.scanning and not app.views_pending
 
         while not loaded() and time.time() < limit:
             await asyncio.sleep(0.005)

@@ -73,7 +73,7 @@ class MailboxList(OptionList):
                 options.append(Option(head, id=mb.id, disabled=True))
                 continue
             elif mb.id.startswith("seat:"):
-                prompt = Content(f"  {mb.label:<11}") + Content.styled(str(mb.count), "$text-muted") + fresh_c
+                prompt = Content(f"  {mb.label:<11}") + Content.styled("…" if mb.count is None else str(mb.count), "$text-muted") + fresh_c
             else:
                 if not queries_started:
                     options.append(None)

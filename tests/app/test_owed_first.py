@@ -1,0 +1,221 @@
+"""Owed & late first, from the derived index (#14 speed, #15 "the app uses the same
+index"): on an unchanged letterbox the app shows the owed view from the index's stored
+answers (``core.speed.index_owed``, ``AppModel.from_preview``) before it has loaded the
+whole letterbox, and those rows are exactly the ones the whole letterbox gives: every row,
+its text, its deadline state and its uncertain reasons, in both orders. A changed
+letterbox, or none indexed, is never previewed. Counts, not times."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+from datetime import datetime, timezone
+
+import pytest
+
+from letterbox_tui.app import make_app
+from letterbox_tui.app import scanning
+from letterbox_tui.app.model import AppModel
+from letterbox_tui.app.owed_rows import BY_SEAT, MOST_OVERDUE, most_urgent_key, owed_rows
+from letterbox_tui.app.widgets.letter_text import head_text
+from letterbox_tui.app.widgets.row_text import describe
+from letterbox_tui.cli import main
+from letterbox_tui.core.demo import DEMO_NOW, write_demo
+from letterbox_tui.core.resolve import resolve
+from letterbox_tui.core.scan import scan
+from letterbox_tui.core.settings import UserSettings, load_settings
+from letterbox_tui.core.speed import memo
+from letterbox_tui.core.speed.index_owed import owed_preview
+from tests.app.helpers import SIZE, scanned, until
+
+GEN_NOW = datetime(2026, 12, 1, 9, 0, tzinfo=timezone.utc)
+
+
+@pytest.fixture
+def settled(monkeypatch):
+    """Files written a moment ago count as settled (a test's whole life is in the racy
+    window), and a small letterbox is previewed too."""
+    monkeypatch.setattr(memo, "RACY_NS", 0)
+    monkeypatch.setattr(scanning, "PREVIEW_MIN_LETTERS", 0)
+
+
+def _indexed(root) -> None:
+    """Build the derived index the way a command does (a query, then its build)."""
+    from letterbox_tui.core.speed.index import Index
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        main(["--root", str(root), "query", "state=any", "--json"])  # its exit code says what matched
+    ix = Index(str(root), load_settings(root).id_time_is_utc)
+    try:
+        assert ix.open() and ix.why_not() is None
+    finally:
+        ix.close()
+
+
+def _generated(root):
+    from tests.gen_letterbox import main as generate
+
+    with contextlib.redirect_stdout(io.StringIO()):
+        generate([str(root), "--letters", "600", "--seed", "11"])
+    return GEN_NOW
+
+
+@pytest.fixture(params=["demo", "generated"])
+def box(request, tmp_path, settled):
+    root = tmp_path / request.param
+    if request.param == "demo":
+        write_demo(root, seed=7, now=DEMO_NOW)
+        now = DEMO_NOW
+    else:
+        now = _generated(root)
+    _indexed(root)
+    return root, now
+
+
+def _text(c) -> tuple:
+    return (c.plain, tuple(c.spans))
+
+
+def _rows(model, rows, width: int = 150) -> list[tuple]:
+    out = []
+    for r in rows:
+        if r.heading is not None:
+            out.append((r.key, _text(r.heading)))
+        else:
+            out.append((r.key, r.note, r.note_style, dict(r.extra), _text(describe(model, r, width, owed=True)),
+                        _text(describe(model, r, 80, owed=True)), _text(head_text(model, r.letter))))
+    return out
+
+
+def test_owed_rows_from_the_index_are_the_whole_letterbox_s(box):
+    root, now = box
+    settings = load_settings(root)
+    preview = owed_preview(root, id_time_is_utc=settings.id_time_is_utc, now=now)
+    assert preview is not None
+    fast = AppModel.from_preview(str(root), settings, preview, now)
+    snapshot = scan(root, id_time_is_utc=settings.id_time_is_utc)
+    whole = AppModel.build(str(root), settings, snapshot, resolve(snapshot, now), now)
+    assert fast.partial and not whole.partial
+    assert len(fast.snapshot.letters) < len(whole.snapshot.letters)  # only what may be owed was read
+    seats = [g.seat for g in whole.owed.groups]
+    for order, folded in ((BY_SEAT, set()), (MOST_OVERDUE, set()), (BY_SEAT, set(seats[:1]))):
+        got, want = owed_rows(fast, order, folded), owed_rows(whole, order, folded)
+        assert _rows(fast, got) == _rows(whole, want), (order, folded)
+    assert most_urgent_key(fast) == most_urgent_key(whole)
+    assert fast.counts["view:owed"] == whole.counts["view:owed"] and fast.late_count == whole.late_count
+    items = [i for g in whole.owed.groups for i in g.items]
+    kinds = {i.standing for i in items}
+    assert {"late", "uncertain"} <= kinds  # what the test is about is there
+    assert any(i.standing == "uncertain" and i.letter.deadline for i in items)  # uncertain, with a deadline
+
+
+def test_a_changed_letterbox_or_none_indexed_is_not_previewed(tmp_path, settled):
+    root = tmp_path / "box"
+    write_demo(root, seed=7, now=DEMO_NOW)
+    assert owed_preview(root, id_time_is_utc=False, now=DEMO_NOW) is None  # no index yet
+    _indexed(root)
+    assert owed_preview(root, id_time_is_utc=False, now=DEMO_NOW) is not None
+    assert owed_preview(root, id_time_is_utc=False, now=DEMO_NOW, min_letters=10**6) is None  # too small
+    letter = next(root.glob("*/inbox/*.md"))
+    letter.write_bytes(letter.read_bytes().replace(b"\n---\n", b"\nnote: edited\n---\n", 1))
+    assert owed_preview(root, id_time_is_utc=False, now=DEMO_NOW) is None  # changed: the app scans
+
+
+class _Files:
+    """Counts what the UI thread opens or lists while it is installed."""
+
+    def __init__(self, monkeypatch):
+        import builtins
+        import os
+        import threading
+
+        self.seen: list[str] = []
+        main_thread = threading.main_thread()
+
+        def counted(name, real):
+            def call(*a, **k):
+                if threading.current_thread() is main_thread and self.on:
+                    import sys
+                    f, where = sys._getframe(1), []
+                    while f is not None:  # where from, in the package (no source read: that opens files)
+                        if "letterbox_tui" in f.f_code.co_filename:
+                            where.append(f"{f.f_code.co_filename.rsplit('letterbox_tui/', 1)[-1]}:{f.f_lineno}")
+                        f = f.f_back
+                    self.seen.append(f"{name}({a[0] if a else ''}) from {' < '.join(where[:4])}")
+                return real(*a, **k)
+            return call
+
+        self.on = False
+        for mod, name in ((builtins, "open"), (os, "open"), (os, "scandir"), (os, "listdir"), (os, "stat"),
+                          (os, "lstat")):
+            monkeypatch.setattr(mod, name, counted(name, getattr(mod, name)))
+
+
+def test_the_app_shows_owed_from_the_index_first_then_the_whole_letterbox(tmp_path, settled, monkeypatch):
+    root = tmp_path / "gen"
+    now = _generated(root)
+    _indexed(root)
+    files = _Files(monkeypatch)
+    shown: list = []
+    first = scanning.ScanningMixin.on_owed_shown
+
+    def on_owed_shown(app, message):  # what the preview put on the screen, as it did
+        first(app, message)
+        assert app.model is None and app.preview is message.model
+        shown.append(_rows(app.preview, app.letter_list.rows))
+        shown.append(app.letter_list.current.key)
+
+    monkeypatch.setattr(scanning.ScanningMixin, "on_owed_shown", on_owed_shown)
+
+    async def run():
+        app = make_app(root, now=lambda: now, poll_interval=None, user_settings=UserSettings())
+        async with app.run_test(size=SIZE) as pilot:
+            files.on = True
+            await scanned(pilot, app)
+            assert len(shown) == 2, "the owed view from the index came first"
+            assert shown[1] == most_urgent_key(app.model)
+            assert app.preview is None and app.letter_list.current.key == shown[1]  # the cursor stays
+            shown.append(_rows(app.model, app.letter_list.rows))
+            for view in "23451":  # every view, and back
+                await pilot.press(view)
+                await pilot.pause()
+            files.on = False
+            await pilot.press("Q")
+
+    asyncio.run(run())
+    assert shown[0] == shown[2]
+    assert files.seen == []  # the UI thread read no file: the index, the scan, bodies are read in workers
+
+
+def test_switching_views_rebuilds_no_rows(tmp_path, monkeypatch):
+    root = tmp_path / "gen"
+    now = _generated(root)
+    from letterbox_tui.app import owed_rows as owed_mod
+    from letterbox_tui.app import model as model_mod
+
+    calls: list[str] = []
+    for vid, builder in list(model_mod.BUILDERS.items()):
+        def counted(self, _b=builder, _v=vid):
+            calls.append(_v)
+            return _b(self)
+        monkeypatch.setitem(model_mod.BUILDERS, vid, counted)
+    arranged = owed_mod._arranged
+    monkeypatch.setattr(owed_mod, "_arranged", lambda *a: calls.append("arranged") or arranged(*a))
+
+    async def run():
+        app = make_app(root, now=lambda: now, poll_interval=None, user_settings=UserSettings())
+        async with app.run_test(size=SIZE) as pilot:
+            await scanned(pilot, app)
+            before = list(calls)
+            assert sorted(before) == sorted([*model_mod.BUILDERS, "arranged"])  # each view built once
+            for view in "2345121":
+                await pilot.press(view)
+                await pilot.pause()
+            assert calls == before  # switching rebuilt nothing
+            await pilot.press("1", "o", "o")  # another order is arranged once, then kept
+            await pilot.pause()
+            assert calls == before + ["arranged"]
+            await pilot.press("Q")
+
+    asyncio.run(run())
