@@ -223,14 +223,58 @@ def _one_pass(repo: Repo, result: SyncResult, upstream: str | None, *, first: bo
         # is read again from the working tree, which now holds exactly those bytes
         touched = (result.staged if local != old else []) + pulled
         if touched:
-            git(repo, "update-index", "--add", "--remove", "-z", "--stdin",
-                input=b"".join(os.fsencode(p) + b"\0" for p in dict.fromkeys(touched)))
+            _refresh_index(repo, list(dict.fromkeys(touched)))
         _set_head(repo, new, old)
     result.head = new
 
 
+#: attempts at staging while writers move letters (git fails on a file that goes while
+#: it reads it: "Unable to process path"); the listing is taken again each time
+STAGE_ATTEMPTS = 5
+
+
+def _refresh_index(repo: Repo, paths: list[str]) -> None:
+    """Read ``paths`` into the work tree's index again; a letter a writer moves as git
+    reads it is read again where it now is not (``--remove``), and comes by the next sync."""
+    data = b"".join(os.fsencode(p) + b"\0" for p in paths)
+    for attempt in range(STAGE_ATTEMPTS):
+        try:
+            git(repo, "update-index", "--add", "--remove", "-z", "--stdin", input=data)
+            return
+        except SyncError as exc:
+            if "Unable to process path" not in str(exc) or attempt == STAGE_ATTEMPTS - 1:
+                raise
+            time.sleep(0.02 * (attempt + 1))
+
+
 def _commit_new(repo: Repo, head: str | None, result: SyncResult) -> str | None:
     keep_folders(os.path.join(repo.top, repo.prefix))
+    for attempt in range(STAGE_ATTEMPTS):
+        try:
+            staged, tree = _stage(repo, head, result)
+            break
+        except SyncError as exc:
+            if "Unable to process path" not in str(exc) or attempt == STAGE_ATTEMPTS - 1:
+                raise
+            result.waiting.clear()
+            time.sleep(0.02 * (attempt + 1))  # a letter was moved as git read it: list again
+    if not staged:
+        return head
+    if head is not None and tree == _tree(repo, head):
+        return head
+    host = socket.gethostname() or "unknown"
+    message = f"letterbox-tui sync on {host}: {_summary(repo, staged)}\n\nMachine: {host}\n"
+    args = ["commit-tree", tree, "-F", "-"] + (["-p", head] if head else [])
+    commit = git(repo, *args, input=message.encode(), env=_identity(repo, host)).stdout.decode().strip()
+    result.commit = commit
+    result.committed = [repo.local(p) for p in staged]
+    result.staged = staged
+    return commit
+
+
+def _stage(repo: Repo, head: str | None, result: SyncResult) -> tuple[list[str], str | None]:
+    """The paths sync commits now (those a writer holds locked are left waiting) and the
+    tree of HEAD with them staged (None when there are none)."""
     unshared: list[str] = []
     _, paths = changed_paths(repo, status_raw(repo), unshared)
     staged = []
@@ -248,7 +292,7 @@ def _commit_new(repo: Repo, head: str | None, result: SyncResult) -> str | None:
         if stat.S_ISREG(mode):
             staged.append(path)
     if not staged:
-        return head
+        return staged, None
     # the commit is built in a copy of the index (its stat data and cache-tree make this
     # cheap at 100,000 entries); whatever the user staged that sync does not share is
     # set back to HEAD's in the copy, so only what is listed here is committed
@@ -268,16 +312,7 @@ def _commit_new(repo: Repo, head: str | None, result: SyncResult) -> str | None:
             os.unlink(index)
         except FileNotFoundError:
             pass
-    if head is not None and tree == _tree(repo, head):
-        return head
-    host = socket.gethostname() or "unknown"
-    message = f"letterbox-tui sync on {host}: {_summary(repo, staged)}\n\nMachine: {host}\n"
-    args = ["commit-tree", tree, "-F", "-"] + (["-p", head] if head else [])
-    commit = git(repo, *args, input=message.encode(), env=_identity(repo, host)).stdout.decode().strip()
-    result.commit = commit
-    result.committed = [repo.local(p) for p in staged]
-    result.staged = staged
-    return commit
+    return staged, tree
 
 
 def _copy_index(repo: Repo, to: str) -> bool:

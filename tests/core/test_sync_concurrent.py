@@ -114,3 +114,36 @@ def test_two_clones_converge_with_concurrent_writers(tmp_path, monkeypatch):
     rows = answers(a)
     assert any(r["state"] == "closed" and r["answered"] == "yes" for r in rows.values())
     assert any(r["folder"] == "processed" and r["type"] == "info" for r in rows.values())
+
+
+def test_a_letter_filed_while_git_reads_it_is_committed_where_it_went(tmp_path, monkeypatch):
+    """git fails on a file that goes while it reads it ("Unable to process path"): sync
+    lists again and commits the move whole, instead of failing (seen under load in CI)."""
+    import os
+
+    from letterbox_tui.core import sync_run
+
+    monkeypatch.setattr(state, "RACY_SECONDS", 0.0)
+    _, a, _b = machines(tmp_path)
+    sent = deliver(a, Draft(sender="alpha", recipient="beta", type="info", slug="moved", body="x\n"))
+    sync(a)
+    inbox = a / "beta" / "inbox" / f"{sent.id}.md"
+    processed = a / "beta" / "processed" / f"{sent.id}.md"
+    (a / "beta" / "inbox" / "new.md").write_text((a / "beta" / "inbox" / f"{sent.id}.md").read_text()
+                                                  .replace(sent.id, "2026-01-01T000000-alpha-info-new-00000000"))
+    real_git = sync_run.git
+    failed = []
+
+    def racing_git(repo, *args, **kw):
+        if args[0] == "update-index" and not failed:
+            failed.append(args)
+            os.rename(inbox, processed)  # the writer files it as git reads the list
+            raise SyncError(f"git update-index: fatal: Unable to process path beta/inbox/{sent.id}.md")
+        return real_git(repo, *args, **kw)
+
+    monkeypatch.setattr(sync_run, "git", racing_git)
+    sync(a)
+    assert failed
+    committed = git(a, "show", "--name-status", "--format=", "HEAD")
+    assert f"beta/processed/{sent.id}.md" in committed and f"beta/inbox/{sent.id}.md" in committed
+    assert state.status(a)["uncommitted"] == 0
