@@ -159,7 +159,7 @@ def measure(root: Path, n: int, repeat: int, utc: bool, query: tuple[str, ...], 
     finished("query_again_at_once", _paired(root, heavy, again))
     ranked = sorted(during, key=lambda d: d["seconds"] / d["cold_seconds"] if d.get("cold_seconds") else 0)
     chosen = dict(ranked[(len(ranked) - 1) // 2])
-    chosen["runs"] = [{"seconds": d["seconds"], "cold_seconds": d["cold_seconds"], "building": d["building"]}
+    chosen["each"] = [{"seconds": d["seconds"], "cold_seconds": d["cold_seconds"], "building": d["building"]}
                       for d in during]
     finished("query_different_during_build", chosen)
     wait_settled(root, utc)
@@ -249,7 +249,7 @@ def print_one(r: dict, key: str, line) -> None:
     if key == "query_different_during_build":
         line("a different query during the build", d)
         runs = "  ".join(f"{x['seconds']:.3f}/{x['cold_seconds']:.3f}" + ("" if x["building"] else " (build done)")
-                         for x in d.get("runs", ()))
+                         for x in d.get("each", ()))
         verdict = "met" if d.get("vs_cold", 9) <= 1.0 else "MISSED"
         print(f"{'':<4}(asked while the index was built after the cold run; {d.get('vs_cold', 0):.2f}x of that run: "
               f"target <= 1.0x {verdict}; each run/cold: {runs})")
