@@ -46,7 +46,9 @@ class Reader(Protocol):
 
         ``where``, (seat, folder, path prefix), lets a reader make the letter of a plainly
         canonical header itself, by ``letters.FIELD_SLOTS`` (the letter ``letters.build``
-        makes); a reader may ignore it."""
+        makes); a reader may ignore it. For a letter it made, ``data`` is the BLAKE2b-128
+        digest (16 bytes) of the header through its closing line, not the bytes: all a
+        header cache keeps of them (``HeaderCache.put_hashed``)."""
         ...
 
 

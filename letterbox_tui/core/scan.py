@@ -19,12 +19,12 @@ walk all the same.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import time
+from array import array
 from collections.abc import Iterable, Iterator
-from operator import attrgetter, methodcaller
+from operator import attrgetter
 from datetime import datetime, timezone
 from typing import Protocol
 
@@ -35,6 +35,7 @@ from .header import HeaderResult, parse_header
 from .letters import build
 from .model import LEGACY_FLAGS, Letter, Scope, SeenState, Snapshot, Unreadable, Unsupported
 from .reader import PURE, Reader
+from .relist import entry_set, listing, raw_listing, unchanged
 from .reader import entry_kind as _entry_kind
 from .reader import is_regular as _regular
 from .reader import kind_of_entry as _kind
@@ -45,8 +46,6 @@ from .reader import why as _why
 from .reader import why_errno as _why_errno
 
 FOLDERS = ("inbox", "processed")
-# The entries of a seat that decide what its scope is (a change to them is a change).
-_SEAT_PARTS = frozenset(FOLDERS + ("archive",))
 MAX_ATTEMPTS = 3
 #: what changed this recently (by ctime or mtime, before a scan began) may change again
 #: within one tick of a coarse file-system clock and leave the same times: the scan lists
@@ -56,7 +55,6 @@ RACY_NS = 3_000_000_000
 _DIR_FLAGS = fsflags.DIR
 # C-level accessors for whole listings (a map over 12,000 entries, not a Python loop)
 _entry_name = attrgetter("name")
-_entry_inode = methodcaller("inode")
 _flags = attrgetter("flags")
 
 
@@ -74,8 +72,12 @@ class HeaderCache(Protocol):
 
     def put_many(self, items: list[Letter | Unreadable], data: list[bytes], ctimes: list[int]) -> None:
         """Record what was built from files (a folder's worth at once); ``data[i]`` is the
-        header bytes read for ``items[i]``, ``ctimes[i]`` its file's ctime when read (a
-        cached item is used only while size, mtime, inode and ctime are all unchanged)."""
+        header bytes read for ``items[i]`` (None: not known), ``ctimes[i]`` its file's ctime
+        when read (a cached item is used only while size, mtime, inode and ctime are all
+        unchanged)."""
+
+    # Optional: ``put_hashed(letters, hashes, ctimes)``: ``put_many`` for the letters the
+    # reader made itself, given the BLAKE2b-128 digest of each header instead of its bytes.
 
 
 def scan(
@@ -125,7 +127,7 @@ def scan(
 class _Folder:
     """One folder listed and classified, its reading started, not yet built into letters."""
 
-    __slots__ = ("seat", "folder", "dir_fd", "order", "read", "files", "unsupported", "orphans", "saw", "recheck")
+    __slots__ = ("seat", "folder", "dir_fd", "order", "read", "files", "unsupported", "orphans", "seen", "recheck")
 
     def __init__(self, seat: str, folder: str, dir_fd: int) -> None:
         self.seat = seat
@@ -136,10 +138,41 @@ class _Folder:
         self.files = 0
         self.unsupported: list[Unsupported] = []  # found when listed, added when taken
         self.orphans: list[str] = []
-        self.saw = None
+        self.seen: _Seen | None = None
         # names whose cache row no longer matches their stat: the cache may reuse the row
         # when the header read now hashes the same (``HeaderCache.reuse``)
         self.recheck: set[str] = set()
+
+
+class _Seen:
+    """What ``SeenState`` keeps of one folder's files, packed: their names, and an
+    ``array('q')`` of (size, mtime_ns, inode, ctime_ns) for each (a list instead once a
+    value does not fit in 64 bits)."""
+
+    __slots__ = ("packed", "rel", "names", "stats")
+
+    def __init__(self, packed: dict, rel: str) -> None:
+        self.packed = packed
+        self.rel = rel
+        self.names: list[str] = []
+        self.stats: array | list[int] = array("q")
+        packed[rel] = (self.names, self.stats)
+
+    def add(self, name: str, stats: tuple[int, int, int, int]) -> None:
+        self.names.append(name)
+        try:
+            self.stats.extend(stats)
+        except OverflowError:
+            self.unpacked()(stats)
+
+    def unpacked(self):
+        """Keep the stats as a list from now on (the last name's, which did not fit, are
+        added again); its ``extend``."""
+        if type(self.stats) is not list:
+            del self.stats[4 * (len(self.names) - 1) :]  # an extend that failed may have added some
+            self.stats = list(self.stats)
+            self.packed[self.rel] = (self.names, self.stats)
+        return self.stats.extend
 
 
 class _Scan:
@@ -159,10 +192,10 @@ class _Scan:
         self.seat_names: frozenset[str] = frozenset()
         # What the scan saw, for the answer memo (``core.speed.memo``): every directory it opened
         # as (rel, inode, mtime_ns, ctime_ns, mode), and per folder the stat of every file
-        # it made a letter or an unreadable from, as (name, size, mtime_ns, inode, ctime_ns).
+        # it made a letter or an unreadable from (``SeenState``: packed, see ``_Seen``).
         self.dirs: list[tuple[str, int, int, int, int]] = []
         self.began = time.time_ns()  # before any directory is stat-ed (see ``_settled``)
-        self.files: dict[str, list[tuple[str, int, int, int, int]]] = {}
+        self.packed: dict[str, tuple[list[str], array | list[int]]] = {}
 
     def run(self) -> Snapshot:
         try:
@@ -259,7 +292,7 @@ class _Scan:
             orphan_sidecars=orphans,
             status_notes=status_notes,
             ignored=ignored,
-            seen=SeenState(self.dirs, self.files),
+            seen=SeenState(self.dirs, packed=self.packed),
         )
 
     def _folders(self, root_fd, seats, sidecars, status_notes) -> Iterator[_Folder | list[Unsupported]]:
@@ -281,7 +314,7 @@ class _Scan:
                     yield [Unsupported(seat, _why(exc))]
                     continue
                 present = {e.name: e for e in raw}
-                self.listing[seat] = _raw_listing(raw)
+                self.listing[seat] = raw_listing(raw)
                 if "archive" in present:
                     seat_unsupported.append(Unsupported(f"{seat}/archive", "archive folders are not read"))
                 note = present.get("status.md")
@@ -328,9 +361,7 @@ class _Scan:
         has_row = getattr(cache, "has_row", None)
         reuse = getattr(cache, "reuse", None)
         prefix = rel_dir + "/"
-        seen: list[tuple[str, int, int, int, int]] = []
-        self.files[rel_dir] = seen
-        job.saw = seen.append
+        job.seen = _Seen(self.packed, rel_dir)
         # The letter files in listing order; those the cache has a row for are stat-ed all
         # at once, then the rest read all at once (by the C accelerator when there is one).
         candidates: list[str] = []
@@ -341,7 +372,7 @@ class _Scan:
             self._saw_dir(rel_dir, dir_fd)
             with os.scandir(dir_fd) as it:
                 raw = list(it)
-            self.listing[rel_dir] = _raw_listing(raw)
+            self.listing[rel_dir] = raw_listing(raw)
             entries = [e for e in raw if not e.name.startswith(".")]
             entries.sort(key=_entry_name)
             names = set(map(_entry_name, entries))
@@ -392,7 +423,7 @@ class _Scan:
                 size, mtime_ns, inode, ctime_ns = st
                 hit = get(prefix + name, size, mtime_ns, inode, ctime_ns)
                 if hit is not None:
-                    job.saw((name, size, mtime_ns, inode, ctime_ns))
+                    job.seen.add(name, st)
                     hits[name] = hit
                 elif reuse is not None:
                     job.recheck.add(name)
@@ -419,13 +450,19 @@ class _Scan:
         orphans.extend(job.orphans)
         seat, folder = job.seat, job.folder
         read = job.read
-        saw = job.saw
+        seen = job.seen
+        seen_name, seen_stats = seen.names.append, seen.stats.extend
         cache = self.cache
-        # what is read goes to the cache a folder at a time (three appends a letter)
+        # what is read goes to the cache a folder at a time (three appends a letter); the
+        # letters the reader made come with their header's content hash, not its bytes
         new_items: list[Letter | Unreadable] = []
         new_data: list[bytes] = []
         new_ctimes: list[int] = []
         add_new, add_data, add_ctime = new_items.append, new_data.append, new_ctimes.append
+        made: list[Letter] = []
+        made_hashes: list[bytes] = []
+        made_ctimes: list[int] = []
+        add_made, add_made_hash, add_made_ctime = made.append, made_hashes.append, made_ctimes.append
         id_utc = self.id_time_is_utc
         prefix = f"{seat}/{folder}/"
         add_letter = letters.append
@@ -440,10 +477,23 @@ class _Scan:
                     continue
                 name = entry
                 stage, err, mode, size, mtime_ns, inode, ctime_ns, data, fields = next(read)
-                if recheck and type(fields) is not Letter and not stage and data is not None and name in recheck:
+                if type(fields) is Letter:  # made by the reader, as build() would; data: its hash
+                    add_letter(fields)
+                    add_made(fields)
+                    add_made_hash(data)
+                    add_made_ctime(ctime_ns)
+                    seen_name(name)
+                    try:
+                        seen_stats((size, mtime_ns, inode, ctime_ns))
+                    except OverflowError:  # beyond 64 bits: kept unpacked
+                        seen_stats = seen.unpacked()
+                        seen_stats((size, mtime_ns, inode, ctime_ns))
+                    continue
+                if recheck and not stage and data is not None and name in recheck:
                     item = reuse(prefix + name, data, size, mtime_ns, inode, ctime_ns)
                     if item is not None:  # the same header bytes: the row kept, its stat refreshed
-                        saw((name, size, mtime_ns, inode, ctime_ns))
+                        seen.add(name, (size, mtime_ns, inode, ctime_ns))
+                        seen_stats = seen.stats.extend
                         (add_letter if type(item) is Letter else add_unreadable)(item)
                         continue
                 if stage:
@@ -456,25 +506,30 @@ class _Scan:
                 if data is None:
                     unsupported.append(Unsupported(prefix + name, _kind_mode(mode)))
                     continue
-                if type(fields) is Letter:  # made by the accelerator, as build() would
-                    item = fields
-                else:
-                    item = build(
-                        HeaderResult(fields) if fields is not None else parse_header(data),
-                        path=prefix + name, seat=seat, folder=folder, name=name,
-                        size=size, mtime_ns=mtime_ns, inode=inode, id_time_is_utc=id_utc,
-                    )
+                item = build(
+                    HeaderResult(fields) if fields is not None else parse_header(data),
+                    path=prefix + name, seat=seat, folder=folder, name=name,
+                    size=size, mtime_ns=mtime_ns, inode=inode, id_time_is_utc=id_utc,
+                )
                 add_new(item)
                 add_data(data)
                 add_ctime(ctime_ns)
-                saw((name, size, mtime_ns, inode, ctime_ns))
+                seen.add(name, (size, mtime_ns, inode, ctime_ns))
+                seen_stats = seen.stats.extend
                 (add_letter if type(item) is Letter else add_unreadable)(item)
         except OSError as exc:
             unsupported.append(Unsupported(f"{seat}/{folder}", _why(exc)))
         finally:
             os.close(job.dir_fd)
-        if cache is not None and new_items:
-            cache.put_many(new_items, new_data, new_ctimes)
+        if cache is not None:
+            if new_items:
+                cache.put_many(new_items, new_data, new_ctimes)
+            if made:
+                put_hashed = getattr(cache, "put_hashed", None)
+                if put_hashed is not None:
+                    put_hashed(made, made_hashes, made_ctimes)
+                else:
+                    cache.put_many(made, [None] * len(made), made_ctimes)
         return files
 
     def _saw_dir(self, rel: str, fd: int) -> None:
@@ -503,19 +558,19 @@ class _Scan:
             return False
         settled = self._settled()
         try:
-            if not _unchanged(root_fd, "", settled):
+            if not unchanged(root_fd, "", settled):
                 with os.scandir(root_fd) as it:
                     seats = frozenset(e.name for e in it if valid_seat(e.name) and _entry_kind(e) != "other")
                 if seats != self.seat_names:
                     return False
             for rel, before in self.listing.items():
-                if _unchanged(root_fd, rel, settled):
+                if unchanged(root_fd, rel, settled):
                     continue
-                after = _listing(root_fd, rel)
+                after = listing(root_fd, rel)
                 if after == before:
                     continue
                 seat_level = "/" not in rel
-                if _entry_set(after, seat_level=seat_level) != _entry_set(before, seat_level=seat_level):
+                if entry_set(after, seat_level=seat_level) != entry_set(before, seat_level=seat_level):
                     return False
         except OSError:
             return False
@@ -536,53 +591,3 @@ class _Scan:
             for rel, ino, mtime, ctime, _ in self.dirs
             if ino >= 0 and mtime <= limit and ctime <= limit
         }
-
-
-def _unchanged(root_fd: int, rel: str, settled: dict[str, tuple[int, int, int]]) -> bool:
-    """True when the directory ``rel`` (reopened relative to the root, never through a
-    symlink) still stats as the settled directory the scan listed; False when it may have
-    changed (then it is listed again)."""
-    before = settled.get(rel)
-    if before is None:
-        return False
-    try:
-        with _reopened(root_fd, rel) as fd:
-            st = os.fstat(fd)
-    except OSError:
-        return False
-    return (st.st_ino, st.st_mtime_ns, st.st_ctime_ns) == before
-
-
-@contextlib.contextmanager
-def _reopened(root_fd: int, rel: str) -> Iterator[int]:
-    """The directory ``rel`` ("" for the root) reopened relative to the root the way the
-    scan opened it (``O_NOFOLLOW`` at every step); what was opened is closed after."""
-    fds: list[int] = []
-    fd = root_fd
-    try:
-        for part in rel.split("/") if rel else ():
-            fd = os.open(part, _DIR_FLAGS, dir_fd=fd)
-            fds.append(fd)
-        yield fd
-    finally:
-        for opened in reversed(fds):
-            os.close(opened)
-
-
-def _raw_listing(entries: list[os.DirEntry]) -> tuple[list[str], list[int]]:
-    """Every entry's name and inode, in listing order (no per-entry Python code)."""
-    return list(map(_entry_name, entries)), list(map(_entry_inode, entries))
-
-
-def _entry_set(listing: tuple[list[str], list[int]], *, seat_level: bool) -> frozenset[tuple[str, int]]:
-    """(name, inode) of the entries that matter: a seat's folders, a folder's non-dot entries."""
-    names, inodes = listing
-    if seat_level:
-        return frozenset((n, i) for n, i in zip(names, inodes) if n in _SEAT_PARTS)
-    return frozenset((n, i) for n, i in zip(names, inodes) if not n.startswith("."))
-
-
-def _listing(root_fd: int, rel: str) -> tuple[list[str], list[int]]:
-    """A folder's raw listing now, the folder reopened relative to the root."""
-    with _reopened(root_fd, rel) as fd, os.scandir(fd) as it:
-        return _raw_listing(list(it))

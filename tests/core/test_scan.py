@@ -530,13 +530,13 @@ def settle(monkeypatch, root: Path) -> list[str]:
     monkeypatch.setattr(mod, "RACY_NS", SETTLE_NS)
     time.sleep(2 * SETTLE_NS / 1e9)
     relisted: list[str] = []
-    real = mod._listing
+    real = mod.listing  # core.relist.listing, as the scan calls it
 
     def listing(root_fd, rel):
         relisted.append(rel)
         return real(root_fd, rel)
 
-    monkeypatch.setattr(mod, "_listing", listing)
+    monkeypatch.setattr(mod, "listing", listing)
     return relisted
 
 

@@ -17,7 +17,9 @@
  * read_headers(..., where=(seat, folder, prefix)) also makes the Letter itself, in place
  *   of the fields, for a header that plainly meets core.letters' field table (read once by
  *   configure(Letter, FIELD_SLOTS, FILE_SLOTS); see make_letter: the same letter
- *   core.letters.build makes; everything else is left to build()).
+ *   core.letters.build makes; everything else is left to build()). Then data is not the
+ *   header's bytes but their BLAKE2b-128 digest (16 bytes, core.speed.cache.header_hash):
+ *   all the header cache keeps of them.
  *
  * read_start(dir_fd, names) / read_finish(batch, where=None): read_headers in two halves,
  *   the reading done by a thread of its own in between (the scan reads ahead with these).
@@ -29,11 +31,11 @@
  * check_start(work, threads) / check_finish(handle): the memo's proof that every file stats
  *   as recorded, on threads of its own while the caller goes on (_scanio_check.c).
  *
- * In five files by concern: this one the system calls, the threads and the module;
+ * In six files by concern: this one the system calls, the threads and the module;
  * _scanio_header.c the header's split into spans (no Python object); _scanio_letters.c
  * the Python objects made of one read, and the letters; _scanio_strings.c the strings
- * that repeat from letter to letter, made once; _scanio_check.c the proof (shared:
- * _scanio.h).
+ * that repeat from letter to letter, made once; _scanio_digest.c the header's content
+ * hash; _scanio_check.c the proof (shared: _scanio.h).
  *
  * The system calls run without the GIL, on up to `threads` threads, CHUNK files at a time
  * (so memory stays bounded whatever the folder's size). Letter bytes are hostile: every
@@ -113,6 +115,8 @@ read_item(int dfd, item *it)
     }
     close(fd);
     it->nf = scanio_parse_fast(it);
+    if (it->nf >= 0)
+        scanio_digest(it->buf, it->end, it->digest);
 }
 
 typedef struct {

@@ -23,6 +23,7 @@
 #define MAX_FIELDS 128
 #define CHUNK 2048
 #define MAX_THREADS 8
+#define SCANIO_DIGEST 16 /* bytes of the header cache's content hash */
 
 typedef struct {
     int32_t ks, kl, vs, vl;
@@ -38,6 +39,7 @@ typedef struct {
     Py_ssize_t end;  /* fast path: the end of the closing '---' line */
     int nf;          /* fast path: number of fields; -1 when parse_header must judge */
     span *f;         /* fast path: the nf fields (malloc'd, exactly nf) */
+    unsigned char digest[SCANIO_DIGEST]; /* fast path: BLAKE2b-128 of the header through `end` */
 } item;
 
 /* Everything an item holds besides itself. */
@@ -76,6 +78,9 @@ PyObject *scanio_configure(PyObject *self, PyObject *args);
 int scanio_builder_init(builder *b, PyObject *spec, PyObject *names, Py_ssize_t from);
 PyObject *scanio_result_of(item *it, builder *bl, Py_ssize_t index);
 int scanio_key_row(const char *s, Py_ssize_t len);
+
+/* _scanio_digest.c: BLAKE2b-128 (the header cache's content hash), without the GIL */
+void scanio_digest(const char *data, Py_ssize_t n, unsigned char out[SCANIO_DIGEST]);
 
 /* _scanio_strings.c: the strings that repeat from letter to letter, made once */
 void scanio_shared_clear(void);

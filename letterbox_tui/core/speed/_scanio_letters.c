@@ -460,6 +460,10 @@ scanio_result_of(item *it, builder *bl, Py_ssize_t index)
             fields = make_letter(bl, name, pos, keys, val_of, values, times, has_time, size, mtime, inode);
             if (fields == NULL)
                 goto fail;
+            /* the letter is made: what the cache keeps of its header is its hash */
+            Py_SETREF(data, PyBytes_FromStringAndSize((const char *)it->digest, SCANIO_DIGEST));
+            if (data == NULL)
+                goto fail;
         }
         else {
             fields = PyTuple_New(it->nf);

@@ -42,12 +42,13 @@ from __future__ import annotations
 
 import dataclasses
 import io
-import operator
+import itertools
 import os
 import pickle
 import re
 import struct
 import time
+from array import array
 from collections.abc import Iterable
 
 from letterbox_tui.core.letters import STATE_LAYOUT, restore, state
@@ -65,9 +66,9 @@ MAGIC = b"LBXCACHE"
 # header hash is the one its letter was made from (a row is reused when the file's header
 # hashes the same after a stat change: an older file's hashes were never relied on so)
 VERSION = 4
+_HASH = 16  # bytes of ``header_hash``
 _HEAD = struct.Struct("<QQ")  # inside the payload: meta length, rows length
 
-_path_of = operator.attrgetter("path")
 #: Unreadable's fields, in order (it is rebuilt positionally)
 _UNREADABLE = tuple(f.name for f in dataclasses.fields(Unreadable))
 #: the row layout a file was written with: a letter's kept state is ``letters.state``'s
@@ -111,10 +112,14 @@ class HeaderCache:
         # rows reused because the re-read header hashed as the row's did: not misses (a
         # letter the C reader made while reading is counted when saving, see ``save``)
         self.reused = 0
-        self._fresh: dict[str, tuple | Letter | Unreadable] = {}  # seen by this scan: hit rows, new items
+        self._fresh: dict[str, tuple | Letter | Unreadable] = {}  # seen by this scan: hit rows, items put one by one
         # header bytes read by this scan, hashed only when saving (off the answer's path)
         self._fresh_data: dict[str, bytes] = {}
         self._fresh_ctime: dict[str, int] = {}
+        # what was built from files a folder at a time (``put_many``, ``put_hashed``), kept as
+        # given until the save: (items, header bytes or their hashes joined, ctimes, hashed)
+        self._new: list[tuple[list, list | bytes, array, bool]] = []
+        self._new_count = 0
         # the clock the racy check reads: once per scan (a file modified after it was taken
         # only looks more recent, never less: the check stays on the safe side)
         self._now = time.time_ns()
@@ -203,20 +208,49 @@ class HeaderCache:
             self._fresh_data[path] = data
         self._changed = True
 
-    def put_many(self, items: list[Letter | Unreadable], data: list[bytes], ctimes: list[int]) -> None:
-        """``put`` for a folder's worth at once (what the scanner calls): when none of
-        the files is racily recent, three dict updates instead of a call a letter."""
+    def put_many(self, items: list[Letter | Unreadable], data: list[bytes | None], ctimes: list[int]) -> None:
+        """``put`` for a folder's worth at once (what the scanner calls): the lists are kept
+        as they are until the save (no work a letter on the answer's path); the files that
+        are racily recent are left out."""
+        self._put_folder(items, data, ctimes, False)
+
+    def put_hashed(self, items: list[Letter], hashes: list[bytes], ctimes: list[int]) -> None:
+        """``put_many`` for letters the reader made itself, given the BLAKE2b-128 digest of
+        each header (``header_hash``) rather than its bytes: 16 bytes kept a letter."""
+        self._put_folder(items, hashes, ctimes, True)
+
+    def _put_folder(self, items: list, data: list, ctimes: list[int], hashed: bool) -> None:
         if not items:
             return
-        if max(ctimes) > self._now - RACY_NS:  # some changed too recently: judged one by one
-            for item, d, c in zip(items, data, ctimes):
-                self.put(item, d, c)
-            return
-        paths = list(map(_path_of, items))
-        self._fresh.update(zip(paths, items))
-        self._fresh_ctime.update(zip(paths, ctimes))
-        self._fresh_data.update(zip(paths, data))
         self._changed = True
+        limit = self._now - RACY_NS
+        if max(ctimes) > limit:  # some changed too recently: not kept (read again next time)
+            keep = [i for i, c in enumerate(ctimes) if c <= limit]
+            if not keep:
+                return
+            items, data, ctimes = [items[i] for i in keep], [data[i] for i in keep], [ctimes[i] for i in keep]
+        if hashed and all(type(h) is bytes and len(h) == _HASH for h in data):
+            data = b"".join(data)
+        elif hashed:  # not digests after all: none is trusted as one
+            data, hashed = [None] * len(items), False
+        try:
+            kept_ctimes = array("q", ctimes)
+        except OverflowError:  # beyond 64 bits (never seen): kept as they are
+            kept_ctimes = list(ctimes)
+        self._new.append((items, data, kept_ctimes, hashed))
+        self._new_count += len(items)
+
+    def _put_folders(self):
+        """(path, item, header hash or None, ctime) of each item ``put_many`` and
+        ``put_hashed`` kept, in the order given (hashing the header bytes now)."""
+        for items, data, ctimes, hashed in self._new:
+            for i, item in enumerate(items):
+                if hashed:
+                    h = data[_HASH * i : _HASH * (i + 1)]
+                else:
+                    d = data[i]
+                    h = header_hash(d) if d is not None else None
+                yield item.path, item, h, ctimes[i]
 
     def _row(self, item: Letter | Unreadable, ctime_ns: int) -> tuple:
         if type(item) is Letter:
@@ -245,13 +279,13 @@ class HeaderCache:
     # --- persistence ----------------------------------------------------------------
     def pending(self) -> int:
         """How many rows a save would write (what this scan saw)."""
-        return len(self._fresh)
+        return len(self._fresh) + self._new_count
 
     def needs_save(self, keep_seats: Iterable[str] = ()) -> bool:
         """False when the file already holds exactly the rows this scan would write."""
         if self._changed or not self.loaded:
             return True
-        if len(self._fresh) == len(self.rows):
+        if self.pending() == len(self.rows):
             return False
         keep = set(keep_seats)
         return any(p not in self._fresh and p.split("/", 1)[0] not in keep for p in self.rows)
@@ -271,13 +305,22 @@ class HeaderCache:
         old_hashes = self.hashes if old_rows else {}
         rows: dict[str, tuple] = {}
         hashes: dict[str, bytes] = {}
-        for p, r in self._fresh.items():
-            if type(r) is tuple:  # a hit or a row reused by hash: its hash as recorded
+
+        def one_by_one():
+            for p, r in self._fresh.items():
+                if type(r) is tuple:  # a hit or a row reused by hash: its hash as recorded
+                    yield p, r, old_hashes.get(p), None
+                else:
+                    data = fresh_data.get(p)
+                    yield p, r, header_hash(data) if data is not None else None, ctimes[p]
+
+        # what came a folder at a time first, then what came one by one (a scan that read a
+        # folder again after a change lists each file in one or the other, rarely both; a
+        # row is right for the stat it holds either way)
+        for p, r, h, ctime in itertools.chain(self._put_folders(), one_by_one()):
+            if type(r) is tuple:
                 rows[p] = r
-                h = old_hashes.get(p)
             else:
-                data = fresh_data.get(p)
-                h = header_hash(data) if data is not None else None
                 old = old_rows.get(p) if h is not None else None
                 kind = _KIND_LETTER if type(r) is Letter else _KIND_UNREADABLE
                 if old is not None and h == old_hashes.get(p) and old[0] == kind and _kept_path(old) == p:
@@ -286,13 +329,15 @@ class HeaderCache:
                     # letter); the row is kept with the stat now, as ``reuse`` keeps it, under
                     # its own path string (one object in the file, not two)
                     rows[_kept_path(old)] = (old[0], old[1][:-3] + (r.size, r.mtime_ns, r.inode), r.size,
-                                             r.mtime_ns, r.inode, ctimes[p])
+                                             r.mtime_ns, r.inode, ctime)
                     self.reused += 1
                     self.misses -= 1
                 else:
-                    rows[p] = self._row(r, ctimes[p])
+                    rows[p] = self._row(r, ctime)
             if h is not None:
                 hashes[p] = h
+            elif p in hashes:
+                del hashes[p]
         if keep:
             for p, row in old_rows.items():
                 if p not in rows and p.split("/", 1)[0] in keep:
@@ -305,6 +350,10 @@ class HeaderCache:
         self._hashes = hashes
         self.loaded = True
         self._changed = False
+        # what was saved is now rows: a second save (the app rescans) starts from them
+        self._fresh = dict(rows)
+        self._fresh_data, self._fresh_ctime = {}, {}
+        self._new, self._new_count = [], 0
         return True
 
     def _load(self) -> None:

@@ -25,7 +25,7 @@ from letterbox_tui.core.speed.choice import scan_cached
 needs_c = pytest.mark.skipif(not accel.letters_in_c(), reason="the C accelerator is not built")
 
 #: bytes a cold scan keeps per letter (letters, scope, what the cache holds for its save)
-BOUND = 1600
+BOUND = 1100
 N = 3000
 
 
@@ -77,3 +77,42 @@ def test_what_repeats_is_shared_and_the_letters_are_build_s(generated):
         same = build(parse_header(data), path=x.path, seat=x.seat, folder=x.folder, name=x.name,
                      size=x.size, mtime_ns=x.mtime_ns, inode=x.inode, id_time_is_utc=False)
         assert letters_equal(x, same) and x.fields == same.fields
+
+
+@needs_c
+@pytest.mark.parametrize("extra", [0, 1, 40, 80, 111, 112, 113, 127, 128, 129, 200, 255, 256, 257, 3000])
+def test_the_header_hash_of_a_letter_made_in_c_is_the_cache_s(tmp_path, extra):
+    """The C reader keeps a made letter's header as its BLAKE2b-128 digest (the header
+    cache's ``header_hash``) across every length around the hash's 128-byte blocks."""
+    from letterbox_tui.core.speed._scanio import read_headers
+    from letterbox_tui.core.speed.cache import header_hash
+
+    lid = "2026-05-01T001900-alpha-info-paint"
+    head = f"---\nid: {lid}\nfrom: alpha\nto: beta\ntype: info\nrequires_ack: false\nsent: 2026-05-01T00:19:00Z\n"
+    subject = "subject: " + "s" * extra + "\n" if extra else ""
+    data = (head + subject + "---\nbody\n" * 3).encode()
+    (tmp_path / f"{lid}.md").write_bytes(data)
+    fd = os.open(tmp_path, os.O_RDONLY)
+    try:
+        (made,) = read_headers(fd, [f"{lid}.md"], 1, ("beta", "inbox", "beta/inbox/"))
+    finally:
+        os.close(fd)
+    assert type(made[8]).__name__ == "Letter"
+    assert made[7] == header_hash(data) and len(made[7]) == 16
+
+
+def test_a_stat_beyond_64_bits_is_kept_unpacked_not_lost(box):
+    """What the scan saw is kept packed in 64-bit words; a file time beyond them (year
+    2286) is kept as it is, and every other file's stat beside it."""
+    from letterbox_tui.core.scan import scan
+
+    far = box.letter("2026-01-01T000000-alpha-info-far-aaaaaaaa")
+    near = box.letter("2026-01-01T000100-alpha-info-near-bbbbbbbb")
+    os.utime(far, ns=(0, 10**19))
+    snapshot = scan(box.root, id_time_is_utc=False)  # the pure reader: exact Python ints
+    files = snapshot.seen.files["beta/inbox"]
+    by_name = {f[0]: f for f in files}
+    assert by_name[far.name][2] == 10**19 == os.stat(far).st_mtime_ns
+    st = os.stat(near)
+    assert by_name[near.name][1:] == (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
+    assert len(files) == 2
