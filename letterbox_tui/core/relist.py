@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from array import array
 from collections.abc import Iterator
 from operator import attrgetter, methodcaller
 
@@ -50,9 +51,14 @@ def reopened(root_fd: int, rel: str) -> Iterator[int]:
             os.close(opened)
 
 
-def raw_listing(entries: list[os.DirEntry]) -> tuple[list[str], list[int]]:
-    """Every entry's name and inode, in listing order (no per-entry Python code)."""
-    return list(map(_entry_name, entries)), list(map(_entry_inode, entries))
+def raw_listing(entries: list[os.DirEntry]) -> tuple[list[str], array | list[int]]:
+    """Every entry's name and inode, in listing order (no per-entry Python code); the
+    inodes packed in 64-bit words (a list should one not fit), kept until the second look."""
+    inodes = list(map(_entry_inode, entries))
+    try:
+        return list(map(_entry_name, entries)), array("Q", inodes)
+    except OverflowError:
+        return list(map(_entry_name, entries)), inodes
 
 
 def entry_set(listing: tuple[list[str], list[int]], *, seat_level: bool) -> frozenset[tuple[str, int]]:
