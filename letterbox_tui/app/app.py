@@ -81,27 +81,27 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, OutsideMixin, Sync
         Binding("p,5", "view('problems')", "Problems", show=False, id="view.problems"),
         Binding("right_square_bracket", "tab(1)", "Next tab", show=False, id="letter.next_tab"),
         Binding("left_square_bracket", "tab(-1)", "Prev tab", show=False, id="letter.prev_tab"),
-        Binding("M", "toggle_markdown", "Markdown", show=False, id="letter.markdown"),
-        Binding("o", "owed_order", "Owed order", show=False, id="owed.order"),
-        Binding("e", "pager", "Pager", show=False, id="letter.pager"),
-        Binding("F", "body_search", "Search bodies", show=False, id="app.body_search"),
-        Binding("T", "toggle_threads", "Threads", show=False, id="list.threads"),
-        Binding("vertical_line", "pipe", "Pipe", show=False, id="letter.pipe"),
-        Binding("z", "fold", "Fold seat", show=False, id="owed.fold"),
+        Binding("M", "toggle_markdown", "Body: Markdown / as written", show=False, id="letter.markdown"),
+        Binding("o", "owed_order", "Owed: by seat / most overdue", show=False, id="owed.order"),
+        Binding("e", "pager", "Raw file in $PAGER", show=False, id="letter.pager"),
+        Binding("F", "body_search", "Search bodies (this view)", show=False, id="app.body_search"),
+        Binding("T", "toggle_threads", "Threaded / flat list", show=False, id="list.threads"),
+        Binding("vertical_line", "pipe", "Pipe the file to a command", show=False, id="letter.pipe"),
+        Binding("z", "fold", "Fold seat (thread when T)", show=False, id="owed.fold"),
         Binding("Z", "fold_all", "Fold all seats", show=False, id="owed.fold_all"),
-        Binding("b", "toggle_sidebar", "Sidebar", show=False, id="app.sidebar"),
+        Binding("b", "toggle_sidebar", "Show/hide Mailboxes", show=False, id="app.sidebar"),
         Binding("c", "compose", "Compose", id="letter.compose"),
         Binding("r", "reply", "Reply", id="letter.reply"),
         Binding("s", "supersede", "Supersede", show=False, id="letter.supersede"),
-        Binding("m", "mark", "Mark", show=False, id="letter.mark"),
-        Binding("d", "dispute", "Dispute", show=False, id="letter.dispute"),
-        Binding("u", "rule", "Rule", show=False, id="letter.rule"),
-        Binding("R", "review", "Review", show=False, id="app.review"),
+        Binding("m", "mark", "Mark for a dispute", show=False, id="letter.mark"),
+        Binding("d", "dispute", "Dispute the marked letters", show=False, id="letter.dispute"),
+        Binding("u", "rule", "Rule on a dispute", show=False, id="letter.rule"),
+        Binding("R", "review", "Record a review", show=False, id="app.review"),
         Binding("P", "progress", "Progress note", show=False, id="letter.progress"),
         Binding("W", "write_truth", "Write truth file", show=False, id="truth.write"),
         Binding("f5,ctrl+r", "rescan", "Rescan", show=False, id="app.rescan"),
         Binding("S", "sync", "Sync", show=False, id="app.sync"),
-        Binding("escape", "escape", "Back", show=False, id="app.escape"),
+        Binding("escape", "escape", "Close bar / back to list", show=False, id="app.escape"),
     ]
 
     #: what the last scan built (None until the first scan is done)
@@ -492,6 +492,7 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, OutsideMixin, Sync
         self.query_text = text
         if isinstance(event.input, QueryInput):
             event.input.remember(text)
+        self.query_bar.display = False  # the status line shows the filter (the bar kept 2 rows)
         self._show_mailbox()
         self.letter_list.focus()
 

@@ -358,9 +358,10 @@ class ReadingMixin:
         self.push_screen(BodySearchScreen(letters, label), self._body_search_done)
 
     def _body_search_done(self, letter) -> None:
+        """Enter on a result reads that letter (at 80x24 it only moved the list's cursor,
+        the body stayed hidden)."""
         if letter is not None:
-            self.select_letter(letter)
-            self.letter_pane.tabs.active = "tab-body"
+            self.read_letter(letter)
 
     # --- a threaded list (T) -----------------------------------------------------------
     threaded = False

@@ -189,3 +189,81 @@ async def test_compose_a_request_with_a_deadline_reply_and_supersede(letterbox, 
         new = lst.current.letter
         assert new is not None and new.supersedes == first.id, "the cursor is on the new version"
         assert first.id not in {r.letter.id for r in lst.rows if r.letter is not None}
+
+
+LONG = "2026-11-27T090000-planner-info-notes-ffff0002"
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
+async def test_a_body_search_lists_letters_as_the_list_does_and_enter_reads_one(letterbox, size):
+    """F: no progress bar before a search; each result is the letter's list line (its
+    versions looked alike by subject) and its matching line cut to one line around the
+    match (a long one wrapped into what looked like the next result); Enter reads the
+    letter, body focused (at 80x24 it only moved the hidden list's cursor)."""
+    from letterbox_tui.app.screens.body_search import BodySearchScreen
+
+    letterbox.letter(LONG, frm="planner", to="builder", sent="2026-11-27T09:00:00Z", subject="Notes",
+                     body="x" * 300 + " the access grant is logged " + "y" * 300 + "\n")
+    app = app_for(letterbox, view="all")
+    async with app.run_test(size=size) as pilot:
+        await scanned(pilot, app)
+        await pilot.press("F")
+        await until(pilot, lambda: isinstance(app.screen, BodySearchScreen))
+        screen = app.screen
+        assert not screen.query_one("#bs-progress").display
+        await pilot.press(*"grant", "enter")
+        await until(pilot, lambda: not screen.running and "matching" in screen.query_one("#bs-status").render().plain)
+        assert screen.query_one("#bs-progress").display
+        results = screen.query_one("#bs-results")
+        prompts = [results.get_option_at_index(i).prompt.plain for i in range(results.option_count)]
+        assert len(prompts) == 2
+        width = results.scrollable_content_region.width
+        for prompt, x in zip(prompts, screen.found):
+            head, found = prompt.split("\n")
+            assert head == letters(app).describe(letters(app).rows[letters(app).index_of(x.path)], width - 1).plain
+            assert len(found) <= width and "line 1: " in found
+        assert "the access grant is logged" in prompts[[x.id for x in screen.found].index(LONG)]
+        await pilot.press("enter")
+        await until(pilot, lambda: app.screen is not screen)
+        read = screen.found[0]
+        assert app.letter_pane.letter is read and app.focused.id == "body-scroll"
+        assert letters(app).current.letter is read
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
+async def test_the_query_bar_with_relative_times_and_the_help(letterbox, size):
+    """\\ since=-7d: the bar closes on Enter (it kept two rows) and the status line names
+    the query and its order (it named Owed & late and its seat order); ? help: paragraphs
+    wrap whole (hard breaks made ragged lines at 80), keys under a heading per place,
+    j/space scroll, q closes."""
+    from textual.containers import VerticalScroll
+
+    from letterbox_tui.app.screens.help import HelpScreen
+    from tests.app.helpers import screen_text
+
+    app = app_for(letterbox)
+    async with app.run_test(size=size) as pilot:
+        await scanned(pilot, app)
+        await pilot.press("backslash", *"since=-7d", "enter")
+        assert not app.query_bar.display and app.focused is letters(app)
+        status = _status(app)
+        assert status.startswith(" Query · newest first") and "filter since=-7d" in status
+        assert "Owed" not in status and len(status) <= size[0]
+        sent = [r.letter.sent_at for r in letters(app).rows if r.heading is None and r.letter is not None
+                and r.letter.sent_at is not None and not r.extra.get("reasons")]
+        assert sent and min(sent) >= app.model.at.replace(day=22) and sent == sorted(sent, reverse=True)
+        await pilot.press("question_mark")
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        text = app.screen.query_one("#help-text").render().plain
+        for heading in ("Anywhere", "In the list", "Reading a letter", "In the Thread tab"):
+            assert f"\n{heading}" in text
+        assert "Read the letter it answers" in text
+        if size[0] == 80:
+            assert "search: the next letter to act on" in screen_text(app)
+        vs = app.screen.query_one(VerticalScroll)
+        await pilot.press("j")
+        assert vs.scroll_y == 1
+        await pilot.press("space")
+        assert vs.scroll_y > 5 or vs.max_scroll_y <= 5
+        await pilot.press("q")
+        assert not isinstance(app.screen, HelpScreen) and app.is_running

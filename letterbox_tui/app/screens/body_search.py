@@ -25,6 +25,7 @@ from letterbox_tui.core.views.letterfile import read_body
 
 from ..model import BODY_LIMIT
 from ..sanitize import clean, cleans
+from ..widgets.letter_list import ListRow
 
 MAX_RESULTS = 1000
 
@@ -71,6 +72,7 @@ class BodySearchScreen(ModalScreen[object]):
         self.letters = letters
         self.view_label = view_label
         self.found: list[object] = []
+        self.needle = ""
         self.running = False
 
     def compose(self) -> ComposeResult:
@@ -84,6 +86,7 @@ class BodySearchScreen(ModalScreen[object]):
             yield OptionList(id="bs-results")
 
     def on_mount(self) -> None:
+        self.query_one("#bs-progress", ProgressBar).display = False  # until a search starts
         self.query_one("#bs-input", Input).focus()
 
     @on(Input.Submitted, "#bs-input")
@@ -92,6 +95,8 @@ class BodySearchScreen(ModalScreen[object]):
         if not needle:
             return
         self.found = []
+        self.needle = needle.casefold()
+        self.query_one("#bs-progress", ProgressBar).display = True
         self.query_one("#bs-results", OptionList).clear_options()
         self.query_one("#bs-progress", ProgressBar).update(progress=0, total=max(1, len(self.letters)))
         self.running = True
@@ -130,10 +135,19 @@ class BodySearchScreen(ModalScreen[object]):
     def on_found(self, message: Found) -> None:
         x = message.letter
         self.found.append(x)
-        prompt = cleans((x.subject or x.id, "bold"), Content.styled(f"  {x.sender}→{x.recipient}", "$text-muted"),
-                        Content("\n    "), Content.styled(f"line {message.number}: ", "$text-muted"),
-                        clean(message.line.strip()[:200], single_line=True))
-        self.query_one("#bs-results", OptionList).add_option(Option(prompt))
+        results = self.query_one("#bs-results", OptionList)
+        width = max(40, results.scrollable_content_region.width - 1)
+        # the letter as the list shows it (mark, date, seats, type, subject: the versions of
+        # a chain looked alike by subject alone), then the matching line, cut to one line
+        # around the match (a long line wrapped into what looked like the next result)
+        head = self.app._describe(ListRow(f"found:{x.path}", x), width)
+        line = message.line.strip()
+        at = line.casefold().find(self.needle)
+        if at > width // 2:
+            line = "…" + line[at - width // 4:]
+        found = cleans(Content.styled(f"    line {message.number}: ", "$text-muted"),
+                       clean(line[:400], single_line=True)).truncate(width, ellipsis=True)
+        results.add_option(Option(Content("\n").join([head, found])))
 
     def on_finished(self, message: Finished) -> None:
         if message.cancelled:

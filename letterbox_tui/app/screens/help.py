@@ -9,12 +9,14 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
-INTRO = """Owed & late opens first: tasks still owed, by the seat that owes them, late first.
-/ searches the list; n and N go to the next/previous match (with no search: the next
-letter to act on: late, unknown, or a task nobody has accepted yet). \\ filters by query.
-q goes back (from the list it quits); Q quits from anywhere. j/k scroll this help.
-Unknown is an answer: the record cannot settle it, and the reason is named.
-A banner at the top means the scope is incomplete; press p to see why."""
+INTRO = "\n".join([  # a line a paragraph: the screen wraps them (hard breaks made ragged lines at 80)
+    "Owed & late opens first: tasks still owed, by the seat that owes them, late first.",
+    "/ searches the list; n and N go to the next/previous match (with no search: the next letter to act on: "
+    "late, unknown, or a task nobody has accepted yet). \\ filters by query.",
+    "q goes back (from the list it quits); Q quits from anywhere. j/k scroll this help, space/b page.",
+    "Unknown is an answer: the record cannot settle it, and the reason is named.",
+    "A banner at the top means the scope is incomplete; press p to see why.",
+])
 
 
 class HelpScreen(ModalScreen[None]):
@@ -44,10 +46,13 @@ class HelpScreen(ModalScreen[None]):
 
         app = self.app
         keymap = getattr(app, "_keymap", {}) or {}
-        found: dict[str, tuple[list[str], str]] = {}
-        nodes = [app, app.query_one("#letters"), app.query_one("#mailboxes"), app.query_one("#letter-pane"),
-                 app.query_one("#letter-thread")]
-        for node in nodes:
+        lines = [Content(INTRO)]
+        sections = [("Anywhere", app), ("In the list", app.query_one("#letters")),
+                    ("In Mailboxes (b shows them below 100 columns)", app.query_one("#mailboxes")),
+                    ("Reading a letter", app.query_one("#letter-pane")),
+                    ("In the Thread tab", app.query_one("#letter-thread"))]
+        for title, node in sections:  # a heading each: the same j or h does its own thing in each
+            found: dict[str, tuple[list[str], str]] = {}
             for key, bindings in node._bindings.key_to_bindings.items():
                 for b in bindings:
                     if not b.id:
@@ -55,12 +60,13 @@ class HelpScreen(ModalScreen[None]):
                     keys, _ = found.setdefault(b.id, ([], b.description or b.action))
                     if key not in keys:
                         keys.append(key)
-        lines = [Content(INTRO), Content("")]
-        for bid, (keys, description) in found.items():
-            if bid in keymap:
-                keys = [k.strip() for k in keymap[bid].split(",")]
-            shown = ", ".join(app.get_key_display(B(k, "")) for k in keys)
-            lines.append(Content.assemble((f"  {shown:<22}", "bold $accent"), (f"{description:<20}", ""), (f"  {bid}", "$text-muted")))
+            lines += [Content(""), Content.styled(title, "bold")]
+            for bid, (keys, description) in found.items():
+                if bid in keymap:
+                    keys = [k.strip() for k in keymap[bid].split(",")]
+                shown = ", ".join(app.get_key_display(B(k, "")) for k in keys)
+                lines.append(Content.assemble((f"  {shown:<12}", "bold $accent"), (f"{description:<30}", ""),
+                                              (f" {bid}", "$text-muted")))
         lines.append(Content(""))
         lines.append(Content("  : or ctrl+p             command palette (views, writing, themes)"))
         from letterbox_tui.core.settings import user_config_path

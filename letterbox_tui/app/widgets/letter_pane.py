@@ -70,7 +70,7 @@ class LetterPane(Vertical):
     """Shows one row: a letter, or a finding from the Problems view."""
 
     #: reading: h reads the letter this one replies to (in the Thread tab, h moves there)
-    BINDINGS = [Binding("h", "app.parent", "Parent", show=False, id="letter.parent")]
+    BINDINGS = [Binding("h", "app.parent", "Read the letter it answers", show=False, id="letter.parent")]
 
     DEFAULT_CSS = """
     LetterPane { height: 1fr; }

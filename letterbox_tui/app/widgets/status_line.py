@@ -21,12 +21,14 @@ SORTS = {
 
 def status_text(app) -> Content:
     mailbox = app.mailbox_id
-    sort = SORTS.get(mailbox, "newest first")
-    if mailbox == "view:owed":
+    querying = app.query_text is not None  # a query lists every letter, whatever the view was
+    sort = SORTS.get(mailbox, "newest first") if not querying else "newest first, unknown last"
+    if mailbox == "view:owed" and not querying:
         sort = ORDER_WORDS[app.owed_order] + ("; z folds, o reorders" if app.size.width >= 120 else "")
     sep = Content.styled(" · ", "$text-muted")
-    head = [Content(" "), app._mailbox_label(mailbox).stylize_before("bold")]
-    if mailbox == "view:truth":  # first, so 80 columns still show it
+    label = Content("Query") if querying else app._mailbox_label(mailbox)
+    head = [Content(" "), label.stylize_before("bold")]
+    if mailbox == "view:truth" and not querying:  # first, so 80 columns still show it
         head.append(app.truth_status_text())
     sort_part = [sep, Content(sort)]
     parts = [sep]
