@@ -8,8 +8,9 @@ every run listed; peak memory is each process's own maximum resident set (``wait
   written (it must be no slower than the cold run);
 - a different query on an unchanged letterbox, the index settled (no memo holds it);
 - ``answered ID``, ``current ID``, ``show ID`` and ``exists …`` on an unchanged letterbox;
-- a different query asked at once after the cold run, while the index is still being
-  built (it must not wait for the build: no slower than the cold run);
+- a different query asked after the cold run while the detached builder writes the index
+  (its answer memo and header cache written first): it must not wait for the build, and
+  be no slower than the cold run;
 - the index's build: how long after the cold answer it is written, and what the builder
   itself says it cost (``index.built``: wall and CPU seconds, its peak memory).
 
@@ -107,11 +108,19 @@ def build_figures(root: Path, utc: bool) -> dict | None:
     return built(Index(str(root), utc).path)
 
 
-def _building(root: Path, utc: bool) -> bool:
+def _building_index(root: Path, utc: bool, limit: float = 120.0) -> bool:
+    """Wait until the detached builder writes the index itself (it says ``index``: the
+    answer memo and the header cache are written); False when it is done first."""
     from letterbox_tui.core.speed.index import Index
     from letterbox_tui.core.speed.index_lock import WriterLock
 
-    return WriterLock(Index(str(root), utc).path).held_elsewhere()
+    lock = WriterLock(Index(str(root), utc).path)
+    t = time.perf_counter()
+    while lock.held_elsewhere() and time.perf_counter() - t < limit:
+        if lock.holder() == "index":
+            return True
+        time.sleep(0.01)
+    return False
 
 
 def measure(root: Path, n: int, repeat: int, utc: bool, query: tuple[str, ...], *, command: list[str],
@@ -144,7 +153,8 @@ def measure(root: Path, n: int, repeat: int, utc: bool, query: tuple[str, ...], 
         _drop_cache(root, utc)
         first = _popen_wait4(root, q)
         d = _popen_wait4(root, q)
-        building = _building(root, utc)
+        # once the builder writes the index proper (its memo and header cache written first)
+        building = _building_index(root, utc)
         other = _strip(_popen_wait4(root, ["query", *other_terms(), "--json"]))
         other.update(building=building, cold_seconds=first["seconds"], cold_cpu=first.get("cpu"))
         during.append(other)
@@ -251,7 +261,8 @@ def print_one(r: dict, key: str, line) -> None:
         runs = "  ".join(f"{x['seconds']:.3f}/{x['cold_seconds']:.3f}" + ("" if x["building"] else " (build done)")
                          for x in d.get("each", ()))
         verdict = "met" if d.get("vs_cold", 9) <= 1.0 else "MISSED"
-        print(f"{'':<4}(asked while the index was built after the cold run; {d.get('vs_cold', 0):.2f}x of that run: "
+        print(f"{'':<4}(asked while the detached builder wrote the index after the cold run, its memo and header "
+              f"cache written; {d.get('vs_cold', 0):.2f}x of that run: "
               f"target <= 1.0x {verdict}; each run/cold: {runs})")
         return
     labels = {"query_different": "a different query (index)", "answered": "answered ID (index)",

@@ -177,10 +177,17 @@ def _build_after(ix: Index, lock: WriterLock, utc: bool, key: str | None = None)
             lock.release()
             return
 
+        answering = os.getpid()
+
         def work() -> None:
             from letterbox_tui.core.resolve import resolve
 
             lock.announce("index")  # the memo is written (it goes first): nobody need wait
+            if os.getpid() != answering:  # detached: yield the CPU to the questions asked meanwhile
+                try:
+                    os.nice(10)
+                except OSError:
+                    pass
             try:
                 ix.build(snapshot, lambda s: resolve(s, _now()))
             except (sqlite3.Error, Unusable) as exc:
