@@ -6,7 +6,10 @@ keeping the selection.
 At start-up on an unchanged letterbox, Owed & late (the opening view) is shown first from
 the derived index (``prefetch_owed``: a thread started with the app, before the first
 paint; ``core.speed.index_owed``), its rows built as the whole letterbox builds them; the
-scan worker then loads the whole letterbox (header cache) and the model replaces it.
+scan worker then loads the whole letterbox (header cache) and the model replaces it. When
+the index could not serve that start (none yet, or the letterbox changed since), the first
+scan leaves a ``letterbox-tui query`` behind it, in a process of its own, which builds or
+refreshes the index as any command does: the next start reads no header it has seen.
 
 Handlers here are ``on_<message>`` methods (a plain mixin's ``@on`` decorators are not
 collected by Textual's message pump metaclass).
@@ -75,6 +78,8 @@ class ScanningMixin:
     #: until then, so everything that needs the whole letterbox waits for it)
     preview: AppModel | None = None
     _preview_future: Future | None = None
+    #: the first scan may leave the index to be brought up to date (``_keep_index``)
+    _index_wanted = False
 
     @property
     def shown_model(self) -> AppModel | None:
@@ -100,6 +105,7 @@ class ScanningMixin:
                 future.set_exception(exc)
 
         self._preview_future = future
+        self._index_wanted = True
         threading.Thread(target=run, name="owed-preview", daemon=True).start()
 
     def _take_preview(self) -> AppModel | None:
@@ -125,6 +131,8 @@ class ScanningMixin:
 
         worker = get_current_worker()
         preview = self._take_preview() if self.scan_count == 0 else None
+        keep_index = self._index_wanted and preview is None
+        self._index_wanted = False
         if preview is not None and not worker.is_cancelled:
             shown = threading.Event()
             self.post_message(OwedShown(preview, shown))
@@ -161,6 +169,8 @@ class ScanningMixin:
         model.finish(cancelled=lambda: worker.is_cancelled)
         if not worker.is_cancelled:
             self.post_message(ViewsDone(model))
+        if keep_index and len(snapshot.letters) >= PREVIEW_MIN_LETTERS and not snapshot.scope.partial:
+            keep_index_fresh(self.root)
 
     def on_scan_progress(self, message: ScanProgress) -> None:
         if not self.query("#letters"):  # the app is shutting down
@@ -266,6 +276,25 @@ def _owed_preview(root: str, settings, at) -> AppModel | None:
     with paused_gc():  # tens of thousands of small objects and no cycles (as the scan pauses it)
         return owed_preview(root, id_time_is_utc=settings.id_time_is_utc, now=at, min_letters=PREVIEW_MIN_LETTERS,
                             then=lambda preview: AppModel.from_preview(root, settings, preview, at))
+
+
+def keep_index_fresh(root: str) -> None:
+    """Bring the derived index of ``root`` up to date in a process of its own: a query
+    (its answer thrown away) builds it when there is none, refreshes what changed, or
+    finds it fresh, as every command does (``cli.indexed``). Best effort: the index is only
+    ever a head start."""
+    import subprocess
+    import sys
+
+    try:
+        child = subprocess.Popen(
+            [sys.executable, "-m", "letterbox_tui", "--root", root, "query", "id=-"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+    except OSError:
+        return
+    threading.Thread(target=child.wait, name="index-keeper", daemon=True).start()  # reaped when done
 
 
 def _freeze_heap(scans: int) -> None:

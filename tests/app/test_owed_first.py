@@ -219,3 +219,52 @@ def test_switching_views_rebuilds_no_rows(tmp_path, monkeypatch):
             await pilot.press("Q")
 
     asyncio.run(run())
+
+
+def test_a_start_the_index_could_not_serve_leaves_it_refreshed_for_the_next(tmp_path, settled, monkeypatch):
+    root = tmp_path / "gen"
+    now = _generated(root)
+    started: list[str] = []
+    monkeypatch.setattr(scanning, "keep_index_fresh", lambda where: started.append(where))
+
+    async def run():
+        app = make_app(root, now=lambda: now, poll_interval=None, user_settings=UserSettings())
+        async with app.run_test(size=SIZE) as pilot:
+            await scanned(pilot, app)
+            await until(pilot, lambda: started)
+            await pilot.press("Q")
+        return app
+
+    app = asyncio.run(run())
+    assert started == [app.root]  # no index yet: one query left behind to build it
+    _indexed(root)
+    started.clear()
+    app2 = make_app(root, now=lambda: now, poll_interval=None, user_settings=UserSettings())
+
+    async def again():
+        async with app2.run_test(size=SIZE) as pilot:
+            await scanned(pilot, app2)
+            await pilot.pause(0.1)
+            await pilot.press("Q")
+
+    asyncio.run(again())
+    assert started == []  # served by the index: nothing to refresh
+
+
+def test_the_keeper_is_a_query_in_a_process_of_its_own(tmp_path, monkeypatch):
+    import subprocess
+
+    calls = []
+
+    class Child:
+        def __init__(self, argv, **kw):
+            calls.append((argv, kw))
+
+        def wait(self):
+            return 0
+
+    monkeypatch.setattr(subprocess, "Popen", Child)
+    scanning.keep_index_fresh(str(tmp_path))
+    (argv, kw), = calls
+    assert argv[1:] == ["-m", "letterbox_tui", "--root", str(tmp_path), "query", "id=-"]
+    assert kw["start_new_session"] and kw["stdout"] == subprocess.DEVNULL
