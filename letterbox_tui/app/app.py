@@ -379,7 +379,7 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, OutsideMixin, Sync
             empty = Content.styled("Computing this view… (the other views are ready first)", "$warning")
         if not rows and self.mailbox_id == "view:owed" and self.query_text is None:
             empty = Content("Nothing is owed: every task is answered, closed or superseded.")
-        n = sum(1 for r in rows if r.heading is None)
+        n = m.letter_rows(rows)
         self.list_title.update(
             Content.assemble(Content.styled(" ", ""), title.stylize_before("bold"), (f"  {n} row{'s' if n != 1 else ''}", "$text-muted")))
         lst.set_rows(rows, keep=keep, empty=empty)

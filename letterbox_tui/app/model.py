@@ -100,6 +100,8 @@ class AppModel:
     arranged: dict = field(default_factory=dict)
     #: a partial model's letters, made from the index when first drawn (``from_preview``)
     _letter_at: object = None
+    #: what the UI thread asks again and again, made once (``dispute_letters``, ``letter_rows``)
+    _once: dict = field(default_factory=dict)
 
     # --- building -----------------------------------------------------------------
     @classmethod
@@ -247,6 +249,25 @@ class AppModel:
             rows.append(ListRow(f"finding:{i}", letter, note=f.code, item=f,
                                 note_style="$error" if f.severity == "problem" else "$warning"))
         return rows
+
+    # --- asked on the UI thread: each made once per model -----------------------------
+    def dispute_letters(self) -> list[Letter]:
+        """The letters of type dispute, in scan order (the letter pane asks on every move)."""
+        got = self._once.get("disputes")
+        if got is None:
+            got = self._once["disputes"] = [x for x in self.snapshot.letters if x.type == "dispute"]
+        return got
+
+    def letter_rows(self, rows: Sequence[ListRow]) -> int:
+        """How many of ``rows`` are not headings (a list's row count), counted once per list:
+        switching back to a view of 100,000 rows counts nothing again."""
+        key = ("rows", id(rows))
+        got = self._once.get(key)
+        if got is None or got[0] is not rows:
+            if len(self._once) > 64:  # lists made afresh (a query, threaded rows) come and go
+                self._once = {k: v for k, v in self._once.items() if k[0] != "rows"}
+            got = self._once[key] = (rows, sum(1 for r in rows if r.heading is None))
+        return got[1]
 
     # --- mailboxes ----------------------------------------------------------------
     def mailboxes(self) -> list[Mailbox]:

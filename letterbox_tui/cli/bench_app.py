@@ -8,6 +8,8 @@ reports, in seconds:
 - ``first_paint``: the first frame the app drew (compose and mount done);
 - ``owed_view``: the first frame showing Owed & late's rows (the app's opening view);
 - ``loaded``: the whole letterbox loaded and every built-in view computed;
+- ``owed_view_cpu``, ``loaded_cpu``: the process's CPU seconds (every thread) at those two
+  moments, from its start: steadier than wall time on a shared machine;
 - ``switch``: from a view key (``1``..``5``) to the frame showing that view, per view,
   each view visited ``SWITCH_ROUNDS`` times (the first visit to a view may build rows);
 - ``scroll``: from a movement key (``j``, ``k``, ``pagedown``, ``pageup``, ``G``, ``g``) in
@@ -52,7 +54,8 @@ def measure_app(root: Path | str, repeat: int = 3) -> dict:
         runs.append(got)
     keys = ("first_paint", "owed_view", "loaded", "first_paint_from_start", "owed_view_from_start",
             "loaded_from_start", "switch_median", "switch_max", "switch_cpu_median", "switch_cpu_max",
-            "scroll_median", "scroll_max", "scroll_cpu_median", "scroll_cpu_max", "imported_from_start")
+            "scroll_median", "scroll_max", "scroll_cpu_median", "scroll_cpu_max", "imported_from_start",
+            "owed_view_cpu", "loaded_cpu")
     out: dict = {"measured": True, "runs": runs, "complete": all(r["complete"] for r in runs),
                  "load_average": _load_average()}
     for k in keys:
@@ -113,10 +116,13 @@ async def _drive(make_app, root: str) -> dict:
     frames: list[float] = []
     display = app._display
 
+    cpus: list[float] = []
+
     def counted(screen, renderable):  # every frame the screen composes (headless: not written out)
         display(screen, renderable)
         if renderable is not None:
             frames.append(time.time())
+            cpus.append(time.process_time())  # the process's CPU so far (every thread, its start too)
 
     app._display = counted
     out: dict = {"measured": True, "made": made, "size": list(SIZE)}
@@ -139,6 +145,7 @@ async def _drive(make_app, root: str) -> dict:
         while len(frames) == seen and time.time() < limit:  # the frame that shows them
             await asyncio.sleep(0.002)
         out["owed_view_at"] = frames[-1]
+        out["owed_view_cpu"] = cpus[-1]
         out["owed_rows"] = len(app.letter_list.rows)
         out["fast_start"] = bool(getattr(shown(), "partial", False))
 
@@ -148,6 +155,7 @@ async def _drive(make_app, root: str) -> dict:
         while not loaded() and time.time() < limit:
             await asyncio.sleep(0.005)
         out["loaded_at"] = time.time()
+        out["loaded_cpu"] = time.process_time()
         out["complete"] = loaded()
         await pilot.pause()
         await pilot.pause(0.3)  # the body worker of the selected row settles
@@ -231,15 +239,16 @@ def print_lines(a: dict, raw_s: float | None = None) -> None:
           f"fast start from the index: {a['fast_start']}):")
     for label, key in (("first paint", "first_paint"), ("owed view filled in", "owed_view"),
                        ("every view loaded", "loaded")):
+        cpu = f", process CPU {a[key + '_cpu']:.3f} s" if key + "_cpu" in a else ""
         print(f"{'  app: ' + label:<34}{a[key]:>9.3f}{ratio(a[key])}   "
-              f"from process start {a[key + '_from_start']:.3f} s ({a['imported_from_start']:.3f} s importing)")
+              f"from process start {a[key + '_from_start']:.3f} s ({a['imported_from_start']:.3f} s importing{cpu})")
     print(f"{'  app: switch view (wall)':<34}{a['switch_median']:>9.4f}   worst {a['switch_max']:.4f}"
           f"   UI thread CPU median {a['switch_cpu_median']:.4f}, worst {a['switch_cpu_max']:.4f}")
     print(f"{'  app: scroll a key (wall)':<34}{a['scroll_median']:>9.4f}   worst {a['scroll_max']:.4f}"
           f"   UI thread CPU median {a['scroll_cpu_median']:.4f}, worst {a['scroll_cpu_max']:.4f}")
     for r in a["runs"]:
         print(f"    run: paint {r['first_paint']:.3f}  owed {r['owed_view']:.3f} (from start {r['owed_view_from_start']:.3f},"
-              f" {r['owed_rows']} rows)  loaded {r['loaded']:.3f}  switch worst {r['switch_max']:.4f}"
+              f" CPU {r['owed_view_cpu']:.3f}, {r['owed_rows']} rows)  loaded {r['loaded']:.3f}  switch worst {r['switch_max']:.4f}"
               f"  scroll worst {r['scroll_max']:.4f}")
 
 

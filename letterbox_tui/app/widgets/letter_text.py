@@ -254,7 +254,7 @@ def chain_text(model: AppModel, x: Letter) -> Content:
                             Content.styled("  which no readable letter in scope holds", "$unknown")))
     # disputes and rulings about letters of this chain
     chain_ids = set(ids)
-    disputes = [d for d in model.snapshot.letters if d.type == "dispute" and chain_ids & set(d.disputes)]
+    disputes = [d for d in model.dispute_letters() if chain_ids & set(d.disputes)]
     if disputes:
         lines.append(Content(""))
         lines.append(Content.styled("Disputes and rulings", "bold"))

@@ -241,7 +241,7 @@ def _owed_rows(root: str, utc: bool, generation: str | None, scanned_at: str):
             base = ix.snapshot("0", (), scanned_at)  # every field but the letters
             rows = ix.db.execute(
                 f"SELECT {', '.join(_COLUMNS)} FROM letters JOIN texts USING (path) WHERE {OWED_WHERE} "
-                "ORDER BY seat, folder, name").fetchall()
+                ).fetchall()  # in no order: the views order what they show
         base.letters = [Owing(r) for r in rows]  # type: ignore[misc]
         return base, rows
     except (sqlite3.Error, Unusable, KeyError, ValueError, TypeError):  # damaged: scan instead
