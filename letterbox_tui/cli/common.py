@@ -3,18 +3,24 @@ the scope's exit code."""
 
 from __future__ import annotations
 
+import os
 import sys
 from argparse import Namespace
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from letterbox_tui.core.errors import LetterboxError
-from letterbox_tui.core.model import Scope, Snapshot
 from letterbox_tui.core.root import resolve_root
-from letterbox_tui.core.settings import Settings, load_settings
-from letterbox_tui.core.speed.choice import scan_letterbox
 from letterbox_tui.core.speed.ending import keep
 from letterbox_tui.core.speed.files import cache_wanted
+
+if TYPE_CHECKING:  # (imported where used: a question the derived index answers needs none)
+    from letterbox_tui.core.model import Scope, Snapshot
+    from letterbox_tui.core.settings import Settings
+
+#: ``core.settings.SETTINGS_NAME`` (a test checks they agree)
+SETTINGS_FILE = "letterbox-tui.toml"
 
 
 #: called with the snapshot ``load`` made (the derived index builds from it after the answer)
@@ -38,8 +44,25 @@ def open_root(args: Namespace) -> Path:
     return root
 
 
+def settings_utc(root: Path | str) -> bool:
+    """``load_settings(root).id_time_is_utc``, without loading the settings' modules when
+    the letterbox has no settings file (the default: nothing to read, nothing to check)."""
+    try:
+        os.lstat(os.path.join(os.fspath(root), SETTINGS_FILE))
+    except FileNotFoundError:
+        return False
+    except OSError:
+        pass  # load_settings says what is wrong
+    from letterbox_tui.core.settings import load_settings
+
+    return load_settings(root).id_time_is_utc
+
+
 def load(args: Namespace) -> tuple[Path, Settings, Snapshot]:
     """Resolve the root, read its settings and scan it (restricted by --participant)."""
+    from letterbox_tui.core.settings import load_settings
+    from letterbox_tui.core.speed.choice import scan_letterbox
+
     root = open_root(args)
     settings = load_settings(root)
     participants = getattr(args, "participant", None)

@@ -23,11 +23,13 @@ from argparse import Namespace
 from datetime import datetime, timezone
 from typing import Any
 
-from letterbox_tui.core.errors import LetterboxError
-from letterbox_tui.core.model import Reason, Scope
-from letterbox_tui.core.speed import index_rows as ir
-from letterbox_tui.core.speed.index import WAIT_S, Index, Unusable, notice, set_aside
+from typing import TYPE_CHECKING
+
+from letterbox_tui.core.speed.index import WAIT_S, Index, Unusable, ir, notice, set_aside
 from letterbox_tui.core.speed.index_lock import WriterLock
+
+if TYPE_CHECKING:  # (``ir``, the model and the rest are loaded once the proof runs)
+    from letterbox_tui.core.model import Scope
 
 
 def _now() -> datetime:
@@ -39,6 +41,7 @@ class Served:
 
     def __init__(self, ix: Index, began: datetime, proof=None) -> None:
         self.ix = ix
+        self.began = began
         #: the proof that the letterbox is as the index recorded it, while it still runs
         #: (``core.speed.memo.Proof``); None once proven
         self.proof = proof
@@ -52,17 +55,42 @@ class Served:
                 + ',"scanned_at":' + json.dumps(self.scanned_at) + "}")
 
 
-def serve(args: Namespace, poll=None, *, early: bool = False, stale: bool = False,
-          key: str | None = None) -> Served | int | None:
+def early(args: Namespace) -> Served | None:
+    """The index, served at once with the proof that it is fresh still running
+    (``Served.proof``: the caller makes its answer meanwhile and shows it only once the
+    proof holds, ``_guarded``), when there is one that may be; else None, and ``serve``
+    goes the usual way. Nothing is written, no lock taken and nothing said: whatever is
+    wrong (not a letterbox, an unusable index) ``serve`` says, in its own order."""
+    if os.environ.get("LETTERBOX_TUI_NO_CACHE") or getattr(args, "participant", None) or getattr(args, "fetch", False):
+        return None
+    from letterbox_tui.core.errors import LetterboxError
+
+    from .common import open_root, settings_utc
+
+    try:
+        root = str(open_root(args))
+        utc = settings_utc(root)
+    except LetterboxError:
+        return None
+    began = _now()
+    ix = Index(root, utc)
+    try:
+        if ix.open() and ix.why_not() is None:
+            proof = ix.start_proof()
+            if proof is not None:
+                return Served(ix, began, proof)
+    except (sqlite3.Error, Unusable, OSError):
+        pass
+    ix.close()
+    return None
+
+
+def serve(args: Namespace, poll=None, *, stale: bool = False, key: str | None = None) -> Served | int | None:
     """A fresh index for this command, made fresh first if need be; None: answer from
     scratch (then, when that is worth it, the index is built after the answer). While it
     waits for another process writing the index, ``poll()`` is asked now and then: an exit
-    code from it (the answer memo replayed meanwhile) is returned as it is.
-
-    ``early``: an index that may be fresh is served at once, its proof still running
-    (``Served.proof``: the caller reads its answer meanwhile and shows it only once the
-    proof holds, ``_guarded``). ``stale``: such a proof failed: go straight on to bring
-    the index up to date.
+    code from it (the answer memo replayed meanwhile) is returned as it is. ``stale``: the
+    proof that the index is fresh failed (``early``): go straight on to bring it up to date.
 
     ``key``: this question's answer memo key. A command that finds the index being built
     after another question (the lock's holder says so: ``index_lock``) does not wait for
@@ -71,22 +99,15 @@ def serve(args: Namespace, poll=None, *, early: bool = False, stale: bool = Fals
     builder writes first."""
     if os.environ.get("LETTERBOX_TUI_NO_CACHE") or getattr(args, "participant", None):
         return None
-    from letterbox_tui.core.settings import load_settings
-
-    from .common import open_root
+    from .common import open_root, settings_utc
 
     root = str(open_root(args))
-    utc = load_settings(root).id_time_is_utc
+    utc = settings_utc(root)
     began = _now()
     ix = Index(root, utc)
     try:
-        if _usable(ix) and not stale:
-            proof = ix.start_proof()
-            if proof is not None:
-                if early:
-                    return Served(ix, began, proof)
-                if proof.holds():
-                    return Served(ix, began)
+        if _usable(ix) and not stale and ix.fresh():
+            return Served(ix, began)
     except sqlite3.OperationalError as exc:  # locked past SQLite's wait: a new one is built
         notice(f"the derived index {ix.path} is locked ({exc}); answering from the letters and rebuilding it")
         ix.close()
@@ -228,34 +249,46 @@ def _or_scratch(command: str, args: Namespace, *more: Any) -> int:
     return getattr(read, f"cmd_{command}")(args, *more)
 
 
-def _guarded(command: str, args: Namespace, answer, memoised=None) -> int:
+def _guarded(command: str, args: Namespace, answer, memoised=None, prepare=None) -> int:
     """Answer from the index, or from scratch when it cannot serve (or fails on the way:
     nothing has been printed before the whole answer is ready). ``memoised``: the answer
     memo, asked again while waiting for a builder (it records the memo first).
+    ``prepare(now)``: the command's own checks (its errors exit 2 before any answer).
 
     On a letterbox that may be unchanged the answer is made while the proof that it is
-    runs (``serve(early=True)``; the proof's ``stat`` calls run on threads of their own,
-    without the GIL, and SQLite releases it too): it is held back, and shown only once the
-    proof holds; else dropped, and the index brought up to date first as ever. A terminal
-    is answered once the proof holds (what it shows depends on the terminal), the
-    answer's modules loaded meanwhile."""
+    runs (``early``; the proof's ``stat`` calls run on threads of their own, without the
+    GIL, and SQLite releases it too): it is held back, and shown only once the proof
+    holds; else dropped, and the index brought up to date first as ever. A terminal is
+    answered once the proof holds (what it shows depends on the terminal), the answer's
+    modules loaded meanwhile."""
     more = (memoised,) if memoised is not None else ()
     poll = memoised.replay if memoised is not None else None
     key = memoised.key if memoised is not None else None
-    served = serve(args, poll, early=True, key=key)
-    if isinstance(served, Served) and served.proof is not None:
+    first = early(args)
+    if prepare is not None:
+        try:
+            prepare(first.began if first is not None else _now())
+        except BaseException:
+            if first is not None:
+                first.proof.stop()
+                first.ix.close()
+            raise
+    if first is None:
+        served = serve(args, poll, key=key)
+    else:
         if sys.stdout.isatty():
             _load_answer_modules(command)
-            held = served.proof.holds()
+            held = first.proof.holds()
         else:
-            code = _answer_meanwhile(command, args, served, answer, more)
+            code = _answer_meanwhile(command, args, first, answer, more)
             if code is not None:
                 return code
             held = False
         if held:
-            served.proof = None
+            first.proof = None
+            served = first
         else:
-            served.ix.close()
+            first.ix.close()
             served = serve(args, poll, stale=True, key=key)
     if isinstance(served, int):
         return served
@@ -356,18 +389,28 @@ def _load_answer_modules(command: str) -> None:
         pass
 
 
-def cmd_query(args: Namespace, memoised=None) -> int:
-    from letterbox_tui.core.query import parse_query
+class _Parsed:
+    """The query's terms parsed (errors exit 2 before any answer) at the command's clock,
+    once the proof runs (``_guarded``'s ``prepare``)."""
 
-    query = parse_query(args.terms, _now())  # errors exit 2 before anything else
-    return _guarded("query", args, lambda s: _query(s, query, args), memoised)
+    def __init__(self, terms: list[str]) -> None:
+        self.terms = terms
+        self.query = None
+
+    def __call__(self, now: datetime) -> None:
+        from letterbox_tui.core.query import parse_query
+
+        self.query = parse_query(self.terms, now)
+
+
+def cmd_query(args: Namespace, memoised=None) -> int:
+    parsed = _Parsed(args.terms)
+    return _guarded("query", args, lambda s: _query(s, parsed.query, args), memoised, parsed)
 
 
 def cmd_exists(args: Namespace, memoised=None) -> int:
-    from letterbox_tui.core.query import parse_query
-
-    query = parse_query(args.terms, _now())
-    return _guarded("exists", args, lambda s: _exists(s, query, args), memoised)
+    parsed = _Parsed(args.terms)
+    return _guarded("exists", args, lambda s: _exists(s, parsed.query, args), memoised, parsed)
 
 
 def cmd_show(args: Namespace) -> int:
@@ -457,6 +500,8 @@ def _query(s: Served, query, args: Namespace) -> int:
 
 def _scope_reasons(s: Served) -> list[str]:
     """``core.views.exists.scope_reasons`` from what the index recorded."""
+    from letterbox_tui.core.model import Reason
+
     unreadable, unsupported, partial, atomic, participants = s.ix.globals()
     out = []
     for path, _seat, _folder, error, legible, *_ in unreadable:

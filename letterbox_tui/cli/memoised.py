@@ -55,21 +55,16 @@ class Memoised:
         return cls(args, command)
 
     def __init__(self, args: Namespace, command: str) -> None:
-        from letterbox_tui.core.settings import load_settings
-
-        from .common import open_root
+        from .common import open_root, settings_utc
 
         root = open_root(args)
-        settings = load_settings(root)
-        self.memo = memo.Memo(str(root), settings.id_time_is_utc, getattr(args, "participant", None))
+        self.memo = memo.Memo(str(root), settings_utc(root), getattr(args, "participant", None))
         out = sys.stdout
         self.indent = None  # compact, as on every pipe
         self.encoding = (out.encoding or "utf-8", out.errors or "strict")
         # the scope's sync block (how current a copy kept in git is) can change while no
         # letter file does (a commit, a fetch): the memo is kept per sync state
-        from letterbox_tui.core import sync
-
-        form = f"json-{self.encoding[0]}-{self.encoding[1]}-{sync.token(sync.status(root))}"
+        form = f"json-{self.encoding[0]}-{self.encoding[1]}-{sync_token(str(root))}"
         self.key = memo.answer_key(command, list(args.terms), form)
 
     def replay(self) -> int | None:
@@ -128,6 +123,22 @@ class Memoised:
         memo.record_after_answer(self.memo, self.key, snapshot, text, self.encoding, code, res.at,
                                  query.at is not None)
         return code
+
+
+def sync_token(root: str) -> str:
+    """``core.sync.token(core.sync.status(root))``; outside git (no ``.git`` at the root's
+    real path or above it, as ``core.sync.find_repo`` looks) without loading core.sync."""
+    import os
+
+    cur = os.path.realpath(root)
+    while not os.path.lexists(os.path.join(cur, ".git")):
+        parent = os.path.dirname(cur)
+        if parent == cur:
+            return "nogit"
+        cur = parent
+    from letterbox_tui.core import sync
+
+    return sync.token(sync.status(root))
 
 
 def _relative(term: str) -> bool:

@@ -13,5 +13,22 @@ parameters: ``scan(..., cache=..., reader=...)``.
 - ``after``: work left until the answer is out; ``ending``: a reading command's quick end;
 - ``benchgen``: the bench letterbox generator (``letterbox-tui bench``).
 
-Nothing is imported here: a replayed answer loads only what it needs.
+Nothing is imported here: a replayed answer loads only what it needs (``Later``).
 """
+
+
+class Later:
+    """A module of this package imported where first used: ``ir = Later("index_rows",
+    globals(), "ir")``, then ``ir.x`` imports it and rebinds the global ``ir`` to the module
+    itself (so only the first use pays). A question on an unchanged letterbox starts its
+    stat proof before it imports the rows, the query language and the model."""
+
+    def __init__(self, name: str, where: dict, alias: str) -> None:
+        self._name, self._where, self._alias = name, where, alias
+
+    def __getattr__(self, attr: str):
+        import importlib
+
+        module = importlib.import_module(f"{__name__}.{self._name}")
+        self._where[self._alias] = module
+        return getattr(module, attr)

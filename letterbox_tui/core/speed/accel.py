@@ -15,10 +15,10 @@ import os
 import struct
 from collections.abc import Iterator
 from types import ModuleType
+from typing import TYPE_CHECKING
 
-from letterbox_tui.core import letters
-from letterbox_tui.core.model import Letter
-from letterbox_tui.core.reader import PURE, Reader
+if TYPE_CHECKING:  # (imported where used: the memo's stat proof needs neither)
+    from letterbox_tui.core.reader import Reader
 
 #: one file's packed (size, mtime_ns, inode, ctime_ns), as ``_scanio.stat_packed`` writes it
 STAT_RECORD = struct.Struct("<4q")
@@ -47,12 +47,28 @@ def scanio(pure: bool | None = None) -> ModuleType | None:
     except ImportError:
         return None
     if _configured is None:
+        from letterbox_tui.core import letters
+        from letterbox_tui.core.model import Letter
+
         try:
             # Letter reads a value back from its slot by letters.FIELD_SLOTS (``FIELD_SLOT_OF``)
             _scanio.configure(Letter, letters.FIELD_SLOTS, letters.FILE_SLOTS, True)
             _configured = True
         except (TypeError, ValueError, AttributeError):  # tables it cannot follow: build() makes them all
             _configured = False
+    return _scanio
+
+
+def stat_module(pure: bool | None = None) -> ModuleType | None:
+    """The built accelerator for its stat calls alone (``stat_packed``, ``check_start``),
+    or None as ``scanio`` says; unlike ``scanio`` it is not handed ``core.letters``'
+    tables (which imports the letters' modules: the memo's proof needs none of them)."""
+    if pure_wanted() if pure is None else pure:
+        return None
+    try:
+        from . import _scanio
+    except ImportError:
+        return None
     return _scanio
 
 
@@ -68,6 +84,8 @@ def threads() -> int:
 
 def reader(pure: bool | None = None) -> Reader:
     """The scan's reader: in C when it is built and not switched off, else the pure one."""
+    from letterbox_tui.core.reader import PURE
+
     fast = scanio(pure)
     return PURE if fast is None else CReader(fast)
 
@@ -84,6 +102,8 @@ class CReader:
         packed = self.fast.stat_packed(dir_fd, [e.name for e in entries], threads())
         if packed is not None:
             return list(STAT_RECORD.iter_unpack(packed))
+        from letterbox_tui.core.reader import PURE
+
         return PURE.stat_entries(dir_fd, entries)  # one failed: each is asked again, to say why
 
     def read_headers(self, dir_fd: int, names: list[str], where: tuple[str, str, str] | None = None) -> list[tuple]:
@@ -125,7 +145,7 @@ def stat_packed(dir_fd: int, names: list[str], *, pure: bool | None = None) -> b
     """The packed stat record of each name in the folder ``dir_fd`` (not following a
     symlink), or None when one cannot be stat-ed or does not fit: on several threads in C
     when the accelerator is built."""
-    fast = scanio(pure)
+    fast = stat_module(pure)
     if fast is not None:
         return fast.stat_packed(dir_fd, names, threads())
     stat = os.stat

@@ -20,7 +20,7 @@ from .. import flags as fsflags
 import pickle
 import stat
 import struct
-import tempfile
+import sys
 import time
 import zlib
 
@@ -150,7 +150,14 @@ def read_framed_head(path: str, magic: bytes, version: int, n: int, what: str | 
 
 
 def cache_dir() -> str:
-    """The user's cache directory for letterbox-tui (honours ``XDG_CACHE_HOME``)."""
+    """The user's cache directory for letterbox-tui (honours ``XDG_CACHE_HOME``):
+    platformdirs' ``user_cache_dir``, worked out here as it does on Linux (importing it is
+    a sixtieth of a question's start-up; a test checks the two agree)."""
+    if sys.platform == "linux" and "ANDROID_DATA" not in os.environ:
+        base = os.environ.get("XDG_CACHE_HOME", "")
+        if not base.strip():
+            base = os.path.expanduser("~/.cache")
+        return os.path.join(base, "letterbox-tui")
     from platformdirs import user_cache_dir
 
     return user_cache_dir("letterbox-tui")
@@ -188,6 +195,8 @@ def write_atomic(path: str, parts: list[bytes]) -> None:
     """Write to a temporary file beside ``path``, then ``os.replace``: readers see old or new."""
     directory = os.path.dirname(path)
     os.makedirs(directory, mode=0o700, exist_ok=True)
+    import tempfile  # (here: a reading command that writes nothing never loads it)
+
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".headers", dir=directory)
     try:
         with os.fdopen(fd, "wb") as fh:

@@ -33,6 +33,7 @@ one-line notice on stderr; an index that stays locked is bypassed (answers from 
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import os
 import pickle
@@ -40,23 +41,30 @@ import sqlite3
 import sys
 import time
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
-from letterbox_tui.core.model import Scope, Snapshot
+from . import Later
 
-from . import index_build as ib
-from . import index_rows as ir
+if TYPE_CHECKING:
+    from letterbox_tui.core.model import Scope, Snapshot
 
+ir = Later("index_rows", globals(), "ir")  # (first used once the proof runs)
+ib = Later("index_build", globals(), "ib")
 FORMAT = 9  # 9: every letter's content digest (a row kept through a stat change)
-_LETTER_COLS = ", ".join(ir.COLUMNS)
-_LETTER_MARKS = ", ".join("?" for _ in ir.COLUMNS)
+_letter_cols = functools.cache(lambda: ", ".join(ir.COLUMNS))
+_letter_marks = functools.cache(lambda: ", ".join("?" for _ in ir.COLUMNS))
 #: how long a command waits for another process writing the index before going without
 WAIT_S = 120.0
 #: a row kept through a stat change: its file's stat brought up to date
 _RESTAT = "UPDATE letters SET size = ?, mtime_ns = ?, inode = ?, ctime_ns = ? WHERE path = ?"
 #: SQLite's own wait for a lock between processes
 BUSY_MS = 5000
+#: how much of a generation a reader maps (``PRAGMA mmap_size``; 0 would read every page)
+MMAP_BYTES = 1 << 30
 
-_SCHEMA = f"""
+@functools.cache
+def _schema() -> str:
+    return f"""
 CREATE TABLE meta (k TEXT PRIMARY KEY, v);
 CREATE TABLE letters ({", ".join(c + (" TEXT PRIMARY KEY" if c == "path" else "") for c in ir.COLUMNS)});
 CREATE INDEX letters_id ON letters(id);
@@ -80,9 +88,11 @@ def notice(message: str) -> None:
 
 
 def index_path(root: str, id_time_is_utc: bool) -> str:
-    from letterbox_tui.core.speed.cache import cache_path
+    """``core.speed.cache.cache_path`` with ``.index`` (not imported: a test checks it)."""
+    from .files import blake2b, cache_dir
 
-    return cache_path(root, id_time_is_utc)[: -len(".headers")] + ".index"
+    digest = blake2b(os.fsencode(os.path.realpath(os.fspath(root))), digest_size=12).hexdigest()
+    return os.path.join(cache_dir(), f"{digest}-{'utc' if id_time_is_utc else 'asis'}.index")
 
 
 def _build() -> str:
@@ -161,6 +171,7 @@ class Index:
             # a query's rows are sorted in memory, never through a temporary file
             db.execute("PRAGMA cache_size = -16384")
             db.execute("PRAGMA temp_store = MEMORY")
+            db.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")  # (the 10 MB state not copied page by page)
             self.meta = _meta(db)
         except sqlite3.OperationalError as exc:
             self.close()
@@ -226,6 +237,8 @@ class Index:
         return _loads(self.meta["globals"])
 
     def scope(self, scanned_at: str) -> Scope:
+        from letterbox_tui.core.model import Scope
+
         data = ir.json.loads(self.meta["scope"])
         data.pop("complete", None)
         data.pop("sync", None)
@@ -259,7 +272,7 @@ class Index:
         resolve exactly as in the whole letterbox (what ``refresh`` rests on)."""
         from letterbox_tui.core.header import HeaderResult
         from letterbox_tui.core.letters import build
-        from letterbox_tui.core.model import Unreadable, Unsupported
+        from letterbox_tui.core.model import Snapshot, Unreadable, Unsupported
 
         assert self.db is not None
         letters = []
@@ -316,18 +329,18 @@ class Index:
             db.execute("PRAGMA synchronous = OFF")
             db.execute("PRAGMA cache_size = -65536")
             db.execute("BEGIN")
-            for stmt in _SCHEMA.split(";"):
+            for stmt in _schema().split(";"):
                 if stmt.strip() and not stmt.strip().startswith("CREATE INDEX"):
                     db.execute(stmt)
             for letters, chunk_res in ib.slices(snapshot, comps, res, res_factory):
                 records = [ir.record(x, chunk_res, comps[x.path], ctimes.get(x.path, -1)) for x in letters]
                 del chunk_res
-                db.executemany(f"INSERT INTO letters ({_LETTER_COLS}) VALUES ({_LETTER_MARKS})", [r for r, _ in records])
+                db.executemany(f"INSERT INTO letters ({_letter_cols()}) VALUES ({_letter_marks()})", [r for r, _ in records])
                 db.executemany("INSERT INTO texts VALUES (?, ?, ?)", sorted(t for _, t in records))
                 del records
                 ir.forget_reasons()  # the texts cached for this slice's reasons (and those reasons)
             db.executemany("INSERT INTO meta VALUES (?, ?)", self._meta_rows(snapshot))
-            for stmt in _SCHEMA.split(";"):
+            for stmt in _schema().split(";"):
                 if stmt.strip().startswith("CREATE INDEX"):
                     db.execute(stmt)
             if stats is not None:
@@ -433,7 +446,7 @@ class Index:
                 marks = ",".join("?" * len(part))
                 db.execute(f"DELETE FROM letters WHERE path IN ({marks})", part)
                 db.execute(f"DELETE FROM texts WHERE path IN ({marks})", part)
-            db.executemany(f"INSERT INTO letters ({_LETTER_COLS}) VALUES ({_LETTER_MARKS})", records)
+            db.executemany(f"INSERT INTO letters ({_letter_cols()}) VALUES ({_letter_marks()})", records)
             db.executemany("INSERT INTO texts VALUES (?, ?, ?)", texts)
             self._put_meta(snapshot)
             db.execute("COMMIT")

@@ -46,12 +46,14 @@ from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 
 from .. import flags as fsflags
-from letterbox_tui.core.scan import RACY_NS
-
-from .accel import STAT_RECORD, pack_stats, scanio, stat_packed, threads
+from .accel import STAT_RECORD, pack_stats, stat_packed, threads
+from .accel import stat_module as scanio
 from .after import BACKGROUND_ROWS, after_answer
 from .files import NoGlobals, blake2b, cache_dir, cache_wanted, inside, notice, read_framed, read_framed_head, write_framed
 
+#: ``core.scan.RACY_NS`` (the same number; not imported from there: a replay or a
+#: question on an unchanged letterbox never loads the scan's modules; a test checks it)
+RACY_NS = 3_000_000_000
 MAGIC_STATE = b"LBXSTAT1"
 MAGIC_ANSWER = b"LBXANSW1"
 VERSION = 2  # 2: framed, with a checksum (``files.write_framed``)
@@ -299,7 +301,11 @@ def recordable(snapshot) -> tuple | None:
             stats = pack_stats([(f[1], f[2], f[3], f[4]) for f in files])
         except struct.error:  # a time or inode beyond 64 bits: vouch for nothing
             return None
-        folders.append((rel, "\0".join(names), len(names), stats))
+        try:  # as file-system bytes: the proof hands them to the accelerator as they are
+            joined = os.fsencode("\0".join(names))
+        except UnicodeError:
+            return None
+        folders.append((rel, joined, len(names), stats))
         count += len(files)
     if count != len(snapshot.letters) + len(snapshot.unreadable):
         return None  # not every item is accounted for: vouch for nothing
@@ -334,11 +340,11 @@ def _state_looks_right(dirs, folders) -> bool:
         return False
     known = {d[0] for d in dirs}
     for f in folders:
-        if not (type(f) is tuple and len(f) == 4 and type(f[0]) is str and f[0] in known and type(f[1]) is str):
+        if not (type(f) is tuple and len(f) == 4 and type(f[0]) is str and f[0] in known and type(f[1]) in (str, bytes)):
             return False
         if type(f[2]) is not int or type(f[3]) is not bytes or len(f[3]) != f[2] * STAT_RECORD.size:
             return False
-        if f[2] != (f[1].count("\0") + 1 if f[2] else 0):
+        if f[2] != (f[1].count("\0" if type(f[1]) is str else b"\0") + 1 if f[2] else 0):
             return False
     return True
 
@@ -402,10 +408,12 @@ class Proof:
                     return
             fast = scanio()
             if fast is not None and hasattr(fast, "check_start"):  # a folder's names as one bytes object
-                self.handle = fast.check_start(
-                    [(fds[rel], os.fsencode(joined), n, stats) for rel, joined, n, stats in folders], threads())
+                self.handle = fast.check_start(  # (names were kept as str before: encoded then)
+                    [(fds[rel], joined if type(joined) is bytes else os.fsencode(joined), n, stats)
+                     for rel, joined, n, stats in folders], threads())
             else:
-                self.work = [(fds[rel], joined.split("\0") if n else [], stats) for rel, joined, n, stats in folders]
+                self.work = [(fds[rel], os.fsdecode(joined).split("\0") if n else [], stats)
+                             for rel, joined, n, stats in folders]
         except (OSError, KeyError, UnicodeError, ValueError, TypeError):
             self._end(False)
 
