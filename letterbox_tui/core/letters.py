@@ -52,7 +52,7 @@ FIELD_SLOTS: tuple[tuple[str, str, str, str], ...] = (
 #: while kept as keys and values apart), the keys, the values, the seat, the folder, the
 #: path from the root, the file name, flags, malformed pointers, size, mtime_ns, inode.
 FILE_SLOTS: tuple[str, ...] = (
-    "_fields", "_field_keys", "_field_values", "seat", "folder", "path", "name", "flags", "malformed",
+    "_fields", "_field_keys", "_field_values", "seat", "folder", "_path", "name", "flags", "malformed",
     "size", "mtime_ns", "inode",
 )
 _SINGLE_POINTERS = tuple(key for key, _, kind, _ in FIELD_SLOTS if kind == "pointer")
@@ -219,7 +219,8 @@ def restore(kept: tuple) -> Letter:
 
 
 #: what two letters must agree on to be the same letter (``fields`` as its pairs)
-_COMPARED = tuple(s for s in Letter.__slots__ if s not in ("_fields", "_field_keys", "_field_values")) + ("fields",)
+_COMPARED = tuple(s for s in Letter.__slots__ if s not in ("_fields", "_field_keys", "_field_values", "_path")) + (
+    "fields", "path")
 
 
 def letters_equal(a: Letter | Unreadable, b: Letter | Unreadable) -> bool:

@@ -66,6 +66,7 @@ typedef struct {
 typedef struct {
     PyObject *seat, *folder, *prefix, *names;  /* borrowed from the caller's arguments */
     Py_ssize_t from;                           /* the index in names of the first item */
+    int joined;                                /* prefix is "seat/folder/" (Letter.path joins them) */
 } builder;
 
 /* _scanio_header.c: the header's split, in C buffers, without the GIL */

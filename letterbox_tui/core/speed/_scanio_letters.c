@@ -203,15 +203,24 @@ fail:
 }
 
 /* spec: (seat, folder, path prefix); 1 when letters are to be made (scanio_configure() was
- * called), 0 when not, -1 with an exception set. */
+ * called), 0 when not, -1 with an exception set. A letter made with the prefix
+ * "seat/folder/" keeps no path (Letter.path is its seat, folder and name joined). */
 int
 scanio_builder_init(builder *b, PyObject *spec, PyObject *names, Py_ssize_t from)
 {
     memset(b, 0, sizeof(*b));
+    PyObject *joined;
     if (!PyArg_ParseTuple(spec, "UUU", &b->seat, &b->folder, &b->prefix))
         return -1;
     b->names = names;
     b->from = from;
+    joined = PyUnicode_FromFormat("%U/%U/", b->seat, b->folder);
+    if (joined == NULL)
+        return -1;
+    b->joined = PyUnicode_Compare(joined, b->prefix) == 0;
+    Py_DECREF(joined);
+    if (PyErr_Occurred())
+        return -1;
     return cfg.type != NULL;
 }
 
@@ -342,7 +351,8 @@ make_letter(builder *bl, PyObject *name, const int *pos, PyObject *keys, PyObjec
     v[R_VALUES] = Py_NewRef(values);
     v[R_SEAT] = Py_NewRef(bl->seat);
     v[R_FOLDER] = Py_NewRef(bl->folder);
-    v[R_PATH] = PyUnicode_Concat(bl->prefix, name);
+    /* None: Letter.path joins seat, folder and name when asked (the path is not kept) */
+    v[R_PATH] = bl->joined ? Py_NewRef(Py_None) : PyUnicode_Concat(bl->prefix, name);
     v[R_NAME] = Py_NewRef(name);
     v[R_FLAGS] = Py_NewRef(none_tuple);
     v[R_MALFORMED] = Py_NewRef(none_tuple);
