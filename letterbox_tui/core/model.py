@@ -172,6 +172,10 @@ class Letter:
         path = self._path
         return path if path is not None else f"{self.seat}/{self.folder}/{self.name}"
 
+    @path.setter
+    def path(self, value: str) -> None:
+        self._path = value
+
     @property
     def fields(self) -> tuple[tuple[str, str], ...]:
         """Every header line as written, in order, as (key, value) pairs."""

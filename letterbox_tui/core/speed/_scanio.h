@@ -85,7 +85,7 @@ void scanio_digest(const char *data, Py_ssize_t n, unsigned char out[SCANIO_DIGE
 
 /* _scanio_strings.c: the strings that repeat from letter to letter, made once */
 void scanio_shared_clear(void);
-PyObject *scanio_key_object(const char *s, Py_ssize_t len, int *known);
+PyObject *scanio_key_object(const char *s, Py_ssize_t len, int *known, int hint);
 PyObject *scanio_keys_tuple(PyObject *const *keys, int nf, int shared);
 PyObject *scanio_value_object(const char *s, Py_ssize_t len, int share);
 

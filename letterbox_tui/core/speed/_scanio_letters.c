@@ -3,6 +3,7 @@
  * Letter core.letters.build would make (see below). Runs with the GIL held. */
 #include "_scanio.h"
 #include <datetime.h>
+#include <structmember.h>
 
 int
 scanio_letters_init(void)
@@ -84,11 +85,24 @@ slot_descriptor(PyObject *type, PyObject *name, PyObject *seen)
     if (PySet_Add(seen, name) < 0)
         return NULL;
     d = PyObject_GetAttr(type, name);
-    if (d != NULL && !Py_IS_TYPE(d, &PyMemberDescr_Type)) {
+    if (d != NULL && (!Py_IS_TYPE(d, &PyMemberDescr_Type) || ((PyMemberDescrObject *)d)->d_member->type != T_OBJECT_EX
+                      || (((PyMemberDescrObject *)d)->d_member->flags & READONLY))) {
         PyErr_Format(PyExc_TypeError, "%R is not a slot", name);
         Py_CLEAR(d);
     }
     return d;
+}
+
+/* Store `value` in the slot `descr` of `obj` (a new object of the configured type): the
+ * slot's place is its member descriptor's offset, checked by slot_descriptor to be an
+ * object slot of that type (what the descriptor's own setter does, without its checks). */
+static inline void
+put_slot(PyObject *obj, PyObject *descr, PyObject *value)
+{
+    PyObject **at = (PyObject **)((char *)obj + ((PyMemberDescrObject *)descr)->d_member->offset);
+    PyObject *old = *at;
+    *at = Py_NewRef(value);
+    Py_XDECREF(old);
 }
 
 /* scanio_configure(Letter, field_slots, file_slots, values_in_slots=False): the tables of
@@ -190,7 +204,7 @@ scanio_configure(PyObject *self, PyObject *args)
     scanio_shared_clear();  /* the names' rows are this table's */
     for (i = 0; i < cfg.n; i++) {  /* the table's names are kept first */
         int known;
-        PyObject *o = scanio_key_object(cfg.key[i], cfg.key_len[i], &known);
+        PyObject *o = scanio_key_object(cfg.key[i], cfg.key_len[i], &known, -1);
         if (o == NULL)
             return NULL;
         Py_DECREF(o);
@@ -341,7 +355,6 @@ make_letter(builder *bl, PyObject *name, const int *pos, PyObject *keys, PyObjec
 {
     PyObject *v[N_ROLES] = {NULL};
     PyObject *letter = NULL, *empty = PyUnicode_New(0, 0), *none_tuple = PyTuple_New(0);
-    descrsetfunc set;
     int k, ok = 0;
 
     if (empty == NULL || none_tuple == NULL)
@@ -364,26 +377,17 @@ make_letter(builder *bl, PyObject *name, const int *pos, PyObject *keys, PyObjec
     letter = ((PyTypeObject *)cfg.type)->tp_alloc((PyTypeObject *)cfg.type, 0);
     if (letter == NULL)
         goto done;
-    for (k = 0; k < N_ROLES; k++) {
-        set = Py_TYPE(cfg.role[k])->tp_descr_set;
-        if (set(cfg.role[k], letter, v[k]) < 0)
-            goto done;
-    }
+    for (k = 0; k < N_ROLES; k++)
+        put_slot(letter, cfg.role[k], v[k]);
     for (k = 0; k < cfg.n; k++) {
         PyObject *value = cfg.kind[k] == KIND_LIST ? none_tuple : (pos[k] >= 0 ? vals[pos[k]] : empty);
-        set = Py_TYPE(cfg.slot[k])->tp_descr_set;
-        if (set(cfg.slot[k], letter, value) < 0)
-            goto done;
+        put_slot(letter, cfg.slot[k], value);
         if (cfg.time_slot[k] != NULL) {
             PyObject *when = has_time[k] ? utc_datetime(times[k]) : Py_NewRef(Py_None);
-            int failed = when == NULL;
-            if (!failed) {
-                set = Py_TYPE(cfg.time_slot[k])->tp_descr_set;
-                failed = set(cfg.time_slot[k], letter, when) < 0;
-                Py_DECREF(when);
-            }
-            if (failed)
+            if (when == NULL)
                 goto done;
+            put_slot(letter, cfg.time_slot[k], when);
+            Py_DECREF(when);
         }
     }
     ok = 1;
@@ -436,7 +440,7 @@ scanio_result_of(item *it, builder *bl, Py_ssize_t index)
         for (k = 0; k < it->nf; k++, got++) {
             span *f = &it->f[k];
             int known, kind;
-            key_of[k] = scanio_key_object(it->buf + f->ks, f->kl, &known);
+            key_of[k] = scanio_key_object(it->buf + f->ks, f->kl, &known, k);
             if (key_of[k] == NULL)
                 goto fail;
             kind = known >= 0 ? cfg.kind[known] : -1;

@@ -41,10 +41,15 @@ scanio_shared_clear(void)
 /* The str of a field name. `*known` is the name's row in the field table, -1 for another
  * name, -2 when it could not be kept (then no letter is made here from this header). */
 PyObject *
-scanio_key_object(const char *s, Py_ssize_t len, int *known)
+scanio_key_object(const char *s, Py_ssize_t len, int *known, int hint)
 {
     int i;
     PyObject *o;
+    /* a writer keeps the table's order: the k-th name is most often the k-th kept */
+    if (hint >= 0 && hint < kept_used && kept_keys[hint].len == len && memcmp(kept_keys[hint].text, s, (size_t)len) == 0) {
+        *known = kept_keys[hint].known;
+        return Py_NewRef(kept_keys[hint].str);
+    }
     for (i = 0; i < kept_used; i++) {
         if (kept_keys[i].len == len && memcmp(kept_keys[i].text, s, (size_t)len) == 0) {
             *known = kept_keys[i].known;
