@@ -27,6 +27,7 @@ from letterbox_tui.core.resolve import Resolution
 from letterbox_tui.core.settings import Settings
 from letterbox_tui.core.text import span
 from letterbox_tui.core.views.disputes import DisputesView, disputes_view
+from letterbox_tui.core.views.attention import standing
 from letterbox_tui.core.views.exists import Exists, exists_view
 from letterbox_tui.core.views.letterfile import status_line
 from letterbox_tui.core.views.mailboxes import mailbox_letters, seat_mailboxes
@@ -475,37 +476,15 @@ def letter_mark(x: Letter, res: Resolution) -> tuple[str, str]:
 
 
 def status_note(x: Letter, res: Resolution) -> str:
-    if res.current(x).no:
-        sup = res.superseders(x)
-        return f"superseded by {sup[0].id[:14]}…" if sup else "superseded"
-    if res.current(x).unknown:
-        codes = ", ".join(sorted({r.code for r in res.current(x).reasons}))
-        return f"current? {codes}"
-    if not x.task:
-        return ""
-    st = res.state(x)
-    late = res.late(x)
-    if late.yes:
-        return "late"
-    if st.value == "unknown":
-        return "state? " + ", ".join(sorted({r.code for r in st.reasons}))
-    if st.value == "closed":
-        return "closed"
-    ans = res.answered(x)
-    if ans.unknown:
-        return "answered? " + ", ".join(sorted({r.code for r in ans.reasons}))
-    return "accepted" if res.accepted(x).yes else "open"
+    """The status column's word: ``core.views.attention`` (the rule lives there)."""
+    return standing(x, res).word
+
+
+_STANDING_STYLE = {"late": "bold $late", "unknown": "$unknown", "superseded": "$closed", "closed": "$closed"}
 
 
 def status_style(x: Letter, res: Resolution) -> str:
-    note = status_note(x, res)
-    if note.startswith("late"):
-        return "bold $late"
-    if "?" in note:
-        return "$unknown"
-    if note.startswith("superseded") or note == "closed":
-        return "$closed"
-    return ""
+    return _STANDING_STYLE.get(standing(x, res).kind, "")
 
 
 def type_style(kind: str) -> str:

@@ -261,7 +261,10 @@ class ReadingMixin:
         self.notify("Nothing else needs attention here.", timeout=2)
 
     def _needs_attention(self, row: ListRow) -> bool:
+        """A letter by ``core.views.attention.needs_attention``; any other row with an item
+        (a finding, a lease) does."""
         from letterbox_tui.core.model import Letter
+        from letterbox_tui.core.views.attention import needs_attention
 
         m = self.model
         x = row.letter
@@ -269,12 +272,7 @@ class ReadingMixin:
             return False
         if not isinstance(x, Letter):
             return row.item is not None
-        res = m.res
-        if res.late(x).value != "no" or res.current(x).unknown:
-            return True
-        if x.task and res.state(x).value != "closed" and not res.accepted(x).yes and not res.answered(x).yes:
-            return True
-        return False
+        return needs_attention(x, m.res)
 
     # --- Owed & late: order, folding ------------------------------------------------
     owed_order = BY_SEAT

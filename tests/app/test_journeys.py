@@ -267,3 +267,27 @@ async def test_the_query_bar_with_relative_times_and_the_help(letterbox, size):
         assert vs.scroll_y > 5 or vs.max_scroll_y <= 5
         await pilot.press("q")
         assert not isinstance(app.screen, HelpScreen) and app.is_running
+
+
+async def test_n_visits_exactly_what_core_says_needs_attention_and_the_status_words_are_cores(letterbox):
+    """n with no search walks the rows ``core.views.attention.needs_attention`` names, each
+    once, in list order; every row's status word is ``standing``'s (both moved to core)."""
+    from letterbox_tui.core.views.attention import needs_attention, standing
+
+    app = app_for(letterbox, view="all")
+    async with app.run_test(size=(160, 48)) as pilot:
+        await scanned(pilot, app)
+        lst = letters(app)
+        res = app.model.res
+        want = [i for i, r in enumerate(lst.rows) if r.heading is None and needs_attention(r.letter, res)]
+        assert want and len(want) < len(lst.rows)
+        lst.cursor = len(lst.rows) - 1
+        seen = []
+        for _ in want:
+            await pilot.press("n")
+            seen.append(lst.cursor)
+        assert seen == want
+        for r in lst.rows:
+            word = standing(r.letter, res).word
+            if word and not r.note:
+                assert word[:10] in lst.describe(r, 160).plain

@@ -146,7 +146,8 @@ def test_the_package_names_are_the_views_not_their_modules():
 
     import letterbox_tui.core.views as views
 
-    for sub in ("disputes", "exists", "letterfile", "mailboxes", "order", "owed", "problems", "thread", "truth"):
+    for sub in ("attention", "chain", "disputes", "exists", "letterfile", "mailboxes", "order", "owed", "problems",
+                "thread", "truth"):
         importlib.import_module(f"letterbox_tui.core.views.{sub}")
     for name in views.__all__:
         assert not isinstance(getattr(views, name), types.ModuleType), name

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from textual.content import Content
 
 from letterbox_tui.core.model import Letter, Reason, Unreadable
-from letterbox_tui.core.views.order import time_key
 
 from ..model import AppModel, Finding, answer_text, reason_lines, short_time
 from ..sanitize import clean, cleans
@@ -173,19 +172,19 @@ def tree_line(model: AppModel, m: Letter, prefix: str, selected: bool) -> Conten
 
 
 def chain_text(model: AppModel, x: Letter) -> Content:
+    """The Chain tab: ``core.views.chain``'s tree of the letter's chain, drawn."""
+    from letterbox_tui.core.views.chain import chain_tree
+
     res = model.res
-    chain = res.chain(x)
-    if x not in chain:
-        chain = [x] + [c for c in chain if c is not x]
+    tree = chain_tree(res, x, limit=MAX_TREE_LINES, dispute_letters=model.dispute_letters())  # made once per model
     lines: list[Content] = []
-    if len(chain) <= 1 and not x.supersedes:
+    if tree.alone:
         cur = res.current(x)
         lines.append(Content.styled("No supersession chain: nothing supersedes this letter and it supersedes nothing.", "$text-muted"))
         lines.append(Content.assemble(("current: ", "$text-muted"), answer_text(cur, "current")))
         lines.extend(reason_lines(cur.reasons))
         return Content("\n").join(lines)
-    head = res.head(x)
-    heads = res.heads(x)
+    head, heads = tree.head, tree.heads
     if head is not None:
         lines.append(cleans(Content.styled("Head (current): ", "bold $current"), (head.id, "bold")))
     else:
@@ -193,72 +192,46 @@ def chain_text(model: AppModel, x: Letter) -> Content:
         for h in heads:
             lines.append(cleans(Content.styled("   candidate ", "$text-muted"), (h.id, "")))
     lines.append(Content(""))
-    ids = {c.id: c for c in chain}
-    # children of Y: letters in the chain whose supersedes is Y's id
-    kids: dict[str, list[Letter]] = {}
-    roots: list[Letter] = []
-    for c in sorted(chain, key=time_key):
-        if c.supersedes and c.supersedes in ids and c.supersedes != c.id:
-            kids.setdefault(c.supersedes, []).append(c)
-        else:
-            roots.append(c)
-    seen: set[int] = set()
-    shown = 0
-    # iterative, as for threads: a chain thousands long must not recurse
-    stack: list[tuple[Letter, str, bool, bool]] = [(r, "", True, True) for r in reversed(roots)]
-    while stack:
-        c, prefix, last, top = stack.pop()
-        if id(c) in seen:
-            lines.append(cleans(Content.styled(_indent(prefix) + ("└─▶ " if last else "├─▶ "), "$text-muted"),
+    for line in tree.lines:
+        c = line.letter
+        prefix = _indent(_rails(line.rails))
+        glyph = "" if line.root else ("└─▶ " if line.last else "├─▶ ")
+        if line.cycle:
+            lines.append(cleans(Content.styled(prefix + glyph, "$text-muted"),
                                 Content.styled("↺ cycle back to ", "bold $unknown"), (c.id, "")))
             continue
-        seen.add(id(c))
-        shown += 1
-        if shown > MAX_TREE_LINES:
-            break
         cur = res.current(c)
         value, vstyle = answer_text(cur, "current")
-        children = kids.get(c.id, [])
-        glyph = "" if top else ("└─▶ " if last else "├─▶ ")
-        fork = Content.styled("  ⑂ fork: superseded by " + str(len(children)) + " letters", "bold $unknown") if len(children) > 1 else Content("")
+        fork = Content.styled(f"  ⑂ fork: superseded by {line.forks} letters", "bold $unknown") if line.forks > 1 else Content("")
         mark = "★ " if head is c else ("▶ " if c is x else "  ")
-        sub = prefix + ("" if top else ("    " if last else "│   "))
+        sub = _indent(_rails(line.rails + (() if line.root else (not line.last,)))) + ("│   " if line.forks else "    ")
         lines.append(cleans(
-            Content.styled(_indent(prefix) + glyph, "$text-muted"),
+            Content.styled(prefix + glyph, "$text-muted"),
             Content.styled(mark, "bold $current" if head is c else "bold"),
             (c.subject or _slug(c), "bold reverse" if c is x else ("$superseded" if cur.no else "bold")),
             Content.styled("  ", ""), (c.type, "$text-muted"), Content.styled(" by ", "$text-muted"), (c.sender, "$text-muted"),
             Content.styled("  current: ", "$text-muted"), Content.styled(value, vstyle),
             fork,
         ))
-        lines.append(cleans(Content.styled(_indent(sub) + ("│   " if children else "    ") + "  ", "$text-muted"),
-                            (c.id, "$text-muted")))
+        lines.append(cleans(Content.styled(sub + "  ", "$text-muted"), (c.id, "$text-muted")))
         for r in cur.reasons:
-            lines.append(cleans(Content.styled(_indent(sub) + ("│   " if children else "    ") + "  · ", "$text-muted"),
+            lines.append(cleans(Content.styled(sub + "  · ", "$text-muted"),
                                 Content.styled(r.code, "$unknown" if r.code != "ruled" else "$success"),
                                 (f": {r.detail}" if r.detail else "", "$text-muted")))
-        for i in range(len(children) - 1, -1, -1):
-            stack.append((children[i], sub, i == len(children) - 1, False))
-    capped = shown > MAX_TREE_LINES
-    if capped:
-        lines.append(Content.styled(f"… and {len(chain) - MAX_TREE_LINES} more letters in this chain "
+    if tree.more:
+        lines.append(Content.styled(f"… and {tree.more} more letters in this chain "
                                     "(letterbox-tui current ID lists them all)", "$text-muted"))
-    rest = [] if capped else [c for c in chain if id(c) not in seen][:MAX_TREE_LINES]
-    if rest:
+    if tree.on_cycle:
         lines.append(Content.styled("On a cycle (no letter starts it): ", "bold $unknown"))
-        for c in rest:
+        for c in tree.on_cycle:
             lines.append(cleans(Content("   ↺ "), (c.id, ""), Content.styled("  supersedes ", "$text-muted"), (c.supersedes, "")))
-            seen.add(id(c))
-    if x.supersedes and x.supersedes not in ids:
-        lines.append(cleans(Content.styled("Points at ", "$text-muted"), (x.supersedes, ""),
+    if tree.dangling:
+        lines.append(cleans(Content.styled("Points at ", "$text-muted"), (tree.dangling, ""),
                             Content.styled("  which no readable letter in scope holds", "$unknown")))
-    # disputes and rulings about letters of this chain
-    chain_ids = set(ids)
-    disputes = [d for d in model.dispute_letters() if chain_ids & set(d.disputes)]
-    if disputes:
+    if tree.disputes:  # disputes and rulings about letters of this chain
         lines.append(Content(""))
         lines.append(Content.styled("Disputes and rulings", "bold"))
-    for d in disputes:
+    for d in tree.disputes:
         lines.append(cleans(Content.styled("  ⚖ dispute ", "$dispute"), (d.id, "bold"),
                             Content.styled(" names ", "$text-muted"), (", ".join(d.disputes), "")))
         rulings = res.rulings(d)
@@ -268,6 +241,10 @@ def chain_text(model: AppModel, x: Letter) -> Content:
             what = f"upholds {r.upholds}" if r.upholds else "upholds nothing (closes the dispute, settles nothing)"
             lines.append(cleans(Content.styled("      ruled by ", "$text-muted"), (r.id, ""), Content(": "), (what, "$success" if r.upholds else "$unknown")))
     return Content("\n").join(lines)
+
+
+def _rails(rails: tuple[bool, ...]) -> str:
+    return "".join("│   " if r else "    " for r in rails)
 
 
 def provenance_text(model: AppModel, x: Letter, sha256: str, history: dict | None = None) -> Content:

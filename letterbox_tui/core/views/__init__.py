@@ -13,6 +13,8 @@ The command line prints these, the app renders them; neither derives a view of i
 | seat mailboxes and their counts | ``seat_mailboxes``, ``mailbox_letters`` | | Mailboxes |
 | a letter's body, hash, status notes | ``read_letter``, ``status_line`` | ``show`` | letter pane |
 | the time order of letters | ``time_key``, ``newest_first`` | | every list |
+| a letter's standing in a word, whether it needs attention | ``standing``, ``needs_attention`` | | status column, ``n``/``N`` |
+| a supersession chain as a tree (forks, cycles, disputes) | ``chain_tree`` | ``current`` (its chain) | Chain tab |
 
 Each view that is a ``--json`` document has ``to_json()`` (its type is in ``core.schema``).
 """
@@ -36,6 +38,8 @@ _WHERE = {
     "OwedGroup": ".owed", "OwedItem": ".owed", "OwedView": ".owed", "owed_view": ".owed",
     "ProblemsView": ".problems", "problems_view": ".problems",
     "Node": ".thread", "ThreadView": ".thread", "thread_view": ".thread",
+    "Standing": ".attention", "needs_attention": ".attention", "standing": ".attention",
+    "ChainLine": ".chain", "ChainTree": ".chain", "chain_tree": ".chain",
     "TruthItem": ".truth", "TruthView": ".truth", "truth_view": ".truth",
 }
 __all__ = sorted(_WHERE)
