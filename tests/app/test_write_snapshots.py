@@ -1,4 +1,4 @@
-"""Every writing form at 80x24: it fits (Send on screen, a body to type in) and looks as
+"""Every writing form at 80x24 (and 120x40): it fits (Send on screen, a body to type in) and looks as
 reviewed. Update with ``pytest tests/app/test_write_snapshots.py --snapshot-update`` and
 review each SVG by eye."""
 
@@ -57,13 +57,21 @@ def _open(form: str):
     return run_before
 
 
+#: the field each form opens on (#14 point 7: compose opened with nothing focused): the
+#: first one to decide (a ruling's choice; a reply's body: its seat and kind have defaults)
+FOCUS = {"compose": "w-to", "reply": "w-body", "supersede": "w-slug", "dispute": "w-slug", "rule": "w-upholds",
+         "review": "w-body"}
+
+
+@pytest.mark.parametrize("size", [SMALL, (120, 40)], ids=["80x24", "120x40"])
 @pytest.mark.parametrize("form", list(FORMS))
-async def test_each_form_fits_at_80x24(fixed_box, form, monkeypatch):
+async def test_each_form_fits_and_opens_on_a_field(fixed_box, form, size, monkeypatch):
     monkeypatch.delenv("LETTERBOX_AGENT", raising=False)
     app = _app(fixed_box, form)
-    async with app.run_test(size=SMALL) as pilot:
+    async with app.run_test(size=size) as pilot:
         await _open(form)(pilot)
         screen = app.screen
+        assert app.focused is not None and app.focused.id == FOCUS[form] and screen in app.focused.ancestors
         screen_box = screen.region
         for button in screen.query(Button):
             assert screen_box.contains_region(button.region), f"{button.id} off screen"
@@ -71,6 +79,11 @@ async def test_each_form_fits_at_80x24(fixed_box, form, monkeypatch):
         body = screen.query_one("#w-body", TextArea)
         assert body.region.height >= 3 and screen_box.contains_region(body.region)
         assert screen.query_one("#w-as", Select).region.height == 1  # compact rows
+
+
+def test_compose_snapshot_120x40(snap_compare, fixed_box, monkeypatch):
+    monkeypatch.delenv("LETTERBOX_AGENT", raising=False)
+    assert snap_compare(_app(fixed_box, "compose"), terminal_size=(120, 40), run_before=_open("compose"))
 
 
 @pytest.mark.parametrize("form", list(FORMS))
