@@ -68,7 +68,7 @@ class MailboxList(OptionList):
                         parts[0:1] = [parts[0][:since], parts[0][since + 1:]]
                     for part in parts:  # wrapped at its words here, so each line keeps the indent
                         text = _SINCE.sub(r"\1 \2Z", part.plain) if part.plain.startswith("since ") else part.plain
-                        for piece in textwrap.wrap(text, max(8, width - 2), break_long_words=True) or [""]:
+                        for piece in textwrap.wrap(text, max(8, width - 1), break_long_words=True) or [""]:
                             head = head + Content("\n ") + Content.styled(piece, "italic $text-muted")
                 options.append(Option(head, id=mb.id, disabled=True))
                 continue
