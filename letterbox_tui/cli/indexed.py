@@ -25,8 +25,11 @@ from typing import Any
 
 from typing import TYPE_CHECKING
 
-from letterbox_tui.core.speed.index import WAIT_S, Index, Unusable, ir, notice, set_aside
+from letterbox_tui.core.speed import Later
+from letterbox_tui.core.speed.index import WAIT_S, Index, Unusable, notice, set_aside
 from letterbox_tui.core.speed.index_lock import WriterLock
+
+ir = Later("index_rows", globals(), "ir")  # (first used once the proof runs)
 
 if TYPE_CHECKING:  # (``ir``, the model and the rest are loaded once the proof runs)
     from letterbox_tui.core.model import Scope
