@@ -268,3 +268,50 @@ def test_the_keeper_is_a_query_in_a_process_of_its_own(tmp_path, monkeypatch):
     (argv, kw), = calls
     assert argv[1:] == ["-m", "letterbox_tui", "--root", str(tmp_path), "query", "id=-"]
     assert kw["start_new_session"] and kw["stdout"] == subprocess.DEVNULL
+
+
+@pytest.mark.parametrize("from_index", [True, False])
+def test_the_most_urgent_row_is_on_the_screen_when_the_list_opens(tmp_path, settled, monkeypatch, from_index):
+    from tests.conftest import Box
+
+    root = tmp_path / "gen"
+    now = _generated(root)
+    # the most overdue task, owed by the last seat: far below the first screen
+    Box(root).seat("zz").letter("2020-01-01T000000-zz-request-oldest-aaaa0001", frm="zz", to="zz", type="request",
+                                requires_ack="true", deadline="2020-01-02T00:00:00Z", sent="2020-01-01T00:00:00Z")
+    if from_index:
+        _indexed(root)
+    import threading
+
+    from letterbox_tui.core.speed import choice
+
+    held, whole = threading.Event(), choice.scan_letterbox
+
+    def scan_held(*a, **k):  # the whole letterbox waits while the preview is looked at
+        held.wait(10)
+        return whole(*a, **k)
+
+    monkeypatch.setattr(choice, "scan_letterbox", scan_held)
+    seen: list = []
+
+    def _on_screen(app) -> tuple:
+        lst = app.letter_list
+        top, height = lst.scroll_offset.y, lst.scrollable_content_region.height
+        return lst.cursor, top <= lst.cursor < top + height
+
+    async def run():
+        app = make_app(root, now=lambda: now, poll_interval=None, user_settings=UserSettings())
+        async with app.run_test(size=SIZE) as pilot:
+            if from_index:
+                await until(pilot, lambda: app.preview is not None)
+                await pilot.pause()
+                seen.append(_on_screen(app))
+            held.set()
+            await scanned(pilot, app)
+            assert app.letter_list.cursor > app.letter_list.scrollable_content_region.height  # below the first screen
+            seen.append(_on_screen(app))
+            await pilot.press("Q")
+
+    asyncio.run(run())
+    assert len(seen) == (2 if from_index else 1)
+    assert all(on for _, on in seen), seen

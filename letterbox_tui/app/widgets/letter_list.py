@@ -205,14 +205,18 @@ class LetterList(ScrollView, can_focus=True):
             self.post_message(self.Opened(self, row))
 
     def scroll_to_cursor(self, center: bool = False) -> None:
+        # force: a list that just got its rows has no scrollbar until the next layout, and
+        # Textual refuses to scroll a widget without one (the list opened at its top, the
+        # cursor on the most urgent row thousands of rows below); the offset is still
+        # clamped to the rows there are
         height = self.scrollable_content_region.height or 1
         y = self.cursor
         if center:
-            self.scroll_to(y=max(0, y - height // 2), animate=False, immediate=True)
+            self.scroll_to(y=max(0, y - height // 2), animate=False, immediate=True, force=True)
         elif y < self.scroll_offset.y:
-            self.scroll_to(y=y, animate=False, immediate=True)
+            self.scroll_to(y=y, animate=False, immediate=True, force=True)
         elif y >= self.scroll_offset.y + height:
-            self.scroll_to(y=y - height + 1, animate=False, immediate=True)
+            self.scroll_to(y=y - height + 1, animate=False, immediate=True, force=True)
 
     def watch_cursor(self, old: int, new: int) -> None:
         self.refresh()
