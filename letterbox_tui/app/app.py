@@ -331,6 +331,7 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, OutsideMixin, Sync
     def _mailbox_selected(self, event: OptionList.OptionSelected) -> None:
         if event.option.id and not event.option.id.startswith("heading:"):
             self.open_mailbox(event.option.id)
+            self.sidebar_picked()
 
     def open_mailbox(self, mailbox_id: str) -> None:
         self.mailbox_id = mailbox_id
@@ -413,7 +414,11 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, OutsideMixin, Sync
 
     @on(LetterList.Opened)
     def _row_opened(self, event: LetterList.Opened) -> None:
-        """Enter: read the letter (the body gets focus, so the arrows scroll it)."""
+        """Enter: read the letter (the body gets focus, so the arrows scroll it); on a
+        folded seat or thread heading, unfold it (it opened the group's summary as a letter)."""
+        if event.row.heading is not None and event.row.extra.get("fold"):
+            self.action_fold()
+            return
         self._mark_opened(event.row.letter)
         self.letter_pane.tabs.active = "tab-body"
         self.letter_pane.query_one("#body-scroll").focus()

@@ -128,6 +128,14 @@ class ReadingMixin:
         elif pane.display and self.size.width < NARROW:
             self.mailbox_list.focus()  # shown on a narrow screen: to pick a mailbox
 
+    def sidebar_picked(self) -> None:
+        """A mailbox picked from the sidebar ``b`` brought out on a narrow screen: it folds
+        away again and the list takes the keys (it stayed, and kept the focus)."""
+        if self.size.width < NARROW:
+            self.query_one("#mailboxes-pane").display = False
+            self.sidebar_chosen = None
+        self.letter_list.focus()
+
     # --- layout: 80x24 is a normal terminal -----------------------------------------
     #: the sidebar has the room it needs from this many columns (``b`` toggles it)
     sidebar_chosen: bool | None = None

@@ -291,3 +291,42 @@ async def test_n_visits_exactly_what_core_says_needs_attention_and_the_status_wo
             word = standing(r.letter, res).word
             if word and not r.note:
                 assert word[:10] in lst.describe(r, 160).plain
+
+
+async def test_enter_on_a_folded_seat_unfolds_it(letterbox):
+    """Z folds every seat; Enter on a folded heading unfolds it (it opened a summary of the
+    group as if it were a letter, and at 80x24 hid the list)."""
+    app = app_for(letterbox)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await scanned(pilot, app)
+        lst = letters(app)
+        await pilot.press("Z")
+        assert all(r.heading is not None for r in lst.rows)
+        seat = lst.current.extra["fold"]
+        await pilot.press("enter")
+        assert app.focused is lst and seat not in app.owed_folded
+        assert any(r.heading is None and r.letter.recipient == seat for r in lst.rows)
+
+
+async def test_j_and_k_scroll_the_letter_being_read(letterbox):
+    """Reading (Enter), j/k scroll a line and space/- a page, as in mutt's pager (only the
+    arrows did; j did nothing)."""
+    from tests.app.test_reading import LINKED
+
+    letterbox.letter(LINKED, frm="planner", to="builder", sent="2026-11-28T12:00:00Z", subject="Goals",
+                     body="".join(f"line {i}\n" for i in range(80)))
+    app = app_for(letterbox, view="all", letter=LINKED)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await scanned(pilot, app)
+        await pilot.press("enter")
+        await body_of(pilot, app)
+        scroll = app.focused
+        assert scroll.id == "body-scroll" and scroll.max_scroll_y > 10
+        await pilot.press("j", "j")
+        assert scroll.scroll_y == 2
+        await pilot.press("k")
+        assert scroll.scroll_y == 1
+        await pilot.press("space")
+        assert scroll.scroll_y > 5
+        await pilot.press("minus")
+        assert scroll.scroll_y == 1

@@ -69,8 +69,15 @@ class FindingRead(Message):
 class LetterPane(Vertical):
     """Shows one row: a letter, or a finding from the Problems view."""
 
-    #: reading: h reads the letter this one replies to (in the Thread tab, h moves there)
-    BINDINGS = [Binding("h", "app.parent", "Read the letter it answers", show=False, id="letter.parent")]
+    #: reading: h reads the letter this one replies to (in the Thread tab, h moves there);
+    #: j/k scroll a line, space and - a page (mutt's pager; only the arrows scrolled)
+    BINDINGS = [
+        Binding("h", "app.parent", "Read the letter it answers", show=False, id="letter.parent"),
+        Binding("j", "scroll_lines(1)", "Scroll down", show=False, id="letter.down"),
+        Binding("k", "scroll_lines(-1)", "Scroll up", show=False, id="letter.up"),
+        Binding("space", "scroll_pages(1)", "Page down", show=False, id="letter.page_down"),
+        Binding("minus", "scroll_pages(-1)", "Page up", show=False, id="letter.page_up"),
+    ]
 
     DEFAULT_CSS = """
     LetterPane { height: 1fr; }
@@ -121,6 +128,18 @@ class LetterPane(Vertical):
 
     def on_mount(self) -> None:
         self.body.display = False
+
+    def _scroller(self) -> VerticalScroll | None:
+        w = self.app.focused
+        return w if isinstance(w, VerticalScroll) and self in w.ancestors else None
+
+    def action_scroll_lines(self, lines: int) -> None:
+        if (w := self._scroller()) is not None:
+            w.scroll_relative(y=lines, animate=False)
+
+    def action_scroll_pages(self, pages: int) -> None:
+        if (w := self._scroller()) is not None:
+            w.scroll_relative(y=pages * max(1, w.scrollable_content_region.height - 1), animate=False)
 
     # --- public -------------------------------------------------------------------
     def show(self, model: AppModel | None, row, *, force: bool = False) -> None:
