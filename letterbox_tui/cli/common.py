@@ -25,6 +25,9 @@ SETTINGS_FILE = "letterbox-tui.toml"
 
 #: called with the snapshot ``load`` made (the derived index builds from it after the answer)
 on_loaded = None
+#: False: ``load`` scans without the header cache (neither read nor written): a question
+#: asked while the index builder writes that cache and the index (``cli.indexed``)
+use_header_cache: bool | None = None
 
 
 def open_root(args: Namespace) -> Path:
@@ -71,7 +74,8 @@ def load(args: Namespace) -> tuple[Path, Settings, Snapshot]:
     # which rewrites the cache itself and must not race a saver.
     detach = not getattr(args, "verify", False)
     snapshot = scan_letterbox(
-        root, participants, id_time_is_utc=settings.id_time_is_utc, background=detach, freeze=True
+        root, participants, id_time_is_utc=settings.id_time_is_utc, background=detach, freeze=True,
+        use_cache=use_header_cache,
     )
     keep(snapshot)
     if on_loaded is not None:

@@ -131,7 +131,17 @@ def serve(args: Namespace, poll=None, *, stale: bool = False, key: str | None = 
 
     if not lock.acquire(WAIT_S, answered_meanwhile):
         ix.close()
-        return replayed[0] if replayed else None  # else held past any sensible wait
+        if replayed:
+            return replayed[0]
+        said = lock.holder() or ""
+        if said == "index" or said.startswith("build "):
+            # a builder writes the header cache and the index: this scan goes without the
+            # cache (loading a million rows costs more than the accelerator's reading them
+            # afresh: bench's 'scan only' against 'warm cache') and leaves the writing to it
+            from . import common
+
+            common.use_header_cache = False
+        return None  # from scratch (or: held past any sensible wait)
     try:
         began = _now()
         if ix.db is None or ix.why_not() is not None:
@@ -296,9 +306,12 @@ def _guarded(command: str, args: Namespace, answer, memoised=None, prepare=None)
     if isinstance(served, int):
         return served
     if served is None:
+        from . import common
+
         try:
             return _or_scratch(command, args, *more)
         finally:
+            common.use_header_cache = None
             _abandon_unloaded_build()
     try:
         with served.ix.reading():

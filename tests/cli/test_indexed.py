@@ -161,6 +161,7 @@ def test_a_different_question_does_not_wait_for_the_index_build(tmp_path, capsys
     first) and a refresh are waited for. Waiting is counted by the lock's sleeps."""
     from letterbox_tui.cli import indexed
     from letterbox_tui.core.speed import index_lock
+    from letterbox_tui.core.speed.cache import cache_path
     from letterbox_tui.core.speed.index import Index, _generations
     from letterbox_tui.core.speed.index_lock import WriterLock
 
@@ -196,6 +197,7 @@ def test_a_different_question_does_not_wait_for_the_index_build(tmp_path, capsys
             assert sleeps == [], (said, argv)
             assert builder.holder() == said and WriterLock(path).held_elsewhere()  # the build is left alone
             assert _generations(path) == []  # and nobody else built an index
+            assert not os.path.exists(cache_path(root, False))  # nor read or wrote the header cache
         mine = keys[0]
         assert mine and keys[-1] is None  # show/answered keep no memo
         for said in (f"build {mine}", "refresh"):  # the same question, a refresh: waited for

@@ -327,7 +327,7 @@ class Index:
             db.execute("PRAGMA page_size = 8192")  # a row (about 2 KB) never spills to overflow pages
             db.execute("PRAGMA journal_mode = OFF")
             db.execute("PRAGMA synchronous = OFF")
-            db.execute("PRAGMA cache_size = -65536")
+            db.execute("PRAGMA cache_size = -16384")
             db.execute("BEGIN")
             for stmt in _schema().split(";"):
                 if stmt.strip() and not stmt.strip().startswith("CREATE INDEX"):
@@ -528,12 +528,16 @@ def _globals(snapshot: Snapshot) -> tuple:
     )
 
 
-def _ctimes(snapshot: Snapshot) -> dict[str, int]:
-    """Each item's file ctime when the scan read it (``SeenState``); empty when the snapshot
-    was not made by ``core.scan``."""
+def _ctimes(snapshot: Snapshot):
+    """Each item's file ctime when the scan read it (``SeenState``), by path (``get``);
+    empty when the snapshot was not made by ``core.scan``. Read from the scan's packed
+    stats where it kept them (no path string is made again: at a million letters a dict
+    of new paths was 150 MB of the build)."""
     seen = snapshot.seen
     if seen is None:
         return {}
+    if seen.packed:
+        return ib.PackedCtimes(seen.packed)
     return {f"{rel}/{f[0]}": f[4] for rel, files in seen.files.items() for f in files}
 
 

@@ -35,6 +35,22 @@ def slices(snapshot: Snapshot, comps: dict[str, str], res, res_factory):
         yield part, res_factory(sub(snapshot, part))
 
 
+class PackedCtimes:
+    """``path -> ctime`` over a scan's packed stats (``SeenState.packed``: per folder its
+    names and an array of size, mtime_ns, inode, ctime_ns each): ``get`` as a dict's."""
+
+    def __init__(self, packed: dict) -> None:
+        self._folders = {rel: ({name: i for i, name in enumerate(names)}, stats) for rel, (names, stats) in packed.items()}
+
+    def get(self, path: str, default: int = -1) -> int:
+        rel, _, name = path.rpartition("/")
+        folder = self._folders.get(rel)
+        if folder is None:
+            return default
+        at = folder[0].get(name)
+        return default if at is None else folder[1][4 * at + 3]
+
+
 def sub(snapshot: Snapshot, letters: list) -> Snapshot:
     """``snapshot`` with only ``letters`` (whole components), and everything that bears on
     every letter."""
