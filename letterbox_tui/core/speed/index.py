@@ -300,10 +300,8 @@ class Index:
 
     # --- writing ------------------------------------------------------------------------
     def build(self, snapshot: Snapshot, res_factory) -> dict:
-        """``write_all`` resolving a slice of components at a time, timed: the build's own
-        figures (wall and CPU seconds, and this process's memory: resident at the start and
-        at its peak, MB) are kept in the index's meta as ``built`` (what ``bench`` reports)
-        and returned."""
+        """``write_all`` a slice of components at a time, timed: its figures (wall, CPU,
+        resident MB at start and peak) kept in meta as ``built`` (for ``bench``) and returned."""
         stats = {"letters": len(snapshot.letters), "start_mb": ib.rss_mb()}
         self.write_all(snapshot, res_factory=res_factory, stats=(time.perf_counter(), time.process_time(), stats))
         return stats
@@ -461,8 +459,7 @@ class Index:
         self.db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", self._meta_rows(snapshot))
 
     @staticmethod
-    def _restat(paths, new_files: dict[str, tuple]) -> list[tuple]:
-        """The updates of the stored stat of ``paths`` (``_RESTAT``'s parameters)."""
+    def _restat(paths, new_files: dict[str, tuple]) -> list[tuple]:  # ``_RESTAT``'s parameters
         return [(*new_files[p], p) for p in sorted(paths)]
 
     def _write_meta(self, snapshot: Snapshot, updates: list[tuple] = ()) -> None:
@@ -480,14 +477,12 @@ class Index:
 
 def built(path: str) -> dict | None:
     """The figures the last full build kept (``Index.build``), or None."""
-    import json
-
     ix = Index("/", False, path=path)
     try:
         if not ix.open():
             return None
         value = ix.meta.get("built")
-        return json.loads(value) if isinstance(value, str) else None
+        return ir.json.loads(value) if isinstance(value, str) else None
     except (sqlite3.Error, Unusable, ValueError):
         return None
     finally:
