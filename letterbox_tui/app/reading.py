@@ -55,6 +55,10 @@ class ReadingMixin:
         else:
             self.start_scan()
 
+    #: letters new since the user last looked (counted once a scan; the status line shows
+    #: it: the sidebar with its per-mailbox counts is folded away at 80 columns)
+    fresh_count = 0
+
     def fresh_letters(self) -> list:
         m = self.model
         if m is None or self.seen.watermark is None:
@@ -98,7 +102,9 @@ class ReadingMixin:
             self.run_worker(partial(self.seen.save, self.seen.watermark), thread=True, group="seen",
                             exit_on_error=False)
             return
-        fresh = [x for x in self.fresh_letters() if x.path not in self._announced]
+        every = self.fresh_letters()
+        self.fresh_count = len(every)
+        fresh = [x for x in every if x.path not in self._announced]
         self._announced.update(x.path for x in fresh)
         if fresh and not first:
             x = max(fresh, key=lambda x: x.mtime_ns)
@@ -228,8 +234,10 @@ class ReadingMixin:
     def _mark_opened(self, letter) -> None:
         if letter is not None and hasattr(letter, "mtime_ns") and self.seen.is_new(letter):
             self.seen.opened.add(letter.path)
+            self.fresh_count = max(0, self.fresh_count - 1)
             self.letter_list.invalidate()
             self._refresh_mailboxes()
+            self._update_status()
 
     def select_letter(self, letter) -> bool:
         """Move the list's cursor to ``letter``, switching to All when it is not here."""

@@ -36,6 +36,8 @@ async def test_a_letter_that_arrives_is_marked_counted_and_announced(letterbox):
         prompts = _mailbox_prompts(app)
         assert "All letters   15 +1 new" in prompts
         assert "builder +1 new\n  Inbox      8 +1 new" in prompts  # builder's inbox
+        # the status line counts them too (the sidebar is folded away at 80 columns)
+        assert "◆ 1 new" in app.query_one("#status").render().plain
         assert any("A new letter arrives" in str(n.message) for n in app._notifications if n.message not in before)
         # opening it makes it seen
         lst = letters(app)
@@ -43,6 +45,7 @@ async def test_a_letter_that_arrives_is_marked_counted_and_announced(letterbox):
         await pilot.press("enter")
         assert not app.is_fresh(row)
         assert "+1 new" not in _mailbox_prompts(app)
+        assert "◆" not in app.query_one("#status").render().plain
     # the state is the user's, outside the letterbox
     assert state_path(app.root).is_file()
     assert not str(state_path(app.root)).startswith(str(letterbox.root))

@@ -1,7 +1,7 @@
-"""The status line under the list: the view, its sort, its filter and search, marks, the
-row count and the body mode. What does not fit the width goes, least needed first (the
-body mode, then the sort), never the filter or the search (at 80 columns the row count
-and the filter were cut off)."""
+"""The status line under the list: the view, its sort, its filter and search, the row
+count, letters new since the user last looked, marks and the body mode. What does not fit
+the width goes, least needed first (the body mode, then the sort), never the filter or
+the search (at 80 columns the row count and the filter were cut off)."""
 
 from __future__ import annotations
 
@@ -42,6 +42,8 @@ def status_text(app) -> Content:
         parts += [sep, Content.styled("threaded", "bold")]
     n = getattr(app, "shown_rows", 0)
     parts += [sep, Content.styled(f"{n} row{'s' if n != 1 else ''}", "$text-muted")]
+    if app.fresh_count:
+        parts += [sep, Content.styled(f"◆ {app.fresh_count} new", "bold $success")]
     marked = len(app.letter_list.marked)
     if marked:
         parts += [sep, Content.styled(f"{marked} marked (d disputes them)", "bold $accent")]
