@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from argparse import Namespace
 from datetime import datetime, timezone
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from letterbox_tui.core.speed import memo
@@ -98,28 +98,26 @@ class Memoised:
         memo.record_after_answer(self.memo, self.key, snapshot, text, self.encoding, code, res.at, query.at is not None)
         return code
 
-
-    def emit_parts(self, parts: Callable[[], Iterable[str]], snapshot: Snapshot, res: Resolution,
-                   query: Query) -> int:
-        """``emit`` for JSON made in parts (``parts()`` makes them, the same each time):
-        written as they are made, and recorded after the answer from the parts made again
-        (the answer is never held whole before it is out)."""
+    def emit_pieces(self, pieces: Sequence[Callable[[], str]], snapshot: Snapshot, res: Resolution,
+                    query: Query) -> int:
+        """``emit`` for JSON made in pieces (``read._query_json``): written as they are
+        made (a large answer in two halves at once, ``cli.halves``), and recorded after
+        the answer, a large one from the pieces made again (the answer is never held whole
+        before it is out)."""
         from letterbox_tui.core.speed.after import BACKGROUND_ROWS
+        from letterbox_tui.core.speed.ending import ending
 
         from .common import scope_exit
+        from .halves import write_pieces
 
-        # a small answer is kept as it is written (making it again would cost the process
-        # more than keeping it); a large one is made again by the detached recorder
-        kept: list[str] | None = [] if len(snapshot.letters) < BACKGROUND_ROWS else None
-        write = sys.stdout.write
-        for part in parts():
-            write(part)
-            if kept is not None:
-                kept.append(part)
-        write("\n")
+        if len(snapshot.letters) < BACKGROUND_ROWS:  # small: kept as written (cheaper than making it again)
+            text = "".join(piece() for piece in pieces) + "\n"
+            sys.stdout.write(text)
+        else:
+            write_pieces(pieces, fork=ending())
+            text = lambda: "".join(piece() for piece in pieces) + "\n"  # noqa: E731
         sys.stdout.flush()
         code = scope_exit(snapshot.scope)
-        text = "".join(kept) + "\n" if kept is not None else lambda: "".join(parts()) + "\n"
         memo.record_after_answer(self.memo, self.key, snapshot, text, self.encoding, code, res.at,
                                  query.at is not None)
         return code

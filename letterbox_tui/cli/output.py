@@ -10,6 +10,7 @@ written. Rich is imported lazily so ``--json`` runs never load it.
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from typing import TYPE_CHECKING, Any
@@ -42,22 +43,17 @@ def dumps_json(obj: Any, *, indent: int | None = 2) -> str:
     return _text.json_escape(text)
 
 
-def json_items(items, make, size: int = 100):
-    """The JSON of ``[make(x) for x in items]`` without its brackets, in parts of ``size``
-    items (what ``dumps_json`` gives for the whole list, compact): a list of 100,000 rows
-    is written a part at a time, never held whole as objects or as text (encoding a part
-    of 500 rows took 5 to 9 MB at its peak; of 100, one or two)."""
-    for at in range(0, len(items), size):
+def json_pieces(items, make, size: int = 100) -> list:
+    """The JSON of ``[make(x) for x in items]`` without its brackets, as pieces: each a
+    function making the text of ``size`` items (``"".join(p() for p in pieces)`` is what
+    ``dumps_json`` gives for the whole list, compact). A list of 100,000 rows is made and
+    written a piece at a time, never held whole as objects or as text (encoding 500 rows
+    at once took 5 to 9 MB at its peak; 100, one or two)."""
+    def piece(at: int) -> str:
         text = dumps_json([make(x) for x in items[at : at + size]], indent=None)
-        yield ("," if at else "") + text[1:-1]
+        return ("," if at else "") + text[1:-1]
 
-
-def write_parts(parts) -> None:
-    """Write JSON text given in parts (``json_items``), then the line's end."""
-    write = sys.stdout.write
-    for part in parts:
-        write(part)
-    write("\n")
+    return [functools.partial(piece, at) for at in range(0, len(items), size)]
 
 
 def json_indent() -> int | None:

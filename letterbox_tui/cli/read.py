@@ -78,21 +78,18 @@ def _run(args: Namespace) -> tuple[Query, Snapshot, Resolution, QueryResult]:
     return query, snapshot, res, result
 
 
-def _query_json(result: QueryResult, res: Resolution, scope) -> Callable[[], Any]:
-    """The compact JSON of ``{"matches": rows, "unknown": rows, "scope": ...}`` as parts,
-    made a slice of rows at a time (``output.json_items``): the same text as the whole
-    document encoded at once, never a whole list of rows or the whole text in memory
-    (at 100,000 letters those were tens of MB). Called again, it makes the same parts."""
-    def parts():
-        yield '{"matches":['
-        yield from output.json_items(result.matches, lambda x: row(x, res))
-        yield '],"unknown":['
-        yield from output.json_items(result.unknown, lambda xw: row(xw[0], res, xw[1]))
-        yield '],"scope":'
-        yield output.dumps_json(scope.to_json(), indent=None)
-        yield "}"
-
-    return parts
+def _query_json(result: QueryResult, res: Resolution, scope) -> list[Callable[[], str]]:
+    """The compact JSON of ``{"matches": rows, "unknown": rows, "scope": ...}`` as pieces
+    (``output.json_pieces``), each made when called, the same text each time: written in
+    order they are the whole document encoded at once, never a whole list of rows or the
+    whole text in memory (at 100,000 letters those were tens of MB)."""
+    return [
+        lambda: '{"matches":[',
+        *output.json_pieces(result.matches, lambda x: row(x, res)),
+        lambda: '],"unknown":[',
+        *output.json_pieces(result.unknown, lambda xw: row(xw[0], res, xw[1])),
+        lambda: '],"scope":' + output.dumps_json(scope.to_json(), indent=None) + "}",
+    ]
 
 
 @_collector_paused
@@ -101,9 +98,13 @@ def cmd_query(args: Namespace, memo: Memoised | None = None) -> int:
     query, snapshot, res, result = _run(args)
     scope = snapshot.scope
     if memo is not None:
-        return memo.emit_parts(_query_json(result, res, scope), snapshot, res, query)
+        return memo.emit_pieces(_query_json(result, res, scope), snapshot, res, query)
     if args.json and output.json_indent() is None:
-        output.write_parts(_query_json(result, res, scope)())
+        from letterbox_tui.core.speed.ending import ending
+
+        from .halves import write_pieces
+
+        write_pieces(_query_json(result, res, scope), fork=ending())
         return scope_exit(scope)
     matches = [row(x, res) for x in result.matches]
     unknown = [row(x, res, why) for x, why in result.unknown]
