@@ -9,6 +9,7 @@ scan builds one per file and 100,000 of them must cost little. Treat them as imm
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
@@ -359,6 +360,37 @@ class SeenState:
 
     def __repr__(self) -> str:
         return f"SeenState({len(self.dirs)} directories, {len(self.packed or self.files)} folders)"
+
+
+class SeenFolder:
+    """What ``SeenState`` keeps of one folder's files, packed, as a scan records it
+    (``core.scan``): their names, and an ``array('q')`` of (size, mtime_ns, inode,
+    ctime_ns) for each (a list instead once a value does not fit in 64 bits)."""
+
+    __slots__ = ("packed", "rel", "names", "stats")
+
+    def __init__(self, packed: dict, rel: str) -> None:
+        self.packed = packed
+        self.rel = rel
+        self.names: list[str] = []
+        self.stats: array | list[int] = array("q")
+        packed[rel] = (self.names, self.stats)
+
+    def add(self, name: str, stats: tuple[int, int, int, int]) -> None:
+        self.names.append(name)
+        try:
+            self.stats.extend(stats)
+        except OverflowError:
+            self.unpacked()(stats)
+
+    def unpacked(self):
+        """Keep the stats as a list from now on (the last name's, which did not fit, are
+        added again); its ``extend``."""
+        if type(self.stats) is not list:
+            del self.stats[4 * (len(self.names) - 1) :]  # an extend that failed may have added some
+            self.stats = list(self.stats)
+            self.packed[self.rel] = (self.names, self.stats)
+        return self.stats.extend
 
 
 @dataclass(slots=True)

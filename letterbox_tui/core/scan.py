@@ -22,7 +22,7 @@ from __future__ import annotations
 import errno
 import os
 import time
-from array import array
+from itertools import compress
 from collections.abc import Iterable, Iterator
 from operator import attrgetter
 from datetime import datetime, timezone
@@ -33,11 +33,12 @@ from .errors import LetterboxError
 from .grammar import valid_seat
 from .header import HeaderResult, parse_header
 from .letters import build
-from .model import LEGACY_FLAGS, Letter, Scope, SeenState, Snapshot, Unreadable, Unsupported
+from .model import LEGACY_FLAGS, Letter, Scope, SeenFolder, SeenState, Snapshot, Unreadable, Unsupported
 from .reader import PURE, Reader
 from .relist import entry_set, listing, raw_listing, unchanged
 from .reader import entry_kind as _entry_kind
 from .reader import is_regular as _regular
+from .reader import plain_folder as _plain_folder
 from .reader import kind_of_entry as _kind
 from .reader import shown_name as _shown
 from .reader import utf8_name as _utf8
@@ -64,7 +65,9 @@ class HeaderCache(Protocol):
     def get(self, path: str, size: int, mtime_ns: int, inode: int, ctime_ns: int) -> Letter | Unreadable | None: ...
 
     # Optional: ``has_row(path)`` is False when ``get`` could only miss for this path (the
-    # scanner then reads the file without a ``stat`` first; the cache counts the miss).
+    # scanner then reads the file without a ``stat`` first; the cache counts the miss);
+    # ``has_rows(prefix, names)``: the same for a folder's names at once (a list of bools,
+    # or None for "for none of them").
     # Optional: ``reuse(path, data, size, mtime_ns, inode, ctime_ns)``: after ``get`` missed
     # on a stat, the row's item with the file's stat now when ``data`` (the header bytes read
     # now) is the header it was made from; else None, and the item is built as new. Asked
@@ -138,41 +141,10 @@ class _Folder:
         self.files = 0
         self.unsupported: list[Unsupported] = []  # found when listed, added when taken
         self.orphans: list[str] = []
-        self.seen: _Seen | None = None
+        self.seen: SeenFolder | None = None
         # names whose cache row no longer matches their stat: the cache may reuse the row
         # when the header read now hashes the same (``HeaderCache.reuse``)
         self.recheck: set[str] = set()
-
-
-class _Seen:
-    """What ``SeenState`` keeps of one folder's files, packed: their names, and an
-    ``array('q')`` of (size, mtime_ns, inode, ctime_ns) for each (a list instead once a
-    value does not fit in 64 bits)."""
-
-    __slots__ = ("packed", "rel", "names", "stats")
-
-    def __init__(self, packed: dict, rel: str) -> None:
-        self.packed = packed
-        self.rel = rel
-        self.names: list[str] = []
-        self.stats: array | list[int] = array("q")
-        packed[rel] = (self.names, self.stats)
-
-    def add(self, name: str, stats: tuple[int, int, int, int]) -> None:
-        self.names.append(name)
-        try:
-            self.stats.extend(stats)
-        except OverflowError:
-            self.unpacked()(stats)
-
-    def unpacked(self):
-        """Keep the stats as a list from now on (the last name's, which did not fit, are
-        added again); its ``extend``."""
-        if type(self.stats) is not list:
-            del self.stats[4 * (len(self.names) - 1) :]  # an extend that failed may have added some
-            self.stats = list(self.stats)
-            self.packed[self.rel] = (self.names, self.stats)
-        return self.stats.extend
 
 
 class _Scan:
@@ -192,10 +164,10 @@ class _Scan:
         self.seat_names: frozenset[str] = frozenset()
         # What the scan saw, for the answer memo (``core.speed.memo``): every directory it opened
         # as (rel, inode, mtime_ns, ctime_ns, mode), and per folder the stat of every file
-        # it made a letter or an unreadable from (``SeenState``: packed, see ``_Seen``).
+        # it made a letter or an unreadable from (``SeenState``: packed, see ``SeenFolder``).
         self.dirs: list[tuple[str, int, int, int, int]] = []
         self.began = time.time_ns()  # before any directory is stat-ed (see ``_settled``)
-        self.packed: dict[str, tuple[list[str], array | list[int]]] = {}
+        self.packed: dict[str, tuple] = {}  # rel -> (names, stats): see SeenFolder
 
     def run(self) -> Snapshot:
         try:
@@ -361,7 +333,7 @@ class _Scan:
         has_row = getattr(cache, "has_row", None)
         reuse = getattr(cache, "reuse", None)
         prefix = rel_dir + "/"
-        job.seen = _Seen(self.packed, rel_dir)
+        job.seen = SeenFolder(self.packed, rel_dir)
         # The letter files in listing order; those the cache has a row for are stat-ed all
         # at once, then the rest read all at once (by the C accelerator when there is one).
         candidates: list[str] = []
@@ -375,7 +347,28 @@ class _Scan:
             self.listing[rel_dir] = raw_listing(raw)
             entries = [e for e in raw if not e.name.startswith(".")]
             entries.sort(key=_entry_name)
-            names = set(map(_entry_name, entries))
+            fast = _plain_folder(entries)
+            if fast is not None:  # every *.md entry a regular file with an ASCII name
+                md_names, md_entries, acks = fast
+                files = len(md_names)
+                candidates = md_names
+                if acks:
+                    names = set(map(_entry_name, entries))
+                    for name in acks:
+                        rel = _shown(prefix + name)
+                        (sidecars.add(rel) if name[:-4] in names else orphans.append(rel))
+                if get is not None:
+                    which = getattr(cache, "has_rows", None)
+                    if which is not None:
+                        flags = which(prefix, md_names)
+                        to_stat = list(compress(md_entries, flags)) if flags is not None else []
+                    elif has_row is None:
+                        to_stat = md_entries
+                    else:
+                        to_stat = [e for e, n in zip(md_entries, md_names) if has_row(prefix + n)]
+                entries = ()  # classified: the loop below is for any other folder
+            else:
+                names = set(map(_entry_name, entries))
             for entry in entries:
                 name = entry.name
                 if not name.endswith(".md"):

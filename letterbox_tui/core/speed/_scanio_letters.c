@@ -401,6 +401,22 @@ done:
     return letter;
 }
 
+/* The int of a file's mode: files of one folder nearly always share one (kept). */
+static PyObject *
+mode_object(mode_t mode)
+{
+    static PyObject *last;
+    static mode_t last_mode;
+    if (last == NULL || last_mode != mode) {
+        PyObject *o = PyLong_FromLong((long)mode);
+        if (o == NULL)
+            return NULL;
+        Py_XSETREF(last, o);
+        last_mode = mode;
+    }
+    return Py_NewRef(last);
+}
+
 /* One item's result: (stage, errno, mode, size, mtime_ns, inode, ctime_ns, data, fields),
  * where with a builder `fields` may be the Letter itself (see above). */
 PyObject *
@@ -417,7 +433,7 @@ scanio_result_of(item *it, builder *bl, Py_ssize_t index)
         return Py_BuildValue("(iiiLLKLNN)", it->stage, it->err, 0, (long long)0, (long long)0,
                              (unsigned long long)0, (long long)0, Py_None, Py_None);
     }
-    mode = PyLong_FromLong((long)it->st.st_mode);
+    mode = mode_object(it->st.st_mode);
     size = PyLong_FromLongLong((long long)it->st.st_size);
     mtime = PyLong_FromLongLong((long long)it->st.st_mtim.tv_sec * 1000000000LL + it->st.st_mtim.tv_nsec);
     inode = PyLong_FromUnsignedLongLong((unsigned long long)it->st.st_ino);
@@ -434,9 +450,6 @@ scanio_result_of(item *it, builder *bl, Py_ssize_t index)
         int pos[MAX_TABLE], all_kept = 1, all_known = 1, times[MAX_TABLE][6], has_time[MAX_TABLE];
         for (k = 0; k < MAX_TABLE; k++)
             pos[k] = -1;
-        data = PyBytes_FromStringAndSize(it->buf, it->end);
-        if (data == NULL)
-            goto fail;
         for (k = 0; k < it->nf; k++, got++) {
             span *f = &it->f[k];
             int known, kind;
@@ -475,11 +488,14 @@ scanio_result_of(item *it, builder *bl, Py_ssize_t index)
             if (fields == NULL)
                 goto fail;
             /* the letter is made: what the cache keeps of its header is its hash */
-            Py_SETREF(data, PyBytes_FromStringAndSize((const char *)it->digest, SCANIO_DIGEST));
+            data = PyBytes_FromStringAndSize((const char *)it->digest, SCANIO_DIGEST);
             if (data == NULL)
                 goto fail;
         }
         else {
+            data = PyBytes_FromStringAndSize(it->buf, it->end);
+            if (data == NULL)
+                goto fail;
             fields = PyTuple_New(it->nf);
             if (fields == NULL)
                 goto fail;

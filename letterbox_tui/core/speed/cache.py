@@ -140,6 +140,17 @@ class HeaderCache:
         self.misses += 1
         return False
 
+    def has_rows(self, prefix: str, names: list[str]) -> list[bool] | None:
+        """``has_row(prefix + name)`` for each name, at once (None: for none of them, as for
+        every file when the cache is empty); the misses are counted."""
+        rows = self.rows
+        if not rows:
+            self.misses += len(names)
+            return None
+        out = [prefix + name in rows for name in names]
+        self.misses += out.count(False)
+        return out
+
     def get(self, path: str, size: int, mtime_ns: int, inode: int, ctime_ns: int) -> Letter | Unreadable | None:
         row = self.rows.get(path)
         if (
