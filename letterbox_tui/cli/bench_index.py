@@ -9,7 +9,7 @@ every run listed; peak memory is each process's own maximum resident set (``wait
 - a different query on an unchanged letterbox, the index settled (no memo holds it);
 - ``answered ID``, ``current ID``, ``show ID`` and ``exists …`` on an unchanged letterbox;
 - a different query asked after the cold run while the detached builder writes the index
-  (its answer memo and header cache written first): it must not wait for the build, and
+  (its answer memo written first): it must not wait for the build, and
   be no slower than the cold run;
 - the index's build: how long after the cold answer it is written, and what the builder
   itself says it cost (``index.built``: wall and CPU seconds, its peak memory).
@@ -110,7 +110,7 @@ def build_figures(root: Path, utc: bool) -> dict | None:
 
 def _building_index(root: Path, utc: bool, limit: float = 120.0) -> bool:
     """Wait until the detached builder writes the index itself (it says ``index``: the
-    answer memo and the header cache are written); False when it is done first."""
+    answer memo is written); False when it is done first."""
     from letterbox_tui.core.speed.index import Index
     from letterbox_tui.core.speed.index_lock import WriterLock
 
@@ -153,7 +153,7 @@ def measure(root: Path, n: int, repeat: int, utc: bool, query: tuple[str, ...], 
         _drop_cache(root, utc)
         first = _popen_wait4(root, q)
         d = _popen_wait4(root, q)
-        # once the builder writes the index proper (its memo and header cache written first)
+        # once the builder writes the index proper (its answer memo written first)
         building = _building_index(root, utc)
         other = _strip(_popen_wait4(root, ["query", *other_terms(), "--json"]))
         other.update(building=building, cold_seconds=first["seconds"], cold_cpu=first.get("cpu"))
@@ -261,8 +261,8 @@ def print_one(r: dict, key: str, line) -> None:
         runs = "  ".join(f"{x['seconds']:.3f}/{x['cold_seconds']:.3f}" + ("" if x["building"] else " (build done)")
                          for x in d.get("each", ()))
         verdict = "met" if d.get("vs_cold", 9) <= 1.0 else "MISSED"
-        print(f"{'':<4}(asked while the detached builder wrote the index after the cold run, its memo and header "
-              f"cache written; {d.get('vs_cold', 0):.2f}x of that run: "
+        print(f"{'':<4}(asked while the detached builder wrote the index after the cold run, its memo "
+              f"written; {d.get('vs_cold', 0):.2f}x of that run: "
               f"target <= 1.0x {verdict}; each run/cold: {runs})")
         return
     labels = {"query_different": "a different query (index)", "answered": "answered ID (index)",

@@ -196,9 +196,9 @@ def _refresh(ix: Index, root: str, utc: bool) -> None:
 
 def _build_after(ix: Index, lock: WriterLock, utc: bool, key: str | None = None) -> None:
     """Build the index from the snapshot the command is about to scan, once its answer is
-    out and after the answer memo and the header cache are written (keeping the writer lock
+    out and the answer memo is written (then the header cache; keeping the writer lock
     until then: the same question meanwhile waits for the memo; another one answers from
-    the letters, the header cache's scan, and does not wait: ``serve``)."""
+    the letters, scanning without the header cache, and does not wait: ``serve``)."""
     from . import common
 
     lock.announce(f"build {key if key is not None else '-'}")
@@ -230,9 +230,10 @@ def _build_after(ix: Index, lock: WriterLock, utc: bool, key: str | None = None)
                 ix.close()
                 lock.release()
 
-        # after the header cache's save (left while scanning): a question asked during the
-        # build scans with it; the memo still goes first (``memo.record_after_answer``)
-        after_answer(work, big=len(snapshot.letters) >= BACKGROUND_ROWS)
+        # before the header cache's save (a question asked during the build goes without
+        # it: ``serve``), so that the builder starts from what the answer left, not from
+        # what saving a million rows adds; the memo still goes first (``memo.record_after_answer``)
+        after_answer(work, big=len(snapshot.letters) >= BACKGROUND_ROWS, first=True)
 
     def abandon() -> None:
         ix.close()
