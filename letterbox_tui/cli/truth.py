@@ -130,7 +130,7 @@ def replayed(args: Namespace) -> int | None:
     if hit is None:
         return None
     data, code, _, _ = hit
-    doc = json.loads(data)
+    doc = json.loads(bytes(data))  # (the memo hands out a view of its file)
     doc["scope"]["scanned_at"] = datetime.now(timezone.utc).isoformat().replace("+00:00", "Z")
     _say(args, doc, f"{doc['path']}: {doc['detail']}")
     return code

@@ -3,9 +3,10 @@
  *
  * check_start(work, threads) starts the proof and returns at once; work is a list of
  *   (dir_fd, names, n, expected): the n names of one folder as file-system bytes, each
- *   ended by a NUL but the last (names is a bytes object: its last name is ended by the NUL
- *   CPython keeps after every bytes object), and expected their packed (size, mtime_ns,
- *   inode, ctime_ns) records as stat_packed writes them (n * 32 bytes). The threads lstat
+ *   ended by a NUL (for a bytes object the last one may end without: CPython keeps a NUL
+ *   after every bytes object), and expected their packed (size, mtime_ns, inode, ctime_ns)
+ *   records as stat_packed writes them (n * 32 bytes); any buffer (a memoryview of a file
+ *   read whole) will do for either, held until the proof is finished or dropped. The threads lstat
  *   every name relative to its folder (on a duplicate of dir_fd, so the caller closing its
  *   descriptor early never points a thread at another file) and compare the record.
  * check_finish(handle) waits for them and returns True when every file stats exactly as
@@ -31,9 +32,11 @@ typedef struct {
 
 typedef struct {
     int fd;                   /* a duplicate of the caller's dir_fd */
-    const char *names;        /* inside the bytes object kept in `keep` */
-    Py_ssize_t len, n;
+    const char *names;        /* inside the buffer held in `nb` */
+    Py_ssize_t len, n;        /* len: up to the NUL that ends the last name */
     const unsigned char *expected;
+    Py_buffer nb, eb;         /* the names' and the records' buffers, held until released */
+    int held;                 /* how many of the two are held */
 } check_folder;
 
 typedef struct {
@@ -150,9 +153,16 @@ check_release(check *c)
 {
     Py_ssize_t f;
     check_join(c);
-    for (f = 0; c->folders != NULL && f < c->nfolders; f++)
-        if (c->folders[f].fd >= 0)
-            close(c->folders[f].fd);
+    for (f = 0; c->folders != NULL && f < c->nfolders; f++) {
+        check_folder *d = &c->folders[f];
+        if (d->fd >= 0)
+            close(d->fd);
+        if (d->held > 0)
+            PyBuffer_Release(&d->nb);
+        if (d->held > 1)
+            PyBuffer_Release(&d->eb);
+        d->held = 0;
+    }
     PyMem_Free(c->folders);
     PyMem_Free(c->files);
     c->folders = NULL;
@@ -212,12 +222,40 @@ scanio_check_start(PyObject *self, PyObject *args)
         Py_ssize_t n;
         check_folder *d = &c->folders[f];
         c->nfolders = f + 1;
-        if (!PyArg_ParseTuple(entry, "iO!nO!", &dfd, &PyBytes_Type, &names, &n, &PyBytes_Type, &expected)) {
+        if (!PyTuple_Check(entry) || !PyArg_ParseTuple(entry, "iOnO", &dfd, &names, &n, &expected)) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_TypeError, "each item is (dir_fd, names, n, expected)");
             Py_DECREF(capsule);
             return NULL;
         }
-        if (n < 0 || PyBytes_GET_SIZE(expected) != 32 * n) {
+        if (PyUnicode_Check(names) || PyUnicode_Check(expected)) {
+            PyErr_SetString(PyExc_TypeError, "names and expected are bytes, not str");
+            Py_DECREF(capsule);
+            return NULL;
+        }
+        if (PyObject_GetBuffer(names, &d->nb, PyBUF_SIMPLE) < 0) {
+            Py_DECREF(capsule);
+            return NULL;
+        }
+        d->held = 1;
+        if (PyObject_GetBuffer(expected, &d->eb, PyBUF_SIMPLE) < 0) {
+            Py_DECREF(capsule);
+            return NULL;
+        }
+        d->held = 2;
+        if (n < 0 || d->eb.len != 32 * n) {
             PyErr_SetString(PyExc_ValueError, "expected holds 32 bytes per name");
+            Py_DECREF(capsule);
+            return NULL;
+        }
+        d->names = d->nb.buf;
+        d->len = d->nb.len;
+        /* the last name is ended by a NUL: the buffer's own last byte, or the one CPython
+         * keeps after every bytes object */
+        if (d->len > 0 && d->names[d->len - 1] == '\0')
+            d->len -= 1;
+        else if (!PyBytes_CheckExact(names) && d->len > 0) {
+            PyErr_SetString(PyExc_ValueError, "names not ended by a NUL");
             Py_DECREF(capsule);
             return NULL;
         }
@@ -227,10 +265,8 @@ scanio_check_start(PyObject *self, PyObject *args)
             Py_DECREF(capsule);
             return NULL;
         }
-        d->names = PyBytes_AS_STRING(names);  /* (the tuple, kept in `keep`, keeps it) */
-        d->len = PyBytes_GET_SIZE(names);
         d->n = n;
-        d->expected = (const unsigned char *)PyBytes_AS_STRING(expected);
+        d->expected = (const unsigned char *)d->eb.buf;
         total += n;
     }
     c->nfiles = total;

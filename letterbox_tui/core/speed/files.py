@@ -79,6 +79,21 @@ def read_framed(path: str, magic: bytes, version: int, what: str, *, limit: int 
     """The payload of the framed file at ``path``, checked whole; None when there is no
     such file (quietly) or when it cannot be trusted (then a notice naming ``what`` says
     why). Never reads more than the file's size, and nothing when that is over the limit."""
+    got = read_framed_unchecked(path, magic, version, what, limit=limit)
+    if got is None:
+        return None
+    payload, crc = got
+    if zlib.crc32(payload) != crc:
+        notice(f"{what} ignored (checksum mismatch: damaged); answered from the letters")
+        return None
+    return payload
+
+
+def read_framed_unchecked(path: str, magic: bytes, version: int, what: str, *,
+                          limit: int | None = None) -> tuple[memoryview, int] | None:
+    """``read_framed`` but for the checksum: (payload, the CRC-32 it must have), for a
+    reader that starts work on the payload first and checks it meanwhile (the memo's proof,
+    ``core.speed.memo``); nothing it did may count before ``zlib.crc32(payload) == crc``."""
     limit = MAX_SIZE if limit is None else limit
     head_size = _MAGIC_SIZE + FRAME.size
     try:
@@ -113,10 +128,11 @@ def read_framed(path: str, magic: bytes, version: int, what: str, *, limit: int 
     if problem:
         notice(f"{what} ignored ({problem}); answered from the letters")
         return None
-    return view[head_size:got]
+    return view[head_size:got], FRAME.unpack_from(view, _MAGIC_SIZE)[2]
 
 
 def _check_frame(data: memoryview, magic: bytes, version: int) -> str:
+    """What is wrong with a framed file's head (its checksum is the caller's), or ""."""
     head_size = _MAGIC_SIZE + FRAME.size
     if len(data) < head_size or bytes(data[:_MAGIC_SIZE]) != magic:
         return "not a file of this kind"
@@ -125,8 +141,6 @@ def _check_frame(data: memoryview, magic: bytes, version: int) -> str:
         return f"format {got_version}, not {version}"
     if length != len(data) - head_size:
         return "truncated or grown"
-    if zlib.crc32(data[head_size:]) != crc:
-        return "checksum mismatch: damaged"
     return ""
 
 

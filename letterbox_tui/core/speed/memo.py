@@ -42,6 +42,7 @@ import os
 import pickle
 import struct
 import time
+import zlib
 from collections.abc import Callable
 from datetime import datetime, timedelta, timezone
 
@@ -49,14 +50,16 @@ from .. import flags as fsflags
 from .accel import STAT_RECORD, pack_stats, stat_packed, threads
 from .accel import stat_module as scanio
 from .after import BACKGROUND_ROWS, after_answer
-from .files import NoGlobals, blake2b, cache_dir, cache_wanted, inside, notice, read_framed, read_framed_head, write_framed
+from .files import (NoGlobals, blake2b, cache_dir, cache_wanted, inside, notice, read_framed, read_framed_head,
+                    read_framed_unchecked, write_framed)
 
 #: ``core.scan.RACY_NS`` (the same number; not imported from there: a replay or a
 #: question on an unchanged letterbox never loads the scan's modules; a test checks it)
 RACY_NS = 3_000_000_000
 MAGIC_STATE = b"LBXSTAT1"
 MAGIC_ANSWER = b"LBXANSW1"
-VERSION = 2  # 2: framed, with a checksum (``files.write_framed``)
+VERSION = 3  # 2: framed, checksummed; 3: flat (names, records, output used as read)
+_HEAD_LEN = struct.Struct("<Q")
 TOKEN = 16  # bytes of the state token
 #: from this many letter files, the check is split with a forked child (pure Python only)
 FORK_FILES = 20_000
@@ -138,9 +141,10 @@ class Memo:
         return os.path.join(self.dir, f"{self.prefix}-{token.hex()[:16]}-{key}.answer")
 
     # --- replaying ----------------------------------------------------------------
-    def replay(self, key: str, clock_ns: int | None = None) -> tuple[bytes, int, int, int] | None:
+    def replay(self, key: str, clock_ns: int | None = None) -> tuple[memoryview, int, int, int] | None:
         """(output, exit code, where ``scanned_at``'s JSON string starts, its length), or
-        None when the memo cannot vouch for the answer. ``clock_ns``: the answer's clock
+        None when the memo cannot vouch for the answer (the output: a view of the answer
+        file read whole). ``clock_ns``: the answer's clock
         (default now); the file-system checks always use the real time."""
         if self.disabled:
             return None
@@ -153,13 +157,16 @@ class Memo:
         path = self.answer_path(token, key)
         if not os.path.lexists(path):
             return None
-        state = _load_state(self.state_path())
+        state = _load_state(self.state_path(), checked=False)
         if state is None or state[0] != token:
             return None
-        token, dirs, folders = state
-        # the files are stat-ed on the accelerator's threads while the answer is read
+        token, dirs, folders, check = state
+        # the files are stat-ed on the accelerator's threads while the state's checksum is
+        # checked and the answer read (nothing counts unless both are right)
         proof = Proof(self.root, dirs, folders, now_ns)
         try:
+            if not check():
+                return None
             answer = _load_answer(path, key, token) if proof.verdict is None else None
             if answer is None:
                 return None
@@ -187,14 +194,17 @@ class Memo:
         end = output.find(b'"', start + 1) + 1
         if start < 0 or end <= start or output[end:].strip(b" \n}"):
             return False
-        payload = pickle.dumps(state, protocol=5)
-        token = blake2b(payload, digest_size=TOKEN).digest()
+        parts = _flat_state(*state)
+        digest = blake2b(digest_size=TOKEN)
+        for part in parts:
+            digest.update(part)
+        token = digest.digest()
         path = self.state_path()
         if read_framed_head(path, MAGIC_STATE, VERSION, TOKEN) != token:
-            write_framed(path, MAGIC_STATE, VERSION, [token, payload])
-        entry = {"key": key, "token": token, "lo": window[0], "hi": window[1], "code": code,
-                 "out": output, "at": start, "size": end - start}
-        write_framed(self.answer_path(token, key), MAGIC_ANSWER, VERSION, [pickle.dumps(entry, protocol=5)])
+            write_framed(path, MAGIC_STATE, VERSION, [token, *parts])
+        head = pickle.dumps({"key": key, "token": token, "lo": window[0], "hi": window[1], "code": code,
+                             "at": start, "size": end - start}, protocol=5)
+        write_framed(self.answer_path(token, key), MAGIC_ANSWER, VERSION, [_HEAD_LEN.pack(len(head)), head, output])
         self._sweep(keep=token)
         return True
 
@@ -314,24 +324,62 @@ def recordable(snapshot) -> tuple | None:
 
 # --- reading memo files --------------------------------------------------------------
 
-def _load_state(path: str):
-    payload = read_framed(path, MAGIC_STATE, VERSION, f"answer memo state {path}")
-    if payload is None:
+def _flat_state(dirs, folders) -> list[bytes]:
+    """A state (``recordable``) as a state file's parts after its token: the length of a
+    small pickled head (the directories; per folder its name, count and where its names
+    and records lie), the head, then every folder's names (each ended by a NUL) and
+    records, as they are."""
+    where, blobs, at = [], [], 0
+    for rel, joined, n, stats in folders:
+        names = bytes(joined) + b"\0" if n else b""
+        where.append((rel, n, at, len(names), at + len(names)))
+        blobs += [names, stats]
+        at += len(names) + len(stats)
+    head = pickle.dumps((dirs, tuple(where)), protocol=5)
+    return [_HEAD_LEN.pack(len(head)), head, *blobs]
+
+
+def _load_state(path: str, *, checked: bool = True):
+    """(token, dirs, folders) of the state file at ``path``, each folder's names and
+    records views of the file read whole (nothing copied); None when there is none or it
+    cannot be used (a notice says why). ``checked=False``: its checksum is not checked yet,
+    and a fourth item, ``check()``, checks it (True when right; else a notice says so)."""
+    what = f"answer memo state {path}"
+    got = read_framed_unchecked(path, MAGIC_STATE, VERSION, what)
+    if got is None:
+        return None
+    payload, crc = got
+
+    def check() -> bool:
+        if zlib.crc32(payload) == crc:
+            return True
+        notice(f"{what} ignored (checksum mismatch: damaged); answered from the letters")
+        return False
+
+    if checked and not check():
         return None
     token = bytes(payload[:TOKEN])
+    folders = None
     try:
-        dirs, folders = NoGlobals(io.BytesIO(payload[TOKEN:])).load()
-        right = len(token) == TOKEN and _state_looks_right(dirs, folders)
+        (size,) = _HEAD_LEN.unpack_from(payload, TOKEN)
+        blob = payload[TOKEN + _HEAD_LEN.size + size :]
+        dirs, where = NoGlobals(io.BytesIO(payload[TOKEN + _HEAD_LEN.size : TOKEN + _HEAD_LEN.size + size])).load()
+        if len(token) == TOKEN and _state_looks_right(dirs, where, len(blob)):
+            folders = tuple((rel, blob[a : a + length], n, blob[b : b + n * STAT_RECORD.size])
+                            for rel, n, a, length, b in where)
+            if any(n and f[1][-1] != 0 for f, (_, n, *_) in zip(folders, where)):
+                folders = None
     except Exception:  # noqa: BLE001 - a damaged memo is no memo
-        right = False
-    if not right:
-        notice(f"answer memo state {path} ignored (of the wrong shape); answered from the letters")
+        folders = None
+    if folders is None:
+        if checked or check():  # (a damaged file is said to be damaged)
+            notice(f"{what} ignored (of the wrong shape); answered from the letters")
         return None
-    return token, dirs, folders
+    return (token, dirs, folders) if checked else (token, dirs, folders, check)
 
 
-def _state_looks_right(dirs, folders) -> bool:
-    if type(dirs) is not tuple or type(folders) is not tuple or not dirs:
+def _state_looks_right(dirs, where, size: int) -> bool:
+    if type(dirs) is not tuple or type(where) is not tuple or not dirs:
         return False
     for d in dirs:
         if not (type(d) is tuple and len(d) == 5 and type(d[0]) is str and all(type(v) is int for v in d[1:])):
@@ -339,27 +387,30 @@ def _state_looks_right(dirs, folders) -> bool:
     if dirs[0][0] != "":
         return False
     known = {d[0] for d in dirs}
-    for f in folders:
-        if not (type(f) is tuple and len(f) == 4 and type(f[0]) is str and f[0] in known and type(f[1]) in (str, bytes)):
+    for f in where:
+        if not (type(f) is tuple and len(f) == 5 and type(f[0]) is str and f[0] in known
+                and all(type(v) is int and v >= 0 for v in f[1:])):
             return False
-        if type(f[2]) is not int or type(f[3]) is not bytes or len(f[3]) != f[2] * STAT_RECORD.size:
-            return False
-        if f[2] != (f[1].count("\0" if type(f[1]) is str else b"\0") + 1 if f[2] else 0):
+        _, n, a, length, b = f
+        if (length == 0) != (n == 0) or a + length > size or b + n * STAT_RECORD.size > size:
             return False
     return True
 
 
 def _load_answer(path: str, key: str, token: bytes):
+    """(lo, hi, code, output, at, size) of the answer file at ``path``, the output a view
+    of the file read whole; None when there is none or it is not for ``key`` and ``token``."""
     payload = read_framed(path, MAGIC_ANSWER, VERSION, f"answer memo {path}")
     if payload is None:
         return None
+    got = None
     try:
-        entry = NoGlobals(io.BytesIO(payload)).load()
-        got = None
+        (size,) = _HEAD_LEN.unpack_from(payload, 0)
+        entry = NoGlobals(io.BytesIO(payload[_HEAD_LEN.size : _HEAD_LEN.size + size])).load()
+        out = payload[_HEAD_LEN.size + size :]
         if type(entry) is dict and entry.get("key") == key and entry.get("token") == token:
-            out = entry["out"]
             got = (entry["lo"], entry["hi"], entry["code"], out, entry["at"], entry["size"])
-            if type(out) is not bytes or not all(type(v) is int for v in got[:3] + got[4:]):
+            if not all(type(v) is int for v in got[:3] + got[4:]):
                 got = None
             elif not (0 <= got[4] and got[4] + got[5] <= len(out)):
                 got = None
@@ -375,6 +426,12 @@ def _load_answer(path: str, key: str, token: bytes):
 def unchanged(root: str, dirs, folders, now_ns: int) -> bool:
     """True when every directory and letter file stats as recorded (and stayed so)."""
     return Proof(root, dirs, folders, now_ns).holds()
+
+
+def _names(joined) -> list[str]:
+    """A folder's names joined (``recordable``; maybe NUL-ended: ``_flat_state``), split."""
+    raw = joined if type(joined) is str else os.fsdecode(bytes(joined))
+    return (raw[:-1] if raw.endswith("\0") else raw).split("\0")
 
 
 class Proof:
@@ -409,11 +466,10 @@ class Proof:
             fast = scanio()
             if fast is not None and hasattr(fast, "check_start"):  # a folder's names as one bytes object
                 self.handle = fast.check_start(  # (names were kept as str before: encoded then)
-                    [(fds[rel], joined if type(joined) is bytes else os.fsencode(joined), n, stats)
+                    [(fds[rel], os.fsencode(joined) if type(joined) is str else joined, n, stats)
                      for rel, joined, n, stats in folders], threads())
             else:
-                self.work = [(fds[rel], os.fsdecode(joined).split("\0") if n else [], stats)
-                             for rel, joined, n, stats in folders]
+                self.work = [(fds[rel], _names(joined) if n else [], bytes(stats)) for rel, joined, n, stats in folders]
         except (OSError, KeyError, UnicodeError, ValueError, TypeError):
             self._end(False)
 
@@ -444,7 +500,7 @@ class Proof:
 
     def stop(self) -> None:
         """Drop the proof unfinished (its threads stop early; nothing is vouched for)."""
-        if self.verdict is None:
+        if getattr(self, "verdict", False) is None:
             self._end(False)
 
     __del__ = stop

@@ -272,3 +272,28 @@ def test_clock_nanoseconds_are_exact_before_and_after_the_epoch():
         when = datetime.fromisoformat(text.replace("Z", "+00:00"))
         seconds = (when - datetime(1970, 1, 1, tzinfo=timezone.utc)).total_seconds()
         assert memo_mod._ns(when) == round(seconds * 1_000_000) * 1000
+
+
+@pytest.mark.parametrize("pure", [False, True])
+def test_a_flipped_byte_in_the_flat_files_is_never_replayed(mail, monkeypatch, pure):
+    """The state's names and records and the answer's output are used as read (views of
+    the file, checked while the proof runs): one byte changed anywhere is no replay, and
+    one notice says the file is damaged."""
+    from letterbox_tui.core.speed.files import take_notices
+
+    if pure:
+        monkeypatch.setenv("LETTERBOX_TUI_PURE", "1")
+    memo, out = recorded(mail)
+    assert bytes(memo.replay("k")[0]) == out
+    state = memo.state_path()
+    answer = next(os.path.join(memo.dir, n) for n in os.listdir(memo.dir) if n.endswith("-k.answer"))
+    for path, where in ((state, -40), (state, -3), (answer, -10)):  # a record, a name's end, the output
+        data = bytearray(open(path, "rb").read())
+        good = bytes(data)
+        data[where] ^= 0x01
+        open(path, "wb").write(bytes(data))
+        take_notices()
+        assert memo.replay("k") is None, (path, where)
+        assert any("checksum mismatch: damaged" in n for n in take_notices()), (path, where)
+        open(path, "wb").write(good)
+        assert bytes(memo.replay("k")[0]) == out

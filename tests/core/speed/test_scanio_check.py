@@ -71,7 +71,8 @@ def test_malformed_work_vouches_for_nothing_or_is_refused(tmp_path):
     try:
         joined = "\0".join(names).encode()
         assert not _check([(fd, joined, 3, stats[:96])])  # four names, three said
-        assert not _check([(fd, joined + b"\0", 4, stats)])  # an empty fifth name
+        assert _check([(fd, joined + b"\0", 4, stats)])  # the last name ended by a NUL of its own
+        assert not _check([(fd, joined + b"\0\0", 4, stats)])  # an empty fifth name
         assert not _check([(fd, b"", 1, stats[:32])])
         assert not _check([(fd, joined, 0, b"")])
         with pytest.raises(OSError):
@@ -82,6 +83,14 @@ def test_malformed_work_vouches_for_nothing_or_is_refused(tmp_path):
             _scanio.check_start([(fd, "\0".join(names), 4, stats)])
         with pytest.raises(TypeError):
             _scanio.check_start(((fd, joined, 4, stats),))
+        # any buffer: slices of one file read whole, the names each ended by a NUL
+        whole = bytearray(b"head" + joined + b"\0" + stats + b"tail")
+        view = memoryview(whole)
+        at = 4 + len(joined) + 1
+        assert _check([(fd, view[4:at], 4, view[at : at + len(stats)])])
+        assert not _check([(fd, view[4:at], 4, view[at + 1 : at + 1 + len(stats)])])
+        with pytest.raises(ValueError):
+            _scanio.check_start([(fd, view[4 : at - 1], 4, view[at : at + len(stats)])])  # no NUL after the last
         handle = _scanio.check_start([(fd, joined, 4, stats)])
         assert _scanio.check_finish(handle) is True
         with pytest.raises(ValueError):
