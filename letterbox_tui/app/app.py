@@ -33,9 +33,8 @@ from letterbox_tui.core.errors import LetterboxError
 from letterbox_tui.core.settings import Settings, UserSettings, load_settings, load_user_settings
 
 from .commands import LetterboxCommands
-from .model import VIEW_BY_NAME, VIEWS, AppModel, span
+from .model import VIEW_BY_NAME, VIEWS, AppModel
 from .sanitize import clean, cleans
-from .sanitize import home_path as _home
 from .owed_rows import owed_rows
 from .outside import OutsideMixin
 from .reading import ReadingMixin
@@ -51,6 +50,7 @@ from .widgets.query_input import QueryInput
 from .widgets.mailboxes import MailboxList
 from .widgets.row_text import describe as describe_row
 from .widgets.status_line import status_text
+from .widgets.top_bar import topbar_text
 
 Clock = Callable[[], datetime]
 
@@ -261,36 +261,7 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, OutsideMixin, Sync
     scan_stage = "starting"
 
     def _update_topbar(self) -> None:
-        parts: list[Content] = [Content.styled(" letterbox-tui ", "bold reverse $primary"), Content(" "),
-                                clean(_home(self.root), single_line=True, style="bold")]
-        m = self.model
-        if m is not None:
-            scope = m.snapshot.scope
-            parts.append(Content.styled(f"  {scope.letters} letters", "$text-muted"))
-            parts.append(Content.styled("  complete" if scope.complete else "  incomplete", "$success" if scope.complete else "bold $error"))
-            parts.append(Content("  ·  "))
-            parts.append(self._review_text(m))
-        if self.scanning:
-            parts.append(Content.styled(f"  ⟳ scanning: {self.scan_stage}", "bold $warning"))
-        elif self.views_pending:
-            parts.append(Content.styled("  ⟳ computing the other views", "$warning"))
-        if self.scan_error:
-            parts.append(cleans(Content.styled("  scan failed: ", "bold $error"), (self.scan_error, "$error")))
-        self.topbar.update(Content("").join(parts))
-
-    def _review_text(self, m: AppModel) -> Content:
-        r = m.last_review
-        if r is None or r.sent_at is None:
-            return Content.styled("no review recorded yet", "bold $warning")
-        ago = m.at - r.sent_at
-        days = ago.days
-        if days >= 1:
-            words = f"no review for {days} day{'s' if days != 1 else ''}"
-            style = "bold $warning" if days >= 2 else ""
-        else:
-            words = f"last review {span(ago)} ago"
-            style = "$success"
-        return cleans(Content.styled(words, style), Content.styled(" (by ", "$text-muted"), (r.sender, "$text-muted"), Content.styled(")", "$text-muted"))
+        self.topbar.update(topbar_text(self))
 
     def _update_banner(self) -> None:
         banner = self.banner
