@@ -464,23 +464,32 @@ def _rows_parts(rows: list[str], size: int = 2000):
         yield ("," if at else "") + ",".join(rows[at : at + size])
 
 
-def _matched(s: Served, query) -> tuple[list[str], list[tuple[ir.Stored, tuple[str, ...]]]]:
+def _matched(s: Served, query, *, texts: bool = True, judged: bool = True) -> tuple[list, list]:
     """The matching rows' JSON (as stored) and the unknown rows with their reasons, in
     scan order: SQL filters and judges every row; only an unknown one is read whole (its
-    reasons are the terms')."""
+    reasons are the terms'). ``texts=False``: the matches' paths, not their JSON (``exists``
+    counts them); ``judged=False``: the unknown rows' paths, not yet judged (``_judged``)."""
     at_ns = ir.ns(query.at or _now())
     where, params = ir.sql_filter(query, at_ns)
     verdict = ir.sql_verdict(query)
     matches: list[str] = []
     doubtful: list[str] = []
-    for path, text, v in s.ix.db.execute(
-        f"SELECT path, {ir.ROW_SQL}, {verdict} AS v FROM letters JOIN texts AS t USING (path) WHERE ({where}) AND v > 0 "
+    row = f"{ir.ROW_SQL}, " if texts else ""
+    joined = "JOIN texts AS t USING (path) " if texts else ""
+    for path, *text, v in s.ix.db.execute(
+        f"SELECT path, {row}{verdict} AS v FROM letters {joined}WHERE ({where}) AND v > 0 "
         "ORDER BY seat, folder, name", params,
     ):
         if v == 2:
-            matches.append(text)
+            matches.append(text[0] if texts else path)
         else:
             doubtful.append(path)
+    return matches, (_judged(s, query, doubtful) if judged else doubtful)
+
+
+def _judged(s: Served, query, doubtful: list[str]) -> list[tuple[ir.Stored, tuple[str, ...]]]:
+    """The rows at ``doubtful`` (in that order), each with the reasons it is unknown."""
+    at_ns = ir.ns(query.at or _now())
     unknown = []
     for at in range(0, len(doubtful), 500):
         part = {f"u{i}": p for i, p in enumerate(doubtful[at : at + 500])}
@@ -488,7 +497,7 @@ def _matched(s: Served, query) -> tuple[list[str], list[tuple[ir.Stored, tuple[s
             st = ir.Stored(r, at_ns)
             value, why = ir.judge(query, st)
             unknown.append((st, why))  # (value is "unknown": the verdict said so)
-    return matches, unknown
+    return unknown
 
 
 def _query(s: Served, query, args: Namespace) -> int:
@@ -534,13 +543,16 @@ def _scope_reasons(s: Served) -> list[str]:
 
 
 def _exists(s: Served, query, args: Namespace) -> int:
-    matches, unknown = _matched(s, query)
+    # counted in SQL: no row's JSON is read, and an unknown row's reasons only when the
+    # answer is "unknown" (they are its reasons)
+    matches, unknown = _matched(s, query, texts=False, judged=False)
     scope = s.scope
     if matches:
         value, reasons = "yes", []
     elif scope.complete and not unknown:
         value, reasons = "no", []
     else:
+        unknown = _judged(s, query, unknown)
         reasons = list(dict.fromkeys([r for _, why in unknown for r in why] + _scope_reasons(s)))
         value = "unknown"
     if args.json:

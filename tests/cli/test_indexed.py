@@ -80,7 +80,7 @@ def _same(capsys, root, argvs) -> None:
 
 
 def _argvs(root, limit=None):
-    out = [["query", *q, "--json"] for q in QUERIES] + [["exists", *q, "--json"] for q in QUERIES[:8]]
+    out = [["query", *q, "--json"] for q in QUERIES] + [["exists", *q, "--json"] for q in QUERIES]
     for i in _ids(root)[:limit]:
         out += [["current", i, "--json"], ["answered", i, "--json"], ["show", i, "--json"]]
     out += [["current", "no-such-id"], ["answered", "no-such-id", "--json"]]
@@ -103,7 +103,7 @@ def test_text_output_equals_from_scratch(tmp_path, capsys, settled):
     root = tmp_path / "box"
     write_demo(root)
     ids = _ids(root)[:6]
-    argvs = [["query", *q] for q in QUERIES[:6]] + [["exists", *q] for q in QUERIES[:3]]
+    argvs = [["query", *q] for q in QUERIES[:6]] + [["exists", *q] for q in QUERIES[:3] + QUERIES[-2:]]
     argvs += [[cmd, i] for i in ids for cmd in ("current", "answered", "show")]
     _same(capsys, root, argvs)
 
