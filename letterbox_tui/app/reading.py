@@ -148,6 +148,15 @@ class ReadingMixin:
 
     def on_resize(self, event: events.Resize) -> None:
         self._apply_layout(event.size.width, event.size.height)
+        # the bars fit their width when written: written again (after a resize to 80 columns
+        # their ends were cut off), and the cursor's row kept in sight
+        self.call_after_refresh(self._refit)
+
+    def _refit(self) -> None:
+        self._update_topbar()
+        self._update_status()
+        # after the new layout's sizes are in (the list is a few rows when reading)
+        self.call_after_refresh(self.letter_list.scroll_to_cursor, True)
 
     def _apply_layout(self, width: int, height: int) -> None:
         """Below ``NARROW`` columns the sidebar folds away (``b`` brings it back); below

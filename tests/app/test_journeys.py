@@ -353,3 +353,19 @@ async def test_the_top_bar_fits_80_columns_and_a_review_just_recorded_says_so(le
     async with app.run_test(size=(160, 48)) as pilot:
         await scanned(pilot, app)
         assert "(by reviewer)" in app.topbar.render().plain or "(by " in app.topbar.render().plain
+
+
+async def test_a_resize_to_80x24_refits_the_bars_and_keeps_the_cursor_in_sight(letterbox):
+    app = app_for(letterbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await scanned(pilot, app)
+        lst = letters(app)
+        lst.cursor = len(lst.rows) - 1
+        await pilot.press("enter")
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause(0.2)
+        await pilot.pause()
+        assert len(app.topbar.render().plain) <= 80
+        status = app.query_one("#status").render().plain
+        assert len(status) <= 80 and "z folds" not in status
+        assert lst.scroll_offset.y <= lst.cursor < lst.scroll_offset.y + lst.scrollable_content_region.height
