@@ -321,8 +321,21 @@ def _guarded(command: str, args: Namespace, answer, memoised=None, prepare=None)
         served.ix.close()
         set_aside(served.ix.path, str(exc))
         return _or_scratch(command, args, *more)
-    served.ix.close()
+    _finished(served.ix)
     return out
+
+
+def _finished(ix: Index) -> None:
+    """Done with ``ix`` after its answer: closed, or, when the process ends right after
+    (``core.speed.ending``), kept open until then (a reader holds no lock between reads,
+    and closing unmaps the file page by page: a few ms at 100,000 letters)."""
+    from letterbox_tui.core.speed import ending
+
+    if ending.ending() and ix.db is not None:
+        ending.keep(ix.db)
+        ix.db = None
+    else:
+        ix.close()
 
 
 class _Held(io.TextIOBase):
@@ -382,10 +395,11 @@ def _answer_meanwhile(command: str, args: Namespace, served: Served, answer, mor
         served.ix.close()
         return None
     served.proof = None
-    served.ix.close()
     if isinstance(failed, (sqlite3.DatabaseError, Unusable)):  # (nothing is shown of it)
+        served.ix.close()
         set_aside(served.ix.path, str(failed))
         return _or_scratch(command, args, *more)
+    _finished(served.ix)
     out.show()
     err.show()
     if failed is not None:
