@@ -30,6 +30,7 @@ from textual.worker import get_current_worker
 
 from letterbox_tui.core.settings import load_settings
 
+from . import early
 from .model import AppModel
 from .owed_rows import most_urgent_key
 from .sanitize import clean, cleans
@@ -69,10 +70,6 @@ class ViewsDone(Message):
     model: AppModel
 
 
-#: a letterbox with fewer readable letters is scanned whole at once (quick enough)
-PREVIEW_MIN_LETTERS = 20_000
-
-
 class ScanningMixin:
     #: Owed & late from the index, shown until the first scan is done (``model`` is None
     #: until then, so everything that needs the whole letterbox waits for it)
@@ -95,17 +92,20 @@ class ScanningMixin:
 
         if self.participants or self.start_letter or self.start_view != "view:owed" or not cache_wanted():
             return
+        self._index_wanted = True
+        self._preview_future = early.take(self.root, self.settings)  # the command line's, begun before Textual
+        if self._preview_future is not None:
+            return
         future: Future = Future()
         root, settings, at = self.root, self.settings, self.clock()
 
         def run() -> None:
             try:
-                future.set_result(_owed_preview(root, settings, at))
+                future.set_result(early.owed_preview_model(root, settings, at))
             except Exception as exc:  # noqa: BLE001 - a head start only: the scan answers
                 future.set_exception(exc)
 
         self._preview_future = future
-        self._index_wanted = True
         threading.Thread(target=run, name="owed-preview", daemon=True).start()
 
     def _take_preview(self) -> AppModel | None:
@@ -169,7 +169,7 @@ class ScanningMixin:
         model.finish(cancelled=lambda: worker.is_cancelled)
         if not worker.is_cancelled:
             self.post_message(ViewsDone(model))
-        if keep_index and len(snapshot.letters) >= PREVIEW_MIN_LETTERS and not snapshot.scope.partial:
+        if keep_index and len(snapshot.letters) >= early.PREVIEW_MIN_LETTERS and not snapshot.scope.partial:
             keep_index_fresh(self.root)
 
     def on_scan_progress(self, message: ScanProgress) -> None:
@@ -267,15 +267,6 @@ class ScanningMixin:
 
     def action_rescan(self) -> None:
         self.start_scan()
-
-
-def _owed_preview(root: str, settings, at) -> AppModel | None:
-    from letterbox_tui.core.collector import paused_gc
-    from letterbox_tui.core.speed.index_owed import owed_preview
-
-    with paused_gc():  # tens of thousands of small objects and no cycles (as the scan pauses it)
-        return owed_preview(root, id_time_is_utc=settings.id_time_is_utc, now=at, min_letters=PREVIEW_MIN_LETTERS,
-                            then=lambda preview: AppModel.from_preview(root, settings, preview, at))
 
 
 def keep_index_fresh(root: str) -> None:

@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 import pytest
 
 from letterbox_tui.app import make_app
-from letterbox_tui.app import scanning
+from letterbox_tui.app import early, scanning
 from letterbox_tui.app.model import AppModel
 from letterbox_tui.app.owed_rows import BY_SEAT, MOST_OVERDUE, most_urgent_key, owed_rows
 from letterbox_tui.app.widgets.letter_text import head_text
@@ -37,7 +37,7 @@ def settled(monkeypatch):
     """Files written a moment ago count as settled (a test's whole life is in the racy
     window), and a small letterbox is previewed too."""
     monkeypatch.setattr(memo, "RACY_NS", 0)
-    monkeypatch.setattr(scanning, "PREVIEW_MIN_LETTERS", 0)
+    monkeypatch.setattr(early, "PREVIEW_MIN_LETTERS", 0)
 
 
 def _indexed(root) -> None:
@@ -315,3 +315,31 @@ def test_the_most_urgent_row_is_on_the_screen_when_the_list_opens(tmp_path, sett
     asyncio.run(run())
     assert len(seen) == (2 if from_index else 1)
     assert all(on for _, on in seen), seen
+
+
+def test_the_command_line_starts_owed_before_textual_and_the_app_takes_it(tmp_path, settled, monkeypatch):
+    import os
+
+    monkeypatch.setattr(early, "_pending", {})  # what another test's app left, if any
+    root = tmp_path / "gen"
+    _generated(root)
+    _indexed(root)
+    assert early.take(os.path.realpath(root), load_settings(root)) is None  # nothing begun
+    early.start(str(root), view="disputes")  # another opening view: nothing begun
+    assert early._pending == {}
+    early.start(str(root))
+    future = early._pending[os.path.realpath(root)][0]
+    shown: list = []
+    first = scanning.ScanningMixin.on_owed_shown
+    monkeypatch.setattr(scanning.ScanningMixin, "on_owed_shown",
+                        lambda app, message: (shown.append(message.model), first(app, message)))
+
+    async def run():
+        app = make_app(root, poll_interval=None, user_settings=UserSettings())  # the wall clock, as run_app
+        assert app._preview_future is future and early._pending == {}  # taken, not begun again
+        async with app.run_test(size=SIZE) as pilot:
+            await scanned(pilot, app)
+            await pilot.press("Q")
+
+    asyncio.run(run())
+    assert len(shown) == 1 and shown[0] is future.result() and shown[0].partial

@@ -1,0 +1,80 @@
+"""Owed & late from the derived index, started before Textual is imported.
+
+``letterbox-tui`` with no command calls ``start`` before it imports the app: the index's
+stat proof and its SQLite reading run without the interpreter lock while the app's modules
+load, then the rows are built (``owed_preview_model``) in the same thread.
+``LetterboxApp`` takes the result for its root (``take``) instead of starting its own.
+Only the command line does this, with the wall clock: an app made with a fixed clock (the
+tests, the screenshots) starts its own (``ScanningMixin.prefetch_owed``).
+
+This module imports neither Textual nor the app's other modules.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterable
+from concurrent.futures import Future
+from datetime import datetime, timezone
+
+#: a letterbox with fewer readable letters is scanned whole at once (quick enough)
+PREVIEW_MIN_LETTERS = 20_000
+#: real root -> (the future model, the settings it was read with)
+_pending: dict[str, tuple[Future, object]] = {}
+
+
+def owed_preview_model(root: str, settings, at: datetime):
+    """The app's model of Owed & late alone from the derived index (``AppModel.from_preview``),
+    or None when the index cannot vouch for the letterbox (``core.speed.index_owed``)."""
+    from letterbox_tui.core.collector import paused_gc
+    from letterbox_tui.core.speed.index_owed import owed_preview
+
+    def model(preview):  # while the proof runs
+        from .model import AppModel  # (Textual: imported by the app meanwhile, or here)
+
+        return AppModel.from_preview(root, settings, preview, at)
+
+    with paused_gc():  # tens of thousands of small objects and no cycles (as the scan pauses it)
+        return owed_preview(root, id_time_is_utc=settings.id_time_is_utc, now=at, min_letters=PREVIEW_MIN_LETTERS,
+                            then=model)
+
+
+def start(root: str | None, participants: Iterable[str] | None = None, view: str | None = None,
+          letter: str | None = None) -> None:
+    """Start reading Owed & late for the app about to open on ``root`` (best effort: a
+    letterbox that cannot be opened is left for the app to refuse)."""
+    if participants or letter or (view or "owed") != "owed":
+        return
+    from letterbox_tui.core.errors import LetterboxError
+    from letterbox_tui.core.root import resolve_root
+    from letterbox_tui.core.settings import load_settings
+    from letterbox_tui.core.speed.files import cache_wanted
+
+    if not cache_wanted():
+        return
+    try:
+        resolved = os.path.realpath(resolve_root(root))
+        settings = load_settings(resolved)
+    except (LetterboxError, OSError):
+        return
+    at = datetime.now(timezone.utc)
+    future: Future = Future()
+
+    def run() -> None:
+        try:
+            future.set_result(owed_preview_model(resolved, settings, at))
+        except Exception as exc:  # noqa: BLE001 - a head start only: the app scans anyway
+            future.set_exception(exc)
+
+    _pending.clear()  # one app a process: what an app that never opened left is dropped
+    _pending[resolved] = (future, settings)
+    threading.Thread(target=run, name="owed-preview", daemon=True).start()
+
+
+def take(root: str, settings) -> Future | None:
+    """The future model ``start`` began for ``root`` with these settings, once."""
+    got = _pending.pop(root, None)
+    if got is None or got[1] != settings:
+        return None
+    return got[0]
