@@ -456,13 +456,15 @@ def owed_note(item: OwedItem) -> tuple[str, str]:
 
 
 def letter_mark(x: Letter, res: Resolution) -> tuple[str, str]:
-    """One glyph for the list's first column."""
-    if res.late(x).yes:
-        return "!", "bold $late"
-    if res.current(x).unknown:
-        return "?", "bold $unknown"
+    """One glyph for the list's first column, in ``core.views.attention.standing``'s order
+    (superseded, current unknown, then late: a superseded request that had passed its
+    deadline showed "!" beside "superseded by …", and is owed by nobody)."""
     if res.current(x).no:
         return "~", "$superseded"
+    if res.current(x).unknown:
+        return "?", "bold $unknown"
+    if res.late(x).yes:
+        return "!", "bold $late"
     if x.type == "dispute":
         return "⚖", "$dispute"
     if x.task:

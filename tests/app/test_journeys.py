@@ -369,3 +369,21 @@ async def test_a_resize_to_80x24_refits_the_bars_and_keeps_the_cursor_in_sight(l
         status = app.query_one("#status").render().plain
         assert len(status) <= 80 and "z folds" not in status
         assert lst.scroll_offset.y <= lst.cursor < lst.scroll_offset.y + lst.scrollable_content_region.height
+
+
+async def test_a_superseded_request_past_its_deadline_is_marked_superseded_not_late(letterbox):
+    """After a supersede the old version, past its deadline, showed '!' (late) beside
+    'superseded by …' in All; it is owed by nobody: '~', as its status word says."""
+    old = "2026-11-23T090000-planner-request-vendor-aaaa0010"
+    letterbox.letter(old, frm="planner", to="builder", type="request", requires_ack="true",
+                     deadline="2026-11-25T12:00:00Z", sent="2026-11-23T09:00:00Z", subject="Pick a vendor")
+    letterbox.letter("2026-11-27T090000-planner-request-vendor-aaaa0011", frm="planner", to="builder", type="request",
+                     requires_ack="true", supersedes=old, deadline="2026-12-02T12:00:00Z", sent="2026-11-27T09:00:00Z",
+                     subject="Pick a vendor")
+    app = app_for(letterbox, view="all")
+    async with app.run_test(size=(160, 48)) as pilot:
+        await scanned(pilot, app)
+        assert app.model.res.late(_row_of(app, old).letter).yes  # core: still late, and superseded
+        line = letters(app).describe(_row_of(app, old), 160).plain
+        assert line.startswith("~") and "superseded by" in line
+        assert old not in {r.letter.id for r in app.model.rows("view:owed") or [] if r.letter is not None}
