@@ -401,6 +401,28 @@ done:
     return letter;
 }
 
+/* A file time in nanoseconds, exactly as os.stat's st_*_ns gives it (Python ints past
+ * 64 bits: a time set beyond the year 2262 must not wrap). */
+static PyObject *
+ns_object(const struct timespec *t)
+{
+    PyObject *sec, *big, *scaled, *out;
+    if (t->tv_sec > -9000000000LL && t->tv_sec < 9000000000LL)
+        return PyLong_FromLongLong((long long)t->tv_sec * 1000000000LL + t->tv_nsec);
+    sec = PyLong_FromLongLong((long long)t->tv_sec);
+    big = PyLong_FromLong(1000000000L);
+    scaled = sec != NULL && big != NULL ? PyNumber_Multiply(sec, big) : NULL;
+    Py_XDECREF(sec);
+    Py_XDECREF(big);
+    if (scaled == NULL)
+        return NULL;
+    sec = PyLong_FromLong((long)t->tv_nsec);
+    out = sec != NULL ? PyNumber_Add(scaled, sec) : NULL;
+    Py_XDECREF(sec);
+    Py_DECREF(scaled);
+    return out;
+}
+
 /* The int of a file's mode: files of one folder nearly always share one (kept). */
 static PyObject *
 mode_object(mode_t mode)
@@ -435,9 +457,9 @@ scanio_result_of(item *it, builder *bl, Py_ssize_t index)
     }
     mode = mode_object(it->st.st_mode);
     size = PyLong_FromLongLong((long long)it->st.st_size);
-    mtime = PyLong_FromLongLong((long long)it->st.st_mtim.tv_sec * 1000000000LL + it->st.st_mtim.tv_nsec);
+    mtime = ns_object(&it->st.st_mtim);
     inode = PyLong_FromUnsignedLongLong((unsigned long long)it->st.st_ino);
-    ctime = PyLong_FromLongLong((long long)it->st.st_ctim.tv_sec * 1000000000LL + it->st.st_ctim.tv_nsec);
+    ctime = ns_object(&it->st.st_ctim);
     if (mode == NULL || size == NULL || mtime == NULL || inode == NULL || ctime == NULL)
         goto fail;
     if (it->buf == NULL) {  /* not a regular file: not read */

@@ -116,3 +116,20 @@ def test_a_stat_beyond_64_bits_is_kept_unpacked_not_lost(box):
     st = os.stat(near)
     assert by_name[near.name][1:] == (st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
     assert len(files) == 2
+
+
+@needs_c
+def test_a_time_beyond_64_bits_is_read_in_c_as_os_stat_gives_it(box):
+    """The C reader gives a file time set past the year 2262 as os.stat does (it wrapped
+    to a negative number), and the scan keeps it unpacked."""
+    from letterbox_tui.core.scan import scan
+
+    far = box.letter("2026-01-01T000000-alpha-info-far-aaaaaaaa")
+    box.letter("2026-01-01T000100-alpha-info-near-bbbbbbbb")
+    os.utime(far, ns=(0, 10**19))
+    fast = scan(box.root, id_time_is_utc=False, reader=accel.reader())
+    pure = scan(box.root, id_time_is_utc=False)
+    (x,) = [x for x in fast.letters if x.name == far.name]
+    assert x.mtime_ns == 10**19 == os.stat(far).st_mtime_ns
+    assert [letters_equal(a, b) for a, b in zip(fast.letters, pure.letters)] == [True, True]
+    assert fast.seen.files == pure.seen.files
