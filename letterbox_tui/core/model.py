@@ -383,6 +383,12 @@ class SeenFolder:
         except OverflowError:
             self.unpacked()(stats)
 
+    def extend(self, names, stats) -> None:
+        """``add`` for several files: their names, and their stats four words a file (an
+        ``array('q')`` or a list)."""
+        self.names.extend(names)
+        self.stats.extend(stats)
+
     def unpacked(self):
         """Keep the stats as a list from now on (the last name's, which did not fit, are
         added again); its ``extend``."""

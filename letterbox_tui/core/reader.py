@@ -55,6 +55,13 @@ class Reader(Protocol):
         ...
 
 
+# Optional: ``iter_batches(dir_fd, names, where)``: ``iter_headers`` a batch at a time, each
+# as (its names, its results, hashes, stats), where a letter the reader made is in the
+# results as itself and its header's BLAKE2b-128 digest and its (size, mtime_ns, inode,
+# ctime_ns) are in ``hashes`` (16 bytes a letter) and ``stats`` (32: native 64-bit words),
+# in order: the scan then takes a batch of such letters at once (``core.speed.accel``).
+
+
 class PureReader:
     """The plain-Python reader: one file after another, on this thread."""
 

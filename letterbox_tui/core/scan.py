@@ -19,7 +19,6 @@ walk all the same.
 
 from __future__ import annotations
 
-import errno
 import os
 import time
 from itertools import compress
@@ -31,20 +30,17 @@ from typing import Protocol
 from . import flags as fsflags
 from .errors import LetterboxError
 from .grammar import valid_seat
-from .header import HeaderResult, parse_header
-from .letters import build
 from .model import LEGACY_FLAGS, Letter, Scope, SeenFolder, SeenState, Snapshot, Unreadable, Unsupported
 from .reader import PURE, Reader
 from .relist import entry_set, listing, raw_listing, unchanged
+from .taking import take_folder
 from .reader import entry_kind as _entry_kind
 from .reader import is_regular as _regular
 from .reader import plain_folder as _plain_folder
 from .reader import kind_of_entry as _kind
 from .reader import shown_name as _shown
 from .reader import utf8_name as _utf8
-from .reader import kind_of_mode as _kind_mode
 from .reader import why as _why
-from .reader import why_errno as _why_errno
 
 FOLDERS = ("inbox", "processed")
 MAX_ATTEMPTS = 3
@@ -80,7 +76,8 @@ class HeaderCache(Protocol):
         unchanged)."""
 
     # Optional: ``put_hashed(letters, hashes, ctimes)``: ``put_many`` for the letters the
-    # reader made itself, given the BLAKE2b-128 digest of each header instead of its bytes.
+    # reader made itself, given the BLAKE2b-128 digest of each header instead of its bytes
+    # (joined: 16 bytes a letter, in order).
 
 
 def scan(
@@ -130,7 +127,8 @@ def scan(
 class _Folder:
     """One folder listed and classified, its reading started, not yet built into letters."""
 
-    __slots__ = ("seat", "folder", "dir_fd", "order", "read", "files", "unsupported", "orphans", "seen", "recheck")
+    __slots__ = ("seat", "folder", "dir_fd", "order", "read", "batches", "files", "unsupported", "orphans", "seen",
+                 "recheck")
 
     def __init__(self, seat: str, folder: str, dir_fd: int) -> None:
         self.seat = seat
@@ -138,6 +136,7 @@ class _Folder:
         self.dir_fd = dir_fd
         self.order: list[str | Letter | Unreadable] = []  # names to read, items from the cache
         self.read: Iterator[tuple] = iter(())
+        self.batches: Iterator[tuple] | None = None  # instead of ``read``: see Reader.iter_batches
         self.files = 0
         self.unsupported: list[Unsupported] = []  # found when listed, added when taken
         self.orphans: list[str] = []
@@ -424,7 +423,11 @@ class _Scan:
                 candidates = [n for n in candidates if n not in gone]
             job.order = [hits.get(n, n) for n in candidates] if hits else candidates
             to_read = [n for n in job.order if type(n) is str] if hits else candidates
-            job.read = self.reader.iter_headers(dir_fd, to_read, (seat, folder, prefix)) if to_read else iter(())
+            batches = getattr(self.reader, "iter_batches", None)
+            if to_read and batches is not None and not hits and not job.recheck:
+                job.batches = batches(dir_fd, to_read, (seat, folder, prefix))
+            else:
+                job.read = self.reader.iter_headers(dir_fd, to_read, (seat, folder, prefix)) if to_read else iter(())
         except OSError as exc:
             os.close(dir_fd)
             return Unsupported(rel_dir, _why(exc))
@@ -436,94 +439,8 @@ class _Scan:
 
     def _take(self, job: _Folder, letters, unreadable, unsupported, orphans) -> int:
         """Add what the folder ``job`` found when listed, then every item of it in listing
-        order, reading the files not taken from the cache; closes the folder. Returns how
-        many files count (those that vanished since the listing are not examined, not
-        counted)."""
-        unsupported.extend(job.unsupported)
-        orphans.extend(job.orphans)
-        seat, folder = job.seat, job.folder
-        read = job.read
-        seen = job.seen
-        seen_name, seen_stats = seen.names.append, seen.stats.extend
-        cache = self.cache
-        # what is read goes to the cache a folder at a time (three appends a letter); the
-        # letters the reader made come with their header's content hash, not its bytes
-        new_items: list[Letter | Unreadable] = []
-        new_data: list[bytes] = []
-        new_ctimes: list[int] = []
-        add_new, add_data, add_ctime = new_items.append, new_data.append, new_ctimes.append
-        made: list[Letter] = []
-        made_hashes: list[bytes] = []
-        made_ctimes: list[int] = []
-        add_made, add_made_hash, add_made_ctime = made.append, made_hashes.append, made_ctimes.append
-        id_utc = self.id_time_is_utc
-        prefix = f"{seat}/{folder}/"
-        add_letter = letters.append
-        add_unreadable = unreadable.append
-        files = job.files
-        recheck = job.recheck
-        reuse = getattr(cache, "reuse", None)
-        try:
-            for entry in job.order:
-                if type(entry) is not str:
-                    (add_letter if type(entry) is Letter else add_unreadable)(entry)
-                    continue
-                name = entry
-                stage, err, mode, size, mtime_ns, inode, ctime_ns, data, fields = next(read)
-                if type(fields) is Letter:  # made by the reader, as build() would; data: its hash
-                    add_letter(fields)
-                    add_made(fields)
-                    add_made_hash(data)
-                    add_made_ctime(ctime_ns)
-                    seen_name(name)
-                    try:
-                        seen_stats((size, mtime_ns, inode, ctime_ns))
-                    except OverflowError:  # beyond 64 bits: kept unpacked
-                        seen_stats = seen.unpacked()
-                        seen_stats((size, mtime_ns, inode, ctime_ns))
-                    continue
-                if recheck and not stage and data is not None and name in recheck:
-                    item = reuse(prefix + name, data, size, mtime_ns, inode, ctime_ns)
-                    if item is not None:  # the same header bytes: the row kept, its stat refreshed
-                        seen.add(name, (size, mtime_ns, inode, ctime_ns))
-                        seen_stats = seen.stats.extend
-                        (add_letter if type(item) is Letter else add_unreadable)(item)
-                        continue
-                if stage:
-                    if stage == 1 and err == errno.ENOENT:
-                        self.changed = True
-                        files -= 1
-                    else:
-                        unsupported.append(Unsupported(prefix + name, _why_errno(err)))
-                    continue
-                if data is None:
-                    unsupported.append(Unsupported(prefix + name, _kind_mode(mode)))
-                    continue
-                item = build(
-                    HeaderResult(fields) if fields is not None else parse_header(data),
-                    path=prefix + name, seat=seat, folder=folder, name=name,
-                    size=size, mtime_ns=mtime_ns, inode=inode, id_time_is_utc=id_utc,
-                )
-                add_new(item)
-                add_data(data)
-                add_ctime(ctime_ns)
-                seen.add(name, (size, mtime_ns, inode, ctime_ns))
-                seen_stats = seen.stats.extend
-                (add_letter if type(item) is Letter else add_unreadable)(item)
-        except OSError as exc:
-            unsupported.append(Unsupported(f"{seat}/{folder}", _why(exc)))
-        finally:
-            os.close(job.dir_fd)
-        if cache is not None:
-            if new_items:
-                cache.put_many(new_items, new_data, new_ctimes)
-            if made:
-                put_hashed = getattr(cache, "put_hashed", None)
-                if put_hashed is not None:
-                    put_hashed(made, made_hashes, made_ctimes)
-                else:
-                    cache.put_many(made, [None] * len(made), made_ctimes)
-        return files
+        order (``core.taking``); closes the folder. Returns how many files count."""
+        return take_folder(self, job, letters, unreadable, unsupported, orphans)
 
     def _saw_dir(self, rel: str, fd: int) -> None:
         try:

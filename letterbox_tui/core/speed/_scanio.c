@@ -23,6 +23,11 @@
  *
  * read_start(dir_fd, names) / read_finish(batch, where=None): read_headers in two halves,
  *   the reading done by a thread of its own in between (the scan reads ahead with these).
+ *   read_finish(batch, where, packed=True) gives (results, hashes, stats): each letter made
+ *   here is in results as itself (not in a tuple), and its header's digest and its
+ *   (size, mtime_ns, inode, ctime_ns) are in the two bytes objects, 16 and 32 bytes a
+ *   letter in the order of results (native 64-bit words: array('q')); a letter whose stat
+ *   does not fit in 64 bits is given in its tuple as before.
  *
  * stat_packed(dir_fd, names, threads) lstats each name relative to dir_fd and returns
  *   (size, mtime_ns, inode, ctime_ns) of every one as little-endian signed 64-bit words, or
@@ -394,15 +399,36 @@ read_start(PyObject *self, PyObject *args)
     return capsule;
 }
 
+/* Whether a stat's (size, mtime_ns, inode, ctime_ns) fit in signed 64-bit words. */
+static int
+packable(const struct stat *st)
+{
+    return st->st_mtim.tv_sec > -9000000000LL && st->st_mtim.tv_sec < 9000000000LL && st->st_ctim.tv_sec > -9000000000LL
+           && st->st_ctim.tv_sec < 9000000000LL && (unsigned long long)st->st_ino <= (unsigned long long)INT64_MAX;
+}
+
+/* (size, mtime_ns, inode, ctime_ns) as native signed 64-bit words (array('q')'s). */
+static void
+put_stat(unsigned char *to, const struct stat *st)
+{
+    int64_t v[4];
+    v[0] = (int64_t)st->st_size;
+    v[1] = (int64_t)st->st_mtim.tv_sec * 1000000000LL + st->st_mtim.tv_nsec;
+    v[2] = (int64_t)st->st_ino;
+    v[3] = (int64_t)st->st_ctim.tv_sec * 1000000000LL + st->st_ctim.tv_nsec;
+    memcpy(to, v, sizeof(v));
+}
+
 static PyObject *
 read_finish(PyObject *self, PyObject *args)
 {
-    PyObject *capsule, *spec = Py_None, *out;
+    PyObject *capsule, *spec = Py_None, *out, *hashes = NULL, *stats = NULL;
     pending *p;
-    Py_ssize_t i;
+    Py_ssize_t i, made = 0;
     builder bl, *blp = NULL;
+    int packed = 0;
 
-    if (!PyArg_ParseTuple(args, "O|O", &capsule, &spec))
+    if (!PyArg_ParseTuple(args, "O|Op", &capsule, &spec, &packed))
         return NULL;
     p = PyCapsule_GetPointer(capsule, PENDING);
     if (p == NULL)
@@ -428,16 +454,45 @@ read_finish(PyObject *self, PyObject *args)
     }
     pending_join(p);
     out = PyList_New(p->j.n);
+    packed = packed && blp != NULL;
+    if (packed) {
+        hashes = PyBytes_FromStringAndSize(NULL, p->j.n * SCANIO_DIGEST);
+        stats = PyBytes_FromStringAndSize(NULL, p->j.n * 32);
+        if (hashes == NULL || stats == NULL)
+            Py_CLEAR(out);
+    }
     for (i = 0; out != NULL && i < p->j.n; i++) {
-        PyObject *r = scanio_result_of(&p->j.items[i], blp, i);
+        item *it = &p->j.items[i];
+        PyObject *r = scanio_result_of(it, blp, i);
         if (r == NULL) {
             Py_CLEAR(out);
             break;
         }
+        if (packed && scanio_is_made(PyTuple_GET_ITEM(r, 8)) && packable(&it->st)) {
+            /* a letter made here: the letter itself; its hash and stat in the blobs */
+            PyObject *letter = Py_NewRef(PyTuple_GET_ITEM(r, 8));
+            memcpy(PyBytes_AS_STRING(hashes) + made * SCANIO_DIGEST, PyBytes_AS_STRING(PyTuple_GET_ITEM(r, 7)),
+                   SCANIO_DIGEST);
+            put_stat((unsigned char *)PyBytes_AS_STRING(stats) + made * 32, &it->st);
+            made++;
+            Py_DECREF(r);
+            r = letter;
+        }
         PyList_SET_ITEM(out, i, r);
     }
     pending_release(p);
-    return out;
+    if (!packed || out == NULL) {
+        Py_XDECREF(hashes);
+        Py_XDECREF(stats);
+        return out;
+    }
+    if (_PyBytes_Resize(&hashes, made * SCANIO_DIGEST) < 0 || _PyBytes_Resize(&stats, made * 32) < 0) {
+        Py_XDECREF(hashes);
+        Py_XDECREF(stats);
+        Py_DECREF(out);
+        return NULL;
+    }
+    return Py_BuildValue("(NNN)", out, hashes, stats);
 }
 
 static void
@@ -503,7 +558,9 @@ static PyMethodDef methods[] = {
     {"read_start", read_start, METH_VARARGS,
      "read_start(dir_fd, names): start reading the headers of names on a thread of its own."},
     {"read_finish", read_finish, METH_VARARGS,
-     "read_finish(batch, where=None): wait for a read_start batch; what read_headers would have returned."},
+     "read_finish(batch, where=None, packed=False): wait for a read_start batch; what read_headers would have "
+     "returned (packed: (results, hashes, stats), a letter made here given as itself, its hash and stat in "
+     "the two blobs)."},
     {"check_start", scanio_check_start, METH_VARARGS,
      "check_start(work, threads=2): start proving [(dir_fd, names, n, expected)] unchanged, on threads of its own."},
     {"check_finish", scanio_check_finish, METH_VARARGS,

@@ -79,6 +79,7 @@ PyObject *scanio_configure(PyObject *self, PyObject *args);
 int scanio_builder_init(builder *b, PyObject *spec, PyObject *names, Py_ssize_t from);
 PyObject *scanio_result_of(item *it, builder *bl, Py_ssize_t index);
 int scanio_key_row(const char *s, Py_ssize_t len);
+int scanio_is_made(PyObject *obj);
 
 /* _scanio_digest.c: BLAKE2b-128 (the header cache's content hash), without the GIL */
 void scanio_digest(const char *data, Py_ssize_t n, unsigned char out[SCANIO_DIGEST]);

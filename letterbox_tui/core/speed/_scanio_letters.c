@@ -44,6 +44,13 @@ typedef struct {
 
 static config cfg;
 
+/* Whether `obj` is a letter made here (of the configured type). */
+int
+scanio_is_made(PyObject *obj)
+{
+    return cfg.type != NULL && (PyObject *)Py_TYPE(obj) == cfg.type;
+}
+
 /* The row of the field table whose key is s[:len], or -1 (for _scanio_strings.c). */
 int
 scanio_key_row(const char *s, Py_ssize_t len)

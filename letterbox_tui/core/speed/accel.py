@@ -123,6 +123,21 @@ class CReader:
         first = self.fast.read_start(dir_fd, names[: bounds[1]])
         return self._read_ahead(dir_fd, names, bounds, first, where)
 
+    def iter_batches(self, dir_fd: int, names: list[str], where: tuple[str, str, str]) -> Iterator[tuple]:
+        """``Reader.iter_batches``: ``iter_headers`` a batch at a time, each as (its names,
+        its results, the hashes and stats of the letters made in C): such a letter is in
+        the results as itself, its header's digest (16 bytes) and its (size, mtime_ns,
+        inode, ctime_ns) (32 bytes, native 64-bit words) in the two blobs, in order."""
+        small = len(names) <= FIRST_BATCH or threads() < 2
+        bounds = [0, len(names)] if small else [0, *range(FIRST_BATCH, len(names), BATCH), len(names)]
+        fast = self.fast
+        pending = fast.read_start(dir_fd, names[: bounds[1]])
+        for at in range(1, len(bounds)):
+            ahead = fast.read_start(dir_fd, names[bounds[at] : bounds[at + 1]]) if at + 1 < len(bounds) else None
+            results, hashes, stats = fast.read_finish(pending, where, True)
+            pending = ahead
+            yield names[bounds[at - 1] : bounds[at]], results, hashes, stats
+
     def _read_ahead(self, dir_fd: int, names: list[str], bounds: list[int], pending, where) -> Iterator[tuple]:
         """Each batch is started before the one before it is finished: while this thread
         makes a batch's letters (``read_finish``, with the GIL) and the caller takes them,

@@ -225,12 +225,16 @@ class HeaderCache:
         are racily recent are left out."""
         self._put_folder(items, data, ctimes, False)
 
-    def put_hashed(self, items: list[Letter], hashes: list[bytes], ctimes: list[int]) -> None:
+    def put_hashed(self, items: list[Letter], hashes: bytes, ctimes: list[int]) -> None:
         """``put_many`` for letters the reader made itself, given the BLAKE2b-128 digest of
-        each header (``header_hash``) rather than its bytes: 16 bytes kept a letter."""
-        self._put_folder(items, hashes, ctimes, True)
+        each header (``header_hash``) rather than its bytes, joined (16 bytes a letter,
+        in order): all that is kept of them."""
+        if type(hashes) is not bytes or len(hashes) != _HASH * len(items):  # not digests: none trusted as one
+            self._put_folder(items, [None] * len(items), ctimes, False)
+        else:
+            self._put_folder(items, hashes, ctimes, True)
 
-    def _put_folder(self, items: list, data: list, ctimes: list[int], hashed: bool) -> None:
+    def _put_folder(self, items: list, data: list | bytes, ctimes: list[int], hashed: bool) -> None:
         if not items:
             return
         self._changed = True
@@ -239,11 +243,9 @@ class HeaderCache:
             keep = [i for i, c in enumerate(ctimes) if c <= limit]
             if not keep:
                 return
-            items, data, ctimes = [items[i] for i in keep], [data[i] for i in keep], [ctimes[i] for i in keep]
-        if hashed and all(type(h) is bytes and len(h) == _HASH for h in data):
-            data = b"".join(data)
-        elif hashed:  # not digests after all: none is trusted as one
-            data, hashed = [None] * len(items), False
+            items, ctimes = [items[i] for i in keep], [ctimes[i] for i in keep]
+            data = (b"".join([data[_HASH * i : _HASH * (i + 1)] for i in keep]) if hashed
+                    else [data[i] for i in keep])
         try:
             kept_ctimes = array("q", ctimes)
         except OverflowError:  # beyond 64 bits (never seen): kept as they are

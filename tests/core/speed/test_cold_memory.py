@@ -133,3 +133,34 @@ def test_a_time_beyond_64_bits_is_read_in_c_as_os_stat_gives_it(box):
     assert x.mtime_ns == 10**19 == os.stat(far).st_mtime_ns
     assert [letters_equal(a, b) for a, b in zip(fast.letters, pure.letters)] == [True, True]
     assert fast.seen.files == pure.seen.files
+
+
+@needs_c
+def test_a_batch_of_letters_made_in_c_mixed_with_others_is_taken_in_order(box, monkeypatch):
+    """Letters the C reader made come a batch at a time (their hashes and stats packed),
+    among letters build() makes, unreadable files, a FIFO and a file time past 64 bits:
+    the scan, what it saw and what the header cache keeps are the pure reader's."""
+    from letterbox_tui.core.scan import scan
+    from letterbox_tui.core.speed.cache import HeaderCache
+
+    monkeypatch.setattr(cache_mod, "RACY_NS", -1)
+    for i in range(300):  # over one batch (accel.FIRST_BATCH), several kinds in each
+        lid = f"2026-01-01T{i // 60:02d}{i % 60:02d}00-alpha-info-n{i:03d}-aaaaaaaa"
+        if i % 7 == 3:
+            box.letter(lid, priority=None)  # not canonical: build() makes it
+        elif i % 11 == 5:
+            box.raw(f"beta/inbox/{lid}.md", "---\nid: broken\n")  # unreadable
+        else:
+            path = box.letter(lid)
+            if i == 200:
+                os.utime(path, ns=(0, 10**19))
+    os.mkfifo(box.root / "beta/inbox/2026-01-01T999999-alpha-info-fifo-aaaaaaaa.md")
+    fast_cache, pure_cache = HeaderCache(box.root, False), HeaderCache(box.root, False, path=str(box.root.parent / "p"))
+    fast = scan(box.root, id_time_is_utc=False, reader=accel.reader(), cache=fast_cache)
+    pure = scan(box.root, id_time_is_utc=False, cache=pure_cache)
+    assert len(fast.letters) == len(pure.letters) > 200 and fast.unreadable == pure.unreadable
+    assert all(letters_equal(a, b) for a, b in zip(fast.letters, pure.letters))
+    assert fast.unsupported == pure.unsupported and fast.seen.files == pure.seen.files
+    fast_cache.save()
+    pure_cache.save()
+    assert fast_cache.rows == pure_cache.rows and fast_cache.hashes == pure_cache.hashes
