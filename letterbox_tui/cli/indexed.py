@@ -14,7 +14,6 @@ Not served (from scratch as before): a partial scope (``--participant``), and
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import sqlite3
@@ -338,48 +337,13 @@ def _finished(ix: Index) -> None:
         ix.close()
 
 
-class _Held(io.TextIOBase):
-    """What an answer writes while its proof runs: held, then written to the stream it
-    stands for (``like``: its encoding and errors) once the proof holds, or dropped."""
-
-    def __init__(self, like) -> None:
-        super().__init__()
-        self.like = like
-        self.parts: list[str] = []
-
-    @property
-    def encoding(self):  # noqa: D102
-        return getattr(self.like, "encoding", None) or "utf-8"
-
-    @property
-    def errors(self):  # noqa: D102
-        return getattr(self.like, "errors", None) or "strict"
-
-    def writable(self) -> bool:
-        return True
-
-    def isatty(self) -> bool:  # (a terminal is never answered this way)
-        return False
-
-    def write(self, text: str) -> int:
-        if not isinstance(text, str):
-            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
-        self.parts.append(text)
-        return len(text)
-
-    def flush(self) -> None:
-        pass
-
-    def show(self) -> None:
-        self.like.writelines(self.parts)
-        self.parts = []
-
-
 def _answer_meanwhile(command: str, args: Namespace, served: Served, answer, more: tuple) -> int | None:
     """``answer(served)`` made while ``served.proof`` runs, with what it writes held back;
     shown (and its exit code returned) once the proof holds. None, nothing shown, when the
     proof does not hold: the answer was made from an index the letterbox no longer matches."""
-    out, err = _Held(sys.stdout), _Held(sys.stderr)
+    from .held import Held
+
+    out, err = Held(sys.stdout), Held(sys.stderr)
     real = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = out, err
     failed: BaseException | None = None

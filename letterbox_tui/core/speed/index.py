@@ -205,13 +205,14 @@ class Index:
     # --- freshness ------------------------------------------------------------------
     def state(self):
         """What the scan saw of the file system (``core.speed.memo.recordable``), or None."""
-        assert self.db is not None
         got = self.db.execute("SELECT rowid FROM meta WHERE k = 'state' AND typeof(v) = 'blob'").fetchone()
         if got is None:
             return None
+        from letterbox_tui.core.speed.memo import state_of
+
         try:  # read as a blob, straight into one buffer (a SELECT of 10 MB copies it twice)
             with self.db.blobopen("meta", "v", got[0], readonly=True) as blob:
-                return _loads(blob.read())
+                return state_of(blob.read())  # (flat: its names and records are views of it)
         except Exception:  # noqa: BLE001 - a damaged state vouches for nothing
             return None
 
@@ -363,7 +364,7 @@ class Index:
         self.open()
 
     def _meta_rows(self, snapshot: Snapshot) -> list[tuple]:
-        from letterbox_tui.core.speed.memo import recordable
+        from letterbox_tui.core.speed.memo import recordable, state_blob
 
         scope = snapshot.scope.to_json()
         scope.pop("scanned_at", None)
@@ -377,7 +378,7 @@ class Index:
             ("seats", pickle.dumps(list(snapshot.seats), protocol=5)),
             ("extras", pickle.dumps((list(snapshot.orphan_sidecars), dict(snapshot.status_notes),
                                      list(snapshot.ignored)), protocol=5)),
-            ("state", pickle.dumps(state, protocol=5) if state is not None else None),
+            ("state", state_blob(state) if state is not None else None),
             ("written_at", time.time_ns()),
         ]
 

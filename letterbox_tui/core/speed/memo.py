@@ -50,6 +50,7 @@ from .. import flags as fsflags
 from .accel import STAT_RECORD, pack_stats, stat_packed, threads
 from .accel import stat_module as scanio
 from .after import BACKGROUND_ROWS, after_answer
+from .memo_state import _HEAD_LEN, _flat_state, state_blob, state_of  # noqa: F401 - (state_blob: the index's)
 from .files import (NoGlobals, blake2b, cache_dir, cache_wanted, inside, notice, read_framed, read_framed_head,
                     read_framed_unchecked, write_framed)
 
@@ -59,7 +60,6 @@ RACY_NS = 3_000_000_000
 MAGIC_STATE = b"LBXSTAT1"
 MAGIC_ANSWER = b"LBXANSW1"
 VERSION = 3  # 2: framed, checksummed; 3: flat (names, records, output used as read)
-_HEAD_LEN = struct.Struct("<Q")
 TOKEN = 16  # bytes of the state token
 #: from this many letter files, the check is split with a forked child (pure Python only)
 FORK_FILES = 20_000
@@ -324,21 +324,6 @@ def recordable(snapshot) -> tuple | None:
 
 # --- reading memo files --------------------------------------------------------------
 
-def _flat_state(dirs, folders) -> list[bytes]:
-    """A state (``recordable``) as a state file's parts after its token: the length of a
-    small pickled head (the directories; per folder its name, count and where its names
-    and records lie), the head, then every folder's names (each ended by a NUL) and
-    records, as they are."""
-    where, blobs, at = [], [], 0
-    for rel, joined, n, stats in folders:
-        names = bytes(joined) + b"\0" if n else b""
-        where.append((rel, n, at, len(names), at + len(names)))
-        blobs += [names, stats]
-        at += len(names) + len(stats)
-    head = pickle.dumps((dirs, tuple(where)), protocol=5)
-    return [_HEAD_LEN.pack(len(head)), head, *blobs]
-
-
 def _load_state(path: str, *, checked: bool = True):
     """(token, dirs, folders) of the state file at ``path``, each folder's names and
     records views of the file read whole (nothing copied); None when there is none or it
@@ -359,42 +344,12 @@ def _load_state(path: str, *, checked: bool = True):
     if checked and not check():
         return None
     token = bytes(payload[:TOKEN])
-    folders = None
-    try:
-        (size,) = _HEAD_LEN.unpack_from(payload, TOKEN)
-        blob = payload[TOKEN + _HEAD_LEN.size + size :]
-        dirs, where = NoGlobals(io.BytesIO(payload[TOKEN + _HEAD_LEN.size : TOKEN + _HEAD_LEN.size + size])).load()
-        if len(token) == TOKEN and _state_looks_right(dirs, where, len(blob)):
-            folders = tuple((rel, blob[a : a + length], n, blob[b : b + n * STAT_RECORD.size])
-                            for rel, n, a, length, b in where)
-            if any(n and f[1][-1] != 0 for f, (_, n, *_) in zip(folders, where)):
-                folders = None
-    except Exception:  # noqa: BLE001 - a damaged memo is no memo
-        folders = None
-    if folders is None:
+    state = state_of(payload[TOKEN:]) if len(token) == TOKEN else None
+    if state is None:
         if checked or check():  # (a damaged file is said to be damaged)
             notice(f"{what} ignored (of the wrong shape); answered from the letters")
         return None
-    return (token, dirs, folders) if checked else (token, dirs, folders, check)
-
-
-def _state_looks_right(dirs, where, size: int) -> bool:
-    if type(dirs) is not tuple or type(where) is not tuple or not dirs:
-        return False
-    for d in dirs:
-        if not (type(d) is tuple and len(d) == 5 and type(d[0]) is str and all(type(v) is int for v in d[1:])):
-            return False
-    if dirs[0][0] != "":
-        return False
-    known = {d[0] for d in dirs}
-    for f in where:
-        if not (type(f) is tuple and len(f) == 5 and type(f[0]) is str and f[0] in known
-                and all(type(v) is int and v >= 0 for v in f[1:])):
-            return False
-        _, n, a, length, b = f
-        if (length == 0) != (n == 0) or a + length > size or b + n * STAT_RECORD.size > size:
-            return False
-    return True
+    return (token, *state) if checked else (token, *state, check)
 
 
 def _load_answer(path: str, key: str, token: bytes):

@@ -297,3 +297,22 @@ def test_a_flipped_byte_in_the_flat_files_is_never_replayed(mail, monkeypatch, p
         assert any("checksum mismatch: damaged" in n for n in take_notices()), (path, where)
         open(path, "wb").write(good)
         assert bytes(memo.replay("k")[0]) == out
+
+
+def test_a_state_blob_reads_back_as_the_state_it_was_made_of(mail):
+    """The flat blob the memo and the derived index keep (``memo_state``) gives back the
+    state ``recordable`` made (its names and records as views); a state pickled whole, as
+    older indexes kept it, is read too; a damaged or truncated blob is no state."""
+    import pickle
+
+    from letterbox_tui.core.speed.memo_state import state_blob, state_of
+
+    state = memo_mod.recordable(scan(mail.root))
+    assert state is not None
+    dirs, folders = state_of(state_blob(state))
+    assert dirs == state[0]
+    assert [(r, bytes(j).rstrip(b"\0"), n, bytes(s)) for r, j, n, s in folders] == list(state[1])
+    assert state_of(pickle.dumps(state, protocol=5)) == state
+    blob = state_blob(state)
+    for bad in (blob[: len(blob) // 2], blob[:-1], b"", b"\x00" * 40, pickle.dumps({"a": 1})):
+        assert state_of(bad) is None
