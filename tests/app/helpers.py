@@ -42,6 +42,23 @@ async def until(pilot, predicate, timeout: float = 10.0) -> None:
     raise AssertionError("condition not reached")
 
 
+#: the pane's worker groups that read a file for what is shown (body, hash, offending line)
+READING_GROUPS = ("body", "provenance", "finding")
+
+
+async def reads_done(pilot, app, timeout: float = 10.0) -> None:
+    """Wait until no worker reading a file for the letter pane is pending or running, and
+    what they posted has been handled (under load a snapshot could otherwise be taken
+    before the offending line of a problem arrived)."""
+    from textual.worker import WorkerState
+
+    busy = (WorkerState.PENDING, WorkerState.RUNNING)
+    await until(pilot, lambda: not any(w.group in READING_GROUPS and w.state in busy for w in app.workers),
+                timeout)
+    await pilot.pause()
+    await pilot.pause()
+
+
 def user_config(text: str):
     """Write the user's own config.toml (in the test's XDG config home) and return its path."""
     from letterbox_tui.core.settings import user_config_path

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from letterbox_tui.app.themes import shipped_themes_dir
-from tests.app.helpers import SIZE, app_for, body_of, scanned
+from tests.app.helpers import SIZE, app_for, body_of, reads_done, scanned
 from tests.app.letterboxes import fill, ruling
 from tests.conftest import make_box
 
@@ -38,6 +38,7 @@ async def _wait(pilot):
     await scanned(pilot, pilot.app)
     if pilot.app.letter_pane.letter is not None:
         await body_of(pilot, pilot.app)
+    await reads_done(pilot, pilot.app)
 
 
 def test_owed_view(snap_compare, fixed_box):
@@ -50,6 +51,7 @@ def test_incomplete_scope_problems_view(snap_compare, fixed_box):
     async def run_before(pilot):
         await _wait(pilot)
         await pilot.press("p")
+        await _wait(pilot)
 
     assert snap_compare(_app(fixed_box), terminal_size=SIZE, run_before=run_before)
 
