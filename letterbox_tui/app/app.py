@@ -351,9 +351,13 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, OutsideMixin, Sync
             empty = Content.styled("Computing this view… (the other views are ready first)", "$warning")
         if not rows and self.mailbox_id == "view:owed" and self.query_text is None:
             empty = Content("Nothing is owed: every task is answered, closed or superseded.")
-        n = m.letter_rows(rows)
+        n, noun = m.letter_rows(rows), "row"
+        if self.mailbox_id == "view:disputes" and self.query_text is None:
+            # the letters a dispute names are rows under it: 1 dispute read "3 rows"
+            n, noun = sum(1 for r in rows if r.heading is None and r.depth == 0), "dispute"
+        self.shown_noun = noun
         self.list_title.update(
-            Content.assemble(Content.styled(" ", ""), title.stylize_before("bold"), (f"  {n} row{'s' if n != 1 else ''}", "$text-muted")))
+            Content.assemble(Content.styled(" ", ""), title.stylize_before("bold"), (f"  {n} {noun}{'s' if n != 1 else ''}", "$text-muted")))
         lst.set_rows(rows, keep=keep, empty=empty)
         if self._select_now and not self._showing_pending:
             # a letter just written: the cursor goes to it (a new version, a dispute...);

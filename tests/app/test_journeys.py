@@ -106,6 +106,7 @@ async def test_a_dispute_and_its_ruling(letterbox, size):
 
         await pilot.press("2")
         assert "oldest dispute first" in _status(app)
+        assert "· 2 disputes" in _status(app)  # not the rows of the letters they name
         shown = [r.letter.id for r in lst.rows if r.letter is not None and r.letter.type == "dispute"]
         assert shown == sorted(shown) and shown[-1] == written  # oldest first, as the status says
         lst.cursor = lst.index_of(_row_of(app, DISPUTE2).key)

@@ -41,7 +41,8 @@ def status_text(app) -> Content:
     if app.threaded and mailbox != "view:owed":
         parts += [sep, Content.styled("threaded", "bold")]
     n = getattr(app, "shown_rows", 0)
-    parts += [sep, Content.styled(f"{n} row{'s' if n != 1 else ''}", "$text-muted")]
+    noun = getattr(app, "shown_noun", "row")
+    parts += [sep, Content.styled(f"{n} {noun}{'s' if n != 1 else ''}", "$text-muted")]
     if app.fresh_count:
         parts += [sep, Content.styled(f"◆ {app.fresh_count} new", "bold $success")]
     marked = len(app.letter_list.marked)
