@@ -423,8 +423,11 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, OutsideMixin, Sync
         i = order.index(tabs.active) if tabs.active in order else 0
         tabs.active = order[(i + step) % len(order)]
         focused = self.focused
-        if focused is not None and self.letter_pane in focused.ancestors_with_self:
-            # reading: the new tab takes the keys (j/k move in the Thread tree)
+        reading = focused is not None and self.letter_pane in focused.ancestors_with_self
+        if reading or self.screen_stack[0].has_class("-short"):
+            # reading: the new tab takes the keys (j/k move in the Thread tree); on a short
+            # screen the pane is hidden from the list, so ] and [ start reading (they did
+            # nothing visible at 80x24)
             if tabs.active == "tab-thread":
                 self.letter_pane.thread_view.focus()
             else:

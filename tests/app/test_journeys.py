@@ -388,3 +388,18 @@ async def test_a_superseded_request_past_its_deadline_is_marked_superseded_not_l
         line = letters(app).describe(_row_of(app, old), 160).plain
         assert line.startswith("~") and "superseded by" in line
         assert old not in {r.letter.id for r in app.model.rows("view:owed") or [] if r.letter is not None}
+
+
+async def test_brackets_from_the_list_at_80x24_open_the_tab(letterbox):
+    """At 80x24 the letter pane is hidden while the list has the keys: ] switched the
+    hidden pane's tab and showed nothing; now it reads the letter on that tab."""
+    app = app_for(letterbox)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await scanned(pilot, app)
+        assert app.letter_pane.region.height == 0
+        await pilot.press("right_square_bracket")
+        await pilot.pause()
+        assert app.letter_pane.tabs.active == "tab-thread" and app.focused is app.letter_pane.thread_view
+        assert app.letter_pane.region.height >= 12
+        await pilot.press("q")
+        assert app.focused is letters(app) and app.is_running
