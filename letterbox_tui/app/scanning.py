@@ -125,7 +125,6 @@ class ScanningMixin:
 
     @work(thread=True, exclusive=True, group="scan", exit_on_error=False)
     def scan_letterbox(self) -> None:
-        from letterbox_tui.core.resolve import resolve
         from letterbox_tui.core.speed.choice import scan_letterbox
         from letterbox_tui.core.speed.files import take_notices
 
@@ -153,24 +152,44 @@ class ScanningMixin:
         )
         if worker.is_cancelled:
             return
+        # resolving and building make millions of objects and no cycles: the collector's
+        # passes over them held the interpreter for 50-100 ms at a time while the user
+        # moved in the opening view; what they made leaves its sight at the end
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            model = self._resolve_and_build(worker, snapshot, settings, fingerprint, at)
+        finally:
+            if len(snapshot.letters) >= early.PREVIEW_MIN_LETTERS:  # (a test's stays collectable)
+                gc.freeze()
+            if collecting:
+                gc.enable()
+        big = len(snapshot.letters) >= early.PREVIEW_MIN_LETTERS
+        if model is not None and keep_index and big and not snapshot.scope.partial:
+            keep_index_fresh(self.root)
+
+    def _resolve_and_build(self, worker, snapshot, settings, fingerprint, at) -> AppModel | None:
+        from letterbox_tui.core.resolve import resolve
+        from letterbox_tui.core.speed.files import take_notices
+
         self.post_message(ScanProgress("resolving answers", 2, 4))
         res = resolve(snapshot, at)
         if worker.is_cancelled:
-            return
+            return None
         first = self.mailbox_id if self.mailbox_id.startswith("view:") else "view:owed"
         self.post_message(ScanProgress(f"building {first[5:]}", 3, 4))
         model = AppModel.build(self.root, settings, snapshot, res, at, first=first)
         if self.start_letter and self.scan_count == 0:
             model.compute("view:all")  # where --letter is looked for
         if worker.is_cancelled:
-            return
+            return None
         self.post_message(ScanDone(model, fingerprint, tuple(take_notices())))
         self.post_message(ScanProgress("building the other views", 4, 4))
         model.finish(cancelled=lambda: worker.is_cancelled)
-        if not worker.is_cancelled:
-            self.post_message(ViewsDone(model))
-        if keep_index and len(snapshot.letters) >= early.PREVIEW_MIN_LETTERS and not snapshot.scope.partial:
-            keep_index_fresh(self.root)
+        if worker.is_cancelled:
+            return None
+        self.post_message(ViewsDone(model))
+        return model
 
     def on_scan_progress(self, message: ScanProgress) -> None:
         if not self.query("#letters"):  # the app is shutting down
