@@ -22,8 +22,10 @@ if TYPE_CHECKING:  # (imported where used: the memo's stat proof needs neither)
 
 #: one file's packed (size, mtime_ns, inode, ctime_ns), as ``_scanio.stat_packed`` writes it
 STAT_RECORD = struct.Struct("<4q")
-# names per batch read ahead (``CReader.iter_headers``); the first batch of a folder is smaller
-BATCH = 1024
+# names per batch read ahead (``CReader.iter_headers``); the first batch of a folder is smaller.
+# Few batches: the end of each is a point where this thread may wait for a reading thread the
+# system has not run yet (on a busy machine: a 100k scan's wall 2.62 s at 1024, 2.26 at 4096)
+BATCH = 4096
 FIRST_BATCH = 128
 
 

@@ -364,12 +364,20 @@ def test_a_batch_outlives_the_caller_s_descriptor_and_can_be_dropped(tmp_path):
 
 @needs_c
 @pytest.mark.parametrize("count", [0, 1, 128, 129, 1152, 1153, 3000])
-def test_reading_ahead_gives_every_result_in_order(tmp_path, count):
+def test_reading_ahead_gives_every_result_in_order(tmp_path, count, monkeypatch):
+    from letterbox_tui.core.speed import accel
+
+    monkeypatch.setattr(accel, "BATCH", 1024)  # the batch edges at 128 and 128 + 1024 (files are few here)
     c = CReader(_scanio)
     names = numbered_letters(tmp_path, count)
     fd = dir_fd(tmp_path)
     try:
         assert list(c.iter_headers(fd, names)) == c.read_headers(fd, names)
+        where = ("beta", "inbox", "beta/inbox/")  # and a batch at a time, letters made in C
+        made = c.read_headers(fd, names, where)
+        taken = [r for _, results, _, _ in c.iter_batches(fd, names, where) for r in results]
+        assert [type(r[8] if type(r) is tuple else r) for r in taken] == [type(r[8]) for r in made]
+        assert [r if type(r) is tuple else r.id for r in taken] == [r if type(r[8]) is tuple else r[8].id for r in made]
     finally:
         os.close(fd)
 
