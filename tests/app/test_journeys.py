@@ -27,6 +27,10 @@ async def test_morning_review_follows_the_thread_and_q_comes_back(letterbox, siz
         await scanned(pilot, app)
         lst = letters(app)
         assert app.mailbox_id == "view:owed" and lst.current.letter.id == BUDGET  # most overdue
+        # who has not even acked shows on a wide row (n finds them at any width)
+        accepted = app.model.res.accepted(lst.current.letter).yes
+        assert ("not accepted yet" in lst.describe(lst.current, 160).plain) == (not accepted)
+        assert "not accepted" not in lst.describe(lst.current, 80).plain
         await pilot.press("enter")
         assert app.focused.id == "body-scroll"
         await pilot.press("right_square_bracket")

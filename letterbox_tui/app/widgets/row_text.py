@@ -83,6 +83,8 @@ def describe(model, row: ListRow, width: int, owed: bool = False, fresh: bool = 
         due_w = 18
         why = ("? " + ", ".join(codes)) if codes else ""
         progress = row.extra.get("progress") or ""
+        if wide and not why and not progress and not res.accepted(x).yes:
+            progress = "not accepted yet"  # the review asks who has not even acked (n finds them)
         tail = " · ".join(t for t in (why, progress) if t)
         tail_w = min(len(tail), 26 if wide else 18, max(0, width - 2 - len(indent) - due_w - parties_w - 24))
         if progress and wide:
