@@ -14,7 +14,14 @@ class Held(io.TextIOBase):
     def __init__(self, like) -> None:
         super().__init__()
         self.like = like
-        self.parts: list[str] = []
+        self.parts: list[str | bytes] = []  # (bytes: what was written to ``buffer``)
+        self._buffer = _HeldBytes(self.parts) if getattr(like, "buffer", None) is not None else None
+
+    @property
+    def buffer(self):  # noqa: D102 - bytes, kept in order with the text
+        if self._buffer is None:
+            raise AttributeError("buffer")
+        return self._buffer
 
     @property
     def encoding(self):  # noqa: D102
@@ -40,5 +47,31 @@ class Held(io.TextIOBase):
         pass
 
     def show(self) -> None:
-        self.like.writelines(self.parts)
-        self.parts = []
+        like, text = self.like, []
+        for part in self.parts:
+            if type(part) is str:
+                text.append(part)
+                continue
+            like.writelines(text)
+            text = []
+            like.flush()
+            like.buffer.write(part)
+        like.writelines(text)
+        self.parts.clear()
+
+
+class _HeldBytes:
+    """``Held.buffer``: bytes written to it join its text, in order."""
+
+    def __init__(self, parts: list) -> None:
+        self.parts = parts
+
+    def write(self, data) -> int:
+        self.parts.append(bytes(data))
+        return len(data)
+
+    def writelines(self, lines) -> None:
+        self.parts.extend(bytes(x) for x in lines)
+
+    def flush(self) -> None:
+        pass

@@ -436,17 +436,32 @@ def _write(*parts: str) -> None:
     sys.stdout.write("\n")
 
 
-def _rows_parts(rows: list[str], size: int = 2000):
-    """Rows joined by commas a slice at a time."""
+def _rows_parts(rows: list, size: int = 2000, sep=","):
+    """Rows joined by commas a slice at a time (``sep=b","``: rows of bytes)."""
     for at in range(0, len(rows), size):
-        yield ("," if at else "") + ",".join(rows[at : at + size])
+        yield (sep if at else sep[:0]) + sep.join(rows[at : at + size])
 
 
-def _matched(s: Served, query, *, texts: bool = True, judged: bool = True) -> tuple[list, list]:
+def _utf8_pipe() -> bool:
+    """True when stdout is no terminal and writes UTF-8 (strict or not: the stored JSON is
+    valid UTF-8): then a query's rows may be written as the bytes the index keeps."""
+    import codecs
+
+    out = sys.stdout
+    if out.isatty() or getattr(out, "buffer", None) is None:
+        return False
+    try:
+        return codecs.lookup(out.encoding or "").name == "utf-8"
+    except LookupError:
+        return False
+
+
+def _matched(s: Served, query, *, texts: bool = True, judged: bool = True, raw: bool = False) -> tuple[list, list]:
     """The matching rows' JSON (as stored) and the unknown rows with their reasons, in
     scan order: SQL filters and judges every row; only an unknown one is read whole (its
     reasons are the terms'). ``texts=False``: the matches' paths, not their JSON (``exists``
-    counts them); ``judged=False``: the unknown rows' paths, not yet judged (``_judged``)."""
+    counts them); ``judged=False``: the unknown rows' paths, not yet judged (``_judged``);
+    ``raw``: the matches' JSON as the UTF-8 bytes SQLite keeps."""
     at_ns = ir.ns(query.at or _now())
     where, params = ir.sql_filter(query, at_ns)
     verdict = ir.sql_verdict(query)
@@ -454,14 +469,20 @@ def _matched(s: Served, query, *, texts: bool = True, judged: bool = True) -> tu
     doubtful: list[str] = []
     row = f"{ir.ROW_SQL}, " if texts else ""
     joined = "JOIN texts AS t USING (path) " if texts else ""
-    for path, *text, v in s.ix.db.execute(
-        f"SELECT path, {row}{verdict} AS v FROM letters {joined}WHERE ({where}) AND v > 0 "
-        "ORDER BY seat, folder, name", params,
-    ):
-        if v == 2:
-            matches.append(text[0] if texts else path)
-        else:
-            doubtful.append(path)
+    db = s.ix.db
+    if raw:
+        db.text_factory = bytes  # (every text column: the paths are decoded below)
+    try:
+        for path, *text, v in db.execute(
+            f"SELECT path, {row}{verdict} AS v FROM letters {joined}WHERE ({where}) AND v > 0 "
+            "ORDER BY seat, folder, name", params,
+        ):
+            if v == 2:
+                matches.append(text[0] if texts else path)
+            else:
+                doubtful.append(path.decode("utf-8") if raw else path)
+    finally:
+        db.text_factory = str
     return matches, (_judged(s, query, doubtful) if judged else doubtful)
 
 
@@ -479,9 +500,16 @@ def _judged(s: Served, query, doubtful: list[str]) -> list[tuple[ir.Stored, tupl
 
 
 def _query(s: Served, query, args: Namespace) -> int:
-    matches, unknown = _matched(s, query)
+    raw = args.json and _utf8_pipe()
+    matches, unknown = _matched(s, query, raw=raw)
     m = matches
     u = [x.row_text(why) for x, why in unknown]
+    if raw:  # the rows' JSON as SQLite keeps it, UTF-8: written as it is (nothing decoded, encoded)
+        out = sys.stdout
+        out.flush()
+        out.buffer.writelines([b'{"matches":[', *_rows_parts(m, sep=b","), b'],"unknown":[',
+                               *(x.encode() for x in _rows_parts(u)), b'],"scope":', s.scope_text().encode(), b"}\n"])
+        return _exit(s.scope)
     if args.json:
         _write('{"matches":[', *_rows_parts(m), '],"unknown":[', *_rows_parts(u), '],"scope":', s.scope_text(), "}")
         return _exit(s.scope)

@@ -212,3 +212,28 @@ def test_a_different_question_does_not_wait_for_the_index_build(tmp_path, capsys
     finally:
         builder.release()
     assert not WriterLock(path).held_elsewhere()
+
+
+def test_a_query_s_rows_written_as_stored_bytes_are_the_text_written(tmp_path, capsys, settled, monkeypatch):
+    """On a UTF-8 pipe a query's rows go out as the bytes the index keeps (``_utf8_pipe``):
+    byte for byte what writing them as text gives, ``scanned_at`` aside."""
+    import re
+
+    from letterbox_tui.cli import indexed
+
+    root = tmp_path / "box"
+    write_demo(root)
+    seen = []
+    real = indexed._matched
+    monkeypatch.setattr(indexed, "_matched", lambda *a, **k: seen.append(k.get("raw")) or real(*a, **k))
+    for q in QUERIES:
+        argv = ["--root", str(root), "query", *q, "--json"]
+        main(argv)  # (the index, built once)
+        capsys.readouterr()
+        outs = []
+        for raw in (True, False):
+            monkeypatch.setattr(indexed, "_utf8_pipe", lambda raw=raw: raw)
+            main(argv)
+            outs.append(re.sub(r'"scanned_at":"[^"]*"', "", capsys.readouterr().out))
+        assert outs[0] == outs[1], q
+    assert True in seen and False in seen  # (both ways answered from the index)
