@@ -136,3 +136,18 @@ def test_a_terminal_is_answered_only_after_the_proof(box, capsys, monkeypatch):
     code, out, _ = _ask(capsys, box, ["answered", lid])
     assert code in (0, 3) and out
     assert events[:2] == [("holds", True), ("answer", False)]
+
+
+def test_a_bad_term_is_one_line_and_exit_2_with_the_proof_running(box, capsys, monkeypatch):
+    """The terms are parsed once the proof runs (``_guarded``'s ``prepare``): a bad one still
+    ends the command with one line and exit 2, and the proof is stopped, not waited for."""
+    _ask(capsys, box, ["query", "type=request", "--json"])  # the index, fresh
+    events: list = []
+    _watch(monkeypatch, events)
+    real_init = memo.Proof.__init__
+    monkeypatch.setattr(memo.Proof, "__init__", lambda self, *a: events.append("start") or real_init(self, *a))
+    for argv in (["query", "nonsense~~=x", "--json"], ["exists", "late=maybe", "--json"], ["query", "since=soon"]):
+        events.clear()
+        code, out, err = _ask(capsys, box, argv)
+        assert code == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err, argv
+        assert "start" in events and not any(type(e) is tuple and e[0] == "holds" for e in events), (argv, events)
