@@ -468,3 +468,17 @@ def test_a_letter_seen_in_inbox_and_processed_is_a_move_in_flight_not_a_duplicat
     with pytest.raises(LetterboxError, match="already closed"):
         reply(box.root, letter, "result", seat="beta", body="Done.\n", now=NOW, snapshot=both)
     assert terminal_replies(box, letter) == [f"{letter}--beta--nack.md"] and locks(box) == []
+
+
+def test_a_letter_the_scan_missed_in_flight_is_looked_for_again(box):
+    """The snapshot a writer acts on may miss a letter another writer was moving as it was
+    taken (CI saw 'no letter' once in the race above): the writer looks again, finds it
+    closed, and says so."""
+    before = scan(box.root)  # taken before the letter existed: it misses it, as a torn look would
+    letter = task(box, slug="missed")
+    reply(box.root, letter, "result", seat="beta", body="done\n")
+    with pytest.raises(LetterboxError, match="already closed"):
+        reply(box.root, letter, "nack", seat="beta", body="no\n", snapshot=before)
+    with pytest.raises(LetterboxError, match="no letter"):
+        reply(box.root, "2026-01-01T000000-alpha-request-absent-00000000", "nack", seat="beta", body="no\n",
+              snapshot=before)

@@ -43,7 +43,8 @@ def write_progress(
     note = note.strip()
     check_value("progress", note)
     check_seat(root_p, seat, "--as")
-    index = IdIndex(snapshot if snapshot is not None else snapshot_of(root_p, settings, moment))
+    index = IdIndex(snapshot if snapshot is not None else snapshot_of(root_p, settings, moment),
+                    rescan=lambda: snapshot_of(root_p, settings, moment))
     letter = index.moving(letter_id)
     if letter.seat != seat:
         raise LetterboxError(f"{letter_id} lies in {letter.seat}/{letter.folder}/: one progresses only letters in "

@@ -82,7 +82,8 @@ def reply(
     if kind not in REPLY_KINDS + ("info",):
         raise LetterboxError(f"reply kind {kind!r} must be ack, nack, result or info")
     check_seat(root_p, seat, "--as")
-    index = IdIndex(snapshot if snapshot is not None else snapshot_of(root_p, settings, moment))
+    index = IdIndex(snapshot if snapshot is not None else snapshot_of(root_p, settings, moment),
+                    rescan=lambda: snapshot_of(root_p, settings, moment))
     parent = index.moving(letter_id)
     thread = parent.thread or parent.id
     if kind == "info":
@@ -220,7 +221,8 @@ def file_letter(
     root_p = Path(os.path.realpath(os.fspath(root)))
     settings = load_settings(root_p)
     check_seat(root_p, seat, "--as")
-    index = IdIndex(snapshot if snapshot is not None else snapshot_of(root_p, settings, utc(now)))
+    index = IdIndex(snapshot if snapshot is not None else snapshot_of(root_p, settings, utc(now)),
+                    rescan=lambda: snapshot_of(root_p, settings, utc(now)))
     letter = _own_letter(index, letter_id, seat, "file")
     if letter.folder == "processed":
         # Already filed; a lock a killed writer left behind is cleared on the way.
