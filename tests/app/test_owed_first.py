@@ -343,3 +343,39 @@ def test_the_command_line_starts_owed_before_textual_and_the_app_takes_it(tmp_pa
 
     asyncio.run(run())
     assert len(shown) == 1 and shown[0] is future.result() and shown[0].partial
+
+
+def test_keys_while_owed_is_from_the_index_wait_for_the_whole_letterbox(tmp_path, settled, monkeypatch):
+    import threading
+
+    from letterbox_tui.core.speed import choice
+
+    root = tmp_path / "gen"
+    now = _generated(root)
+    _indexed(root)
+    held, whole = threading.Event(), choice.scan_letterbox
+    monkeypatch.setattr(choice, "scan_letterbox", lambda *a, **k: (held.wait(10), whole(*a, **k))[1])
+
+    async def run():
+        app = make_app(root, now=lambda: now, poll_interval=None, user_settings=UserSettings())
+        async with app.run_test(size=SIZE) as pilot:
+            await until(pilot, lambda: app.preview is not None)
+            await pilot.press("o")  # the other order: from the same stored answers
+            await pilot.pause()
+            overdue = _rows(app.preview, app.letter_list.rows)
+            await pilot.press("c")  # writing needs the whole letterbox: it says so, nothing opens
+            await pilot.pause()
+            assert len(app.screen_stack) == 1
+            await pilot.press("2")  # another view: pending until the whole letterbox is in
+            await pilot.pause()
+            assert app.letter_list.rows == [] and "Computing" in app.letter_list.empty_text.plain
+            held.set()
+            await scanned(pilot, app)
+            assert app.mailbox_id == "view:disputes"
+            assert list(app.letter_list.rows) == list(app.model.rows("view:disputes"))
+            await pilot.press("1")
+            await pilot.pause()
+            assert _rows(app.model, app.letter_list.rows) == overdue  # the order kept, the same rows
+            await pilot.press("Q")
+
+    asyncio.run(run())
