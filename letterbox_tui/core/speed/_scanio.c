@@ -87,7 +87,7 @@ read_item(int dfd, item *it)
         close(fd);
         return;
     }
-    /* The first read goes to the stack; the item keeps a copy of just what was read
+    /* The first read goes to the stack; the item keeps a copy of just what it needs
      * (a fresh 4 KiB block a file would cost the process a page fault a file). */
     r = read_some(fd, first, FIRST_READ);
     if (r < 0) {
@@ -98,7 +98,31 @@ read_item(int dfd, item *it)
     }
     it->len = r;
     more = r > 0 && r < READ_LIMIT && scanio_find_close(first, r, 3, 0, &endpos) < 0;
-    it->buf = malloc(more ? READ_LIMIT : (r > 0 ? (size_t)r : 1));
+    if (!more) {
+        /* The header is all in the first read: split and hash it there, and keep just what
+         * the split needs (the header, not the body: a quarter of the bytes of a file) */
+        Py_ssize_t keep;
+        close(fd);
+        it->buf = first;
+        it->nf = scanio_parse_fast(it);
+        if (it->nf >= 0) {
+            scanio_digest(first, it->end, it->digest);
+            it->len = it->end;
+        }
+        keep = it->len;
+        it->buf = malloc(keep > 0 ? (size_t)keep : 1);
+        if (it->buf == NULL) {
+            free(it->f);
+            it->f = NULL;
+            it->nf = -1;
+            it->stage = 3;
+            it->err = ENOMEM;
+            return;
+        }
+        memcpy(it->buf, first, (size_t)keep);
+        return;
+    }
+    it->buf = malloc(READ_LIMIT);
     if (it->buf == NULL) {
         it->stage = 3;
         it->err = ENOMEM;
