@@ -5,8 +5,9 @@ a ``stat`` of every file: no header is loaded and nothing is resolved. A changed
 rescanned with the header cache and only what the change touches is re-derived, then the
 answer is read the same way. With no index yet (or one made by other code), the command
 runs from scratch as before (``cli.read``) and the index is built once the answer is out,
-by a process that holds the index's writer lock until it is done: a second command that
-starts meanwhile waits for it instead of scanning beside it.
+by a process that holds the index's writer lock until it is done: the same question asked
+meanwhile waits for the answer memo it writes first; any other answers from the letters at
+once (without the header cache) and leaves the index to it (``serve``).
 
 Not served (from scratch as before): a partial scope (``--participant``), and
 ``LETTERBOX_TUI_NO_CACHE``.

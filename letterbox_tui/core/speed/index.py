@@ -23,8 +23,8 @@ the components the change touches (``refresh``), or everything when the unreadab
 unsupported entries, the scope's completeness or the sidecars of many letters changed.
 
 Concurrency: SQLite in WAL mode, one writer at a time under an ``flock`` on a lock file
-beside the index (a builder keeps it while it writes; a second command waits for it
-instead of scanning again beside it), any number of readers, each reading one committed
+beside the index (a builder keeps it while it writes; ``cli.indexed`` says who waits for
+it: ``index_lock``), any number of readers, each reading one committed
 state inside a read transaction (every write is one transaction: never a torn state).
 A damaged, truncated, foreign or otherwise unusable file is set aside and rebuilt, with a
 one-line notice on stderr; an index that stays locked is bypassed (answers from scratch).
