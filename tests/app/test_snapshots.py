@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from letterbox_tui.app.themes import shipped_themes_dir
-from tests.app.helpers import SIZE, app_for, body_of, reads_done, scanned
+from letterbox_tui.app.screens.help import HelpScreen
+from tests.app.helpers import SIZE, app_for, body_of, reads_done, scanned, until
 from tests.app.letterboxes import fill, ruling
 from tests.conftest import make_box
 
@@ -39,6 +40,8 @@ async def _wait(pilot):
     if pilot.app.letter_pane.letter is not None:
         await body_of(pilot, pilot.app)
     await reads_done(pilot, pilot.app)
+    await pilot.wait_for_scheduled_animations()  # the list's scroll to its most urgent row
+    await pilot.pause()
 
 
 def test_owed_view(snap_compare, fixed_box):
@@ -91,6 +94,8 @@ def test_help_at_80x24_and_120x40(snap_compare, fixed_box, size):
     async def run_before(pilot):
         await _wait(pilot)
         await pilot.press("question_mark")
+        await until(pilot, lambda: isinstance(pilot.app.screen, HelpScreen) and pilot.app.screen.is_mounted)
+        await pilot.wait_for_scheduled_animations()
         await pilot.pause()
 
     assert snap_compare(_app(fixed_box), terminal_size=SIZES[size], run_before=run_before)
