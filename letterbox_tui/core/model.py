@@ -12,6 +12,8 @@ from __future__ import annotations
 from array import array
 from dataclasses import dataclass, field
 from datetime import datetime
+from collections.abc import Callable
+from operator import attrgetter
 from typing import Any, Literal
 
 AnswerValue = Literal["yes", "no", "unknown"]
@@ -53,6 +55,18 @@ EXTERNAL_BRIDGE = "external-bridge"
 #: header key -> the ``Letter`` slot holding its value as written ("" for a list slot,
 #: whose value is a tuple): ``core.letters`` fills it from its field table
 FIELD_SLOT_OF: dict[str, str] = {}
+
+
+#: keys tuple -> what reads a letter's values back from its slots (``Letter.field_values``);
+#: the C reader shares one keys tuple among the letters with the same keys
+_VALUES_OF: dict[tuple[str, ...], Callable[[Letter], tuple[str, ...]]] = {}
+
+
+def _values_getter(keys: tuple[str, ...]) -> Callable[[Letter], tuple[str, ...]]:
+    slots = [FIELD_SLOT_OF[key] for key in keys]
+    if len(slots) > 1 and all(slots):  # one C call for every value
+        return attrgetter(*slots)
+    return lambda letter: tuple([getattr(letter, slot) if slot else "" for slot in slots])
 
 
 class Letter:
@@ -200,8 +214,11 @@ class Letter:
         is empty, as its header's value was)."""
         values = self._field_values
         if values is None:
-            slot_of = FIELD_SLOT_OF
-            values = tuple([getattr(self, slot) if slot else "" for slot in map(slot_of.__getitem__, self._field_keys)])
+            keys = self._field_keys
+            get = _VALUES_OF.get(keys)
+            if get is None:
+                get = _VALUES_OF[keys] = _values_getter(keys)
+            values = get(self)
         return values
 
     @property
