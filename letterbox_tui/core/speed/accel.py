@@ -132,8 +132,13 @@ class CReader:
         inode, ctime_ns) (32 bytes, native 64-bit words) in the two blobs, in order."""
         small = len(names) <= FIRST_BATCH or threads() < 2
         bounds = [0, len(names)] if small else [0, *range(FIRST_BATCH, len(names), BATCH), len(names)]
+        # the first batch is started at once (not when the first result is asked for), so
+        # it is read while the caller lists the next folder
+        first = self.fast.read_start(dir_fd, names[: bounds[1]])
+        return self._batches(dir_fd, names, bounds, first, where)
+
+    def _batches(self, dir_fd: int, names: list[str], bounds: list[int], pending, where) -> Iterator[tuple]:
         fast = self.fast
-        pending = fast.read_start(dir_fd, names[: bounds[1]])
         for at in range(1, len(bounds)):
             ahead = fast.read_start(dir_fd, names[bounds[at] : bounds[at + 1]]) if at + 1 < len(bounds) else None
             results, hashes, stats = fast.read_finish(pending, where, True)
