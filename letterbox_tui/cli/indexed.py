@@ -204,7 +204,7 @@ def _build_after(ix: Index, lock: WriterLock, utc: bool, key: str | None = None)
     lock.announce(f"build {key if key is not None else '-'}")
 
     def loaded(snapshot) -> None:
-        from letterbox_tui.core.speed.after import BACKGROUND_ROWS, after_answer
+        from letterbox_tui.core.speed.after import INDEX_DETACHED_ROWS, after_answer
 
         common.on_loaded = None
         if snapshot.scope.partial:
@@ -233,7 +233,7 @@ def _build_after(ix: Index, lock: WriterLock, utc: bool, key: str | None = None)
         # before the header cache's save (a question asked during the build goes without
         # it: ``serve``), so that the builder starts from what the answer left, not from
         # what saving a million rows adds; the memo still goes first (``memo.record_after_answer``)
-        after_answer(work, big=len(snapshot.letters) >= BACKGROUND_ROWS, first=True)
+        after_answer(work, big=len(snapshot.letters) >= INDEX_DETACHED_ROWS, first=True)
 
     def abandon() -> None:
         ix.close()

@@ -237,3 +237,26 @@ def test_a_query_s_rows_written_as_stored_bytes_are_the_text_written(tmp_path, c
             outs.append(re.sub(r'"scanned_at":"[^"]*"', "", capsys.readouterr().out))
         assert outs[0] == outs[1], q
     assert True in seen and False in seen  # (both ways answered from the index)
+
+
+@pytest.mark.parametrize("limit, detached", [(10, True), (10**9, False)])
+def test_the_index_build_is_left_to_a_detached_process_from_a_few_thousand_letters(
+        tmp_path, capsys, settled, monkeypatch, limit, detached):
+    """The build costs ~50 µs a letter: a command whose letterbox has INDEX_DETACHED_ROWS
+    letters or more ends with its answer and leaves the build detached (the demo's 43
+    letters stand for them here), a smaller one builds in line."""
+    from letterbox_tui.core.speed import after
+
+    root = tmp_path / "box"
+    write_demo(root)
+    asked = []
+
+    def detach(work, *, ending=False):
+        asked.append(work)
+        return False  # (then done here, as when a fork is not safe)
+
+    monkeypatch.setattr(after, "INDEX_DETACHED_ROWS", limit)
+    monkeypatch.setattr(after, "detached", detach)
+    assert main(["--root", str(root), "query", "type=request", "--json"]) in (0, 3)
+    capsys.readouterr()
+    assert bool(asked) is detached
