@@ -233,31 +233,34 @@ def _one_pass(repo: Repo, result: SyncResult, upstream: str | None, *, first: bo
 STAGE_ATTEMPTS = 5
 
 
-def _refresh_index(repo: Repo, paths: list[str]) -> None:
-    """Read ``paths`` into the work tree's index again; a letter a writer moves as git
-    reads it is read again where it now is not (``--remove``), and comes by the next sync."""
-    data = b"".join(os.fsencode(p) + b"\0" for p in paths)
+def _while_letters_move(step):
+    """``step()``, taken again a few times while git fails on a letter that a writer moves
+    as git reads it ("Unable to process path")."""
     for attempt in range(STAGE_ATTEMPTS):
         try:
-            git(repo, "update-index", "--add", "--remove", "-z", "--stdin", input=data)
-            return
+            return step()
         except SyncError as exc:
             if "Unable to process path" not in str(exc) or attempt == STAGE_ATTEMPTS - 1:
                 raise
             time.sleep(0.02 * (attempt + 1))
 
 
+def _refresh_index(repo: Repo, paths: list[str]) -> None:
+    """Read ``paths`` into the work tree's index again; a letter a writer moves as git
+    reads it is read again where it now is not (``--remove``), and comes by the next sync."""
+    data = b"".join(os.fsencode(p) + b"\0" for p in paths)
+    _while_letters_move(lambda: git(repo, "update-index", "--add", "--remove", "-z", "--stdin", input=data))
+
+
 def _commit_new(repo: Repo, head: str | None, result: SyncResult) -> str | None:
     keep_folders(os.path.join(repo.top, repo.prefix))
-    for attempt in range(STAGE_ATTEMPTS):
-        try:
-            staged, tree = _stage(repo, head, result)
-            break
-        except SyncError as exc:
-            if "Unable to process path" not in str(exc) or attempt == STAGE_ATTEMPTS - 1:
-                raise
-            result.waiting.clear()
-            time.sleep(0.02 * (attempt + 1))  # a letter was moved as git read it: list again
+    mark = len(result.waiting)
+
+    def stage():  # each attempt lists again: what waits is what the last listing found
+        del result.waiting[mark:]
+        return _stage(repo, head, result)
+
+    staged, tree = _while_letters_move(stage)
     if not staged:
         return head
     if head is not None and tree == _tree(repo, head):

@@ -290,6 +290,15 @@ def snapshot_of(root: Path, settings: Settings, now: datetime) -> Snapshot:
     return scan(root, id_time_is_utc=settings.id_time_is_utc, now=now)
 
 
+def letterbox_ids(root: Path, settings: Settings, now: datetime, snapshot: Snapshot | None = None) -> IdIndex:
+    """The ids of ``snapshot``, else of a scan of ``root`` now; a letter it misses is
+    looked for once more in a new scan (``IdIndex.moving``)."""
+    def look() -> Snapshot:
+        return snapshot_of(root, settings, now)
+
+    return IdIndex(snapshot if snapshot is not None else look(), rescan=look)
+
+
 # --- headers -------------------------------------------------------------------------
 
 
@@ -398,7 +407,7 @@ def deliver(
     if pointers:
         for key, value in pointers:
             check_id_value(key, value)
-        index = IdIndex(snapshot if snapshot is not None else snapshot_of(root_p, settings, moment))
+        index = letterbox_ids(root_p, settings, moment, snapshot)
         for key, value in pointers:
             index.one(key, value)
         if d.rules_on:

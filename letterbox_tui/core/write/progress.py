@@ -18,7 +18,7 @@ from ..model import Snapshot
 from ..settings import load_settings
 from ..sidecar import MAX_SIDECAR
 from .fs import exists, replace_bytes
-from .gate import IdIndex, check_seat, check_value, sent_stamp, snapshot_of, utc
+from .gate import check_seat, check_value, letterbox_ids, sent_stamp, utc
 from .lifecycle import lifecycle_lock
 
 
@@ -43,8 +43,7 @@ def write_progress(
     note = note.strip()
     check_value("progress", note)
     check_seat(root_p, seat, "--as")
-    index = IdIndex(snapshot if snapshot is not None else snapshot_of(root_p, settings, moment),
-                    rescan=lambda: snapshot_of(root_p, settings, moment))
+    index = letterbox_ids(root_p, settings, moment, snapshot)
     letter = index.moving(letter_id)
     if letter.seat != seat:
         raise LetterboxError(f"{letter_id} lies in {letter.seat}/{letter.folder}/: one progresses only letters in "

@@ -33,11 +33,11 @@ from .gate import (
     default_slug,
     deliver,
     header_fields,
+    letterbox_ids,
     random_token,
     read_back,
     render,
     sent_stamp,
-    snapshot_of,
     utc,
     valid_written_id,
     writer_session,
@@ -82,8 +82,7 @@ def reply(
     if kind not in REPLY_KINDS + ("info",):
         raise LetterboxError(f"reply kind {kind!r} must be ack, nack, result or info")
     check_seat(root_p, seat, "--as")
-    index = IdIndex(snapshot if snapshot is not None else snapshot_of(root_p, settings, moment),
-                    rescan=lambda: snapshot_of(root_p, settings, moment))
+    index = letterbox_ids(root_p, settings, moment, snapshot)
     parent = index.moving(letter_id)
     thread = parent.thread or parent.id
     if kind == "info":
@@ -221,8 +220,7 @@ def file_letter(
     root_p = Path(os.path.realpath(os.fspath(root)))
     settings = load_settings(root_p)
     check_seat(root_p, seat, "--as")
-    index = IdIndex(snapshot if snapshot is not None else snapshot_of(root_p, settings, utc(now)),
-                    rescan=lambda: snapshot_of(root_p, settings, utc(now)))
+    index = letterbox_ids(root_p, settings, utc(now), snapshot)
     letter = _own_letter(index, letter_id, seat, "file")
     if letter.folder == "processed":
         # Already filed; a lock a killed writer left behind is cleared on the way.
