@@ -166,6 +166,8 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, OutsideMixin, Sync
         self._watch_stop = threading.Event()
         self._rescan_timer = None
         self._rescan_wanted = False
+        #: a form asked for before the first scan ended ("compose", "reply", …), opened after it
+        self.writer_waiting: str | None = None
         #: what the user has seen (new-letter markers), kept in the XDG state directory
         self.seen = Seen.load(self.root)
         self._announced: set[str] = set()

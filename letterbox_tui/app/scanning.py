@@ -265,6 +265,7 @@ class ScanningMixin:
         self.check_truth_file()
         if first:  # drafts kept from before (Esc, a closed app, a crash) are offered back
             self.call_after_refresh(self.action_drafts, True)
+            self.call_after_refresh(self.open_waiting_writer)
         if self._rescan_wanted:
             self._rescan_wanted = False
             self.start_scan()

@@ -53,8 +53,9 @@ class WritingMixin:
         from .screens.write import open_writer
 
         m = self.model
-        if m is None:
-            self.notify("Still scanning; try again in a moment.", severity="warning")
+        if m is None:  # the key is kept, not dropped: the form opens once the letterbox is read
+            self.writer_waiting = kind
+            self.notify("Reading the letterbox; the form opens when it is read.", timeout=3)
             return
         screen = open_writer(self, kind)
         if screen is not None:
@@ -99,6 +100,13 @@ class WritingMixin:
             return
         now = progress_of(m.root, x, m.snapshot)
         self.push_screen(ProgressScreen(m.root, x, now.line(self.clock()) if now else ""), self._written)
+
+    def open_waiting_writer(self) -> None:
+        """Open the form asked for while the first scan ran (``_open_writer``), unless another
+        screen (a kept draft offered back) is showing by now."""
+        kind, self.writer_waiting = self.writer_waiting, None
+        if kind is not None and len(self.screen_stack) == 1:
+            self._open_writer(kind)
 
     def action_drafts(self, quiet: bool = False) -> None:
         from .screens.drafts import offer_kept_drafts

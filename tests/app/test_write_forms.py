@@ -427,3 +427,27 @@ async def test_drafts_are_kept_off_the_ui_thread_and_never_outlive_a_send(letter
         await until(pilot, lambda: not isinstance(app.screen, WriteScreen))
         await pilot.pause(0.5)
     assert DraftStore(letterbox.root).kept() == []
+
+
+async def test_compose_asked_for_while_the_letterbox_is_read_opens_when_it_is_read(letterbox, monkeypatch):
+    """``c`` pressed before the first scan ends is kept, not dropped: the form opens after it."""
+    import letterbox_tui.core.speed.choice as choice
+
+    release = threading.Event()
+    real = choice.scan_letterbox
+
+    def held(*a, **kw):
+        release.wait(10)
+        return real(*a, **kw)
+
+    monkeypatch.setattr(choice, "scan_letterbox", held)
+    app = app_for(letterbox)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.scanning)
+        await pilot.press("c")
+        await pilot.pause()
+        assert app.model is None and not isinstance(app.screen, WriteScreen)
+        release.set()
+        await scanned(pilot, app)
+        await until(pilot, lambda: isinstance(app.screen, WriteScreen))
+        assert app.screen.values()["to"] == ""  # compose, empty
