@@ -18,6 +18,7 @@ from letterbox_tui.app import make_app
 from letterbox_tui.app import early, scanning
 from letterbox_tui.app.model import AppModel
 from letterbox_tui.app.owed_rows import BY_SEAT, MOST_OVERDUE, most_urgent_key, owed_rows
+from letterbox_tui.app.screens.write import WriteScreen
 from letterbox_tui.app.widgets.letter_text import head_text
 from letterbox_tui.app.widgets.row_text import describe
 from letterbox_tui.cli import main
@@ -363,7 +364,7 @@ def test_keys_while_owed_is_from_the_index_wait_for_the_whole_letterbox(tmp_path
             await pilot.press("o")  # the other order: from the same stored answers
             await pilot.pause()
             overdue = _rows(app.preview, app.letter_list.rows)
-            await pilot.press("c")  # writing needs the whole letterbox: it says so, nothing opens
+            await pilot.press("c")  # writing needs the whole letterbox: kept until it is read
             await pilot.pause()
             assert len(app.screen_stack) == 1
             await pilot.press("2")  # another view: pending until the whole letterbox is in
@@ -373,6 +374,9 @@ def test_keys_while_owed_is_from_the_index_wait_for_the_whole_letterbox(tmp_path
             await scanned(pilot, app)
             assert app.mailbox_id == "view:disputes"
             assert list(app.letter_list.rows) == list(app.model.rows("view:disputes"))
+            await until(pilot, lambda: isinstance(app.screen, WriteScreen))  # the compose asked for
+            await pilot.press("escape")  # unchanged: closes without asking
+            await until(pilot, lambda: len(app.screen_stack) == 1)
             await pilot.press("1")
             await pilot.pause()
             assert _rows(app.model, app.letter_list.rows) == overdue  # the order kept, the same rows
