@@ -459,41 +459,40 @@ def _utf8_pipe() -> bool:
 
 def _matched(s: Served, query, *, texts: bool = True, judged: bool = True, raw: bool = False) -> tuple[list, list]:
     """The matching rows' JSON (as stored) and the unknown rows with their reasons, in
-    scan order: SQL filters and judges every row; only an unknown one is read whole (its
-    reasons are the terms'). ``texts=False``: the matches' paths, not their JSON (``exists``
-    counts them); ``judged=False``: the unknown rows' paths, not yet judged (``_judged``);
-    ``raw``: the matches' JSON as the UTF-8 bytes SQLite keeps."""
+    scan order: SQL filters and judges every row of the narrow ``q``; only an unknown one is
+    read whole (its reasons are the terms'). ``texts=False``: the matches' numbers, not their
+    JSON (``exists`` counts them); ``judged=False``: the unknown rows' numbers, not yet judged
+    (``_judged``); ``raw``: the matches' JSON as the UTF-8 bytes SQLite keeps."""
     at_ns = ir.ns(query.at or _now())
     where, params = ir.sql_filter(query, at_ns)
     verdict = ir.sql_verdict(query)
     matches: list[str] = []
     doubtful: list[str] = []
     row = f"{ir.ROW_SQL}, " if texts else ""
-    joined = "JOIN texts AS t USING (path) " if texts else ""
+    joined = "JOIN texts AS t USING (tn) " if texts else ""
     db = s.ix.db
     if raw:
-        db.text_factory = bytes  # (every text column: the paths are decoded below)
+        db.text_factory = bytes  # (every text column)
     try:
-        for path, *text, v in db.execute(
-            f"SELECT path, {row}{verdict} AS v FROM letters {joined}WHERE ({where}) AND v > 0 "
-            "ORDER BY seat, folder, name", params,
+        for n, *text, v in db.execute(
+            f"SELECT q.n, {row}{verdict} AS v FROM q {joined}WHERE ({where}) AND v > 0 ORDER BY q.n", params,
         ):
             if v == 2:
-                matches.append(text[0] if texts else path)
+                matches.append(text[0] if texts else n)
             else:
-                doubtful.append(path.decode("utf-8") if raw else path)
+                doubtful.append(n)
     finally:
         db.text_factory = str
     return matches, (_judged(s, query, doubtful) if judged else doubtful)
 
 
-def _judged(s: Served, query, doubtful: list[str]) -> list[tuple[ir.Stored, tuple[str, ...]]]:
-    """The rows at ``doubtful`` (in that order), each with the reasons it is unknown."""
+def _judged(s: Served, query, doubtful: list[int]) -> list[tuple[ir.Stored, tuple[str, ...]]]:
+    """The rows numbered ``doubtful`` (in that order), each with the reasons it is unknown."""
     at_ns = ir.ns(query.at or _now())
     unknown = []
     for at in range(0, len(doubtful), 500):
-        part = {f"u{i}": p for i, p in enumerate(doubtful[at : at + 500])}
-        for r in s.ix.rows(f"path IN ({','.join(':' + k for k in part)})", part):
+        part = {f"u{i}": n for i, n in enumerate(doubtful[at : at + 500])}
+        for r in s.ix.rows(f"n IN ({','.join(':' + k for k in part)})", part):
             st = ir.Stored(r, at_ns)
             value, why = ir.judge(query, st)
             unknown.append((st, why))  # (value is "unknown": the verdict said so)

@@ -49,9 +49,9 @@ if TYPE_CHECKING:
 
 ir = Later("index_rows", globals(), "ir")  # (first used once the proof runs)
 ib = Later("index_build", globals(), "ib")
-FORMAT = 9  # 9: every letter's content digest (a row kept through a stat change)
-_letter_cols = functools.cache(lambda: ", ".join(ir.COLUMNS))
-_letter_marks = functools.cache(lambda: ", ".join("?" for _ in ir.COLUMNS))
+FORMAT = 10  # 10: rows numbered in scan order (``n``), a narrow ``q``, texts by integer
+_letter_cols = functools.cache(lambda: ", ".join(("n", "tn", *ir.COLUMNS)))
+_letter_marks = functools.cache(lambda: ", ".join("?" for _ in range(len(ir.COLUMNS) + 2)))
 #: how long a command waits for another process writing the index before going without
 WAIT_S = 120.0
 #: a row kept through a stat change: its file's stat brought up to date
@@ -65,16 +65,15 @@ MMAP_BYTES = 1 << 30  # all count in its resident memory (a query: 276 MB agains
 def _schema() -> str:
     return f"""
 CREATE TABLE meta (k TEXT PRIMARY KEY, v);
-CREATE TABLE letters ({", ".join(c + (" TEXT PRIMARY KEY" if c == "path" else "") for c in ir.COLUMNS)});
+CREATE TABLE letters (n INTEGER PRIMARY KEY, tn INTEGER, {", ".join(c + (" TEXT UNIQUE" if c == "path" else "") for c in ir.COLUMNS)});
+CREATE TABLE q (n INTEGER PRIMARY KEY, tn INTEGER, {", ".join(ir.Q_COLUMNS)});
+CREATE TABLE texts (tn INTEGER PRIMARY KEY, row0 TEXT);
+CREATE TABLE texts1 (n INTEGER PRIMARY KEY, row1 TEXT);
 CREATE INDEX letters_id ON letters(id);
-CREATE INDEX letters_sender ON letters(sender);
-CREATE INDEX letters_recipient ON letters(recipient);
-CREATE INDEX letters_type ON letters(type);
 CREATE INDEX letters_thread ON letters(thread);
 CREATE INDEX letters_re ON letters(re);
 CREATE INDEX letters_comp ON letters(comp);
-CREATE TABLE texts (path TEXT PRIMARY KEY, row0 TEXT, row1 TEXT) WITHOUT ROWID;
-"""
+"""  # n: the scan's order (``index_build.numbers``); q: what a query scans; texts by tn: its row's JSON
 
 
 def notice(message: str) -> None:
@@ -263,7 +262,7 @@ class Index:
         assert self.db is not None
         cols = ", ".join(ir.ROW_COLUMNS)
         return self.db.execute(
-            f"SELECT {cols} FROM letters JOIN texts USING (path) WHERE {where} ORDER BY seat, folder, name", params
+            f"SELECT {cols} FROM letters JOIN texts USING (tn) WHERE {where} ORDER BY n", params
         ).fetchall()
 
     def snapshot(self, where: str, params, scanned_at: str) -> Snapshot:
@@ -278,8 +277,8 @@ class Index:
         assert self.db is not None
         letters = []
         for path, seat, folder, name, row0, size, mtime_ns, inode in self.db.execute(
-            f"SELECT path, seat, folder, name, row0, size, mtime_ns, inode FROM letters JOIN texts USING (path) "
-            f"WHERE {where} ORDER BY seat, folder, name", params,
+            f"SELECT path, seat, folder, name, row0, size, mtime_ns, inode FROM letters JOIN texts USING (tn) "
+            f"WHERE {where} ORDER BY n", params,
         ):
             fields = tuple(ir.json.loads(row0)["fields"].items())  # in the order written
             letters.append(build(HeaderResult(fields), path=path, seat=seat, folder=folder, name=name, size=size,
@@ -318,6 +317,7 @@ class Index:
         as the meta's ``built``."""
         comps = ir.components(snapshot.letters)
         ctimes = _ctimes(snapshot)
+        ns, tns = ib.numbers(snapshot.letters)
         directory = os.path.dirname(self.path)
         os.makedirs(directory, mode=0o700, exist_ok=True)
         gen = f"{self.path}.{os.getpid()}-{time.time_ns()}.sqlite"
@@ -331,11 +331,10 @@ class Index:
             for stmt in _schema().split(";"):
                 if stmt.strip() and not stmt.strip().startswith("CREATE INDEX"):
                     db.execute(stmt)
-            for letters, chunk_res in ib.slices(snapshot, comps, res, res_factory):
+            for letters, at, chunk_res in ib.slices(snapshot, comps, res, res_factory):
                 records = [ir.record(x, chunk_res, comps[x.path], ctimes.get(x.path, -1)) for x in letters]
                 del chunk_res
-                db.executemany(f"INSERT INTO letters ({_letter_cols()}) VALUES ({_letter_marks()})", [r for r, _ in records])
-                db.executemany("INSERT INTO texts VALUES (?, ?, ?)", sorted(t for _, t in records))
+                self._insert(*ib.rows_of(records, [ns[i] for i in at], [tns[i] for i in at]), db=db)
                 del records
                 ir.forget_reasons()  # the texts cached for this slice's reasons (and those reasons)
             db.executemany("INSERT INTO meta VALUES (?, ?)", self._meta_rows(snapshot))
@@ -397,9 +396,11 @@ class Index:
             return len(snapshot.letters)
         old_files: dict[str, tuple] = {}
         old_digest: dict[str, bytes] = {}
-        for p, dg, *st in db.execute("SELECT path, digest, size, mtime_ns, inode, ctime_ns FROM letters"):
+        old_n: dict[str, tuple[int, int]] = {}  # path -> (n, tn)
+        for p, n, tn, dg, *st in db.execute("SELECT path, n, tn, digest, size, mtime_ns, inode, ctime_ns FROM letters"):
             old_files[p] = tuple(st)
             old_digest[p] = dg
+            old_n[p] = (n, tn)
         old_letters = set(old_files)
         ctimes = _ctimes(snapshot)
         by_path = {x.path: x for x in snapshot.letters}
@@ -429,24 +430,27 @@ class Index:
                 seeds.update(keys.split("\n"))
         members = ib.component(snapshot.letters, seeds)
         gone = [p for p in changed if p not in by_path]
+        placed = ib.place(snapshot.letters, {p: nt[0] for p, nt in old_n.items() if p in by_path})
+        if placed is None:  # no number left between two letters' for a new one
+            self.write_all(snapshot, res_factory=res_factory)
+            return len(snapshot.letters)
         sub = ib.sub(snapshot, [x for x in snapshot.letters if x.path in members])
         res = res_factory(sub)
         comps = ir.components(sub.letters)  # whole components: their least paths are as before
         records = [ir.record(x, res, comps[x.path], ctimes.get(x.path, -1)) for x in sub.letters]
-        texts = [t for _, t in records]
-        records = [r for r, _ in records]
-        paths = [x.path for x in sub.letters] + gone
+        numbered = ib.numbered(sub.letters, old_n, placed)
+        rows = ib.rows_of(records, [n for n, _ in numbered], [tn for _, tn in numbered])
+        olds = [old_n[p] for p in [x.path for x in sub.letters] + gone if p in old_n]
         updates = self._restat(restat - members, new_files)
         db.execute("BEGIN IMMEDIATE")
         try:
             db.executemany(_RESTAT, updates)
-            for at in range(0, len(paths), 500):
-                part = paths[at : at + 500]
+            for at in range(0, len(olds), 500):
+                part = olds[at : at + 500]
                 marks = ",".join("?" * len(part))
-                db.execute(f"DELETE FROM letters WHERE path IN ({marks})", part)
-                db.execute(f"DELETE FROM texts WHERE path IN ({marks})", part)
-            db.executemany(f"INSERT INTO letters ({_letter_cols()}) VALUES ({_letter_marks()})", records)
-            db.executemany("INSERT INTO texts VALUES (?, ?, ?)", texts)
+                for table, key in (("letters", "n"), ("q", "n"), ("texts1", "n"), ("texts", "tn")):
+                    db.execute(f"DELETE FROM {table} WHERE {key} IN ({marks})", [nt[key == "tn"] for nt in part])
+            self._insert(*rows)
             self._put_meta(snapshot)
             db.execute("COMMIT")
         except BaseException:
@@ -454,6 +458,13 @@ class Index:
             raise
         self.meta = _meta(db)
         return len(records)
+
+    def _insert(self, letters: list, q: list, texts: list, texts1: list, db=None) -> None:
+        db = db or self.db
+        db.executemany(f"INSERT INTO letters ({_letter_cols()}) VALUES ({_letter_marks()})", letters)
+        db.executemany(f"INSERT INTO q VALUES ({', '.join('?' * (len(ir.Q_COLUMNS) + 2))})", q)
+        db.executemany("INSERT INTO texts VALUES (?, ?)", texts)
+        db.executemany("INSERT INTO texts1 VALUES (?, ?)", texts1)
 
     def _put_meta(self, snapshot: Snapshot) -> None:
         assert self.db is not None
@@ -561,29 +572,8 @@ def fresh_snapshot(root, participants=None, *, id_time_is_utc: bool, now=None) -
 
 
 def verify_index(root: str, id_time_is_utc: bool, snapshot: Snapshot, res) -> list[str]:
-    """For ``check --verify``: the paths whose row in the index is not what the files say
-    now (``snapshot``, freshly read, and its resolution ``res``): a changed, missing or
-    extra row. The index is then dropped whatever it held (the next question rebuilds it),
-    so nothing it held is trusted again without being derived afresh."""
-    ix = Index(root, id_time_is_utc)
-    stale: list[str] = []
-    try:
-        if ix.open() and ix.why_not() is None:
-            ctimes = _ctimes(snapshot)
-            comps = ir.components(snapshot.letters)
-            want = {}
-            for x in snapshot.letters:
-                row, text = ir.record(x, res, comps[x.path], ctimes.get(x.path, -1))
-                want[x.path] = row[:-1] + text  # the ctime is the file's, not a derivation
-            cols = ", ".join(ir.COLUMNS[:-1])
-            have = {r[0]: r for r in ix.db.execute(f"SELECT {cols}, texts.* FROM letters JOIN texts USING (path)")}
-            stale = sorted(p for p in want.keys() | have.keys() if want.get(p) != have.get(p))
-    except (sqlite3.Error, Unusable, KeyError):
-        stale = []  # an index that cannot be read vouches for nothing, and goes below
-    finally:
-        ix.close()
-        drop(ix.path)
-    return stale
+    """``index_build.verify_index`` (``check --verify``)."""
+    return ib.verify_index(root, id_time_is_utc, snapshot, res)
 
 
 def set_aside(path: str, why: str) -> None:

@@ -4,6 +4,8 @@ what it costs, and which letters a change reaches (``index.Index.refresh``)."""
 from __future__ import annotations
 
 import os
+import sqlite3
+from array import array
 
 from letterbox_tui.core.model import Snapshot
 
@@ -11,28 +13,175 @@ from . import index_rows as ir
 
 #: letters made into records and written at a time by a full build
 CHUNK = 20_000
+#: the step between two letters' ``n`` in a full build: ``n`` orders the rows as the scan
+#: does (seat, folder, name: a query's ORDER BY n needs no sort), and a refresh numbers a
+#: new letter between its neighbours' (``place``); when no number is left, it builds afresh
+GAP = 1 << 32
+_MAX_N = (1 << 63) - 1
+
+
+def _key(x) -> tuple:
+    return (x.seat, x.folder, x.name)  # (SQLite's BINARY order of UTF-8 is the code points')
+
+
+def numbers(letters: list) -> tuple[array, array]:
+    """Per position in ``letters`` (the whole letterbox) its ``n`` (``GAP`` apart, in scan
+    order) and its ``tn``: where its row's JSON is kept in ``texts``, by type and then scan
+    order, so a query's matches (most ask for a type) lie on few pages."""
+    count = len(letters)
+    order = sorted(range(count), key=lambda i: _key(letters[i]))
+    n = array("q", bytes(8 * count))
+    for rank, i in enumerate(order):
+        n[i] = (rank + 1) * GAP
+    order.sort(key=lambda i: (letters[i].type or "", n[i]))
+    tn = array("q", bytes(8 * count))
+    for rank, i in enumerate(order):
+        tn[i] = rank + 1
+    return n, tn
+
+
+def place(letters: list, old_n: dict) -> dict[str, int] | None:
+    """``n`` for each of ``letters`` (the whole letterbox) not in ``old_n`` (path -> the
+    ``n`` of a row kept), between its neighbours' in scan order; None when some gap is too
+    narrow (then the index is built afresh)."""
+    got: dict[str, int] = {}
+    run: list[str] = []
+    lo = None
+    for x in sorted(letters, key=_key):
+        n = old_n.get(x.path)
+        if n is None:
+            run.append(x.path)
+            continue
+        if run and not _spread(run, lo, n, got):
+            return None
+        run, lo = [], n
+    if run and not _spread(run, lo, None, got):
+        return None
+    return got
+
+
+def _spread(run: list[str], lo: int | None, hi: int | None, got: dict) -> bool:
+    k = len(run)
+    if lo is None and hi is None:
+        lo, hi = 0, (k + 1) * GAP
+    elif hi is None:
+        hi = lo + (k + 1) * GAP
+    elif lo is None:
+        lo = hi - (k + 1) * GAP
+    if hi - lo <= k or lo < -_MAX_N or hi > _MAX_N:
+        return False
+    for j, path in enumerate(run):
+        got[path] = lo + (hi - lo) * (j + 1) // (k + 1)
+    return True
+
+
+def numbered(letters: list, old: dict, placed: dict) -> list[tuple[int, int]]:
+    """(n, tn) of each of ``letters`` in a refresh: a letter's own (``old``: path -> (n, tn))
+    when it had a row, else its ``placed`` n and a tn after every other (its texts go last)."""
+    tn_next = 1 + max((tn for _, tn in old.values()), default=0)
+    out = []
+    for x in letters:
+        got = old.get(x.path)
+        if got is None:
+            got, tn_next = (placed[x.path], tn_next), tn_next + 1
+        out.append(got)
+    return out
+
+
+def verify_index(root: str, id_time_is_utc: bool, snapshot: Snapshot, res) -> list[str]:
+    """For ``check --verify``: the paths whose row in the index is not what the files say
+    now (``snapshot``, freshly read, and its resolution ``res``): a changed, missing or
+    extra row. The index is then dropped whatever it held (the next question rebuilds it),
+    so nothing it held is trusted again without being derived afresh."""
+    from .index import Index, Unusable, _ctimes, drop
+
+    ix = Index(root, id_time_is_utc)
+    stale: list[str] = []
+    try:
+        if ix.open() and ix.why_not() is None:
+            ctimes = _ctimes(snapshot)
+            comps = ir.components(snapshot.letters)
+            want = {}
+            for x in snapshot.letters:
+                row, text = ir.record(x, res, comps[x.path], ctimes.get(x.path, -1))
+                # the ctime is the file's, not a derivation; q's columns are the row's
+                want[x.path] = (*row[:-1], *(row[i] for i in ir.Q_AT), *text[1:])
+            have = stored_rows(ix.db)
+            stale = sorted(p for p in want.keys() | have.keys() if want.get(p) != have.get(p))
+            stale += misplaced(ix.db)
+    except (sqlite3.Error, Unusable, KeyError):
+        stale = []  # an index that cannot be read vouches for nothing, and goes below
+    finally:
+        ix.close()
+        drop(ix.path)
+    return stale
+
+
+def stored_rows(db) -> dict[str, tuple]:
+    """For ``check --verify``: per path what the index keeps of its letter, as ``verify_index``
+    makes it from the files: its ``letters`` columns (but its ctime), its ``q`` columns, its
+    row's JSON and the one past its deadline (None where a row is missing)."""
+    cols = ", ".join(f"l.{c}" for c in ir.COLUMNS[:-1])
+    qcols = ", ".join(f"q.{c}" for c in ir.Q_COLUMNS)
+    return {r[0]: r for r in db.execute(
+        f"SELECT {cols}, {qcols}, t.row0, t1.row1 FROM letters AS l LEFT JOIN q ON q.n = l.n AND q.tn = l.tn "
+        "LEFT JOIN texts AS t ON t.tn = l.tn LEFT JOIN texts1 AS t1 ON t1.n = l.n")}
+
+
+def misplaced(db) -> list[str]:
+    """For ``check --verify``: the letters numbered out of scan order, and a line for rows of
+    ``q``, ``texts`` or ``texts1`` no letter owns."""
+    out: list[str] = []
+    last = None
+    for path, *key in db.execute("SELECT path, seat, folder, name FROM letters ORDER BY n"):
+        if last is not None and tuple(key) <= last:
+            out.append(path)
+        last = tuple(key)
+    for table, key in (("q", "n"), ("texts", "tn"), ("texts1", "n")):
+        (count,) = db.execute(f"SELECT count(*) FROM {table} WHERE {key} NOT IN (SELECT {key} FROM letters)").fetchone()
+        if count:
+            out.append(f"({count} rows of {table} belong to no letter)")
+    return out
 
 
 def slices(snapshot: Snapshot, comps: dict[str, str], res, res_factory):
-    """(letters, their resolution) a slice at a time: with ``res``, every ``CHUNK`` letters
-    in scan order with it; with ``res_factory``, whole components (in the order their first
-    letter is scanned) about ``CHUNK`` letters at a time, each slice resolved alone."""
+    """(letters, their positions in the snapshot, their resolution) a slice at a time: with
+    ``res``, every ``CHUNK`` letters in scan order with it; with ``res_factory``, whole
+    components (in the order their first letter is scanned) about ``CHUNK`` letters at a
+    time, each slice resolved alone."""
     letters = snapshot.letters
     if res_factory is None:
         for at in range(0, len(letters), CHUNK):
-            yield letters[at : at + CHUNK], res
+            yield letters[at : at + CHUNK], range(at, min(at + CHUNK, len(letters))), res
         return
     members: dict[str, list] = {}
-    for x in letters:
-        members.setdefault(comps[x.path], []).append(x)
+    for i, x in enumerate(letters):
+        members.setdefault(comps[x.path], []).append(i)
     part: list = []
     for group in members.values():
         part.extend(group)
         if len(part) >= CHUNK:
-            yield part, res_factory(sub(snapshot, part))
+            chosen = [letters[i] for i in part]
+            yield chosen, part, res_factory(sub(snapshot, chosen))
             part = []
     if part:
-        yield part, res_factory(sub(snapshot, part))
+        chosen = [letters[i] for i in part]
+        yield chosen, part, res_factory(sub(snapshot, chosen))
+
+
+def rows_of(records: list, ns, tns) -> tuple[list, list, list, list]:
+    """The ``letters``, ``q``, ``texts`` and ``texts1`` rows of ``records`` (``index_rows.record``
+    of each letter, numbered ``ns`` and ``tns``), each sorted by its key."""
+    letters, q, texts, texts1 = [], [], [], []
+    for (row, (_path, row0, row1)), n, tn in zip(records, ns, tns):
+        letters.append((n, tn, *row))
+        q.append(ir.q_row(n, tn, row))
+        texts.append((tn, row0))
+        if row1 is not None:
+            texts1.append((n, row1))
+    for rows in (letters, q, texts, texts1):
+        rows.sort()
+    return letters, q, texts, texts1
 
 
 class PackedCtimes:

@@ -240,7 +240,7 @@ def _owed_rows(root: str, utc: bool, generation: str | None, scanned_at: str):
         with ix.reading():
             base = ix.snapshot("0", (), scanned_at)  # every field but the letters
             rows = ix.db.execute(
-                f"SELECT {', '.join(_COLUMNS)} FROM letters JOIN texts USING (path) WHERE {OWED_WHERE} "
+                f"SELECT {', '.join(_COLUMNS)} FROM letters JOIN texts USING (tn) WHERE {OWED_WHERE} "
                 ).fetchall()  # in no order: the views order what they show
         base.letters = [Owing(r) for r in rows]  # type: ignore[misc]
         return base, rows

@@ -37,6 +37,20 @@ COLUMNS = (
 )
 
 
+#: the narrow ``q`` table's columns (after ``n`` and ``tn``): what a query filters and judges
+#: every row by, copied from ``COLUMNS`` (a query scans ``q`` whole: about 80 bytes a row)
+Q_COLUMNS = (
+    "type", "sender", "recipient", "priority", "task", "has_deadline", "deadline_ns", "sent_ns",
+    "state", "answered", "accepted", "current", "superseded", "late0", "late1",
+)
+Q_AT = tuple(COLUMNS.index(c) for c in Q_COLUMNS)
+
+
+def q_row(n: int, tn: int, row: tuple) -> tuple:
+    """The ``q`` row of a letter whose ``letters`` row (``COLUMNS``) is ``row``."""
+    return (n, tn, *(row[i] for i in Q_AT))
+
+
 def ns(when: datetime) -> int:
     """Nanoseconds since the epoch, exactly (aware datetimes hold microseconds)."""
     return (when - _EPOCH) // _MICRO * 1000
@@ -289,7 +303,8 @@ _LATE_SQL = "(CASE WHEN deadline_ns IS NOT NULL AND deadline_ns < :at THEN late1
 
 
 def sql_filter(query: Query, at_ns: int) -> tuple[str, dict]:
-    """A WHERE clause no row outside it could match (what remains is judged in Python)."""
+    """A WHERE clause over ``q`` no row outside it could match (what remains is judged in
+    Python); a column ``q`` does not hold is asked of ``letters`` (by ``n``)."""
     where: list[str] = []
     params: dict = {"at": at_ns}
     for n, term in enumerate(query.terms):
@@ -299,12 +314,14 @@ def sql_filter(query: Query, at_ns: int) -> tuple[str, dict]:
             for k, v in enumerate(term.values):
                 params[f"{p}_{k}"] = v
                 names.append(f":{p}_{k}")
-            where.append(f"{_HEADER[key]} IN ({','.join(names)})")
+            column = _HEADER[key]
+            test = f"{column} IN ({','.join(names)})"
+            where.append(test if column in Q_COLUMNS else f"q.n IN (SELECT n FROM letters WHERE {test})")
         elif key == "task":
             where.append(f"task = {1 if term.value == 'yes' else 0}")
         elif key in ("slug", "subject"):
             params[p] = term.value
-            where.append(f"instr({key}_cf, :{p}) > 0")
+            where.append(f"q.n IN (SELECT n FROM letters WHERE instr({key}_cf, :{p}) > 0)")
         elif key in ("since", "until"):
             params[p] = ns(term.when)
             where.append(f"(sent_ns IS NULL OR sent_ns {'>=' if key == 'since' else '<='} :{p})")
@@ -353,8 +370,10 @@ def sql_verdict(query: Query) -> str:
     return parts[0] if len(parts) == 1 else f"min({', '.join(parts)})"
 
 
-#: the row's JSON at the query's clock, as stored (``texts`` joined as ``t``)
-ROW_SQL = "(CASE WHEN deadline_ns IS NOT NULL AND deadline_ns < :at THEN coalesce(t.row1, t.row0) ELSE t.row0 END)"
+#: the row's JSON at the query's clock, as stored (``q`` joined with ``texts`` as ``t``; the
+#: row past its deadline, where it differs, is in ``texts1``)
+ROW_SQL = ("(CASE WHEN q.deadline_ns IS NOT NULL AND q.deadline_ns < :at THEN "
+           "coalesce((SELECT row1 FROM texts1 WHERE texts1.n = q.n), t.row0) ELSE t.row0 END)")
 
 
 def _time_reason(term: Term, r: tuple, what: str) -> str:

@@ -28,19 +28,28 @@ def _resolver(snapshot):
 
 
 def _rows(ix: Index) -> list[tuple]:
-    return sorted(ix.db.execute("SELECT * FROM letters JOIN texts USING (path)").fetchall())
+    """Every letter's stored columns (``letters``, its ``q`` row, its texts) but the numbers
+    that place them, which a refresh and a build choose differently; the numbers in scan
+    order, and no row of ``q`` or the texts without its letter."""
+    assert index_build.misplaced(ix.db) == []
+    ctimes = dict(ix.db.execute("SELECT path, ctime_ns FROM letters"))
+    return sorted(r + (ctimes[p],) for p, r in index_build.stored_rows(ix.db).items())
 
 
 def _meta(ix: Index) -> dict:
     return {k: ix.meta[k] for k in ("scope", "globals", "sidecars")}
 
 
+add = st.tuples(st.just("add"), st.sampled_from(SEATS), st.sampled_from(SEATS), st.sampled_from(TYPES),
+                st.integers(0, 30), st.sampled_from(["re", "supersedes", "thread", "disputes", "rules_on", "none",
+                                                     "bad"]),
+                st.integers(0, 30), st.booleans(), st.sampled_from(["", "2026-05-01T00:00:00Z",
+                                                                   "2026-07-01T00:00:00Z", "soon"]))
 op = st.one_of(
-    st.tuples(st.just("add"), st.sampled_from(SEATS), st.sampled_from(SEATS), st.sampled_from(TYPES),
-              st.integers(0, 30), st.sampled_from(["re", "supersedes", "thread", "disputes", "rules_on", "none",
-                                                   "bad"]),
-              st.integers(0, 30), st.booleans(), st.sampled_from(["", "2026-05-01T00:00:00Z", "2026-07-01T00:00:00Z",
-                                                                 "soon"])),
+    add,
+    # several letters at once (numbered between the same two neighbours: ``index_build.place``)
+    st.tuples(st.just("many"), st.lists(st.one_of(add, st.tuples(st.just("move"), st.integers(0, 30))),
+                                        min_size=2, max_size=4)),
     st.tuples(st.just("move"), st.integers(0, 30)),
     st.tuples(st.just("delete"), st.integers(0, 30)),
     st.tuples(st.just("edit"), st.integers(0, 30), st.sampled_from(["priority", "supersedes", "re", "type"]),
@@ -89,7 +98,10 @@ class Box:
 
     def apply(self, step) -> None:
         kind = step[0]
-        if kind == "add":
+        if kind == "many":
+            for one in step[1]:
+                self.apply(one)
+        elif kind == "add":
             _, frm, to, typ, target, how, other, ack, deadline = step
             self.n += 1
             lid = f"m{self.n:03d}"

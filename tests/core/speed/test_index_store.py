@@ -98,7 +98,7 @@ def test_check_verify_finds_a_tampered_index_row(tmp_path, capsys, settled):
     root = _box(tmp_path)
     _same_as_scratch(capsys, root, *QUERIES[0])
     ix = _index(root)
-    ix.db.execute("UPDATE letters SET answered = 'yes', type = 'forged' WHERE rowid = 3")
+    ix.db.execute("UPDATE letters SET answered = 'yes', type = 'forged' WHERE rowid = (SELECT n FROM letters LIMIT 1 OFFSET 2)")
     ix.close()
     code, data, _ = _run(capsys, root, "check", "--verify", "--json")
     assert [f for f in data["findings"] if f["code"] == "stale-index"], data["findings"]
