@@ -462,13 +462,14 @@ def _matched(s: Served, query, *, texts: bool = True, judged: bool = True, raw: 
     scan order: SQL filters and judges every row of the narrow ``q``; only an unknown one is
     read whole (its reasons are the terms'). ``texts=False``: the matches' numbers, not their
     JSON (``exists`` counts them); ``judged=False``: the unknown rows' numbers, not yet judged
-    (``_judged``); ``raw``: the matches' JSON as the UTF-8 bytes SQLite keeps."""
+    (``_judged``), or with ``texts`` each unknown row's JSON with its reasons
+    (``index_rows.spliced``); ``raw``: the rows' JSON as the UTF-8 bytes SQLite keeps."""
     at_ns = ir.ns(query.at or _now())
     where, params = ir.sql_filter(query, at_ns)
     verdict = ir.sql_verdict(query)
     matches: list[str] = []
     doubtful: list[str] = []
-    row = f"{ir.ROW_SQL}, " if texts else ""
+    row = f"{ir.ROW_SQL}, q.sent_ns IS NULL, q.deadline_ns IS NULL, " if texts else ""
     joined = "JOIN texts AS t USING (tn) " if texts else ""
     db = s.ix.db
     if raw:
@@ -479,11 +480,23 @@ def _matched(s: Served, query, *, texts: bool = True, judged: bool = True, raw: 
         ):
             if v == 2:
                 matches.append(text[0] if texts else n)
+            elif texts and not judged:
+                doubtful.append(text)
             else:
                 doubtful.append(n)
     finally:
         db.text_factory = str
+    if texts and not judged:
+        return matches, [_spliced(query, *t, raw) for t in doubtful]
     return matches, (_judged(s, query, doubtful) if judged else doubtful)
+
+
+def _spliced(query, text, sent_null: int, due_null: int, raw: bool):
+    if not (sent_null or due_null):
+        return text  # (no time term can be unknown: the row's own reasons are the answer's)
+    if raw:
+        return ir.spliced(query, text.decode("utf-8"), bool(sent_null), bool(due_null)).encode("utf-8")
+    return ir.spliced(query, text, bool(sent_null), bool(due_null))
 
 
 def _judged(s: Served, query, doubtful: list[int]) -> list[tuple[ir.Stored, tuple[str, ...]]]:
@@ -501,18 +514,19 @@ def _judged(s: Served, query, doubtful: list[int]) -> list[tuple[ir.Stored, tupl
 
 def _query(s: Served, query, args: Namespace) -> int:
     raw = args.json and _utf8_pipe()
-    matches, unknown = _matched(s, query, raw=raw)
-    m = matches
-    u = [x.row_text(why) for x, why in unknown]
+    if args.json:  # the unknown rows' JSON read with the matches' (``index_rows.spliced``)
+        m, u = _matched(s, query, raw=raw, judged=False)
     if raw:  # the rows' JSON as SQLite keeps it, UTF-8: written as it is (nothing decoded, encoded)
         out = sys.stdout
         out.flush()
         out.buffer.writelines([b'{"matches":[', *_rows_parts(m, sep=b","), b'],"unknown":[',
-                               *(x.encode() for x in _rows_parts(u)), b'],"scope":', s.scope_text().encode(), b"}\n"])
+                               *_rows_parts(u, sep=b","), b'],"scope":', s.scope_text().encode(), b"}\n"])
         return _exit(s.scope)
     if args.json:
         _write('{"matches":[', *_rows_parts(m), '],"unknown":[', *_rows_parts(u), '],"scope":', s.scope_text(), "}")
         return _exit(s.scope)
+    m, unknown = _matched(s, query)
+    u = [x.row_text(why) for x, why in unknown]
     from . import output
 
     rows_m = [json.loads(x) for x in m]

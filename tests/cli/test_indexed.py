@@ -37,6 +37,14 @@ QUERIES = [
     ["to=builder", "priority=now,next"],
     ["task=no", "type=info"],
     ["re=nothing-here"],
+    # time terms on a letter with no sent time, beside unknown answers (``index_rows.spliced``)
+    ["until=2026-12-01T00:00:00Z", "since=2026-01-01T00:00:00Z", "answered=unknown"],
+    ["due<=2026-12-31T00:00:00Z", "until=2026-12-01T00:00:00Z", "late=unknown"],
+    ["until=2026-12-01T00:00:00Z", "until=2026-11-30T00:00:00Z"],
+    # columns the narrow q does not hold (asked of ``letters``)
+    ["thread=2026-11-11T084003-planner-request-cache-config-128b2f33"],
+    ["id=2026-11-16T080004-planner-request-staging-access-9c8d7e6f,2026-11-24T100052-simon-request-q1-roadmap-ae97ba94",
+     "until=2026-12-01T00:00:00Z"],
 ]
 
 

@@ -382,6 +382,26 @@ def _time_reason(term: Term, r: tuple, what: str) -> str:
     ).to_json())
 
 
+def spliced(query: Query, text: str, sent_null: bool, due_null: bool) -> str:
+    """The row of an unknown match (``text``: its stored row at the query's clock, whose
+    ``q`` row has no sent time or deadline as said) with the query's reasons, as
+    ``Stored.row_text(judge(...)[1])`` makes it: a term on an answer is unknown for that
+    answer's reasons, which the row's own reasons already hold (and ``row_json`` keeps a
+    reason once), so only a time term's reason can be new."""
+    times = [(t, "deadline" if t.key == "due" else "sent time") for t in query.terms
+             if (t.key in ("since", "until") and sent_null) or (t.key == "due" and due_null)]
+    if not times:
+        return text
+    row = json.loads(text)
+    have = {dumps(r) for r in row["reasons"]}
+    r = (row["path"], row["id"])
+    new = [x for x in dict.fromkeys(_time_reason(t, r, what) for t, what in times) if x not in have]
+    if not new:
+        return text
+    head, _, rest = text.rpartition(',"reasons":[')
+    return f'{head},"reasons":[{rest[:-2]}{"," if rest[:-2] else ""}{",".join(new)}]}}'
+
+
 _YES = ("yes", ())
 _NO = ("no", ())
 
