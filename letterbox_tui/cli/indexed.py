@@ -487,16 +487,8 @@ def _matched(s: Served, query, *, texts: bool = True, judged: bool = True, raw: 
     finally:
         db.text_factory = str
     if texts and not judged:
-        return matches, [_spliced(query, *t, raw) for t in doubtful]
+        return matches, [t[0] if not (t[1] or t[2]) else ir.spliced(query, *t) for t in doubtful]
     return matches, (_judged(s, query, doubtful) if judged else doubtful)
-
-
-def _spliced(query, text, sent_null: int, due_null: int, raw: bool):
-    if not (sent_null or due_null):
-        return text  # (no time term can be unknown: the row's own reasons are the answer's)
-    if raw:
-        return ir.spliced(query, text.decode("utf-8"), bool(sent_null), bool(due_null)).encode("utf-8")
-    return ir.spliced(query, text, bool(sent_null), bool(due_null))
 
 
 def _judged(s: Served, query, doubtful: list[int]) -> list[tuple[ir.Stored, tuple[str, ...]]]:

@@ -382,12 +382,14 @@ def _time_reason(term: Term, r: tuple, what: str) -> str:
     ).to_json())
 
 
-def spliced(query: Query, text: str, sent_null: bool, due_null: bool) -> str:
+def spliced(query: Query, text: str | bytes, sent_null: int, due_null: int):
     """The row of an unknown match (``text``: its stored row at the query's clock, whose
     ``q`` row has no sent time or deadline as said) with the query's reasons, as
     ``Stored.row_text(judge(...)[1])`` makes it: a term on an answer is unknown for that
     answer's reasons, which the row's own reasons already hold (and ``row_json`` keeps a
-    reason once), so only a time term's reason can be new."""
+    reason once), so only a time term's reason can be new. UTF-8 bytes in, bytes out."""
+    if isinstance(text, bytes):
+        return spliced(query, text.decode("utf-8"), sent_null, due_null).encode("utf-8")
     times = [(t, "deadline" if t.key == "due" else "sent time") for t in query.terms
              if (t.key in ("since", "until") and sent_null) or (t.key == "due" and due_null)]
     if not times:
