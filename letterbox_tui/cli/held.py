@@ -5,6 +5,10 @@ dropped when it does not."""
 from __future__ import annotations
 
 import io
+import os
+
+#: buffers given to one ``os.writev`` (Linux's IOV_MAX)
+_IOV = 1024
 
 
 class Held(io.TextIOBase):
@@ -47,17 +51,74 @@ class Held(io.TextIOBase):
         pass
 
     def show(self) -> None:
-        like, text = self.like, []
+        like, text, run = self.like, [], []
+
+        def out_bytes() -> None:
+            like.flush()  # (the text before them first)
+            write_bytes(like.buffer, run)
+            run.clear()
+
         for part in self.parts:
             if type(part) is str:
+                if run:
+                    out_bytes()
                 text.append(part)
-                continue
-            like.writelines(text)
-            text = []
-            like.flush()
-            like.buffer.write(part)
+            else:
+                if text:
+                    like.writelines(text)
+                    text.clear()
+                run.append(part)
+        if run:
+            out_bytes()
         like.writelines(text)
         self.parts.clear()
+
+
+def write_bytes(buffer, parts: list) -> None:
+    """``buffer.writelines(parts)`` without joining or copying the parts first: straight to
+    the file with ``os.writev`` where ``buffer`` has one (every byte written, in order)."""
+    if isinstance(buffer, _HeldBytes):
+        buffer.writelines(parts)
+        return
+    try:
+        fd = buffer.fileno()
+    except (AttributeError, OSError, ValueError):
+        fd = None
+    if fd is None:
+        buffer.writelines(parts)
+        return
+    buffer.flush()
+    views = [memoryview(p) for p in parts if len(p)]
+    at = 0
+    while at < len(views):
+        done = os.writev(fd, views[at : at + _IOV])
+        while done and at < len(views):  # a partial write: what is left of its last buffer stays
+            if done >= len(views[at]):
+                done -= len(views[at])
+                at += 1
+            else:
+                views[at] = views[at][done:]
+                done = 0
+
+
+def between(rows: list, sep) -> list:
+    """``rows`` with ``sep`` between each two, as parts (nothing joined)."""
+    out = [sep] * (2 * len(rows) - 1) if rows else []
+    out[::2] = rows
+    return out
+
+
+def utf8_pipe(out) -> bool:
+    """True when ``out`` is no terminal and writes UTF-8 (strict or not: stored JSON is
+    valid UTF-8): then rows may be written as the bytes the index keeps."""
+    import codecs
+
+    if out.isatty() or getattr(out, "buffer", None) is None:
+        return False
+    try:
+        return codecs.lookup(out.encoding or "").name == "utf-8"
+    except LookupError:
+        return False
 
 
 class _HeldBytes:
