@@ -12,6 +12,7 @@ This module imports neither Textual nor the app's other modules.
 
 from __future__ import annotations
 
+import gc
 import os
 import threading
 from collections.abc import Iterable
@@ -20,6 +21,8 @@ from datetime import datetime, timezone
 
 #: a letterbox with fewer readable letters is scanned whole at once (quick enough)
 PREVIEW_MIN_LETTERS = 20_000
+#: a preview of this many owed letters is frozen out of the collector's sight once made
+FREEZE_ROWS = 2_000
 #: real root -> (the future model, the settings it was read with)
 _pending: dict[str, tuple[Future, object]] = {}
 
@@ -36,8 +39,14 @@ def owed_preview_model(root: str, settings, at: datetime):
         return AppModel.from_preview(root, settings, preview, at)
 
     with paused_gc():  # tens of thousands of small objects and no cycles (as the scan pauses it)
-        return owed_preview(root, id_time_is_utc=settings.id_time_is_utc, now=at, min_letters=PREVIEW_MIN_LETTERS,
+        made = owed_preview(root, id_time_is_utc=settings.id_time_is_utc, now=at, min_letters=PREVIEW_MIN_LETTERS,
                             then=model)
+        if made is not None and len(made.snapshot.letters) >= FREEZE_ROWS:
+            # out of the collector's sight (as the scan's letters, ``app.scanning``): its first
+            # pass after this walked them all, holding the interpreter ~60 ms while the app
+            # drew its first frames, and again while it drew these rows
+            gc.freeze()
+        return made
 
 
 def start(root: str | None, participants: Iterable[str] | None = None, view: str | None = None,

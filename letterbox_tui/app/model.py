@@ -11,6 +11,8 @@ that came from a letter is turned into ``Content`` through ``sanitize.clean``.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -99,8 +101,8 @@ class AppModel:
     #: Owed & late's rows per (order, folded seats), and its most urgent row
     #: (``owed_rows``): each made once, in the scan worker for the default
     arranged: dict = field(default_factory=dict)
-    #: a partial model's letters, made from the index when first drawn (``from_preview``)
-    _letter_at: object = None
+    #: a partial model's ``OwedPreview``: its rows' letters and notes (``from_preview``)
+    _from_index: object = None
     #: what the UI thread asks again and again, made once (``dispute_letters``, ``letter_rows``)
     _once: dict = field(default_factory=dict)
 
@@ -128,12 +130,32 @@ class AppModel:
         """Owed & late from the index's owed letters and their stored answers
         (``core.speed.index_owed.OwedPreview``), built as ``build`` builds it: the rows
         are the ones the whole letterbox gives (tests/app/test_owed_first.py), each
-        row's letter made when it is first drawn (``owed_rows.LazyRow``)."""
+        row's letter and progress note made when it is first drawn (``owed_rows.LazyRow``),
+        those of the first screen read here (the rest in a thread once it is drawn)."""
+        from .owed_rows import WINDOW, most_urgent_key, owed_rows
+
         model = cls(root, settings, preview.snapshot, preview.res, at, partial=True)
-        model._letter_at = preview.letter
-        model._seats = seat_mailboxes(preview.snapshot)  # the status notes; counts are not shown
+        model._from_index = preview
+        # the status notes (the counts of a partial model are not shown)
+        model._seats = seat_mailboxes(dataclasses.replace(preview.snapshot, letters=[]))
         model.compute("view:owed")
+        # what a key shows at once is read now: the rows around the cursor the list opens on,
+        # and around each seat's heading (``{``/``}``, the top and the bottom, and so also the
+        # two ends of the other order: each seat's first and last items are its most and its
+        # least overdue)
+        rows = owed_rows(model) or []
+        keys = [r.key for r in rows]
+        urgent = most_urgent_key(model)
+        anchors = [i for i, r in enumerate(rows) if r.heading is not None]
+        anchors += [keys.index(urgent) if urgent is not None else 0, len(keys)]
+        preview.load([k for i in anchors for k in keys[max(0, i - WINDOW): i + WINDOW]])  # (headings: not letters)
         return model
+
+    def read_rest(self) -> None:
+        """A partial model: read the letters and notes of the rows not read yet (the first
+        screen's were), in a thread (``OwedPreview.go``); a row asked for waits for them."""
+        if self._from_index is not None:
+            self._from_index.go()
 
     def finish(self, cancelled=lambda: False) -> None:
         """Every built-in view not computed yet (run in the scan worker)."""
@@ -173,27 +195,31 @@ class AppModel:
     def _owed_rows(self) -> list[ListRow]:
         from letterbox_tui.core.sidecar import progress_of
 
-        from .owed_rows import LazyRow, group_counts
+        from .owed_rows import LazyRow, group_counts, tallies
 
         self.owed = view = owed_view(self.res)
+        self.arranged.clear()  # (what was arranged from another view)
+        tally = tallies(self)
         rows: list[ListRow] = []
+        # (a partial model's rows: not a method of the model, which holds them: no cycle)
+        made = functools.partial(_preview_row, self._from_index, self.at) if self.partial else None
         for group in view.groups:
             heading = Content.assemble(
                 (" ", ""), clean(group.seat, single_line=True, style="bold"), (" owes ", ""),
-                (group_counts(group), "$late" if group.late else ""),
+                (group_counts(group, tally[group.seat]), "$late" if tally[group.seat][0] else ""),
             )
             rows.append(ListRow(f"group:{group.seat}", heading=heading))
             for item in group.items:
                 note, style = owed_note(item)
-                if self.partial:  # from the index: the letter is made when the row is drawn
-                    row = LazyRow(item.letter.path, self._letter_at, note=note, note_style=style)
-                else:
-                    row = ListRow(item.letter.path, item.letter, note=note, note_style=style)
+                if self.partial:  # from the index: the letter and its note are made when the row is drawn
+                    rows.append(LazyRow(item.letter.path, made, note=note, note_style=style))
+                    continue
+                row = ListRow(item.letter.path, item.letter, note=note, note_style=style)
                 progress = progress_of(self.root, item.letter, self.snapshot)  # the holder's note, from its ack sidecar
                 if progress is not None:
                     row.extra["progress"] = progress.line(self.at)
                 rows.append(row)
-        self.late_count = view.late
+        self.late_count = sum(late for late, _ in tally.values())  # (``view.late``)
         return rows
 
     def _dispute_rows(self) -> list[ListRow]:
@@ -438,6 +464,12 @@ def lease_line(x: Lease, at: datetime) -> Content:
         ("⚿ ", "$text-muted"), (f"{x.target}  ", "bold"), (f"{who}  ", ""), (since, "$text-muted"),
         (("  " + "; ".join(x.problems)) if x.problems else "", "$error"),
     )
+
+
+def _preview_row(preview, at: datetime, key: str) -> tuple:
+    """A partial model's row at ``key``: its letter and extra fields (``LazyRow``)."""
+    progress = preview.progress(key)  # the holder's note, from its ack sidecar
+    return preview.letter(key), ({"progress": progress.line(at)} if progress is not None else {})
 
 
 def owed_note(item: OwedItem) -> tuple[str, str]:

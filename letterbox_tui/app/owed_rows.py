@@ -15,16 +15,23 @@ from .sanitize import clean
 from .widgets.letter_list import ListRow
 
 BY_SEAT = "seat"
+#: a partial model (from the index) reads the letters and notes of this many rows each
+#: side of the cursor the list opens on and of each seat's heading, before it is shown
+#: (a terminal this high opens, and goes to the top, the bottom or a seat, without waiting
+#: for the rest: ``AppModel.from_preview``)
+WINDOW = 80
 MOST_OVERDUE = "overdue"
 ORDER_WORDS = {BY_SEAT: "by owing seat, late first", MOST_OVERDUE: "most overdue first, across seats"}
 
 
-_LETTER = ListRow.__dict__["letter"]  # ListRow's slot for its letter
+_LETTER = ListRow.__dict__["letter"]  # ListRow's slots for its letter and its extra fields
+_EXTRA = ListRow.__dict__["extra"]
 
 
 class LazyRow(ListRow):
-    """A row whose letter is made from ``make(key)`` when first asked for: Owed & late from
-    the derived index has 16,000 rows at 100,000 letters and draws a screenful."""
+    """A row whose letter and extra fields (the holder's progress note) are made from
+    ``make(key)`` (a pair) when first asked for: Owed & late from the derived index has
+    16,000 rows at 100,000 letters and draws a screenful."""
 
     __slots__ = ("_make",)
 
@@ -32,18 +39,31 @@ class LazyRow(ListRow):
         self._make = make
         super().__init__(key, None, **kw)
 
+    def _made(self) -> None:
+        make, self._make = self._make, None
+        letter, extra = make(self.key)
+        _LETTER.__set__(self, letter)
+        _EXTRA.__get__(self).update(extra)
+
     @property  # type: ignore[override]
     def letter(self):
-        x = _LETTER.__get__(self)
-        if x is None and self._make is not None:
-            x = self._make(self.key)
-            _LETTER.__set__(self, x)
-            self._make = None
-        return x
+        if self._make is not None:
+            self._made()
+        return _LETTER.__get__(self)
 
     @letter.setter
     def letter(self, value) -> None:
         _LETTER.__set__(self, value)
+
+    @property  # type: ignore[override]
+    def extra(self) -> dict:
+        if self._make is not None:
+            self._made()
+        return _EXTRA.__get__(self)
+
+    @extra.setter
+    def extra(self, value: dict) -> None:
+        _EXTRA.__set__(self, value)
 
 
 def owed_rows(model, order: str = BY_SEAT, folded: frozenset[str] | set[str] = frozenset()) -> list[ListRow] | None:
@@ -60,13 +80,15 @@ def owed_rows(model, order: str = BY_SEAT, folded: frozenset[str] | set[str] = f
 def _arranged(model, order: str, folded: frozenset[str]) -> list[ListRow]:
     base = model.views["view:owed"]
     view = model.owed
+    tally = tallies(model)
     by_path = {row.key: row for row in base if row.heading is None}
     if order == MOST_OVERDUE:
         items = view.most_overdue_first()
         seats = len(view.groups)
+        late = sum(n for n, _ in tally.values())  # (``view.late``)
         head = Content.assemble(
             (" Most overdue first, across ", ""), (f"{seats} seat{'s' if seats != 1 else ''}", "bold"),
-            (f": {len(items)} owed", ""), (f" · {view.late} late" if view.late else "", "$late"))
+            (f": {len(items)} owed", ""), (f" · {late} late" if late else "", "$late"))
         rows = [ListRow("group:all", heading=head)]
         rows.extend(by_path[i.letter.path] for i in items if i.letter.path in by_path)
         return rows
@@ -75,7 +97,7 @@ def _arranged(model, order: str, folded: frozenset[str]) -> list[ListRow]:
         closed = group.seat in folded
         heading = Content.assemble(
             (" ▸ " if closed else " ▾ ", "$text-muted"), clean(group.seat, single_line=True, style="bold"),
-            (" owes ", ""), (group_counts(group), "$late" if group.late else ""),
+            (" owes ", ""), (group_counts(group, tally[group.seat]), "$late" if tally[group.seat][0] else ""),
             ("   (z unfolds)" if closed else "", "$text-muted"),
         )
         rows.append(ListRow(f"group:{group.seat}", heading=heading, item=group, extra={"fold": group.seat}))
@@ -84,13 +106,27 @@ def _arranged(model, order: str, folded: frozenset[str]) -> list[ListRow]:
     return rows
 
 
-def group_counts(group) -> str:
-    """What a seat's heading counts: ``4 · 1 late · 2 uncertain``."""
+def tallies(model) -> dict[str, tuple[int, int]]:
+    """Per owing seat, its late and uncertain items (``OwedGroup.late``, ``.uncertain``),
+    counted once per model (each heading says them, and each walks the seat's items)."""
+    key = ("tallies",)
+    got = model.arranged.get(key)
+    if got is None:
+        got = model.arranged[key] = {
+            g.seat: (sum(1 for i in g.items if i.late.yes),
+                     sum(1 for i in g.items if i.late.unknown or i.answered.unknown)) for g in model.owed.groups}
+    return got
+
+
+def group_counts(group, tally: tuple[int, int] | None = None) -> str:
+    """What a seat's heading counts: ``4 · 1 late · 2 uncertain`` (``tally``: its late and
+    uncertain items, when counted already)."""
+    late, uncertain = tally if tally is not None else (group.late, group.uncertain)
     words = [f"{len(group.items)}"]
-    if group.late:
-        words.append(f"{group.late} late")
-    if group.uncertain:
-        words.append(f"{group.uncertain} uncertain")
+    if late:
+        words.append(f"{late} late")
+    if uncertain:
+        words.append(f"{uncertain} uncertain")
     return " · ".join(words)
 
 

@@ -16,6 +16,7 @@ import pytest
 
 from letterbox_tui.app import make_app
 from letterbox_tui.app import early, scanning
+from letterbox_tui.app import owed_rows as owed_mod
 from letterbox_tui.app.model import AppModel
 from letterbox_tui.app.owed_rows import BY_SEAT, MOST_OVERDUE, most_urgent_key, owed_rows
 from letterbox_tui.app.screens.write import WriteScreen
@@ -89,8 +90,11 @@ def _rows(model, rows, width: int = 150) -> list[tuple]:
     return out
 
 
-def test_owed_rows_from_the_index_are_the_whole_letterbox_s(box):
+@pytest.mark.parametrize("window", [None, 2])
+def test_owed_rows_from_the_index_are_the_whole_letterbox_s(box, window, monkeypatch):
     root, now = box
+    if window is not None:  # the first screen is 2 rows each side of the cursor: the others are read later
+        monkeypatch.setattr(owed_mod, "WINDOW", window)
     settings = load_settings(root)
     preview = owed_preview(root, id_time_is_utc=settings.id_time_is_utc, now=now)
     assert preview is not None
@@ -109,6 +113,36 @@ def test_owed_rows_from_the_index_are_the_whole_letterbox_s(box):
     kinds = {i.standing for i in items}
     assert {"late", "uncertain"} <= kinds  # what the test is about is there
     assert any(i.standing == "uncertain" and i.letter.deadline for i in items)  # uncertain, with a deadline
+
+
+def test_the_preview_reads_the_first_screen_s_letters_and_notes_then_the_rest(tmp_path, settled, monkeypatch):
+    from letterbox_tui.core import sidecar
+
+    root = tmp_path / "gen"
+    now = _generated(root)
+    _indexed(root)
+    monkeypatch.setattr(owed_mod, "WINDOW", 2)
+    read: list[str] = []
+    real = sidecar.read_sidecar
+    monkeypatch.setattr(sidecar, "read_sidecar", lambda r, x: (read.append(x.path), real(r, x))[1])
+    settings = load_settings(root)
+    preview = owed_preview(root, id_time_is_utc=False, now=now)
+    fast = AppModel.from_preview(str(root), settings, preview, now)
+    listed = owed_rows(fast, BY_SEAT, set())
+    rows = [r for r in listed if r.heading is None]
+    assert len(rows) > 40
+    keys = [r.key for r in listed]
+    # 2 rows each side of the cursor it opens on, of each seat's heading, and at the end
+    anchors = [keys.index(most_urgent_key(fast)), len(keys)] + [i for i, r in enumerate(listed) if r.heading]
+    first = {k for i in anchors for k in keys[max(0, i - 2):i + 2] if not k.startswith("group:")}
+    assert set(preview.res._more) == first  # what a key shows at once, no more
+    assert len(first) < len(rows) / 2
+    assert set(read) <= first  # only their sidecars were read
+    fast.read_rest()
+    preview.res._done.wait(10)
+    assert set(preview.res._more) == {r.key for r in rows}  # then every row's, in one more read
+    assert sorted(read) == sorted(set(read))  # each sidecar once
+    assert preview.res._ix is None  # its read transaction ended, its connection closed
 
 
 def test_a_changed_letterbox_or_none_indexed_is_not_previewed(tmp_path, settled):

@@ -20,6 +20,7 @@ made by other code or for another setting, a changed letterbox, a partial scope.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -30,7 +31,7 @@ from datetime import datetime, timedelta, timezone
 from letterbox_tui.core.header import HeaderResult
 from letterbox_tui.core.letters import build
 from letterbox_tui.core.model import Answer, Letter, Reason, Snapshot
-from letterbox_tui.core.resolve.common import StateAnswer, aware
+from letterbox_tui.core.resolve.common import CLOSED, OPEN, StateAnswer, aware
 
 from . import index_rows as ir
 from .index import Index, Unusable
@@ -38,12 +39,23 @@ from .index import Index, Unusable
 #: a superset of what ``core.owed.is_owed`` keeps (a task not closed, not superseded,
 #: not answered), in the stored answers' terms; ``is_owed`` is asked again of each
 OWED_WHERE = "task = 1 AND state != 'closed' AND superseded != 'yes' AND answered != 'yes'"
+#: what ``core.owed`` and ``core.views.owed`` ask of every owed letter: read for them all
 _COLUMNS = (
     "path", "seat", "folder", "id", "sender", "recipient", "type", "task", "has_deadline", "deadline_ns",
-    "sent_ns", "row0", "name", "size", "mtime_ns", "inode", "head",
-    "state", "state_r", "answered", "answered_r", "accepted", "accepted_r", "current", "current_r",
-    "superseded", "superseded_r", "late0", "late0_r", "late1", "late1_r",
+    "sent_ns", "state", "state_r", "answered", "answered_r", "superseded", "superseded_r",
+    "late0", "late0_r", "late1", "late1_r",
 )
+#: what only a drawn row asks (its ``Letter``, accepted, current, head): read for the rows
+#: on the first screen, then for the others once it is drawn (``OwedPreview.go``)
+_MORE = ("path", "row0", "name", "size", "mtime_ns", "inode", "head", "accepted", "accepted_r", "current",
+         "current_r")
+#: the answers' slots in an ``Owing`` (``Owing.made``) and their (value, reasons) columns,
+#: in ``_COLUMNS`` (state, answered, superseded, late before / after the deadline) or
+#: in ``_MORE`` (accepted, current: offset by ``_M``)
+_M = 100
+_SLOTS = ((11, 12), (13, 14), (_M + 7, _M + 8), (_M + 9, _M + 10), (15, 16), (17, 18), (19, 20))
+#: how long the rest waits to be asked for (``go``) before it is read anyway
+REST_AFTER_S = 3.0
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
@@ -59,18 +71,25 @@ def _when(value_ns: int | None) -> datetime | None:
 class Owing:
     """An owed letter as ``core.owed`` and ``core.views.owed`` see it (not a ``Letter``:
     ``OwedPreview.letter(path)`` makes that). ``deadline`` is only true or false: whether
-    the letter has one (``deadline_at`` is None when it does not parse)."""
+    the letter has one (``deadline_at`` is None when it does not parse). ``made``: its
+    answers by slot (``_SLOTS``), each made once; ``late`` is the one at the clock."""
 
     __slots__ = ("path", "seat", "folder", "id", "sender", "recipient", "type", "task", "deadline",
-                 "deadline_at", "sent_at")
+                 "deadline_at", "sent_at", "row", "made")
 
-    def __init__(self, r: tuple) -> None:
+    def __init__(self, r: tuple, at_ns: int) -> None:
         (self.path, self.seat, self.folder, self.id, self.sender, self.recipient, self.type, task,
          has_deadline, deadline_ns, sent_ns) = r[:11]
         self.task = task == 1
         self.deadline = has_deadline == 1
         self.deadline_at = _when(deadline_ns)
         self.sent_at = _when(sent_ns)
+        self.row = r
+        # the answers with no reasons (nearly all) are shared; the others are parsed when asked
+        late = 19 if deadline_ns is not None and deadline_ns < at_ns else 17  # late flips past the deadline
+        self.made = [_STATES.get(r[11]) if not r[12] else None, _PLAIN.get(r[13]) if not r[14] else None,
+                     None, None, _PLAIN.get(r[15]) if not r[16] else None,
+                     _PLAIN.get(r[late]) if not r[late + 1] else None, late]
 
     def __repr__(self) -> str:
         return f"Owing({self.path!r})"
@@ -90,38 +109,75 @@ class OwedPreview:
         """The ``Letter`` at ``path`` (one of ``snapshot.letters``), made once."""
         return self.res.letter(path)
 
+    def progress(self, path: str):
+        """The holder's progress note on the letter at ``path`` (``core.sidecar.progress_of``)."""
+        return self.res.progress(path)
+
+    def load(self, paths) -> None:
+        """Read now what drawing the rows of ``paths`` needs (the first screen)."""
+        self.res.load(paths)
+
+    def go(self) -> None:
+        """Read what drawing every other row needs, in a thread of its own, now (else
+        ``REST_AFTER_S`` after the preview was made, or when a row needs it)."""
+        self.res.go()
+
 
 class StoredAnswers:
-    """The stored answers of ``snapshot``'s letters at the clock ``at``, each made when
-    first asked for (a reason is parsed only then)."""
+    """The stored answers of ``snapshot``'s letters (``Owing``) at the clock ``at``. What
+    only a drawn row asks (its ``Letter``, accepted, current, head, its progress note) is
+    read for the rows of the first screen (``load``), then for all the others in a thread
+    (``go``), inside the read transaction the owed letters were read in: one state of the
+    index. A row asked for before that is read waits for it."""
 
-    def __init__(self, snapshot: Snapshot, at: datetime, rows: dict[str, tuple], utc: bool) -> None:
+    def __init__(self, snapshot: Snapshot, at: datetime, utc: bool, ix: Index | None = None) -> None:
         self.snapshot = snapshot
         self.at = aware(at)
         self._at_ns = ir.ns(self.at)
-        self._rows = rows
         self._utc = utc
-        #: per path, its answers as made: state, answered, accepted, current, superseded, late
-        self._made: dict[str, list] = {}
+        self._owing: dict[str, Owing] = {}
+        #: per path, its ``_MORE`` columns, and its progress note (None: none)
+        self._more: dict[str, tuple] = {}
+        self._notes: dict = {}
         self._letters: dict[str, Letter] = {}
         self._lock = threading.Lock()
+        self._ix = ix  # in its read transaction until the rest is read
+        self._db = threading.Lock()
+        self._asked = threading.Event()
+        self._done = threading.Event()
+        self._started = False
+
+    def owing(self, rows) -> list[Owing]:
+        at_ns = self._at_ns
+        made = [Owing(r, at_ns) for r in rows]
+        self._owing = {x.path: x for x in made}
+        return made
+
+    # --- the answers ----------------------------------------------------------------
+    def _of(self, x) -> Owing:
+        if type(x) is Owing:
+            return x
+        got = self._owing.get(x.path)  # a ``Letter`` made from a row
+        if got is None:
+            raise NotInPreview(f"no stored answers for {x.path}")
+        return got
 
     def _answer(self, x, slot: int):
-        made = self._made.get(x.path)
-        if made is None:
-            if x.path not in self._rows:
-                raise NotInPreview(f"no stored answers for {x.path}")
-            made = self._made[x.path] = [None] * 7
-        got = made[slot]
+        o = x if type(x) is Owing else self._of(x)
+        got = o.made[slot]
         if got is None:
-            r = self._rows[x.path]
-            if slot == 5:  # late flips only when the clock passes the deadline
-                i = 29 if r[9] is not None and r[9] < self._at_ns else 27
+            if slot == 5:
+                i = o.made[6]
+                value, text = o.row[i], o.row[i + 1]
             else:
-                i = 17 + 2 * slot
-            value, text = r[i], r[i + 1]
+                i, j = _SLOTS[slot]
+                if i >= _M:
+                    more = self._more_of(o.path)
+                    value, text = more[i - _M], more[j - _M]
+                else:
+                    value, text = o.row[i], o.row[j]
             reasons = _reasons(text)
-            got = made[slot] = StateAnswer(value, reasons) if slot == 0 else _plain(value, reasons)
+            got = o.made[slot] = StateAnswer(value, reasons) if slot == 0 else _plain(value, reasons)
         return got
 
     def state(self, x) -> StateAnswer:
@@ -145,10 +201,8 @@ class StoredAnswers:
         return self._answer(x, 5)
 
     def head(self, x):
-        r = self._rows.get(x.path)
-        if r is None:
-            raise NotInPreview(f"no stored answers for {x.path}")
-        head_id = json.loads(r[16])
+        o = self._of(x)
+        head_id = json.loads(self._more_of(o.path)[6])
         if head_id is None:
             return None
         if head_id == x.id:
@@ -158,17 +212,110 @@ class StoredAnswers:
     def letter(self, path: str) -> Letter:
         got = self._letters.get(path)
         if got is None:
+            more = self._more_of(path)
             with self._lock:
                 got = self._letters.get(path)
                 if got is None:
-                    got = self._letters[path] = _letter(self._rows[path], self._utc)
+                    got = self._letters[path] = _letter(self._owing[path], more, self._utc)
         return got
+
+    def progress(self, path: str):
+        if path not in self._notes:
+            self._more_of(path)
+        return self._notes[path]
 
     def __getattr__(self, name: str):
         raise NotInPreview(f"{name} needs the whole letterbox")
 
+    # --- what drawn rows need ---------------------------------------------------------
+    def _more_of(self, path: str) -> tuple:
+        got = self._more.get(path)
+        if got is None:
+            if path not in self._owing:
+                raise NotInPreview(f"no stored answers for {path}")
+            self.go()
+            self._done.wait()
+            got = self._more.get(path)
+            if got is None:
+                raise NotInPreview(f"{path} could not be read from the index")
+        return got
+
+    def load(self, paths) -> None:
+        """``_MORE`` and the progress notes of ``paths`` (the first screen's rows), now."""
+        want = [p for p in dict.fromkeys(paths) if p in self._owing and p not in self._more]
+        with self._db:
+            if self._ix is None or self._done.is_set():
+                return
+            got = []
+            for i in range(0, len(want), 500):  # (SQLite's limit on bound values)
+                part = want[i:i + 500]
+                got += self._ix.db.execute(
+                    f"SELECT {', '.join(_MORE)} FROM letters JOIN texts USING (tn) "
+                    f"WHERE path IN ({', '.join('?' * len(part))})", part).fetchall()
+            self._noted(got)
+
+    def _noted(self, rows) -> None:
+        from letterbox_tui.core.sidecar import progress_of
+
+        root, snapshot, owing, notes = self.snapshot.root, self.snapshot, self._owing, self._notes
+        for r in rows:
+            notes[r[0]] = progress_of(root, owing[r[0]], snapshot)  # (only an inbox letter's sidecar is read)
+        self._more.update((r[0], r) for r in rows)
+
+    def go(self) -> None:
+        with self._lock:
+            if self._started:
+                return
+            self._started = True
+        threading.Thread(target=self._rest, name="owed-rest", daemon=True).start()
+
+    def start_rest(self) -> None:
+        """The rest is read once asked for (``go``), or ``REST_AFTER_S`` from now."""
+
+        def later() -> None:
+            if not self._asked.wait(REST_AFTER_S):
+                self.go()
+
+        threading.Thread(target=later, name="owed-rest-timer", daemon=True).start()
+
+    def _rest(self) -> None:
+        self._asked.set()
+        try:
+            with self._db:
+                ix, self._ix = self._ix, None
+                if ix is None:
+                    return
+                try:
+                    rows = [r for r in ix.db.execute(
+                        f"SELECT {', '.join(_MORE)} FROM letters JOIN texts USING (tn) WHERE {OWED_WHERE}")
+                        if r[0] not in self._more]
+                    self._noted(rows)
+                except sqlite3.Error:  # the rows not read say so when asked (``NotInPreview``)
+                    pass
+                finally:
+                    _close(ix)
+        finally:
+            self._done.set()
+
+    def close(self) -> None:
+        """The rest never read: its transaction ended, its connection closed."""
+        with self._db:
+            ix, self._ix = self._ix, None
+            if ix is not None:
+                _close(ix)
+        self._done.set()
+
+
+def _close(ix: Index) -> None:
+    """End ``ix``'s read transaction and close it."""
+    if ix.db is not None:
+        with contextlib.suppress(sqlite3.Error):
+            ix.db.execute("COMMIT")
+    ix.close()
+
 
 _PLAIN = {"yes": Answer("yes"), "no": Answer("no"), "unknown": Answer("unknown")}
+_STATES = {"open": OPEN, "closed": CLOSED, "unknown": StateAnswer("unknown")}
 
 
 def _plain(value: str, reasons: tuple[Reason, ...]) -> Answer:
@@ -182,14 +329,14 @@ def _reasons(text: str) -> tuple[Reason, ...]:
                  for d in map(json.loads, text.split("\n")))
 
 
-def _letter(r: tuple, utc: bool) -> Letter:
-    row0 = r[11]
+def _letter(o: Owing, more: tuple, utc: bool) -> Letter:
+    row0 = more[1]
     # the row's JSON ends its fields with them (``index_rows.record``): only that object is parsed
     fields = json.loads(row0[row0.index(',"fields":') + 10: row0.rindex(',"state":')])
-    x = build(HeaderResult(tuple(fields.items())), path=r[0], seat=r[1], folder=r[2], name=r[12],
-              size=r[13], mtime_ns=r[14], inode=r[15], id_time_is_utc=utc)
+    x = build(HeaderResult(tuple(fields.items())), path=o.path, seat=o.seat, folder=o.folder, name=more[2],
+              size=more[3], mtime_ns=more[4], inode=more[5], id_time_is_utc=utc)
     if not isinstance(x, Letter):  # stored as readable: never so, unless the row is damaged
-        raise NotInPreview(f"stored letter {r[0]} is not readable")
+        raise NotInPreview(f"stored letter {o.path} is not readable")
     return x
 
 
@@ -204,6 +351,7 @@ def owed_preview(root, *, id_time_is_utc: bool, now: datetime | None = None, min
     proof = Index(root, id_time_is_utc)
     fresh: list[bool] = []
     prover: threading.Thread | None = None
+    res: StoredAnswers | None = None
     try:
         try:
             if not (proof.open() and proof.why_not() is None):
@@ -216,35 +364,44 @@ def owed_preview(root, *, id_time_is_utc: bool, now: datetime | None = None, min
         # the stat of every file runs without the interpreter lock, beside the reading
         prover = threading.Thread(target=lambda: fresh.append(proof.fresh()), name="index-proof", daemon=True)
         prover.start()
-        got = _owed_rows(root, id_time_is_utc, proof.file, scope.scanned_at)
+        got = _owed_rows(root, id_time_is_utc, proof.file, scope.scanned_at, at)
         if got is None:
             return None
-        base, rows = got
-        preview = OwedPreview(base, StoredAnswers(base, at, {r[0]: r for r in rows}, id_time_is_utc), scope.letters)
+        base, res = got
+        preview = OwedPreview(base, res, scope.letters)
         made = preview if then is None else then(preview)  # while the proof runs
         prover.join()
-        return made if fresh == [True] else None
+        if fresh != [True]:
+            return None
+        res.start_rest()
+        res = None  # (kept open for the rest)
+        return made
     finally:
         if prover is not None:
             prover.join()
         proof.close()
+        if res is not None:
+            res.close()
 
 
-def _owed_rows(root: str, utc: bool, generation: str | None, scanned_at: str):
-    """(the snapshot without letters, the owed candidates' stored rows), from the index
-    generation the proof is made against, or None."""
+def _owed_rows(root: str, utc: bool, generation: str | None, scanned_at: str, at: datetime):
+    """(the snapshot with the owed candidates as ``Owing``, their ``StoredAnswers``), from
+    the index generation the proof is made against, or None. The read transaction stays
+    open (``StoredAnswers`` reads the rest in it)."""
     ix = Index(root, utc)
     try:
         if not (ix.open() and ix.file == generation and ix.why_not() is None):
+            ix.close()
             return None
-        with ix.reading():
-            base = ix.snapshot("0", (), scanned_at)  # every field but the letters
-            rows = ix.db.execute(
-                f"SELECT {', '.join(_COLUMNS)} FROM letters JOIN texts USING (tn) WHERE {OWED_WHERE} "
-                ).fetchall()  # in no order: the views order what they show
-        base.letters = [Owing(r) for r in rows]  # type: ignore[misc]
-        return base, rows
+        from .index import _meta
+
+        ix.db.execute("BEGIN")
+        ix.meta = _meta(ix.db)  # (as ``Index.reading``: one committed state from here on)
+        base = ix.snapshot("0", (), scanned_at)  # every field but the letters
+        rows = ix.db.execute(f"SELECT {', '.join(_COLUMNS)} FROM letters WHERE {OWED_WHERE}").fetchall()
+        res = StoredAnswers(base, at, utc, ix)  # in no order: the views order what they show
+        base.letters = res.owing(rows)  # type: ignore[assignment]
+        return base, res
     except (sqlite3.Error, Unusable, KeyError, ValueError, TypeError):  # damaged: scan instead
+        _close(ix)
         return None
-    finally:
-        ix.close()
