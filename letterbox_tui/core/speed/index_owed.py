@@ -4,15 +4,19 @@ view first and loads the rest of the letterbox after it (the app).
 On an unchanged letterbox (the index's own proof: a ``stat`` of every directory and letter
 file, ``Index.fresh``, run in a thread of its own while the rows are read) this reads only
 the letters that may be owed: open, unanswered, unsuperseded tasks, by their stored
-answers. Each is an ``Owing``: what ``core.owed`` and ``core.views.owed`` ask of a letter
-(who owes it, its deadline, its time, id and path), taken from the stored columns; the
-``Letter`` itself is made from its stored fields the way the scan makes it
-(``core.letters.build``) only when asked for (``OwedPreview.letter``): a list draws a
-screenful of 16,000 rows. ``StoredAnswers`` is the part of a ``Resolution`` those views
-and a list row ask (state, answered, accepted, current, superseded, head, and late at the
-clock: stored at the two clocks around the deadline, as ``index_rows`` keeps it), each
-answer made when first asked. Anything else is not answered from here (it raises
-``NotInPreview``): a face asks the whole letterbox for it once that is loaded.
+answers (chosen in the narrow ``q`` table). Each is an ``Owing``: what ``core.owed`` and
+``core.views.owed`` ask of a letter (who owes it, its deadline, its time, id and path),
+taken from the stored columns. ``StoredAnswers`` is the part of a ``Resolution`` those
+views and a list row ask (state, answered, accepted, current, superseded, head, and late
+at the clock: stored at the two clocks around the deadline, as ``index_rows`` keeps it);
+an answer without reasons is a shared constant, one with reasons is parsed when asked.
+
+What only a drawn row needs (its ``Letter``, made from its stored fields the way the scan
+makes it, ``core.letters.build``; accepted, current, head; the holder's progress note from
+its ack sidecar) is read for the rows a face names first (``OwedPreview.load``: the first
+screen), then for all the others in a thread once it asks (``go``), in the same read
+transaction: a list of 16,000 rows draws a screenful. Anything else is not answered from
+here (it raises ``NotInPreview``): a face asks the whole letterbox for it once that is loaded.
 
 Whatever cannot be vouched for gives None (then the face scans as usual): no index, one
 made by other code or for another setting, a changed letterbox, a partial scope.
@@ -39,6 +43,7 @@ from .index import Index, Unusable
 #: a superset of what ``core.owed.is_owed`` keeps (a task not closed, not superseded,
 #: not answered), in the stored answers' terms; ``is_owed`` is asked again of each
 OWED_WHERE = "task = 1 AND state != 'closed' AND superseded != 'yes' AND answered != 'yes'"
+_Q_WHERE = " AND ".join(f"q.{term}" for term in OWED_WHERE.split(" AND "))  # (``q`` holds these columns)
 #: what ``core.owed`` and ``core.views.owed`` ask of every owed letter: read for them all
 _COLUMNS = (
     "path", "seat", "folder", "id", "sender", "recipient", "type", "task", "has_deadline", "deadline_ns",
@@ -398,7 +403,9 @@ def _owed_rows(root: str, utc: bool, generation: str | None, scanned_at: str, at
         ix.db.execute("BEGIN")
         ix.meta = _meta(ix.db)  # (as ``Index.reading``: one committed state from here on)
         base = ix.snapshot("0", (), scanned_at)  # every field but the letters
-        rows = ix.db.execute(f"SELECT {', '.join(_COLUMNS)} FROM letters WHERE {OWED_WHERE}").fetchall()
+        # chosen in the narrow ``q`` (9 MB at 100k), then read from ``letters`` by number
+        rows = ix.db.execute(f"SELECT {', '.join('l.' + c for c in _COLUMNS)} FROM q JOIN letters l USING (n) "
+                             f"WHERE {_Q_WHERE}").fetchall()
         res = StoredAnswers(base, at, utc, ix)  # in no order: the views order what they show
         base.letters = res.owing(rows)  # type: ignore[assignment]
         return base, res
