@@ -67,7 +67,10 @@ class Held(io.TextIOBase):
                 if text:
                     like.writelines(text)
                     text.clear()
-                run.append(part)
+                if type(part) is _Parts:
+                    run.extend(part)
+                else:
+                    run.append(part)
         if run:
             out_bytes()
         like.writelines(text)
@@ -78,7 +81,7 @@ def write_bytes(buffer, parts: list) -> None:
     """``buffer.writelines(parts)`` without joining or copying the parts first: straight to
     the file with ``os.writev`` where ``buffer`` has one (every byte written, in order)."""
     if isinstance(buffer, _HeldBytes):
-        buffer.writelines(parts)
+        buffer.parts.append(_Parts(parts))  # (held as one part: shown with one writev a thousand)
         return
     try:
         fd = buffer.fileno()
@@ -88,17 +91,19 @@ def write_bytes(buffer, parts: list) -> None:
         buffer.writelines(parts)
         return
     buffer.flush()
-    views = [memoryview(p) for p in parts if len(p)]
+    views = list(parts)  # (bytes as they are: a memoryview each cost more than the write)
     at = 0
     while at < len(views):
-        done = os.writev(fd, views[at : at + _IOV])
-        while done and at < len(views):  # a partial write: what is left of its last buffer stays
-            if done >= len(views[at]):
-                done -= len(views[at])
-                at += 1
-            else:
-                views[at] = views[at][done:]
-                done = 0
+        batch = views[at : at + _IOV]
+        done = os.writev(fd, batch)
+        if done == sum(map(len, batch)):
+            at += len(batch)
+            continue
+        while done >= len(views[at]):  # a partial write (done < the batch's length)
+            done -= len(views[at])
+            at += 1
+        if done:  # what is left of that buffer goes next
+            views[at] = memoryview(views[at])[done:]
 
 
 def between(rows: list, sep) -> list:
@@ -119,6 +124,10 @@ def utf8_pipe(out) -> bool:
         return codecs.lookup(out.encoding or "").name == "utf-8"
     except LookupError:
         return False
+
+
+class _Parts(list):
+    """Bytes written at once with ``write_bytes`` while held."""
 
 
 class _HeldBytes:
