@@ -463,8 +463,8 @@ def _matched(s: Served, query, *, texts: bool = True, judged: bool = True, raw: 
     verdict = ir.sql_verdict(query)
     matches: list[str] = []
     doubtful: list[str] = []
-    row = f"{ir.ROW_SQL}, q.sent_ns IS NULL, q.deadline_ns IS NULL, " if texts else ""
-    joined = "JOIN texts AS t USING (tn) " if texts else ""
+    row = "t.row0, q.sent_ns IS NULL, q.deadline_ns IS NULL, " if texts else ""
+    joined = f"JOIN texts AS t ON t.tn = {ir.TEXT_TN} " if texts else ""
     db = s.ix.db
     if raw:
         db.text_factory = bytes  # (every text column)

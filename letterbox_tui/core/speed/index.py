@@ -49,9 +49,9 @@ if TYPE_CHECKING:
 
 ir = Later("index_rows", globals(), "ir")  # (first used once the proof runs)
 ib = Later("index_build", globals(), "ib")
-FORMAT = 10  # 10: rows numbered in scan order (``n``), a narrow ``q``, texts by integer
-_letter_cols = functools.cache(lambda: ", ".join(("n", "tn", *ir.COLUMNS)))
-_letter_marks = functools.cache(lambda: ", ".join("?" for _ in range(len(ir.COLUMNS) + 2)))
+FORMAT = 11  # 10: rows numbered in scan order (n), a narrow q, texts by integer; 11: tn1
+_letter_cols = functools.cache(lambda: ", ".join(("n", "tn", "tn1", *ir.COLUMNS)))
+_letter_marks = functools.cache(lambda: ", ".join("?" for _ in range(len(ir.COLUMNS) + 3)))
 #: how long a command waits for another process writing the index before going without
 WAIT_S = 120.0
 #: a row kept through a stat change: its file's stat brought up to date
@@ -65,15 +65,15 @@ MMAP_BYTES = 1 << 30  # all count in its resident memory (a query: 276 MB agains
 def _schema() -> str:
     return f"""
 CREATE TABLE meta (k TEXT PRIMARY KEY, v);
-CREATE TABLE letters (n INTEGER PRIMARY KEY, tn INTEGER, {", ".join(c + (" TEXT UNIQUE" if c == "path" else "") for c in ir.COLUMNS)});
-CREATE TABLE q (n INTEGER PRIMARY KEY, tn INTEGER, {", ".join(ir.Q_COLUMNS)});
+CREATE TABLE letters (n INTEGER PRIMARY KEY, tn INTEGER, tn1 INTEGER, {", ".join(c + (" TEXT UNIQUE" if c == "path" else "") for c in ir.COLUMNS)});
+CREATE TABLE q (n INTEGER PRIMARY KEY, tn INTEGER, tn1 INTEGER, {", ".join(ir.Q_COLUMNS)});
 CREATE TABLE texts (tn INTEGER PRIMARY KEY, row0 TEXT);
-CREATE TABLE texts1 (n INTEGER PRIMARY KEY, row1 TEXT);
 CREATE INDEX letters_id ON letters(id);
 CREATE INDEX letters_thread ON letters(thread);
 CREATE INDEX letters_re ON letters(re);
 CREATE INDEX letters_comp ON letters(comp);
-"""  # n: the scan's order (``index_build.numbers``); q: what a query scans; texts by tn: its row's JSON
+"""  # n: the scan's order (``index_build.numbers``); q: what a query scans; texts: a row's JSON at tn,
+#     past its deadline at tn1 (where that differs; else tn1 is NULL)
 
 
 def notice(message: str) -> None:
@@ -334,7 +334,8 @@ class Index:
             for letters, at, chunk_res in ib.slices(snapshot, comps, res, res_factory):
                 records = [ir.record(x, chunk_res, comps[x.path], ctimes.get(x.path, -1)) for x in letters]
                 del chunk_res
-                self._insert(*ib.rows_of(records, [ns[i] for i in at], [tns[i] for i in at]), db=db)
+                numbered = [(ns[i], tns[i], len(ns) + tns[i]) for i in at]  # (tn1: where a row1 is)
+                self._insert(*ib.rows_of(records, numbered), db=db)
                 del records
                 ir.forget_reasons()  # the texts cached for this slice's reasons (and those reasons)
             db.executemany("INSERT INTO meta VALUES (?, ?)", self._meta_rows(snapshot))
@@ -396,11 +397,12 @@ class Index:
             return len(snapshot.letters)
         old_files: dict[str, tuple] = {}
         old_digest: dict[str, bytes] = {}
-        old_n: dict[str, tuple[int, int]] = {}  # path -> (n, tn)
-        for p, n, tn, dg, *st in db.execute("SELECT path, n, tn, digest, size, mtime_ns, inode, ctime_ns FROM letters"):
+        old_n: dict[str, tuple] = {}  # path -> (n, tn, tn1)
+        for p, n, tn, tn1, dg, *st in db.execute(
+                "SELECT path, n, tn, tn1, digest, size, mtime_ns, inode, ctime_ns FROM letters"):
             old_files[p] = tuple(st)
             old_digest[p] = dg
-            old_n[p] = (n, tn)
+            old_n[p] = (n, tn, tn1)
         old_letters = set(old_files)
         ctimes = _ctimes(snapshot)
         by_path = {x.path: x for x in snapshot.letters}
@@ -439,7 +441,7 @@ class Index:
         comps = ir.components(sub.letters)  # whole components: their least paths are as before
         records = [ir.record(x, res, comps[x.path], ctimes.get(x.path, -1)) for x in sub.letters]
         numbered = ib.numbered(sub.letters, old_n, placed)
-        rows = ib.rows_of(records, [n for n, _ in numbered], [tn for _, tn in numbered])
+        rows = ib.rows_of(records, numbered)
         olds = [old_n[p] for p in [x.path for x in sub.letters] + gone if p in old_n]
         updates = self._restat(restat - members, new_files)
         db.execute("BEGIN IMMEDIATE")
@@ -448,8 +450,8 @@ class Index:
             for at in range(0, len(olds), 500):
                 part = olds[at : at + 500]
                 marks = ",".join("?" * len(part))
-                for table, key in (("letters", "n"), ("q", "n"), ("texts1", "n"), ("texts", "tn")):
-                    db.execute(f"DELETE FROM {table} WHERE {key} IN ({marks})", [nt[key == "tn"] for nt in part])
+                for table, key, at in (("letters", "n", 0), ("q", "n", 0), ("texts", "tn", 1), ("texts", "tn", 2)):
+                    db.execute(f"DELETE FROM {table} WHERE {key} IN ({marks})", [nt[at] for nt in part])
             self._insert(*rows)
             self._put_meta(snapshot)
             db.execute("COMMIT")
@@ -459,12 +461,11 @@ class Index:
         self.meta = _meta(db)
         return len(records)
 
-    def _insert(self, letters: list, q: list, texts: list, texts1: list, db=None) -> None:
+    def _insert(self, letters: list, q: list, texts: list, db=None) -> None:
         db = db or self.db
         db.executemany(f"INSERT INTO letters ({_letter_cols()}) VALUES ({_letter_marks()})", letters)
-        db.executemany(f"INSERT INTO q VALUES ({', '.join('?' * (len(ir.Q_COLUMNS) + 2))})", q)
+        db.executemany(f"INSERT INTO q VALUES ({', '.join('?' * (len(ir.Q_COLUMNS) + 3))})", q)
         db.executemany("INSERT INTO texts VALUES (?, ?)", texts)
-        db.executemany("INSERT INTO texts1 VALUES (?, ?)", texts1)
 
     def _put_meta(self, snapshot: Snapshot) -> None:
         assert self.db is not None

@@ -75,16 +75,19 @@ def _spread(run: list[str], lo: int | None, hi: int | None, got: dict) -> bool:
     return True
 
 
-def numbered(letters: list, old: dict, placed: dict) -> list[tuple[int, int]]:
-    """(n, tn) of each of ``letters`` in a refresh: a letter's own (``old``: path -> (n, tn))
-    when it had a row, else its ``placed`` n and a tn after every other (its texts go last)."""
-    tn_next = 1 + max((tn for _, tn in old.values()), default=0)
+def numbered(letters: list, old: dict, placed: dict) -> list[tuple[int, int, int]]:
+    """(n, tn, tn1) of each of ``letters`` in a refresh: a letter's own (``old``: path ->
+    (n, tn, tn1)) when it had a row, else its ``placed`` n; a tn or tn1 it lacks after
+    every other (its texts go last; a tn1 is used only where the letter has a row1)."""
+    tn_next = 1 + max((max(tn, tn1 or 0) for _, tn, tn1 in old.values()), default=0)
     out = []
     for x in letters:
-        got = old.get(x.path)
-        if got is None:
-            got, tn_next = (placed[x.path], tn_next), tn_next + 1
-        out.append(got)
+        n, tn, tn1 = old.get(x.path) or (placed[x.path], None, None)
+        if tn is None:
+            tn, tn_next = tn_next, tn_next + 1
+        if tn1 is None:
+            tn1, tn_next = tn_next, tn_next + 1
+        out.append((n, tn, tn1))
     return out
 
 
@@ -124,23 +127,28 @@ def stored_rows(db) -> dict[str, tuple]:
     cols = ", ".join(f"l.{c}" for c in ir.COLUMNS[:-1])
     qcols = ", ".join(f"q.{c}" for c in ir.Q_COLUMNS)
     return {r[0]: r for r in db.execute(
-        f"SELECT {cols}, {qcols}, t.row0, t1.row1 FROM letters AS l LEFT JOIN q ON q.n = l.n AND q.tn = l.tn "
-        "LEFT JOIN texts AS t ON t.tn = l.tn LEFT JOIN texts1 AS t1 ON t1.n = l.n")}
+        f"SELECT {cols}, {qcols}, t.row0, t1.row0 FROM letters AS l "
+        "LEFT JOIN q ON q.n = l.n AND q.tn = l.tn AND q.tn1 IS l.tn1 "
+        "LEFT JOIN texts AS t ON t.tn = l.tn LEFT JOIN texts AS t1 ON t1.tn = l.tn1")}
 
 
 def misplaced(db) -> list[str]:
     """For ``check --verify``: the letters numbered out of scan order, and a line for rows of
-    ``q``, ``texts`` or ``texts1`` no letter owns."""
+    ``q`` or ``texts`` no letter owns (or a tn1 naming no text)."""
     out: list[str] = []
     last = None
     for path, *key in db.execute("SELECT path, seat, folder, name FROM letters ORDER BY n"):
         if last is not None and tuple(key) <= last:
             out.append(path)
         last = tuple(key)
-    for table, key in (("q", "n"), ("texts", "tn"), ("texts1", "n")):
-        (count,) = db.execute(f"SELECT count(*) FROM {table} WHERE {key} NOT IN (SELECT {key} FROM letters)").fetchone()
+    texts = "SELECT tn FROM letters UNION ALL SELECT tn1 FROM letters WHERE tn1 IS NOT NULL"
+    for table, key, owners in (("q", "n", "SELECT n FROM letters"), ("texts", "tn", texts)):
+        (count,) = db.execute(f"SELECT count(*) FROM {table} WHERE {key} NOT IN ({owners})").fetchone()
         if count:
             out.append(f"({count} rows of {table} belong to no letter)")
+    (count,) = db.execute("SELECT count(*) FROM letters WHERE tn1 NOT IN (SELECT tn FROM texts)").fetchone()
+    if count:
+        out.append(f"({count} letters name a row past their deadline that is not kept)")
     return out
 
 
@@ -169,19 +177,22 @@ def slices(snapshot: Snapshot, comps: dict[str, str], res, res_factory):
         yield chosen, part, res_factory(sub(snapshot, chosen))
 
 
-def rows_of(records: list, ns, tns) -> tuple[list, list, list, list]:
-    """The ``letters``, ``q``, ``texts`` and ``texts1`` rows of ``records`` (``index_rows.record``
-    of each letter, numbered ``ns`` and ``tns``), each sorted by its key."""
-    letters, q, texts, texts1 = [], [], [], []
-    for (row, (_path, row0, row1)), n, tn in zip(records, ns, tns):
-        letters.append((n, tn, *row))
-        q.append(ir.q_row(n, tn, row))
+def rows_of(records: list, numbered) -> tuple[list, list, list]:
+    """The ``letters``, ``q`` and ``texts`` rows of ``records`` (``index_rows.record`` of each
+    letter, numbered (n, tn, tn1): its tn1 kept only where it has a row past its deadline),
+    each sorted by its key."""
+    letters, q, texts = [], [], []
+    for (row, (_path, row0, row1)), (n, tn, tn1) in zip(records, numbered):
+        if row1 is None:
+            tn1 = None
+        else:
+            texts.append((tn1, row1))
+        letters.append((n, tn, tn1, *row))
+        q.append(ir.q_row(n, tn, tn1, row))
         texts.append((tn, row0))
-        if row1 is not None:
-            texts1.append((n, row1))
-    for rows in (letters, q, texts, texts1):
+    for rows in (letters, q, texts):
         rows.sort()
-    return letters, q, texts, texts1
+    return letters, q, texts
 
 
 class PackedCtimes:

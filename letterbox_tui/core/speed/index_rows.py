@@ -46,9 +46,9 @@ Q_COLUMNS = (
 Q_AT = tuple(COLUMNS.index(c) for c in Q_COLUMNS)
 
 
-def q_row(n: int, tn: int, row: tuple) -> tuple:
+def q_row(n: int, tn: int, tn1: int | None, row: tuple) -> tuple:
     """The ``q`` row of a letter whose ``letters`` row (``COLUMNS``) is ``row``."""
-    return (n, tn, *(row[i] for i in Q_AT))
+    return (n, tn, tn1, *(row[i] for i in Q_AT))
 
 
 def ns(when: datetime) -> int:
@@ -370,10 +370,9 @@ def sql_verdict(query: Query) -> str:
     return parts[0] if len(parts) == 1 else f"min({', '.join(parts)})"
 
 
-#: the row's JSON at the query's clock, as stored (``q`` joined with ``texts`` as ``t``; the
-#: row past its deadline, where it differs, is in ``texts1``)
-ROW_SQL = ("(CASE WHEN q.deadline_ns IS NOT NULL AND q.deadline_ns < :at THEN "
-           "coalesce((SELECT row1 FROM texts1 WHERE texts1.n = q.n), t.row0) ELSE t.row0 END)")
+#: the number in ``texts`` of a ``q`` row's JSON at the query's clock: past its deadline,
+#: the row kept for then (``tn1``) where it differs (joined as ``t``: its JSON is ``t.row0``)
+TEXT_TN = "(CASE WHEN q.tn1 IS NOT NULL AND q.deadline_ns < :at THEN q.tn1 ELSE q.tn END)"
 
 
 def _time_reason(term: Term, r: tuple, what: str) -> str:

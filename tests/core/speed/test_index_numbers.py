@@ -90,7 +90,8 @@ def _verify(capsys, root) -> list[dict]:
     "UPDATE q SET state = 'closed' WHERE n = (SELECT n FROM q WHERE state = 'open' LIMIT 1)",
     "DELETE FROM q WHERE n = (SELECT max(n) FROM q)",
     "UPDATE letters SET n = -n WHERE n = (SELECT max(n) FROM letters)",  # out of scan order
-    "DELETE FROM texts1 WHERE n = (SELECT max(n) FROM texts1)",
+    "DELETE FROM texts WHERE tn = (SELECT max(tn1) FROM letters)",  # a row past its deadline
+    "UPDATE q SET tn1 = NULL WHERE n = (SELECT n FROM letters WHERE tn1 IS NOT NULL LIMIT 1)",
     "INSERT INTO texts VALUES (-1, '{}')",
 ])
 def test_check_verify_finds_a_q_row_or_a_number_out_of_place(tmp_path, capsys, settled, tamper):
@@ -104,7 +105,7 @@ def test_check_verify_finds_a_q_row_or_a_number_out_of_place(tmp_path, capsys, s
     capsys.readouterr()
     ix = Index(str(root), load_settings(root).id_time_is_utc)
     assert ix.open() and ix.why_not() is None
-    (before,) = ix.db.execute("SELECT count(*) FROM texts1").fetchone()
+    (before,) = ix.db.execute("SELECT count(*) FROM letters WHERE tn1 IS NOT NULL").fetchone()
     assert before, "the demo has a row past its deadline"
     ix.db.execute(tamper)
     ix.close()
