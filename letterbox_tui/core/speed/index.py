@@ -42,7 +42,7 @@ import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from . import Later
+from . import Later, index_state
 
 if TYPE_CHECKING:
     from letterbox_tui.core.model import Scope, Snapshot
@@ -201,17 +201,23 @@ class Index:
 
     # --- freshness ------------------------------------------------------------------
     def state(self):
-        """What the scan saw of the file system (``core.speed.memo.recordable``), or None."""
-        got = self.db.execute("SELECT rowid FROM meta WHERE k = 'state' AND typeof(v) = 'blob'").fetchone()
-        if got is None:
-            return None
+        """What the scan saw of the file system (``core.speed.memo.recordable``), or None:
+        from its file beside the generation, mapped (``index_state``), else its meta row."""
         from letterbox_tui.core.speed.memo import state_of
 
-        try:  # read as a blob, straight into one buffer (a SELECT of 10 MB copies it twice)
-            with self.db.blobopen("meta", "v", got[0], readonly=True) as blob:
-                return state_of(blob.read())  # (flat: its names and records are views of it)
-        except Exception:  # noqa: BLE001 - a damaged state vouches for nothing
-            return None
+        m = self.meta
+        try:
+            kept = index_state.mapped(self.file, m.get("state_file"), m.get("state_size"))
+            if kept is not None and (got := state_of(kept)) is not None:
+                return got  # (flat: its names and records are views of the mapped file)
+            got = self.db.execute("SELECT rowid FROM meta WHERE k = 'state' AND typeof(v) = 'blob'").fetchone()
+            if got is None:
+                return None
+            try:  # read as a blob, straight into one buffer (a SELECT of 10 MB copies it twice)
+                with self.db.blobopen("meta", "v", got[0], readonly=True) as blob:
+                    return state_of(blob.read())  # (flat: its names and records are views of it)
+            except Exception:  # noqa: BLE001 - a damaged state vouches for nothing
+                return None
         finally:
             self.db.execute("PRAGMA mmap_size = 0")  # the rows then through the page cache
 
@@ -338,7 +344,7 @@ class Index:
                 self._insert(*ib.rows_of(records, numbered), db=db)
                 del records
                 ir.forget_reasons()  # the texts cached for this slice's reasons (and those reasons)
-            db.executemany("INSERT INTO meta VALUES (?, ?)", self._meta_rows(snapshot))
+            db.executemany("INSERT INTO meta VALUES (?, ?)", self._meta_rows(snapshot, gen))
             for stmt in _schema().split(";"):
                 if stmt.strip().startswith("CREATE INDEX"):
                     db.execute(stmt)
@@ -363,24 +369,8 @@ class Index:
                 _remove(old)
         self.open()
 
-    def _meta_rows(self, snapshot: Snapshot) -> list[tuple]:
-        from letterbox_tui.core.speed.memo import recordable, state_blob
-
-        scope = snapshot.scope.to_json()
-        scope.pop("scanned_at", None)
-        scope.pop("sync", None)  # how current a copy in git is: asked of git when shown
-        state = recordable(snapshot)
-        return [
-            ("format", FORMAT), ("root", self.root), ("utc", int(self.utc)), ("build", _build()),
-            ("scope", ir.dumps(scope)),
-            ("globals", pickle.dumps(_globals(snapshot), protocol=5)),
-            ("sidecars", pickle.dumps(sorted(snapshot.sidecars), protocol=5)),
-            ("seats", pickle.dumps(list(snapshot.seats), protocol=5)),
-            ("extras", pickle.dumps((list(snapshot.orphan_sidecars), dict(snapshot.status_notes),
-                                     list(snapshot.ignored)), protocol=5)),
-            ("state", state_blob(state) if state is not None else None),
-            ("written_at", time.time_ns()),
-        ]
+    def _meta_rows(self, snapshot: Snapshot, gen: str | None = None) -> list[tuple]:
+        return ib.meta_rows(self, snapshot, gen or self.file)  # (its state also beside ``gen``)
 
     def refresh(self, snapshot: Snapshot, res_factory) -> int:
         """Bring the index to ``snapshot`` re-deriving only what changed: the components
@@ -458,7 +448,7 @@ class Index:
         except BaseException:
             db.execute("ROLLBACK")
             raise
-        self.meta = _meta(db)
+        self._committed()
         return len(records)
 
     def _insert(self, letters: list, q: list, texts: list, db=None) -> None:
@@ -485,7 +475,15 @@ class Index:
         except BaseException:
             self.db.execute("ROLLBACK")
             raise
+        self._committed()
+
+    def _committed(self) -> None:
+        """After a COMMIT: the meta read again, and every state file of this generation but
+        the one it names removed."""
         self.meta = _meta(self.db)
+        for path in index_state.others(self.file, self.meta.get("state_file")):
+            with contextlib.suppress(OSError):
+                os.unlink(path)
 
 
 def built(path: str) -> dict | None:
@@ -508,9 +506,9 @@ def _meta(db: sqlite3.Connection) -> dict:
 
 
 def _remove(gen: str) -> None:
-    for suffix in ("", "-wal", "-shm"):
+    for path in [gen + suffix for suffix in ("", "-wal", "-shm")] + index_state.others(gen):
         with contextlib.suppress(OSError):
-            os.unlink(gen + suffix)
+            os.unlink(path)
 
 
 def _generations(path: str) -> list[str]:

@@ -120,6 +120,34 @@ def verify_index(root: str, id_time_is_utc: bool, snapshot: Snapshot, res) -> li
     return stale
 
 
+def meta_rows(ix, snapshot: Snapshot, gen: str) -> list[tuple]:
+    """The index ``ix``'s meta rows for ``snapshot``, its state also written beside the
+    generation ``gen`` (``index_state``)."""
+    import pickle
+    import time
+
+    from . import index_state
+    from .index import FORMAT, _build, _globals
+    from .memo import recordable, state_blob
+
+    scope = snapshot.scope.to_json()
+    scope.pop("scanned_at", None)
+    scope.pop("sync", None)  # how current a copy in git is: asked of git when shown
+    state = recordable(snapshot)
+    return [
+        ("format", FORMAT), ("root", ix.root), ("utc", int(ix.utc)), ("build", _build()),
+        ("scope", ir.dumps(scope)),
+        ("globals", pickle.dumps(_globals(snapshot), protocol=5)),
+        ("sidecars", pickle.dumps(sorted(snapshot.sidecars), protocol=5)),
+        ("seats", pickle.dumps(list(snapshot.seats), protocol=5)),
+        ("extras", pickle.dumps((list(snapshot.orphan_sidecars), dict(snapshot.status_notes),
+                                 list(snapshot.ignored)), protocol=5)),
+        ("state", (blob := state_blob(state) if state is not None else None)),
+        ("state_file", index_state.write(gen, blob)), ("state_size", len(blob or b"")),
+        ("written_at", time.time_ns()),
+    ]
+
+
 def stored_rows(db) -> dict[str, tuple]:
     """For ``check --verify``: per path what the index keeps of its letter, as ``verify_index``
     makes it from the files: its ``letters`` columns (but its ctime), its ``q`` columns, its
