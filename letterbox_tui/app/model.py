@@ -153,9 +153,11 @@ class AppModel:
 
     def read_rest(self) -> None:
         """A partial model: read the letters and notes of the rows not read yet (the first
-        screen's were), in a thread (``OwedPreview.go``); a row asked for waits for them."""
+        screen's were), in this thread (``OwedPreview.go``: the scan worker, before it reads
+        the letterbox; not a third thread taking turns with the UI's); a row asked for
+        meanwhile waits for them."""
         if self._from_index is not None:
-            self._from_index.go()
+            self._from_index.go(here=True)
 
     def finish(self, cancelled=lambda: False) -> None:
         """Every built-in view not computed yet (run in the scan worker)."""

@@ -138,7 +138,7 @@ class ScanningMixin:
             # the scan below holds the interpreter for long stretches: it starts once the
             # owed rows are on the screen, not while the UI thread is drawing them
             shown.wait(5.0)
-            preview.read_rest()  # the other rows' letters and notes, in a thread of their own
+            preview.read_rest()  # the other rows' letters and notes (a row drawn meanwhile waits)
         at = self.clock()
         self.post_message(ScanProgress("reading headers", 1, 4))
         fingerprint = folder_fingerprint(self.root)

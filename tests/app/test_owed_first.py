@@ -362,7 +362,16 @@ def test_the_command_line_starts_owed_before_textual_and_the_app_takes_it(tmp_pa
     assert early.take(os.path.realpath(root), load_settings(root)) is None  # nothing begun
     early.start(str(root), view="disputes")  # another opening view: nothing begun
     assert early._pending == {}
+    import threading
+
+    from letterbox_tui.core.speed import index_owed
+
+    read_in, real_rows = [], index_owed._owed_rows
+    monkeypatch.setattr(index_owed, "_owed_rows", lambda *a: (read_in.append(threading.current_thread()), real_rows(*a))[1])
     early.start(str(root))
+    # the owed letters' rows were read in the caller, before it imports Textual (SQLite gives up
+    # the interpreter at every row: in a thread beside the imports each row waited its turn)
+    assert read_in == [threading.current_thread()]
     future = early._pending[os.path.realpath(root)][0]
     shown: list = []
     first = scanning.ScanningMixin.on_owed_shown

@@ -122,10 +122,11 @@ class OwedPreview:
         """Read now what drawing the rows of ``paths`` needs (the first screen)."""
         self.res.load(paths)
 
-    def go(self) -> None:
-        """Read what drawing every other row needs, in a thread of its own, now (else
-        ``REST_AFTER_S`` after the preview was made, or when a row needs it)."""
-        self.res.go()
+    def go(self, here: bool = False) -> None:
+        """Read what drawing every other row needs now, in a thread of its own (``here``:
+        in the caller's, which waits for it; else it is read ``REST_AFTER_S`` after the
+        preview was made, or when a row needs it)."""
+        self.res.go(here)
 
 
 class StoredAnswers:
@@ -185,11 +186,19 @@ class StoredAnswers:
             got = o.made[slot] = StateAnswer(value, reasons) if slot == 0 else _plain(value, reasons)
         return got
 
+    # (each: an answer made already, else made now; ``x`` is an ``Owing``, or a ``Letter``
+    # made from a row, which has no ``made``)
     def state(self, x) -> StateAnswer:
-        return self._answer(x, 0)
+        try:
+            return x.made[0] or self._answer(x, 0)
+        except AttributeError:
+            return self._answer(x, 0)
 
     def answered(self, x) -> Answer:
-        return self._answer(x, 1)
+        try:
+            return x.made[1] or self._answer(x, 1)
+        except AttributeError:
+            return self._answer(x, 1)
 
     def accepted(self, x) -> Answer:
         return self._answer(x, 2)
@@ -198,12 +207,18 @@ class StoredAnswers:
         return self._answer(x, 3)
 
     def superseded(self, x) -> Answer:
-        return self._answer(x, 4)
+        try:
+            return x.made[4] or self._answer(x, 4)
+        except AttributeError:
+            return self._answer(x, 4)
 
     def late(self, x, at: datetime | None = None) -> Answer:
         if at is not None and aware(at) != self.at:
             raise NotInPreview("late at another clock")
-        return self._answer(x, 5)
+        try:
+            return x.made[5] or self._answer(x, 5)
+        except AttributeError:
+            return self._answer(x, 5)
 
     def head(self, x):
         o = self._of(x)
@@ -267,12 +282,15 @@ class StoredAnswers:
             notes[r[0]] = progress_of(root, owing[r[0]], snapshot)  # (only an inbox letter's sidecar is read)
         self._more.update((r[0], r) for r in rows)
 
-    def go(self) -> None:
+    def go(self, here: bool = False) -> None:
         with self._lock:
             if self._started:
                 return
             self._started = True
-        threading.Thread(target=self._rest, name="owed-rest", daemon=True).start()
+        if here:
+            self._rest()
+        else:
+            threading.Thread(target=self._rest, name="owed-rest", daemon=True).start()
 
     def start_rest(self) -> None:
         """The rest is read once asked for (``go``), or ``REST_AFTER_S`` from now."""
@@ -330,8 +348,9 @@ def _plain(value: str, reasons: tuple[Reason, ...]) -> Answer:
 def _reasons(text: str) -> tuple[Reason, ...]:
     if not text:
         return ()
+    # one JSON object a line (``index_rows``): read as one array
     return tuple(Reason(d["code"], d["about"], d["detail"], tuple(d["letters"]), tuple(d["paths"]))
-                 for d in map(json.loads, text.split("\n")))
+                 for d in json.loads(f"[{text.replace(chr(10), ',')}]"))
 
 
 def _letter(o: Owing, more: tuple, utc: bool) -> Letter:
@@ -351,48 +370,81 @@ def owed_preview(root, *, id_time_is_utc: bool, now: datetime | None = None, min
     None as well for a letterbox with fewer readable letters (not worth it). ``then``: made
     of the preview while the proof is still running (what is returned instead of it; thrown
     away when the letterbox turns out changed)."""
+    begun = begin_preview(root, id_time_is_utc=id_time_is_utc, now=now, min_letters=min_letters)
+    return None if begun is None else begun.finish(then)
+
+
+def begin_preview(root, *, id_time_is_utc: bool, now: datetime | None = None, min_letters: int = 0):
+    """``owed_preview``'s first half (``Begun``; None when the index cannot serve): the proof
+    started in a thread of its own, the owed letters' rows read. A face may read them where
+    nothing else wants the interpreter (the app, before it imports Textual): SQLite gives up
+    the interpreter lock for every row it steps to, and a thread doing that beside busy ones
+    waits for the lock again at each row."""
     root = os.fspath(root)
     at = (now or datetime.now(timezone.utc)).astimezone(timezone.utc)
     proof = Index(root, id_time_is_utc)
     fresh: list[bool] = []
     prover: threading.Thread | None = None
-    res: StoredAnswers | None = None
     try:
         try:
             if not (proof.open() and proof.why_not() is None):
-                return None
+                return _closed(proof)
             scope = proof.scope(at.isoformat().replace("+00:00", "Z"))
         except (sqlite3.Error, Unusable, KeyError, ValueError, TypeError):
-            return None
+            return _closed(proof)
         if scope.partial or scope.letters < min_letters:
-            return None
+            return _closed(proof)
         # the stat of every file runs without the interpreter lock, beside the reading
         prover = threading.Thread(target=lambda: fresh.append(proof.fresh()), name="index-proof", daemon=True)
         prover.start()
         got = _owed_rows(root, id_time_is_utc, proof.file, scope.scanned_at, at)
-        if got is None:
-            return None
-        base, res = got
-        preview = OwedPreview(base, res, scope.letters)
-        made = preview if then is None else then(preview)  # while the proof runs
+    except BaseException:
+        _closed(proof, prover)
+        raise
+    if got is None:
+        return _closed(proof, prover)
+    return Begun(proof, prover, fresh, *got, scope.letters)
+
+
+def _closed(proof: Index, prover: threading.Thread | None = None) -> None:
+    if prover is not None:
         prover.join()
-        if fresh != [True]:
-            return None
-        res.start_rest()
-        res = None  # (kept open for the rest)
-        return made
-    finally:
-        if prover is not None:
-            prover.join()
-        proof.close()
-        if res is not None:
-            res.close()
+    proof.close()
+
+
+class Begun:
+    """The owed letters' rows read, the proof running (``begin_preview``)."""
+
+    def __init__(self, proof: Index, prover: threading.Thread, fresh: list, base: Snapshot, res: StoredAnswers,
+                 rows: list, letters: int) -> None:
+        self._proof, self._prover, self._fresh = proof, prover, fresh
+        self._base, self._res, self._rows, self._letters = base, res, rows, letters
+
+    def finish(self, then=None):
+        """The ``OwedPreview`` (or what ``then`` made of it while the proof ran), or None
+        when the letterbox turned out changed."""
+        res: StoredAnswers | None = self._res
+        try:
+            self._base.letters = res.owing(self._rows)  # type: ignore[assignment]
+            self._rows = []
+            preview = OwedPreview(self._base, res, self._letters)
+            made = preview if then is None else then(preview)  # while the proof runs
+            self._prover.join()
+            if self._fresh != [True]:
+                return None
+            res.start_rest()
+            res = None  # (kept open for the rest)
+            return made
+        finally:
+            _closed(self._proof, self._prover)
+            if res is not None:
+                res.close()
 
 
 def _owed_rows(root: str, utc: bool, generation: str | None, scanned_at: str, at: datetime):
-    """(the snapshot with the owed candidates as ``Owing``, their ``StoredAnswers``), from
-    the index generation the proof is made against, or None. The read transaction stays
-    open (``StoredAnswers`` reads the rest in it)."""
+    """(the snapshot without its letters, the ``StoredAnswers`` to be, the owed candidates'
+    rows), from the index generation the proof is made against, or None. The read
+    transaction stays open (``StoredAnswers`` reads the rest in it)."""
     ix = Index(root, utc)
     try:
         if not (ix.open() and ix.file == generation and ix.why_not() is None):
@@ -405,10 +457,8 @@ def _owed_rows(root: str, utc: bool, generation: str | None, scanned_at: str, at
         base = ix.snapshot("0", (), scanned_at)  # every field but the letters
         # chosen in the narrow ``q`` (9 MB at 100k), then read from ``letters`` by number
         rows = ix.db.execute(f"SELECT {', '.join('l.' + c for c in _COLUMNS)} FROM q JOIN letters l USING (n) "
-                             f"WHERE {_Q_WHERE}").fetchall()
-        res = StoredAnswers(base, at, utc, ix)  # in no order: the views order what they show
-        base.letters = res.owing(rows)  # type: ignore[assignment]
-        return base, res
+                             f"WHERE {_Q_WHERE}").fetchall()  # in no order: the views order what they show
+        return base, StoredAnswers(base, at, utc, ix), rows
     except (sqlite3.Error, Unusable, KeyError, ValueError, TypeError):  # damaged: scan instead
         _close(ix)
         return None
