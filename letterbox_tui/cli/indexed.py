@@ -15,7 +15,6 @@ Not served (from scratch as before): a partial scope (``--participant``), and
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 import sys
@@ -27,7 +26,6 @@ from typing import TYPE_CHECKING
 
 from letterbox_tui.core.speed import Later
 from letterbox_tui.core.speed.index import WAIT_S, Index, Unusable, notice, set_aside
-from letterbox_tui.core.speed.index_lock import WriterLock
 
 from . import held
 
@@ -59,7 +57,7 @@ class Served:
         """The scope as compact JSON: what the index recorded, then ``sync`` and
         ``scanned_at`` (the keys ``Scope.to_json`` ends with)."""
         return (self.ix.meta["scope"][:-1] + ',"sync":' + ir.dumps(self.scope.sync)
-                + ',"scanned_at":' + json.dumps(self.scanned_at) + "}")
+                + ',"scanned_at":' + ir.dumps(self.scanned_at) + "}")
 
 
 def early(args: Namespace) -> Served | None:
@@ -121,6 +119,8 @@ def serve(args: Namespace, poll=None, *, stale: bool = False, key: str | None = 
         notice(f"the derived index {ix.path} is locked ({exc}); answering from the letters and rebuilding it")
         ix.close()
         ix.meta = {}
+    from letterbox_tui.core.speed.index_lock import WriterLock  # (json, fcntl: after the proof)
+
     lock = WriterLock(ix.path)
     replayed: list[int] = []
     mine = f"build {key}" if key is not None else None
@@ -200,7 +200,7 @@ def _refresh(ix: Index, root: str, utc: bool) -> None:
     ix.refresh(snapshot, lambda s: resolve(s, at))
 
 
-def _build_after(ix: Index, lock: WriterLock, utc: bool, key: str | None = None) -> None:
+def _build_after(ix: Index, lock, utc: bool, key: str | None = None) -> None:
     """Build the index from the snapshot the command is about to scan, once its answer is
     out and the answer memo is written (then the header cache; keeping the writer lock
     until then: the same question meanwhile waits for the memo; another one answers from
@@ -435,7 +435,7 @@ def _write(*parts: str) -> None:
     if sys.stdout.isatty():
         from . import output
 
-        sys.stdout.write(output.dumps_json(json.loads("".join(parts)), indent=2) + "\n")
+        sys.stdout.write(output.dumps_json(ir.json.loads("".join(parts)), indent=2) + "\n")
         return
     sys.stdout.writelines(parts)
     sys.stdout.write("\n")
@@ -514,6 +514,7 @@ def _query(s: Served, query, args: Namespace) -> int:
     u = [x.row_text(why) for x, why in unknown]
     from . import output
 
+    json = ir.json
     rows_m = [json.loads(x) for x in m]
     rows_u = [json.loads(x) for x in u]
     con = output.console()
@@ -575,7 +576,7 @@ def _exists(s: Served, query, args: Namespace) -> int:
     else:
         con.print(output.answer_text(value))
     for r in reasons[:_SHOWN_REASONS]:
-        con.print(output.text("  " + output.reasons_line([json.loads(r)])))
+        con.print(output.text("  " + output.reasons_line([ir.json.loads(r)])))
     if len(reasons) > _SHOWN_REASONS:
         con.print(output.text(f"  ... and {len(reasons) - _SHOWN_REASONS} more reasons (--json lists them all)"))
     output.print_scope(con, scope, f"{len(matches)} matches, {len(unknown)} unknown")

@@ -69,12 +69,12 @@ class Memoised:
 
     def replay(self) -> int | None:
         """Print the memoised answer with this run's ``scanned_at``; None when there is none."""
-        import json
-
         began = datetime.now(timezone.utc)
         hit = self.memo.replay(self.key)
         if hit is None:
             return None
+        import json  # (a miss goes on to the index without it: loaded while its proof runs)
+
         data, code, at, size = hit
         scanned = json.dumps(began.isoformat().replace("+00:00", "Z")).encode(self.encoding[0])
         view = memoryview(data)

@@ -74,7 +74,8 @@ HEAVY = ("rich", "pydantic", "textual", "tomllib", "tomlkit", "frontmatter", "pl
          "letterbox_tui.core.speed.cache", "letterbox_tui.core.speed.choice", "tempfile")
 #: not loaded before the stat proof starts (they load while it runs)
 AFTER_PROOF = ("letterbox_tui.core.model", "letterbox_tui.core.speed.index_rows", "letterbox_tui.core.query",
-               "letterbox_tui.core.resolve", "letterbox_tui.cli.read", "dataclasses", "hashlib")
+               "letterbox_tui.core.resolve", "letterbox_tui.cli.read", "dataclasses", "hashlib",
+               "letterbox_tui.core.speed.index_lock")
 
 _PROBE = r"""
 import json, os, sys
