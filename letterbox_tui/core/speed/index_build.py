@@ -45,6 +45,8 @@ def place(letters: list, old_n: dict) -> dict[str, int] | None:
     ``n`` of a row kept), between its neighbours' in scan order; None when some gap is too
     narrow (then the index is built afresh)."""
     got: dict[str, int] = {}
+    if len(old_n) == len(letters) and all(x.path in old_n for x in letters):
+        return got  # every letter kept its number (no sort: a million letters' is a second)
     run: list[str] = []
     lo = None
     for x in sorted(letters, key=_key):

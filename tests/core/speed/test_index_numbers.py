@@ -110,3 +110,9 @@ def test_check_verify_finds_a_q_row_or_a_number_out_of_place(tmp_path, capsys, s
     ix.db.execute(tamper)
     ix.close()
     assert _verify(capsys, root)
+
+
+def test_place_with_every_letter_numbered_places_none():
+    letters = [_letter(p) for p in ("a/inbox/1", "a/inbox/2")]
+    assert ib.place(letters, {"a/inbox/1": 5, "a/inbox/2": 9}) == {}
+    assert ib.place(letters, {"a/inbox/1": 5, "b/inbox/9": 9}) == {"a/inbox/2": 5 + ib.GAP}
