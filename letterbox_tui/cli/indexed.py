@@ -152,7 +152,7 @@ def serve(args: Namespace, poll=None, *, stale: bool = False, key: str | None = 
         began = _now()
         if ix.db is None or ix.why_not() is not None:
             ix.close()
-            if _usable(ix) and ix.fresh():  # a builder finished while we waited
+            if _usable(ix, said=True) and ix.fresh():  # a builder finished while we waited
                 lock.release()
                 return Served(ix, began)
         elif ix.fresh():
@@ -172,8 +172,9 @@ def serve(args: Namespace, poll=None, *, stale: bool = False, key: str | None = 
         return None
 
 
-def _usable(ix: Index) -> bool:
-    """Open ``ix``: True when it describes this letterbox with this code."""
+def _usable(ix: Index, said: bool = False) -> bool:
+    """Open ``ix``: True when it describes this letterbox with this code (``said``: why not
+    was said already, before the wait)."""
     try:
         if not ix.open():
             return False
@@ -183,7 +184,7 @@ def _usable(ix: Index) -> bool:
     why = ix.why_not()
     if why is None:
         return True
-    if why != "made by another build" and why != "empty":
+    if why != "made by another build" and why != "empty" and not said:
         notice(f"the derived index {ix.path} is {why}; rebuilding it")
     return False
 
