@@ -237,6 +237,7 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, OutsideMixin, Sync
                         title="Settings", severity="warning", timeout=10)
         if self.theme_errors:
             self.notify(clean("Theme problems:\n" + "\n".join(self.theme_errors)), title="Themes", severity="warning", timeout=10)
+        self.show_ready_preview()  # Owed & late from the index, when it is made already
         # paint first, then scan: the worker thread competes for the interpreter
         self.scanning = True
         self.call_after_refresh(self.start_scan)

@@ -12,7 +12,6 @@ that came from a letter is turned into ``Content`` through ``sanitize.clean``.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -203,8 +202,8 @@ class AppModel:
         self.arranged.clear()  # (what was arranged from another view)
         tally = tallies(self)
         rows: list[ListRow] = []
-        # (a partial model's rows: not a method of the model, which holds them: no cycle)
-        made = functools.partial(_preview_row, self._from_index, self.at) if self.partial else None
+        # (a partial model's rows: not the model's methods, which holds them: no cycle)
+        made = _FromIndex(self._from_index, self.at) if self.partial else None
         for group in view.groups:
             heading = Content.assemble(
                 (" ", ""), clean(group.seat, single_line=True, style="bold"), (" owes ", ""),
@@ -212,10 +211,10 @@ class AppModel:
             )
             rows.append(ListRow(f"group:{group.seat}", heading=heading))
             for item in group.items:
-                note, style = owed_note(item)
-                if self.partial:  # from the index: the letter and its note are made when the row is drawn
-                    rows.append(LazyRow(item.letter.path, made, note=note, note_style=style))
+                if self.partial:  # from the index: the letter and the notes are made when the row is drawn
+                    rows.append(LazyRow(item.letter.path, made, item))
                     continue
+                note, style = owed_note(item)
                 row = ListRow(item.letter.path, item.letter, note=note, note_style=style)
                 progress = progress_of(self.root, item.letter, self.snapshot)  # the holder's note, from its ack sidecar
                 if progress is not None:
@@ -468,10 +467,22 @@ def lease_line(x: Lease, at: datetime) -> Content:
     )
 
 
-def _preview_row(preview, at: datetime, key: str) -> tuple:
-    """A partial model's row at ``key``: its letter and extra fields (``LazyRow``)."""
-    progress = preview.progress(key)  # the holder's note, from its ack sidecar
-    return preview.letter(key), ({"progress": progress.line(at)} if progress is not None else {})
+class _FromIndex:
+    """What a partial model's ``LazyRow`` is made of: a row's letter and extra fields,
+    and an owed item's note, as ``AppModel._owed_rows`` makes them for a whole letterbox."""
+
+    __slots__ = ("preview", "at")
+
+    def __init__(self, preview, at: datetime) -> None:
+        self.preview, self.at = preview, at
+
+    def row(self, key: str) -> tuple:
+        progress = self.preview.progress(key)  # the holder's note, from its ack sidecar
+        return self.preview.letter(key), ({"progress": progress.line(self.at)} if progress is not None else {})
+
+    @staticmethod
+    def note(item: OwedItem) -> tuple[str, str]:
+        return owed_note(item)
 
 
 def owed_note(item: OwedItem) -> tuple[str, str]:

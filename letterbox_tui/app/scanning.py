@@ -201,14 +201,29 @@ class ScanningMixin:
             self.letter_list.empty_text = Content(f"Scanning the letterbox… {self.scan_stage}")
             self.letter_list.refresh()
 
+    def show_ready_preview(self) -> None:
+        """At mount: a preview made already (the command line begins it before Textual is
+        imported) is shown in the first frame, not once the scan worker has started after
+        that frame and posted it (``OwedShown``, which then only says it is on the screen)."""
+        future = self._preview_future
+        if future is None or not future.done() or future.exception() is not None:
+            return
+        model = future.result()
+        if model is not None and self.model is None:
+            self._put_preview(model)
+
+    def _put_preview(self, model: AppModel) -> None:
+        self.preview = model
+        self._refresh_mailboxes()
+        self._show_mailbox(keep=most_urgent_key(model))  # the review starts at the most urgent
+        self._update_topbar()
+
     def on_owed_shown(self, message: OwedShown) -> None:
         if self.model is not None or not self.query("#letters"):
             message.shown.set()
             return
-        self.preview = message.model
-        self._refresh_mailboxes()
-        self._show_mailbox(keep=most_urgent_key(message.model))  # the review starts at the most urgent
-        self._update_topbar()
+        if self.preview is not message.model:  # (else shown at mount)
+            self._put_preview(message.model)
         self.call_after_refresh(message.shown.set)
 
     def on_views_done(self, message: ViewsDone) -> None:

@@ -373,20 +373,34 @@ def test_the_command_line_starts_owed_before_textual_and_the_app_takes_it(tmp_pa
     # the interpreter at every row: in a thread beside the imports each row waited its turn)
     assert read_in == [threading.current_thread()]
     future = early._pending[os.path.realpath(root)][0]
+    assert future.result(timeout=60) is not None  # made while Textual would be imported
     shown: list = []
     first = scanning.ScanningMixin.on_owed_shown
     monkeypatch.setattr(scanning.ScanningMixin, "on_owed_shown",
-                        lambda app, message: (shown.append(message.model), first(app, message)))
+                        lambda app, message: (shown.append((message.model, app.preview is message.model)),
+                                              first(app, message)))
+    painted: list = []
 
     async def run():
         app = make_app(root, poll_interval=None, user_settings=UserSettings())  # the wall clock, as run_app
         assert app._preview_future is future and early._pending == {}  # taken, not begun again
+        display = app._display
+
+        def counted(screen, renderable):  # the first frame the app draws
+            if renderable is not None and not painted:
+                painted.append((app.preview, len(app.letter_list.rows)))
+            display(screen, renderable)
+
+        app._display = counted
         async with app.run_test(size=SIZE) as pilot:
             await scanned(pilot, app)
             await pilot.press("Q")
 
     asyncio.run(run())
-    assert len(shown) == 1 and shown[0] is future.result() and shown[0].partial
+    # made before the app mounted, it is in the app's first frame (the scan worker's message,
+    # which starts after that frame, then only says so)
+    assert painted[0][0] is future.result() and painted[0][1] > 0
+    assert len(shown) == 1 and shown[0] == (future.result(), True) and shown[0][0].partial
 
 
 def test_keys_while_owed_is_from_the_index_wait_for_the_whole_letterbox(tmp_path, settled, monkeypatch):
