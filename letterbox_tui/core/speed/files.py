@@ -75,11 +75,12 @@ def write_framed(path: str, magic: bytes, version: int, parts: list[bytes]) -> N
     write_atomic(path, [_frame_head(magic, version, parts), *parts])
 
 
-def read_framed(path: str, magic: bytes, version: int, what: str, *, limit: int | None = None) -> memoryview | None:
+def read_framed(path: str, magic: bytes, version: int, what: str, *, limit: int | None = None,
+                mapped: bool = False) -> memoryview | None:
     """The payload of the framed file at ``path``, checked whole; None when there is no
     such file (quietly) or when it cannot be trusted (then a notice naming ``what`` says
     why). Never reads more than the file's size, and nothing when that is over the limit."""
-    got = read_framed_unchecked(path, magic, version, what, limit=limit)
+    got = read_framed_unchecked(path, magic, version, what, limit=limit, mapped=mapped)
     if got is None:
         return None
     payload, crc = got
@@ -90,10 +91,12 @@ def read_framed(path: str, magic: bytes, version: int, what: str, *, limit: int 
 
 
 def read_framed_unchecked(path: str, magic: bytes, version: int, what: str, *,
-                          limit: int | None = None) -> tuple[memoryview, int] | None:
+                          limit: int | None = None, mapped: bool = False) -> tuple[memoryview, int] | None:
     """``read_framed`` but for the checksum: (payload, the CRC-32 it must have), for a
     reader that starts work on the payload first and checks it meanwhile (the memo's proof,
-    ``core.speed.memo``); nothing it did may count before ``zlib.crc32(payload) == crc``."""
+    ``core.speed.memo``); nothing it did may count before ``zlib.crc32(payload) == crc``.
+    ``mapped``: the file mapped, not read (nothing copied; our files are replaced whole,
+    never written in place)."""
     limit = MAX_SIZE if limit is None else limit
     head_size = _MAGIC_SIZE + FRAME.size
     try:
@@ -111,9 +114,14 @@ def read_framed_unchecked(path: str, magic: bytes, version: int, what: str, *,
         if st.st_size > limit + head_size:
             notice(f"{what} ignored (larger than {limit} bytes); answered from the letters")
             return None
-        buf = bytearray(st.st_size)
-        view = memoryview(buf)
-        got = 0
+        if mapped and st.st_size:
+            import mmap
+
+            view = memoryview(mmap.mmap(fd, st.st_size, prot=mmap.PROT_READ))
+            got = st.st_size
+        else:
+            view = memoryview(bytearray(st.st_size))
+            got = 0
         while got < st.st_size:
             n = os.readv(fd, [view[got:]])
             if n == 0:

@@ -326,11 +326,11 @@ def recordable(snapshot) -> tuple | None:
 
 def _load_state(path: str, *, checked: bool = True):
     """(token, dirs, folders) of the state file at ``path``, each folder's names and
-    records views of the file read whole (nothing copied); None when there is none or it
+    records views of the file mapped whole (nothing copied); None when there is none or it
     cannot be used (a notice says why). ``checked=False``: its checksum is not checked yet,
     and a fourth item, ``check()``, checks it (True when right; else a notice says so)."""
     what = f"answer memo state {path}"
-    got = read_framed_unchecked(path, MAGIC_STATE, VERSION, what)
+    got = read_framed_unchecked(path, MAGIC_STATE, VERSION, what, mapped=True)
     if got is None:
         return None
     payload, crc = got
@@ -355,7 +355,7 @@ def _load_state(path: str, *, checked: bool = True):
 def _load_answer(path: str, key: str, token: bytes):
     """(lo, hi, code, output, at, size) of the answer file at ``path``, the output a view
     of the file read whole; None when there is none or it is not for ``key`` and ``token``."""
-    payload = read_framed(path, MAGIC_ANSWER, VERSION, f"answer memo {path}")
+    payload = read_framed(path, MAGIC_ANSWER, VERSION, f"answer memo {path}", mapped=True)
     if payload is None:
         return None
     got = None

@@ -316,3 +316,28 @@ def test_a_state_blob_reads_back_as_the_state_it_was_made_of(mail):
     blob = state_blob(state)
     for bad in (blob[: len(blob) // 2], blob[:-1], b"", b"\x00" * 40, pickle.dumps({"a": 1})):
         assert state_of(bad) is None
+
+
+def test_a_framed_file_mapped_reads_as_it_reads(tmp_path):
+    """``files.read_framed(mapped=True)`` (the memo's files, mapped): the same payload as a
+    read, and a damaged or cut-short file is refused all the same."""
+    from letterbox_tui.core.speed import files
+
+    path = str(tmp_path / "f")
+    parts = [os.urandom(1000), b"", os.urandom(70_000)]
+    files.write_framed(path, b"LBXTEST1", 3, parts)
+    read = files.read_framed(path, b"LBXTEST1", 3, "test")
+    mapped = files.read_framed(path, b"LBXTEST1", 3, "test", mapped=True)
+    assert bytes(mapped) == bytes(read) == b"".join(parts)
+    payload, crc = files.read_framed_unchecked(path, b"LBXTEST1", 3, "test", mapped=True)
+    assert bytes(payload) == b"".join(parts)
+    with open(path, "r+b") as fh:
+        fh.seek(-5, os.SEEK_END)
+        fh.write(b"\0\1\2\3\4")
+    assert files.read_framed(path, b"LBXTEST1", 3, "test", mapped=True) is None
+    with open(path, "r+b") as fh:
+        fh.truncate(600)
+    assert files.read_framed(path, b"LBXTEST1", 3, "test", mapped=True) is None
+    open(path, "wb").close()
+    assert files.read_framed(path, b"LBXTEST1", 3, "test", mapped=True) is None
+    files.take_notices()
