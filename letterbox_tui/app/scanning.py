@@ -5,8 +5,10 @@ keeping the selection.
 
 At start-up on an unchanged letterbox, Owed & late (the opening view) is shown first from
 the derived index (``prefetch_owed``: a thread started with the app, before the first
-paint; ``core.speed.index_owed``), its rows built as the whole letterbox builds them; the
-scan worker then loads the whole letterbox (header cache) and the model replaces it. When
+paint; ``core.speed.index_owed``), its rows built as the whole letterbox builds them, and
+shown as soon as it is made (in the first frame when made before the app mounts,
+``show_ready_preview``); the scan worker then loads the whole letterbox (header cache) and
+the model replaces it. When
 the index could not serve that start (none yet, or the letterbox changed since), the first
 scan leaves a ``letterbox-tui query`` behind it, in a process of its own, which builds or
 refreshes the index as any command does: the next start reads no header it has seen.
@@ -61,6 +63,10 @@ class OwedShown(Message):
 
     model: AppModel
     shown: threading.Event
+
+
+class PreviewReady(Message):
+    """The preview from the index is made (``show_ready_preview``)."""
 
 
 @dataclass
@@ -203,14 +209,25 @@ class ScanningMixin:
 
     def show_ready_preview(self) -> None:
         """At mount: a preview made already (the command line begins it before Textual is
-        imported) is shown in the first frame, not once the scan worker has started after
-        that frame and posted it (``OwedShown``, which then only says it is on the screen)."""
+        imported) is shown in the first frame; one still being made is shown as soon as it
+        is (``PreviewReady``). Not once the scan worker, which starts after the first frame,
+        has taken it and posted it (``OwedShown``, which then only says it is on the screen)."""
         future = self._preview_future
-        if future is None or not future.done() or future.exception() is not None:
+        if future is None:
+            return
+        if not future.done():
+            future.add_done_callback(lambda _: self.post_message(PreviewReady()))  # (from the preview's thread)
+            return
+        if future.exception() is not None:
             return
         model = future.result()
-        if model is not None and self.model is None:
+        if model is not None and self.model is None and self.preview is None:
             self._put_preview(model)
+
+    def on_preview_ready(self, message: PreviewReady) -> None:
+        future = self._preview_future
+        if future is not None and self.query("#letters"):  # (None: the worker took it)
+            self.show_ready_preview()
 
     def _put_preview(self, model: AppModel) -> None:
         self.preview = model

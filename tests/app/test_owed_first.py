@@ -403,6 +403,40 @@ def test_the_command_line_starts_owed_before_textual_and_the_app_takes_it(tmp_pa
     assert len(shown) == 1 and shown[0] == (future.result(), True) and shown[0][0].partial
 
 
+def test_a_preview_made_after_the_app_mounts_is_shown_when_made_not_when_the_worker_takes_it(
+        tmp_path, settled, monkeypatch):
+    import os
+    import threading
+    from concurrent.futures import Future
+
+    monkeypatch.setattr(early, "_pending", {})
+    root = tmp_path / "gen"
+    now = _generated(root)
+    _indexed(root)
+    settings = load_settings(root)
+    future: Future = Future()
+    monkeypatch.setattr(early, "take", lambda where, s: future)  # as the command line's, still being made
+    held, take = threading.Event(), scanning.ScanningMixin._take_preview
+    monkeypatch.setattr(scanning.ScanningMixin, "_take_preview", lambda app: (held.wait(10), take(app))[1])
+
+    async def run():
+        app = make_app(root, now=lambda: now, poll_interval=None, user_settings=UserSettings())
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            assert app.preview is None and app.letter_list.rows == ()
+            made = early.owed_preview_model(os.path.realpath(root), settings, now)
+            future.set_result(made)  # (in this thread: the callback posts to the app)
+            await until(pilot, lambda: app.preview is made)  # the scan worker still waits to take it
+            assert list(app.letter_list.rows) == owed_rows(made, BY_SEAT, set())
+            assert app.letter_list.current.key == most_urgent_key(made)
+            held.set()
+            await scanned(pilot, app)
+            assert app.preview is None and app.model is not None
+            await pilot.press("Q")
+
+    asyncio.run(run())
+
+
 def test_keys_while_owed_is_from_the_index_wait_for_the_whole_letterbox(tmp_path, settled, monkeypatch):
     import threading
 
