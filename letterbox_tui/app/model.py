@@ -477,8 +477,14 @@ class _FromIndex:
         self.preview, self.at = preview, at
 
     def row(self, key: str) -> tuple:
-        progress = self.preview.progress(key)  # the holder's note, from its ack sidecar
-        return self.preview.letter(key), ({"progress": progress.line(self.at)} if progress is not None else {})
+        from letterbox_tui.core.speed.index_owed import NotInPreview
+
+        try:
+            progress = self.preview.progress(key)  # the holder's note, from its ack sidecar
+            letter = self.preview.letter(key)
+        except NotInPreview:  # the index failed to give it (a damaged file): a row without its
+            return None, {}  # letter until the whole letterbox replaces the preview, never a crash
+        return letter, ({"progress": progress.line(self.at)} if progress is not None else {})
 
     @staticmethod
     def note(item: OwedItem) -> tuple[str, str]:

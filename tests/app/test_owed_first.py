@@ -145,6 +145,24 @@ def test_the_preview_reads_the_first_screen_s_letters_and_notes_then_the_rest(tm
     assert preview.res._ix is None  # its read transaction ended, its connection closed
 
 
+def test_a_row_the_index_fails_to_give_later_is_drawn_without_its_letter(tmp_path, settled, monkeypatch):
+    root = tmp_path / "gen"
+    now = _generated(root)
+    _indexed(root)
+    monkeypatch.setattr(owed_mod, "WINDOW", 2)
+    preview = owed_preview(root, id_time_is_utc=False, now=now)
+    fast = AppModel.from_preview(str(root), load_settings(root), preview, now)
+    rows = [r for r in owed_rows(fast, BY_SEAT, set()) if r.heading is None]
+    later = [r for r in rows if r.key not in preview.res._more]
+    assert later
+    preview.res._ix.db.close()  # the rest's read fails
+    fast.read_rest()
+    assert later[0].letter is None and later[0].extra == {}  # not an exception while drawing
+    describe(fast, later[0], 150, owed=True)
+    first = next(r for r in rows if r.key in preview.res._more)
+    assert first.letter is not None and first.letter.path == first.key
+
+
 def test_a_changed_letterbox_or_none_indexed_is_not_previewed(tmp_path, settled):
     root = tmp_path / "box"
     write_demo(root, seed=7, now=DEMO_NOW)
@@ -401,6 +419,25 @@ def test_the_command_line_starts_owed_before_textual_and_the_app_takes_it(tmp_pa
     # which starts after that frame, then only says so)
     assert painted[0][0] is future.result() and painted[0][1] > 0
     assert len(shown) == 1 and shown[0] == (future.result(), True) and shown[0][0].partial
+
+
+def test_a_bigger_letterbox_s_owed_rows_are_read_in_the_preview_s_thread(tmp_path, settled, monkeypatch):
+    import os
+    import threading
+
+    from letterbox_tui.core.speed import index_owed
+
+    monkeypatch.setattr(early, "_pending", {})
+    monkeypatch.setattr(early, "READ_HERE_LETTERS", 10)  # "bigger": more letters than this
+    root = tmp_path / "gen"
+    _generated(root)
+    _indexed(root)
+    read_in, real_rows = [], index_owed._owed_rows
+    monkeypatch.setattr(index_owed, "_owed_rows", lambda *a: (read_in.append(threading.current_thread()), real_rows(*a))[1])
+    early.start(str(root))
+    made = early._pending[os.path.realpath(root)][0].result(timeout=60)
+    assert made is not None and made.partial
+    assert len(read_in) == 1 and read_in[0] is not threading.current_thread()  # the app is drawn meanwhile
 
 
 def test_a_preview_made_after_the_app_mounts_is_shown_when_made_not_when_the_worker_takes_it(

@@ -374,11 +374,13 @@ def owed_preview(root, *, id_time_is_utc: bool, now: datetime | None = None, min
     return None if begun is None else begun.finish(then)
 
 
-def begin_preview(root, *, id_time_is_utc: bool, now: datetime | None = None, min_letters: int = 0):
+def begin_preview(root, *, id_time_is_utc: bool, now: datetime | None = None, min_letters: int = 0,
+                  read_upto: int | None = None):
     """``owed_preview``'s first half (``Begun``; None when the index cannot serve): the proof
-    started in a thread of its own, the owed letters' rows read. A face may read them where
-    nothing else wants the interpreter (the app, before it imports Textual): SQLite gives up
-    the interpreter lock for every row it steps to, and a thread doing that beside busy ones
+    started in a thread of its own, the owed letters' rows read (for a letterbox of more
+    than ``read_upto`` letters, left to ``finish``). A face may read them where nothing else
+    wants the interpreter (the app, before it imports Textual): SQLite gives up the
+    interpreter lock for every row it steps to, and a thread doing that beside busy ones
     waits for the lock again at each row."""
     root = os.fspath(root)
     at = (now or datetime.now(timezone.utc)).astimezone(timezone.utc)
@@ -397,13 +399,15 @@ def begin_preview(root, *, id_time_is_utc: bool, now: datetime | None = None, mi
         # the stat of every file runs without the interpreter lock, beside the reading
         prover = threading.Thread(target=lambda: fresh.append(proof.fresh()), name="index-proof", daemon=True)
         prover.start()
-        got = _owed_rows(root, id_time_is_utc, proof.file, scope.scanned_at, at)
+        reading = (root, id_time_is_utc, proof.file, scope.scanned_at, at)
+        begun = Begun(proof, prover, fresh, reading, scope.letters)
+        if read_upto is None or scope.letters <= read_upto:
+            if not begun.read():
+                return _closed(proof, prover)
+        return begun
     except BaseException:
         _closed(proof, prover)
         raise
-    if got is None:
-        return _closed(proof, prover)
-    return Begun(proof, prover, fresh, *got, scope.letters)
 
 
 def _closed(proof: Index, prover: threading.Thread | None = None) -> None:
@@ -413,19 +417,32 @@ def _closed(proof: Index, prover: threading.Thread | None = None) -> None:
 
 
 class Begun:
-    """The owed letters' rows read, the proof running (``begin_preview``)."""
+    """The owed letters' rows read (or to be, ``read``), the proof running (``begin_preview``)."""
 
-    def __init__(self, proof: Index, prover: threading.Thread, fresh: list, base: Snapshot, res: StoredAnswers,
-                 rows: list, letters: int) -> None:
+    def __init__(self, proof: Index, prover: threading.Thread, fresh: list, reading: tuple, letters: int) -> None:
         self._proof, self._prover, self._fresh = proof, prover, fresh
-        self._base, self._res, self._rows, self._letters = base, res, rows, letters
+        self._reading, self._letters = reading, letters
+        self._base: Snapshot | None = None
+        self._res: StoredAnswers | None = None
+        self._rows: list = []
+
+    def read(self) -> bool:
+        """Read the owed letters' rows (``_owed_rows``); False when the index could not."""
+        got = _owed_rows(*self._reading)
+        if got is None:
+            return False
+        self._base, self._res, self._rows = got
+        return True
 
     def finish(self, then=None):
         """The ``OwedPreview`` (or what ``then`` made of it while the proof ran), or None
-        when the letterbox turned out changed."""
+        when the letterbox turned out changed or the index could not be read."""
+        if self._res is None and not self.read():
+            _closed(self._proof, self._prover)
+            return None
         res: StoredAnswers | None = self._res
         try:
-            self._base.letters = res.owing(self._rows)  # type: ignore[assignment]
+            self._base.letters = res.owing(self._rows)  # type: ignore[assignment, union-attr]
             self._rows = []
             preview = OwedPreview(self._base, res, self._letters)
             made = preview if then is None else then(preview)  # while the proof runs
