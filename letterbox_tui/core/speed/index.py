@@ -296,9 +296,12 @@ class Index:
             unreadable=[Unreadable(p, s, f, e, dict(leg), ill, sz, mt, ino) for p, s, f, e, leg, ill, sz, mt, ino in unreadable],
             unsupported=[Unsupported(p, r) for p, r in unsupported],
             scope=self.scope(scanned_at), seats=_loads(self.meta["seats"]),
-            sidecars=frozenset(_loads(self.meta["sidecars"])), orphan_sidecars=orphans, status_notes=notes,
+            sidecars=frozenset(self._sidecars()), orphan_sidecars=orphans, status_notes=notes,
             ignored=ignored,
         )
+
+    def _sidecars(self) -> list[str]:
+        return _loads(self.db.execute("SELECT v FROM meta WHERE k = 'sidecars'").fetchone()[0])
 
     def component_snapshot(self, letter_id: str, scanned_at: str) -> Snapshot:
         """``snapshot`` of the components holding ``letter_id`` (none: no letter holds it)."""
@@ -399,7 +402,7 @@ class Index:
         new_files = {p: (x.size, x.mtime_ns, x.inode, ctimes.get(p, -1)) for p, x in by_path.items()}
         changed = {p for p, s in new_files.items() if old_files.get(p) != s}
         changed.update(p for p in old_files if p not in new_files)
-        old_side = set(_loads(self.meta["sidecars"]))
+        old_side = set(self._sidecars())
         new_side = set(snapshot.sidecars)
         sides = {p[:-4] for p in old_side ^ new_side if p.endswith(".ack")}
         # a file whose stat changed but whose letter did not (a touch, a checkout writing
@@ -501,8 +504,9 @@ def built(path: str) -> dict | None:
 
 
 def _meta(db: sqlite3.Connection) -> dict:
-    """Every meta value but the state (megabytes at 100,000 letters: read when checked)."""
-    return dict(db.execute("SELECT k, v FROM meta WHERE k != 'state'").fetchall())
+    """Every meta value but the state and the sidecars (megabytes at a million letters,
+    read when wanted: ``Index.state``, ``Index._sidecars``)."""
+    return dict(db.execute("SELECT k, v FROM meta WHERE k NOT IN ('state', 'sidecars')").fetchall())
 
 
 def _remove(gen: str) -> None:

@@ -37,7 +37,7 @@ def _rows(ix: Index) -> list[tuple]:
 
 
 def _meta(ix: Index) -> dict:
-    return {k: ix.meta[k] for k in ("scope", "globals", "sidecars")}
+    return {"scope": ix.meta["scope"], "globals": ix.meta["globals"], "sidecars": ix._sidecars()}
 
 
 add = st.tuples(st.just("add"), st.sampled_from(SEATS), st.sampled_from(SEATS), st.sampled_from(TYPES),

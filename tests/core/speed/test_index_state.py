@@ -44,6 +44,8 @@ def _row_state(ix: Index):
 
 def test_the_state_file_holds_the_meta_s_state_and_is_what_a_reader_maps(tmp_path, capsys, settled, monkeypatch):
     root, ix = _built(tmp_path, capsys)
+    assert "state" not in ix.meta and "sidecars" not in ix.meta  # (read when wanted, not at open)
+    assert ix._sidecars() and set(ix._sidecars()) == set(ix.snapshot("1", {}, "x").sidecars)
     files = index_state.others(ix.file)
     assert [os.path.basename(f) for f in files] == [ix.meta["state_file"]]
     assert os.path.getsize(files[0]) == ix.meta["state_size"]
