@@ -87,7 +87,7 @@ def write_bytes(buffer, parts: list) -> None:
         fd = buffer.fileno()
     except (AttributeError, OSError, ValueError):
         fd = None
-    if fd is None:
+    if fd is None or not hasattr(os, "writev"):  # (no file, or no writev on this system)
         buffer.writelines(parts)
         return
     buffer.flush()

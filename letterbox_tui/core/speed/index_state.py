@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import mmap
 import os
+import stat
 import time
+
+from letterbox_tui.core.flags import READ
 
 #: what follows the generation's file name in its state files' names
 MARK = ".state."
@@ -43,11 +46,12 @@ def mapped(gen: str | None, name, size) -> mmap.mmap | None:
     if "/" in name or not name.startswith(os.path.basename(gen) + MARK) or name.endswith(".tmp"):
         return None
     try:
-        fd = os.open(os.path.join(os.path.dirname(gen), name), os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+        fd = os.open(os.path.join(os.path.dirname(gen), name), READ)
     except OSError:
         return None
     try:
-        if os.fstat(fd).st_size != size:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size != size:
             return None
         return mmap.mmap(fd, size, prot=mmap.PROT_READ)
     except (OSError, ValueError):
