@@ -8,14 +8,17 @@ directory, beside the header cache (never in the letterbox); deleting it loses n
 
 What it holds (``index_rows`` makes the per-letter records):
 
-- ``letters``: per readable letter its header columns (indexed for ``from= to= type= re=
-  id= thread=``), its row's clock-free JSON, every derived answer with reasons, ``late``
-  at the two clocks around its deadline, what ``current``/``answered``/``show`` add, and
-  the keys that tie letters into components (``index_rows.link_keys``);
+- ``letters``: per readable letter (numbered ``n`` in scan order: ``index_build.numbers``)
+  its header columns (``id``, ``re``, ``thread`` indexed), every derived answer with
+  reasons, ``late`` at the two clocks around its deadline, what ``current``/``answered``/
+  ``show`` add, and the keys that tie letters into components (``index_rows.link_keys``);
+- ``q``: what a query filters and judges every letter by (``index_rows.Q_COLUMNS``, ~90 bytes
+  a row); ``texts``: a row's JSON at ``tn``, past its deadline at ``tn1`` where it differs;
 - ``meta``: the format, the build that derived it, the root and setting, the scope (without
-  ``scanned_at``), the unreadable and unsupported items and sidecars, and the state token:
-  what the scan saw of the file system, or nothing when that cannot be vouched for (then
-  every question rescans, see ``core.speed.memo.recordable``).
+  ``scanned_at``), the unreadable and unsupported items and sidecars, and the state: what
+  the scan saw of the file system (also a file beside the generation: ``index_state``), or
+  nothing when that cannot be vouched for (then every question rescans, see
+  ``core.speed.memo.recordable``).
 
 Never trusted over the files: a question first checks the recorded state; anything else
 (a changed, new, moved or removed letter) rescans with the header cache and re-derives only
