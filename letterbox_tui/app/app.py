@@ -229,7 +229,8 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, OutsideMixin, Sync
         self.letter_list.empty_text = Content("Scanning the letterbox…")
         self._update_topbar()
         self.letter_list.focus()
-        unknown_ids = sorted(set(self.user_settings.keymap) - known_binding_ids())
+        # (the ids are collected from the screens' classes, which imports them: only for a keymap)
+        unknown_ids = sorted(set(self.user_settings.keymap) - known_binding_ids()) if self.user_settings.keymap else []
         for notice in self.settings.notices + self.user_settings.notices:
             self.notify(clean(notice), title="Settings", severity="warning", timeout=10)
         if unknown_ids:

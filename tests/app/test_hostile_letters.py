@@ -82,7 +82,11 @@ async def test_markdown_links_in_a_body_do_not_open(box, monkeypatch):
         await scanned(pilot, app)
         from textual.widgets import Markdown
 
+        await body_of(pilot, app)
+        await pilot.press("M")  # the Markdown rendering is mounted when first asked for
+        await pilot.pause()
         md = app.query_one("#letter-body", Markdown)
+        assert md.display
         md.post_message(Markdown.LinkClicked(md, "https://evil.example"))
         await pilot.pause()
         assert opened == []

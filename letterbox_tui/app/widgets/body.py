@@ -108,3 +108,24 @@ class LetterBody(Markdown):
     def __init__(self, markdown: str | None = None, **kw) -> None:
         kw.setdefault("parser_factory", letter_markdown_parser)
         super().__init__(markdown, **kw)
+        #: what ``show`` was given before the widget was mounted (rendered once it is)
+        self._wanted: str | None = None
+
+    def show(self, markdown: str) -> None:
+        """Render ``markdown``; before the widget is mounted, once it is (an ``update``
+        then would be overwritten by the rendering of what it was made with)."""
+        if self.is_mounted:
+            self._wanted = None  # (the newest text wins)
+            self.update(markdown)
+        else:
+            self._wanted = markdown
+
+    def on_mount(self) -> None:
+        # (called before ``Markdown``'s own, which renders what the widget was made with:
+        # the wanted text is rendered after it, from this widget's queue)
+        self.call_later(self._show_wanted)
+
+    def _show_wanted(self) -> None:
+        if self._wanted is not None:
+            wanted, self._wanted = self._wanted, None
+            self.update(wanted)
