@@ -56,6 +56,7 @@ from letterbox_tui.core.model import Letter, Unreadable
 from letterbox_tui.core.scan import RACY_NS
 
 from .files import NoGlobals as _NoGlobals
+from .files import Pieces
 from .files import blake2b, cache_dir, inside, notice, read_framed, write_framed
 
 # The end of a header: a line that is exactly '---' (as the header grammar reads it).
@@ -282,7 +283,7 @@ class HeaderCache:
         not need them, only saving and ``verify_cache`` do)."""
         if self._hashes is None:
             try:
-                loaded = _NoGlobals(io.BytesIO(self._hash_blob)).load()
+                loaded = _NoGlobals(Pieces(self._hash_blob)).load()
             except Exception:  # noqa: BLE001 - damaged: the rows stand, their hashes are gone
                 loaded = {}
             self._hashes = loaded if isinstance(loaded, dict) else {}
@@ -418,8 +419,9 @@ def _parse(payload: memoryview, root: str, id_time_is_utc: bool, *, with_hashes:
             problem = "written for another shape of letter"
         else:
             at += meta_len
-            rows = _NoGlobals(io.BytesIO(payload[at : at + rows_len])).load()
-            hashes = _NoGlobals(io.BytesIO(payload[at + rows_len :])).load() if with_hashes else {}
+            # a frame at a time (``Pieces``): other threads (the app's UI) run in between
+            rows = _NoGlobals(Pieces(payload[at : at + rows_len])).load()
+            hashes = _NoGlobals(Pieces(payload[at + rows_len :])).load() if with_hashes else {}
             if not isinstance(rows, dict) or not isinstance(hashes, dict) or not _rows_look_right(rows):
                 problem = "rows of the wrong shape"
     except Exception as exc:  # noqa: BLE001 - any damage means "no cache"; the scan re-reads
