@@ -30,7 +30,7 @@ except ImportError:  # pragma: no cover - every CPython build has _blake2
     from hashlib import blake2b
 
 __all__ = [
-    "NoGlobals", "blake2b", "cache_dir", "inside", "notice", "read_framed", "read_framed_head", "read_head",
+    "NoGlobals", "Pieces", "blake2b", "cache_dir", "inside", "notice", "read_framed", "read_framed_head", "read_head",
     "take_notices",
     "write_atomic", "write_framed",
 ]
