@@ -1,9 +1,10 @@
 """Owed & late from the derived index, started before Textual is imported.
 
 ``letterbox-tui`` with no command calls ``start`` before it imports the app: it reads the
-owed letters' rows from the index and starts its stat proof (without the interpreter lock)
-in a thread; the rows are built (``owed_preview_model``) in another while the app's
-modules load.
+owed letters' rows from the index and builds them (``owed_preview_model``) while its stat
+proof runs in a thread (without the interpreter lock); for a letterbox of more than
+``READ_HERE_LETTERS`` letters, both are done in another thread while the app's modules
+load.
 ``LetterboxApp`` takes the result for its root (``take``) instead of starting its own.
 Only the command line does this, with the wall clock: an app made with a fixed clock (the
 tests, the screenshots) starts its own (``ScanningMixin.prefetch_owed``).
@@ -63,10 +64,10 @@ def start(root: str | None, participants: Iterable[str] | None = None, view: str
           letter: str | None = None) -> None:
     """Start reading Owed & late for the app about to open on ``root`` (best effort: a
     letterbox that cannot be opened is left for the app to refuse). The owed letters' rows
-    are read here, before Textual is imported (SQLite gives up the interpreter lock at
-    every row: beside the imports each row waited its turn, ~0.6 s for 0.06 s of work at
-    100k), with the stat proof started in a thread; the rows are then built in another
-    while the app's modules load."""
+    are read and built here, before Textual is imported (SQLite gives up the interpreter
+    lock at every row: beside the imports each row waited its turn, ~0.6 s for 0.06 s of
+    work at 100k), with the stat proof started in a thread; above ``READ_HERE_LETTERS``
+    letters both are left to another thread while the app's modules load."""
     if participants or letter or (view or "owed") != "owed":
         return
     from letterbox_tui.core.errors import LetterboxError
@@ -103,7 +104,13 @@ def start(root: str | None, participants: Iterable[str] | None = None, view: str
             future.set_exception(exc)
 
     _pending[resolved] = (future, settings)
-    if begun is not None:
+    if begun is not None and begun.rows_read:
+        # built here too, the proof still running beside (up to ``READ_HERE_LETTERS``:
+        # ~0.1 s at 100k): built in a thread beside Textual's import, the two took turns
+        # with the interpreter, cost ~35 ms more CPU between them, and the app's first
+        # frame often came before the rows (then a second frame showed them)
+        run()
+    elif begun is not None:  # a bigger letterbox: the app is drawn meanwhile
         threading.Thread(target=run, name="owed-preview", daemon=True).start()
 
 

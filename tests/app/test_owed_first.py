@@ -384,14 +384,20 @@ def test_the_command_line_starts_owed_before_textual_and_the_app_takes_it(tmp_pa
 
     from letterbox_tui.core.speed import index_owed
 
+    from letterbox_tui.app.model import AppModel
+
     read_in, real_rows = [], index_owed._owed_rows
     monkeypatch.setattr(index_owed, "_owed_rows", lambda *a: (read_in.append(threading.current_thread()), real_rows(*a))[1])
+    built_in, real_build = [], AppModel.from_preview.__func__
+    monkeypatch.setattr(AppModel, "from_preview", classmethod(
+        lambda cls, *a: (built_in.append(threading.current_thread()), real_build(cls, *a))[1]))
     early.start(str(root))
-    # the owed letters' rows were read in the caller, before it imports Textual (SQLite gives up
-    # the interpreter at every row: in a thread beside the imports each row waited its turn)
-    assert read_in == [threading.current_thread()]
+    # the owed letters' rows were read and built in the caller, before it imports Textual
+    # (SQLite gives up the interpreter at every row: in a thread beside the imports each row
+    # waited its turn; built there, the two took turns and the first frame came first)
+    assert read_in == [threading.current_thread()] and built_in == [threading.current_thread()]
     future = early._pending[os.path.realpath(root)][0]
-    assert future.result(timeout=60) is not None  # made while Textual would be imported
+    assert future.done() and future.result() is not None  # made before Textual would be imported
     shown: list = []
     first = scanning.ScanningMixin.on_owed_shown
     monkeypatch.setattr(scanning.ScanningMixin, "on_owed_shown",
@@ -434,10 +440,16 @@ def test_a_bigger_letterbox_s_owed_rows_are_read_in_the_preview_s_thread(tmp_pat
     _indexed(root)
     read_in, real_rows = [], index_owed._owed_rows
     monkeypatch.setattr(index_owed, "_owed_rows", lambda *a: (read_in.append(threading.current_thread()), real_rows(*a))[1])
+    from letterbox_tui.app.model import AppModel
+
+    built_in, real_build = [], AppModel.from_preview.__func__
+    monkeypatch.setattr(AppModel, "from_preview", classmethod(
+        lambda cls, *a: (built_in.append(threading.current_thread()), real_build(cls, *a))[1]))
     early.start(str(root))
     made = early._pending[os.path.realpath(root)][0].result(timeout=60)
     assert made is not None and made.partial
     assert len(read_in) == 1 and read_in[0] is not threading.current_thread()  # the app is drawn meanwhile
+    assert built_in == read_in  # (and built there)
 
 
 def test_a_preview_made_after_the_app_mounts_is_shown_when_made_not_when_the_worker_takes_it(

@@ -426,6 +426,11 @@ class Begun:
         self._res: StoredAnswers | None = None
         self._rows: list = []
 
+    @property
+    def rows_read(self) -> bool:
+        """Whether the owed letters' rows are read already (``begin_preview``'s ``read_upto``)."""
+        return self._res is not None
+
     def read(self) -> bool:
         """Read the owed letters' rows (``_owed_rows``); False when the index could not."""
         got = _owed_rows(*self._reading)
