@@ -18,6 +18,23 @@ def app_for(box, **kw):
     return make_app(box.root, **kw)
 
 
+def hold_scans(monkeypatch, timeout: float = 10.0):
+    """Make the app's whole-letterbox scans wait until the returned event is set (or
+    ``timeout``), so a test can act while the first scan is still running."""
+    import threading
+
+    from letterbox_tui.core.speed import choice
+
+    release, whole = threading.Event(), choice.scan_letterbox
+
+    def held(*a, **kw):
+        release.wait(timeout)
+        return whole(*a, **kw)
+
+    monkeypatch.setattr(choice, "scan_letterbox", held)
+    return release
+
+
 async def scanned(pilot, app, count: int = 1, timeout: float = 10.0) -> None:
     """Wait until the app has finished ``count`` scans and processed the result."""
     loop = asyncio.get_running_loop()

@@ -29,7 +29,7 @@ from letterbox_tui.core.scan import scan
 from letterbox_tui.core.settings import UserSettings, load_settings
 from letterbox_tui.core.speed import memo
 from letterbox_tui.core.speed.index_owed import owed_preview
-from tests.app.helpers import SIZE, scanned, until
+from tests.app.helpers import SIZE, hold_scans, scanned, until
 
 GEN_NOW = datetime(2026, 12, 1, 9, 0, tzinfo=timezone.utc)
 
@@ -334,17 +334,7 @@ def test_the_most_urgent_row_is_on_the_screen_when_the_list_opens(tmp_path, sett
                                 requires_ack="true", deadline="2020-01-02T00:00:00Z", sent="2020-01-01T00:00:00Z")
     if from_index:
         _indexed(root)
-    import threading
-
-    from letterbox_tui.core.speed import choice
-
-    held, whole = threading.Event(), choice.scan_letterbox
-
-    def scan_held(*a, **k):  # the whole letterbox waits while the preview is looked at
-        held.wait(10)
-        return whole(*a, **k)
-
-    monkeypatch.setattr(choice, "scan_letterbox", scan_held)
+    held = hold_scans(monkeypatch)  # the whole letterbox waits while the preview is looked at
     seen: list = []
 
     def _on_screen(app) -> tuple:
@@ -370,6 +360,21 @@ def test_the_most_urgent_row_is_on_the_screen_when_the_list_opens(tmp_path, sett
     assert all(on for _, on in seen), seen
 
 
+def _preview_threads(monkeypatch) -> tuple[list, list]:
+    """The threads the owed preview's rows are read in (``index_owed._owed_rows``) and its
+    model built in (``AppModel.from_preview``), as they happen."""
+    import threading
+
+    from letterbox_tui.core.speed import index_owed
+
+    read_in, real_rows = [], index_owed._owed_rows
+    monkeypatch.setattr(index_owed, "_owed_rows", lambda *a: (read_in.append(threading.current_thread()), real_rows(*a))[1])
+    built_in, real_build = [], AppModel.from_preview.__func__
+    monkeypatch.setattr(AppModel, "from_preview", classmethod(
+        lambda cls, *a: (built_in.append(threading.current_thread()), real_build(cls, *a))[1]))
+    return read_in, built_in
+
+
 def test_the_command_line_starts_owed_before_textual_and_the_app_takes_it(tmp_path, settled, monkeypatch):
     import os
 
@@ -382,15 +387,7 @@ def test_the_command_line_starts_owed_before_textual_and_the_app_takes_it(tmp_pa
     assert early._pending == {}
     import threading
 
-    from letterbox_tui.core.speed import index_owed
-
-    from letterbox_tui.app.model import AppModel
-
-    read_in, real_rows = [], index_owed._owed_rows
-    monkeypatch.setattr(index_owed, "_owed_rows", lambda *a: (read_in.append(threading.current_thread()), real_rows(*a))[1])
-    built_in, real_build = [], AppModel.from_preview.__func__
-    monkeypatch.setattr(AppModel, "from_preview", classmethod(
-        lambda cls, *a: (built_in.append(threading.current_thread()), real_build(cls, *a))[1]))
+    read_in, built_in = _preview_threads(monkeypatch)
     early.start(str(root))
     # the owed letters' rows were read and built in the caller, before it imports Textual
     # (SQLite gives up the interpreter at every row: in a thread beside the imports each row
@@ -431,20 +428,12 @@ def test_a_bigger_letterbox_s_owed_rows_are_read_in_the_preview_s_thread(tmp_pat
     import os
     import threading
 
-    from letterbox_tui.core.speed import index_owed
-
     monkeypatch.setattr(early, "_pending", {})
     monkeypatch.setattr(early, "READ_HERE_LETTERS", 10)  # "bigger": more letters than this
     root = tmp_path / "gen"
     _generated(root)
     _indexed(root)
-    read_in, real_rows = [], index_owed._owed_rows
-    monkeypatch.setattr(index_owed, "_owed_rows", lambda *a: (read_in.append(threading.current_thread()), real_rows(*a))[1])
-    from letterbox_tui.app.model import AppModel
-
-    built_in, real_build = [], AppModel.from_preview.__func__
-    monkeypatch.setattr(AppModel, "from_preview", classmethod(
-        lambda cls, *a: (built_in.append(threading.current_thread()), real_build(cls, *a))[1]))
+    read_in, built_in = _preview_threads(monkeypatch)
     early.start(str(root))
     made = early._pending[os.path.realpath(root)][0].result(timeout=60)
     assert made is not None and made.partial
@@ -487,15 +476,10 @@ def test_a_preview_made_after_the_app_mounts_is_shown_when_made_not_when_the_wor
 
 
 def test_keys_while_owed_is_from_the_index_wait_for_the_whole_letterbox(tmp_path, settled, monkeypatch):
-    import threading
-
-    from letterbox_tui.core.speed import choice
-
     root = tmp_path / "gen"
     now = _generated(root)
     _indexed(root)
-    held, whole = threading.Event(), choice.scan_letterbox
-    monkeypatch.setattr(choice, "scan_letterbox", lambda *a, **k: (held.wait(10), whole(*a, **k))[1])
+    held = hold_scans(monkeypatch)
 
     async def run():
         app = make_app(root, now=lambda: now, poll_interval=None, user_settings=UserSettings())

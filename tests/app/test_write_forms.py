@@ -13,7 +13,7 @@ from textual.widgets import Button, Checkbox, Input, Select, Static, TextArea
 from letterbox_tui.app.screens.choice import ChoiceScreen
 from letterbox_tui.app.screens.write import WriteScreen
 from letterbox_tui.core.draft_store import DraftStore
-from tests.app.helpers import SIZE, app_for, letters, scanned, until
+from tests.app.helpers import SIZE, app_for, hold_scans, letters, scanned, until
 
 PLAN = "2026-11-20T090000-planner-request-renewal-plan-aaaa0001"
 BUDGET = "2026-11-21T090000-builder-request-budget-aaaa0004"
@@ -431,16 +431,7 @@ async def test_drafts_are_kept_off_the_ui_thread_and_never_outlive_a_send(letter
 
 async def test_compose_asked_for_while_the_letterbox_is_read_opens_when_it_is_read(letterbox, monkeypatch):
     """``c`` pressed before the first scan ends is kept, not dropped: the form opens after it."""
-    import letterbox_tui.core.speed.choice as choice
-
-    release = threading.Event()
-    real = choice.scan_letterbox
-
-    def held(*a, **kw):
-        release.wait(10)
-        return real(*a, **kw)
-
-    monkeypatch.setattr(choice, "scan_letterbox", held)
+    release = hold_scans(monkeypatch)
     app = app_for(letterbox)
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.scanning)
