@@ -19,6 +19,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from letterbox_tui.core.speed import benchgen  # noqa: E402
 
 
+def generate(root, letters: int, seed: int = 1) -> Path:
+    """Write the letterbox (what the tests use)."""
+    return benchgen.generate(root, letters, seed)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("dir", help="where to write it (missing or empty)")
