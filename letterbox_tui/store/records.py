@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import zlib
+from functools import lru_cache
 
 from letterbox_tui.core.grammar import id_time, parse_time
 from letterbox_tui.core.model import Answer, Letter, Reason, Unreadable
@@ -114,6 +115,14 @@ def answers_record(found: dict[str, Answer | StateAnswer], head_path: str) -> by
     return _PART.join(parts).encode()
 
 
+@lru_cache(maxsize=4096)
+def _reasons(text: str) -> tuple[tuple[Reason, ...], ...]:
+    """The reasons of each kept answer. Many letters share theirs (a cycle's members, a
+    chain in doubt, every letter to the external bridge): each text is decoded once."""
+    return tuple(tuple(Reason(c, a, d, tuple(ls), tuple(ps)) for c, a, d, ls, ps in why)
+                 for why in json.loads(text))
+
+
 def answers_checksum(path: str, record: bytes) -> int:
     """The checksum of a letter's answers, the path they belong to included."""
     return zlib.crc32(record, zlib.crc32(path.encode() + b"\0"))
@@ -132,10 +141,8 @@ def decode_answers(path: str, record: bytes, crc: int) -> tuple[dict[str, Answer
             if any(type(found[name]) is not Answer for name in KEPT[1:]):
                 raise ValueError("an answer is not yes, no or unknown")
         else:
-            reasons = json.loads(parts[6])
             found = {}
-            for name, v, why in zip(KEPT, values, reasons, strict=True):
-                kept = tuple(Reason(c, a, d, tuple(ls), tuple(ps)) for c, a, d, ls, ps in why)
+            for name, v, kept in zip(KEPT, values, _reasons(parts[6]), strict=True):
                 found[name] = StateAnswer(v, kept) if name == "state" else Answer(v, kept)
     except (ValueError, TypeError, KeyError, IndexError, UnicodeDecodeError) as exc:
         raise Damaged(f"a letter's answers have another shape ({exc})") from None
