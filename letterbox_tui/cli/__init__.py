@@ -46,6 +46,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "schema": ("schema:cmd_schema", "the JSON Schema of each command's --json output"),
     "bench": ("bench:cmd_bench", "measure scanning speed against reading files raw"),
     "sync": ("sync:cmd_sync", "a letterbox in git: commit what is new, fetch, rebase, push"),
+    "mcp": ("mcp:cmd_mcp", "a read-only MCP server over stdio: the reading commands as tools"),
 }
 
 

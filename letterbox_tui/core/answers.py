@@ -21,6 +21,10 @@ class Answers(Protocol):
     snapshot: Snapshot
     at: datetime
 
+    def with_clock(self, at: datetime) -> Answers:
+        """The same answers at another clock (only ``late`` depends on it)."""
+        ...
+
     # per letter: the answers of SPEC 5, with their reasons
     def current(self, letter: Letter) -> Answer: ...
     def superseded(self, letter: Letter) -> Answer: ...

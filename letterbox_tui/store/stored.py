@@ -11,6 +11,7 @@ when first needed: there is one resolver, and it is never asked to decide twice.
 
 from __future__ import annotations
 
+import copy
 from datetime import datetime
 
 from letterbox_tui.core.model import Answer, Letter, Snapshot
@@ -32,6 +33,14 @@ class StoredAnswers:
         self._found: dict[str, tuple[dict[str, Answer | StateAnswer], str]] = {}
         self._by_path: dict[str, Letter] | None = None
         self._resolution: Resolution | None = None
+
+    def with_clock(self, at: datetime) -> StoredAnswers:
+        """The same answers at another clock (only ``late`` depends on it)."""
+        other = copy.copy(self)
+        other.at = aware(at)
+        if self._resolution is not None:
+            other._resolution = self._resolution.with_clock(other.at)
+        return other
 
     def _answers(self, letter: Letter) -> tuple[dict[str, Answer | StateAnswer], str]:
         path = letter.path
