@@ -170,7 +170,7 @@ def test_a_tiny_run_prints_every_measure(tmp_path):
     for m in report["measures"]:
         assert "error" not in m and set(m["exit"]) <= {0, 1, 3}, m
         assert m["ratio"] > 0 and m["peak_mb"] > 0 and m["cpu"] > 0 and len(m["runs"]) == 1
-        assert bench.line(m).splitlines()[0] in got.stderr  # its line in the table
+        assert bench.line(m, judged=False).splitlines()[0] in got.stderr  # its line in the table
     assert not Path(report["dir"]).exists()  # the temporary letterbox is gone
 
 
@@ -182,3 +182,13 @@ def test_the_app_measures_its_first_frame_and_owed_filled(tmp_path):
     assert "error" not in app["app_first_frame"] and "error" not in app["app_owed_filled"], got.stderr
     assert 0 < app["app_first_frame"]["seconds"] <= app["app_owed_filled"]["seconds"]
     assert app["app_owed_filled"]["runs"][0]["owed_rows"] > 0
+
+
+@pytest.mark.slow
+def test_an_existing_letterbox_is_measured_as_found_and_left_as_it_was(tmp_path):
+    box = real_letters(tmp_path / "letterbox", 12)
+    before = box.tree_bytes()
+    got = run_bench("--letterbox", str(box.root), "--repeat", "1", "--no-app", "--json")
+    assert got.returncode == 0, got.stderr
+    assert [m["key"] for m in json.loads(got.stdout)["measures"]] == list(MEASURES)
+    assert box.tree_bytes() == before
