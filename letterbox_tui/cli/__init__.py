@@ -44,7 +44,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "progress": ("write:cmd_progress", "note your progress on a letter you accepted (the ack sidecar)"),
     "leases": ("leases:cmd_leases", "the protocol's leases under locks/: owner, session, since"),
     "schema": ("schema:cmd_schema", "the JSON Schema of each command's --json output"),
-    "bench": ("bench:cmd_bench", "measure scanning speed against reading files raw"),
     "sync": ("sync:cmd_sync", "a letterbox in git: commit what is new, fetch, rebase, push"),
     "mcp": ("mcp:cmd_mcp", "a read-only MCP server over stdio: the reading commands as tools"),
 }
@@ -198,13 +197,6 @@ def _configure(name: str, p: argparse.ArgumentParser) -> None:
         p.add_argument("--json", action="store_true", help="with --check: print JSON")
     elif name == "schema":  # the names are checked by the command (core.schema stays unimported here)
         p.add_argument("name", nargs="?", metavar="COMMAND", help="a command with --json (default: all of them)")
-    elif name == "bench":
-        p.add_argument("--letters", type=int, default=100_000, metavar="N")
-        p.add_argument("--dir", metavar="DIR")
-        p.add_argument("--json", action="store_true")
-        p.add_argument("--no-app", action="store_true", help="skip the app's first-paint measurement")
-        p.add_argument("--repeat", type=int, default=3, metavar="R",
-                       help="run each target measure R times, each against a raw read just before it (median shown)")
 
 
 def _as_option(p: argparse.ArgumentParser) -> None:

@@ -117,7 +117,7 @@ def test_text_output_equals_from_scratch(tmp_path, capsys, settled):
 
 
 def test_generated_letterbox_fresh_and_after_changes(tmp_path, capsys, settled):
-    from letterbox_tui.core.speed import benchgen
+    from scripts import benchgen
 
     root = tmp_path / "gen"
     benchgen.generate(root, 400, 3)

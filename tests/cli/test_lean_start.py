@@ -23,7 +23,6 @@ ARGVS = [
     ["show", "X", "--view", "owed"],  # an app option after the command
     ["query", "--", "type=x"],
     ["--theme", "dark", "digest", "--write", "p", "--check", "q"],
-    ["bench", "--letters", "ten"],
     ["send", "--to", "a", "--type", "request", "--slug", "s", "--ack", "--deadline", "2026-01-01T00:00:00Z"],
 ]
 

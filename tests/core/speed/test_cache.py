@@ -381,61 +381,6 @@ def test_the_cli_load_uses_the_cache(box, capsys):
     assert first == second
 
 
-# --- the bench letterbox and the bench command (one tiny smoke run) ---------------------
-
-
-def test_generator_is_deterministic_exact_and_realistic(tmp_path):
-    from letterbox_tui.core.speed import benchgen
-
-    a = benchgen.generate(tmp_path / "a", 400, seed=3)
-    b = benchgen.generate(tmp_path / "b", 400, seed=3)
-    files_a = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
-    assert files_a == sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
-    assert all((a / p).read_bytes() == (b / p).read_bytes() for p in files_a)
-    snap = scan(a, id_time_is_utc=False)
-    assert snap.scope.files == len(snap.letters) == 400 and snap.scope.complete
-    types = {x.type for x in snap.letters}
-    assert {"request", "delegate", "ack", "result", "info"} <= types
-    assert any(x.supersedes for x in snap.letters) and any(x.thread for x in snap.letters)
-    assert any(x.folder == "processed" and x.type == "request" for x in snap.letters)
-    assert snap.sidecars and len(snap.seats) == 8
-    assert benchgen.is_current(a, 400, 3) and not benchgen.is_current(a, 401, 3)
-
-
-def test_bench_smoke(tmp_path, capsys):
-    from letterbox_tui.cli import main
-
-    where = tmp_path / "bench"
-    assert main(["bench", "--letters", "200", "--no-app", "--dir", str(where), "--json", "--repeat", "2"]) == 0
-    report = json.loads(capsys.readouterr().out)
-    for key in ("query_cold", "query_warm"):  # the target measures: paired runs, the median shown
-        runs = report[key]["runs"]
-        assert len(runs) == 2 and all(r["raw_read"] > 0 and r["ratio"] == r["seconds"] / r["raw_read"] for r in runs)
-        assert report[key]["ratio"] == sorted(r["ratio"] for r in runs)[0]
-    assert "runs" not in report["query_warm_not_memoised"]
-    assert report["files"] == 200 and report["generated"] is True and report["raw_read"] > 0
-    assert report["scan_resolve_cold"]["misses"] == 200
-    assert report["scan_resolve_warm"]["hits"] == 200
-    for key in ("query_cold", "query_warm", "query_warm_not_memoised"):
-        assert report[key]["exit"] in (0, 3) and report[key]["ratio"] > 0, report[key]
-        assert report[key]["matches"] == report["query_cold"]["matches"]
-    assert report["app"] == {"measured": False, "reason": "--no-app"}
-    assert main(["bench", "--letters", "200", "--no-app", "--dir", str(where)]) == 0  # reused
-    out = capsys.readouterr().out
-    assert "generated now" not in out and "median of 3 runs" in out
-    assert main(["bench", "--letters", "200", "--no-app", "--dir", str(where), "--repeat", "0"]) == 2
-
-
-def test_bench_refuses_a_directory_that_is_not_its_own(box, capsys):
-    from letterbox_tui.cli import main
-
-    box.letter("a-1")
-    before = box.tree_bytes()
-    assert main(["bench", "--letters", "200", "--no-app", "--dir", str(box.root)]) == 2
-    assert "not an empty directory or a bench letterbox" in capsys.readouterr().err
-    assert box.tree_bytes() == before
-
-
 def test_background_save_waits_for_the_answer_then_writes_from_a_detached_process(box, monkeypatch):
     import time
 

@@ -19,7 +19,7 @@ from letterbox_tui.core.header import parse_header
 from letterbox_tui.core.speed import accel
 from letterbox_tui.core.speed import cache as cache_mod
 from letterbox_tui.core.speed.after import run_after_answer
-from letterbox_tui.core.speed.benchgen import generate
+from scripts.benchgen import generate
 from letterbox_tui.core.speed.choice import scan_cached
 
 needs_c = pytest.mark.skipif(not accel.letters_in_c(), reason="the C accelerator is not built")

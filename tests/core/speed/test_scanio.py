@@ -454,7 +454,7 @@ def test_a_whole_scan_is_the_same_with_and_without_the_accelerator(tmp_path, mon
 def test_a_big_generated_scan_is_the_same_with_and_without_reading_ahead(tmp_path, monkeypatch):
     """Folders of a few thousand letters (read ahead in batches, the next folder listed
     while one is built), with entries that are not letters mixed in."""
-    from letterbox_tui.core.speed import benchgen
+    from scripts import benchgen
 
     root = tmp_path / "big"
     benchgen.generate(root, 6000, 3)
