@@ -35,7 +35,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import flags as fsflags
-from .sync import Repo, SyncError, changed_paths, find_repo, git, git_env, kept_in_git, last_line, status_raw
+from .sync import Repo, SyncError, changed_paths, find_repo, git_env, kept_in_git, last_line, run_git, status_raw
+from .sync import user_git as git  # sync's steps run the user's hooks, as git does
 from .sync_tree import ZERO, update_tree
 
 Progress = Callable[[str], None]
@@ -69,7 +70,11 @@ class SyncResult:
 
 
 def sync(root: str | os.PathLike[str], *, push: bool = True, remote: str | None = None,
-         progress: Progress | None = None) -> SyncResult:
+         progress: Progress | None = None, timeout: float | None = None) -> SyncResult:
+    """One sync of the letterbox at ``root`` (the module says how). ``timeout``: how long
+    a network step (the fetch, the push) may go without an answer, default the
+    letterbox's ``[git] network_timeout``; past it ``SyncTimeout``, its git ended."""
+    timeout = network_timeout(root) if timeout is None else timeout
     repo = find_repo(root)
     if repo is None:
         raise SyncError(f"{os.fspath(root)} is not in a git repository "
@@ -83,11 +88,11 @@ def sync(root: str | os.PathLike[str], *, push: bool = True, remote: str | None 
         _refuse_foreign_staging(repo)
         result = SyncResult(remote=name, branch=branch)
         for attempt in range(PUSH_ATTEMPTS):
-            upstream = fetch_branch(repo, name, branch, progress)
+            upstream = fetch_branch(repo, name, branch, progress, timeout)
             _one_pass(repo, result, upstream, first=attempt == 0)
             if not push:
                 break
-            if result.head == upstream or _push(repo, name, branch, result.head):  # equal: nothing to push
+            if result.head == upstream or _push(repo, name, branch, result.head, timeout):  # equal: nothing to push
                 result.pushed = True
                 _track(repo, name, branch)
                 break
@@ -99,13 +104,22 @@ def sync(root: str | os.PathLike[str], *, push: bool = True, remote: str | None 
 
 
 def fetch(root: str | os.PathLike[str], *, remote: str | None = None,
-          progress: Progress | None = None) -> None:
-    """Fetch the letterbox's branch (reading commands' ``--fetch``); nothing else changes."""
+          progress: Progress | None = None, timeout: float | None = None) -> None:
+    """Fetch the letterbox's branch (reading commands' ``--fetch``); nothing else changes.
+    No hook runs (a reading command's fetch); ``timeout`` as for ``sync``."""
+    timeout = network_timeout(root) if timeout is None else timeout
     repo = find_repo(root)
     if repo is None or not kept_in_git(repo):
         raise SyncError(f"--fetch: {os.fspath(root)} is not kept in a git repository")
     branch = _branch(repo)
-    fetch_branch(repo, remote or _remote_of(repo, branch), branch, progress)
+    fetch_branch(repo, remote or _remote_of(repo, branch), branch, progress, timeout, hooks=False)
+
+
+def network_timeout(root: str | os.PathLike[str]) -> float:
+    """The letterbox's ``[git] network_timeout`` (``letterbox-tui.toml``)."""
+    from .settings import load_settings
+
+    return load_settings(root).network_timeout
 
 
 # --- the repository's branch and remote -----------------------------------------------
@@ -164,16 +178,22 @@ def _head(repo: Repo) -> str | None:
 
 # --- 1. fetch --------------------------------------------------------------------------
 
-def fetch_branch(repo: Repo, remote: str, branch: str, progress: Progress | None) -> str | None:
+def fetch_branch(repo: Repo, remote: str, branch: str, progress: Progress | None,
+                 timeout: float | None = None, *, hooks: bool = True) -> str | None:
     """Fetch ``branch`` from ``remote`` into its remote-tracking ref; that ref's commit, or
     None when the remote has no such branch yet (a first push). ``SyncError`` when the
-    remote cannot be reached (nothing local changed)."""
+    remote cannot be reached, ``SyncTimeout`` when it gives no answer in ``timeout``
+    seconds (nothing local changed either way). ``hooks``: the repository's hooks run
+    as git runs them (``sync``), else none does (a reading command's ``--fetch``)."""
+    from .sync import READING, SyncTimeout
+
     tracking = f"refs/remotes/{remote}/{branch}"
-    # a stalled HTTP transfer gives up after a minute below 1 KB/s (ssh: ConnectTimeout)
-    cmd = ["git", "-C", repo.top, "-c", "core.quotepath=off", "-c", "http.lowSpeedLimit=1000",
-           "-c", "http.lowSpeedTime=60", "fetch", "--progress", "--no-tags",
-           remote, f"+refs/heads/{branch}:{tracking}"]
-    code, err = _streamed(cmd, progress)
+    cmd = ["git", "-C", repo.top, "-c", "core.quotepath=off", *(() if hooks else READING),
+           "fetch", "--progress", "--no-tags", remote, f"+refs/heads/{branch}:{tracking}"]
+    try:
+        code, _, err = run_git(cmd, env=git_env(), timeout=timeout, progress=progress)
+    except SyncTimeout:
+        raise SyncTimeout(f"fetch from {remote}: no answer in {timeout:g} s; stopped, nothing here changed") from None
     if code != 0:
         text = err.decode("utf-8", "replace")
         if "couldn't find remote ref" in text:
@@ -181,29 +201,6 @@ def fetch_branch(repo: Repo, remote: str, branch: str, progress: Progress | None
         raise SyncError(f"fetch from {remote}: {last_line(err) or f'git exit {code}'}")
     done = git(repo, "rev-parse", "-q", "--verify", f"{tracking}^{{commit}}", check=False)
     return done.stdout.decode().strip() or None
-
-
-def _streamed(cmd: list[str], progress: Progress | None) -> tuple[int, bytes]:
-    """Run a git command whose stderr carries progress (``\\r``-separated updates): each
-    update goes to ``progress``; the whole stderr is returned with the exit code."""
-    try:
-        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE, env=git_env())
-    except FileNotFoundError:
-        raise SyncError("git is not installed") from None
-    err = bytearray()
-    pending = b""
-    assert proc.stderr is not None
-    while chunk := proc.stderr.read1(4096):
-        err += chunk
-        pending += chunk
-        *lines, pending = pending.replace(b"\r", b"\n").split(b"\n")
-        if progress is not None:
-            for ln in lines:
-                shown = last_line(ln)
-                if shown:
-                    progress(shown)
-    return proc.wait(), bytes(err)
 
 
 # --- 2. commit -------------------------------------------------------------------------
@@ -421,11 +418,18 @@ def _set_head(repo: Repo, new: str | None, old: str | None) -> None:
 
 # --- 5. push ---------------------------------------------------------------------------
 
-def _push(repo: Repo, remote: str, branch: str, head: str | None) -> bool:
-    """True when pushed (or nothing to push); False when the remote moved meanwhile."""
+def _push(repo: Repo, remote: str, branch: str, head: str | None, timeout: float | None = None) -> bool:
+    """True when pushed (or nothing to push); False when the remote moved meanwhile;
+    ``SyncTimeout`` when the remote (or a pre-push hook) gives no answer in ``timeout``."""
+    from .sync import SyncTimeout
+
     if head is None:
         return True
-    done = git(repo, "push", "--porcelain", remote, f"{head}:refs/heads/{branch}", check=False)
+    try:
+        done = git(repo, "push", "--progress", "--porcelain", remote, f"{head}:refs/heads/{branch}", check=False, timeout=timeout)
+    except SyncTimeout:
+        raise SyncTimeout(f"push to {remote}: no answer in {timeout:g} s; stopped "
+                          "(your letters are committed here; sync again)") from None
     if done.returncode == 0:
         tracking = f"refs/remotes/{remote}/{branch}"
         git(repo, "update-ref", "-m", "update by push", tracking, head, check=False)

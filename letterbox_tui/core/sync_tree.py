@@ -16,7 +16,8 @@ import stat
 from contextlib import ExitStack, contextmanager
 
 from . import flags as fsflags
-from .sync import Repo, SyncError, git
+from .sync import Repo, SyncError
+from .sync import user_git as git  # sync's steps run the user's hooks, as git does
 from .write.fs import write_temporary
 
 ZERO = "0" * 40

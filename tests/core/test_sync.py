@@ -100,8 +100,8 @@ def test_the_kept_block_follows_every_change(tmp_path, monkeypatch):
     _, a, _ = machines(tmp_path)
     first = state.status(a)
     calls = []
-    real = subprocess.run
-    monkeypatch.setattr(subprocess, "run", lambda *a, **k: calls.append(a) or real(*a, **k))
+    real = subprocess.Popen
+    monkeypatch.setattr(subprocess, "Popen", lambda *a, **k: calls.append(a) or real(*a, **k))
     assert state.status(a) == first and calls == []  # nothing changed: no git call
     put(a, f"beta/inbox/{L1}.md", letter_text(L1))
     assert state.status(a)["uncommitted"] == 1 and calls
