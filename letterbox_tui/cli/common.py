@@ -40,10 +40,12 @@ def open_root(args: Namespace) -> Path:
 
         sync.KEEP = wanted  # the kept sync block follows the one cache switch, both ways
     if getattr(args, "fetch", False):
-        from letterbox_tui.core.sync_run import fetch
+        from letterbox_tui.core.sync_run import fetch_for_reading
+        from letterbox_tui.core.text import clean
 
         args.fetch = False
-        fetch(root)
+        if notice := fetch_for_reading(root):  # the remote gave no answer: the local copy, said so
+            print(f"letterbox-tui: {clean(notice, single_line=True)}", file=sys.stderr)
     return root
 
 

@@ -115,6 +115,20 @@ def fetch(root: str | os.PathLike[str], *, remote: str | None = None,
     fetch_branch(repo, remote or _remote_of(repo, branch), branch, progress, timeout, hooks=False)
 
 
+def fetch_for_reading(root: str | os.PathLike[str], *, timeout: float | None = None) -> str | None:
+    """A reading command's ``--fetch``: None when fetched; when the remote gave no answer in
+    time, the notice to show beside an answer from the local copy ("… as of <the last
+    fetch>"). ``SyncError`` for every other failure (an unreachable remote, no remote)."""
+    from .sync import SyncTimeout, as_of, status
+
+    try:
+        fetch(root, timeout=timeout)
+    except SyncTimeout as exc:
+        copy = as_of(status(root)).removeprefix("in this copy, ") or "never fetched"
+        return f"{exc}; answering from the local copy ({copy})"
+    return None
+
+
 def network_timeout(root: str | os.PathLike[str]) -> float:
     """The letterbox's ``[git] network_timeout`` (``letterbox-tui.toml``)."""
     from .settings import load_settings
