@@ -415,6 +415,12 @@ def cmd_check(args: Namespace) -> int:
         view = view.with_findings([Finding("stale-temporary", "a writer's hidden temporary over a day old "
                                            "(a writer was killed before publishing); safe to remove", (), (rel,))
                                    for rel in temporaries])
+    from letterbox_tui.core.sync import remote_losses
+
+    if losses := remote_losses(root):  # in git: letters the upstream deleted or rewrote (sync refuses)
+        view = view.with_findings([Finding(f"remote-{'deletion' if x.kind == 'deleted' else 'rewrite'}",
+                                           f"{x.kind} on {x.commit[:12]} by {x.author}; kept here, sync refuses it",
+                                           (x.letter,), (x.path,)) for x in losses])
     if stale:
         detail = f"{len(stale)} cached header{'s' if len(stale) != 1 else ''} did not match the file; re-read"
         view = view.with_findings([Finding("stale-cache", detail, (), tuple(stale))])

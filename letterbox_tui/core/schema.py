@@ -298,6 +298,7 @@ class SyncDocument(TypedDict):
     pushed: bool  # the remote holds this copy's head (pushed now, or nothing was left to push)
     head: str | None
     waiting: list[str]  # left for the next sync (a lifecycle lock was held)
+    restored: list[str]  # letters the remote deleted or rewrote, committed back (--restore-letters)
     sync: Sync | None
 
 

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import flags as fsflags
-from .sync import Repo, SyncError, changed_paths, find_repo, git_env, kept_in_git, last_line, run_git, status_raw
+from .sync import Loss, Repo, SyncError, changed_paths, find_repo, git_env, kept_in_git, last_line, run_git, status_raw
 from .sync import user_git as git  # sync's steps run the user's hooks, as git does
 from .sync_tree import ZERO, update_tree
 
@@ -59,6 +59,7 @@ class SyncResult:
     pushed: bool = False
     head: str | None = None
     waiting: list[str] = field(default_factory=list)  #: left for next time (a lifecycle lock)
+    restored: list[str] = field(default_factory=list)  #: letters the remote deleted or rewrote, committed back
     staged: list[str] = field(default_factory=list, repr=False)  #: committed paths, from the top
 
     def to_json(self) -> dict[str, Any]:
@@ -66,14 +67,19 @@ class SyncResult:
             "remote": self.remote, "branch": self.branch, "committed": list(self.committed),
             "commit": self.commit, "rebased": self.rebased, "pulled": self.pulled,
             "pushed": self.pushed, "head": self.head, "waiting": list(self.waiting),
+            "restored": list(self.restored),
         }
 
 
 def sync(root: str | os.PathLike[str], *, push: bool = True, remote: str | None = None,
-         progress: Progress | None = None, timeout: float | None = None) -> SyncResult:
+         progress: Progress | None = None, timeout: float | None = None,
+         restore_letters: bool = False) -> SyncResult:
     """One sync of the letterbox at ``root`` (the module says how). ``timeout``: how long
     a network step (the fetch, the push) may go without an answer, default the
-    letterbox's ``[git] network_timeout``; past it ``SyncTimeout``, its git ended."""
+    letterbox's ``[git] network_timeout``; past it ``SyncTimeout``, its git ended.
+    Letters the remote deleted or rewrote are never touched here: ``LettersRefused``
+    (nothing changed), or with ``restore_letters`` the rest is taken and they are
+    committed back as this copy holds them."""
     timeout = network_timeout(root) if timeout is None else timeout
     repo = find_repo(root)
     if repo is None:
@@ -89,7 +95,7 @@ def sync(root: str | os.PathLike[str], *, push: bool = True, remote: str | None 
         result = SyncResult(remote=name, branch=branch)
         for attempt in range(PUSH_ATTEMPTS):
             upstream = fetch_branch(repo, name, branch, progress, timeout)
-            _one_pass(repo, result, upstream, first=attempt == 0)
+            _one_pass(repo, result, upstream, first=attempt == 0, restore=restore_letters)
             if not push:
                 break
             if result.head == upstream or _push(repo, name, branch, result.head, timeout):  # equal: nothing to push
@@ -219,7 +225,7 @@ def fetch_branch(repo: Repo, remote: str, branch: str, progress: Progress | None
 
 # --- 2. commit -------------------------------------------------------------------------
 
-def _one_pass(repo: Repo, result: SyncResult, upstream: str | None, *, first: bool) -> None:
+def _one_pass(repo: Repo, result: SyncResult, upstream: str | None, *, first: bool, restore: bool = False) -> None:
     old = _head(repo)
     local = old
     if first:
@@ -227,7 +233,10 @@ def _one_pass(repo: Repo, result: SyncResult, upstream: str | None, *, first: bo
     new, rebased = _rebase(repo, local, upstream)
     result.rebased = max(result.rebased, rebased)
     if new != old:
-        pulled = update_tree(repo, local, new)
+        pulled, kept = update_tree(repo, local, new, restore=restore)
+        if kept:  # letters the remote deleted or rewrote: committed back as this copy has them
+            new = _restore(repo, new, kept, local)
+            result.restored += [loss.path for loss in kept]
         result.pulled += len(pulled)
         # the index follows, for the paths this pass committed or brought and only those
         # (every other entry already matches HEAD, or holds what the user staged): each
@@ -375,6 +384,32 @@ def _identity(repo: Repo, host: str) -> dict[str, str]:
 
 def _tree(repo: Repo, commit: str) -> str:
     return git(repo, "rev-parse", f"{commit}^{{tree}}").stdout.decode().strip()
+
+
+def _restore(repo: Repo, head: str, kept: list[Loss], source: str) -> str:
+    """A commit on ``head`` that puts back the letters in ``kept`` as ``source`` (this
+    copy's own commit) holds them."""
+    index = os.path.join(repo.git_dir, f"letterbox-tui-restore.{os.getpid()}.index")
+    env = {**git_env(), "GIT_INDEX_FILE": index}
+    paths = [loss.top_path for loss in kept]
+    try:
+        git(repo, "read-tree", head, env=env)
+        listed = git(repo, "ls-tree", "-z", "--full-tree", source, "--",
+                     *(f":(top,literal){p}" for p in paths)).stdout
+        git(repo, "update-index", "-z", "--index-info", input=listed, env=env)
+        tree = git(repo, "write-tree", env=env).stdout.decode().strip()
+    finally:
+        try:
+            os.unlink(index)
+        except FileNotFoundError:
+            pass
+    host = socket.gethostname() or "unknown"
+    n = len(kept)
+    message = (f"letterbox-tui sync on {host}: {n} letter{'s' if n != 1 else ''} restored "
+               "(deleted or rewritten elsewhere; letters are append-only)\n\n"
+               + "".join(f"{loss.line()}\n" for loss in kept) + f"\nMachine: {host}\n")
+    return git(repo, "commit-tree", tree, "-p", head, "-F", "-", input=message.encode("utf-8", "surrogateescape"),
+               env=_identity(repo, host)).stdout.decode().strip()
 
 
 # --- 3. rebase -------------------------------------------------------------------------

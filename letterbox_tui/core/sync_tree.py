@@ -16,7 +16,7 @@ import stat
 from contextlib import ExitStack, contextmanager
 
 from . import flags as fsflags
-from .sync import Repo, SyncError
+from .sync import Loss, Repo, SyncError, letter_losses, tree_changes
 from .sync import user_git as git  # sync's steps run the user's hooks, as git does
 from .write.fs import write_temporary
 
@@ -25,9 +25,26 @@ ZERO = "0" * 40
 LOCK_LETTER_WAIT = 10.0
 
 
-def update_tree(repo: Repo, old: str | None, new: str | None) -> list[str]:
+class LettersRefused(SyncError):
+    """The upstream deleted or rewrote letters this copy holds: nothing was changed."""
+
+    def __init__(self, losses: list[Loss]) -> None:
+        self.losses = losses
+        n = len(losses)
+        super().__init__("")
+        self.message = (  # one line per letter
+            f"the remote deleted or rewrote {n} letter{'s' if n != 1 else ''} this copy holds; letters are "
+            "never deleted or rewritten, so nothing here changed:"
+            + "".join(f"\n  {loss.line()}" for loss in losses)
+            + "\nsync --restore-letters takes the remote's other changes and commits these letters back as they were")
+
+
+def update_tree(repo: Repo, old: str | None, new: str | None, *, restore: bool = False) -> tuple[list[str], list[Loss]]:
     """Make the working tree hold ``new`` where it held ``old`` (the upstream's changes),
-    every check made before the first change. Returns the paths it changed."""
+    every check made before the first change: (the paths it changed, the letters it kept).
+    A letter this copy holds that ``new`` deletes or rewrites is never touched here:
+    ``LettersRefused`` (nothing changed), or with ``restore`` kept as it is (the caller
+    commits it back)."""
     assert new is not None
     if old is None:
         raw = git(repo, "ls-tree", "-r", "-z", "--full-tree", new).stdout
@@ -37,20 +54,23 @@ def update_tree(repo: Repo, old: str | None, new: str | None) -> list[str]:
                 meta, path = entry.split("\t", 1)
                 mode, _, sha = meta.split()
                 changes.append(("000000", mode, ZERO, sha, "A", path))
+        kept: list[Loss] = []
     else:
-        raw = git(repo, "diff-tree", "-r", "-z", "--no-renames", "--no-commit-id", old, new).stdout
-        items = raw.decode("utf-8", "surrogateescape").split("\0")
-        changes = []
-        for meta, path in zip(items[0::2], items[1::2]):
-            if meta:
-                m1, m2, s1, s2, kind = meta.lstrip(":").split()
-                changes.append((m1, m2, s1, s2, kind[0], path))
+        changes = tree_changes(repo, old, new)
+        kept = letter_losses(repo, changes, old, new)
+        if kept and not restore:
+            raise LettersRefused(kept)
+        skip = {loss.top_path for loss in kept}
+        changes = [c for c in changes if c[5] not in skip]
     if not changes:
-        return []
+        return [], kept
     if any(m not in ("000000", "100644", "100755") for c in changes for m in c[:2]):
         # a symlink or submodule among the changes: git writes those itself
+        if kept:
+            raise SyncError("update: a symlink or submodule arrives beside letters to restore; "
+                            "nothing was changed (sync again without --restore-letters)")
         git(repo, "read-tree", "-m", "-u", old or new, new)
-        return [c[5] for c in changes]
+        return [c[5] for c in changes], kept
     with ExitStack() as held:
         # a letter moved or closed by the upstream is not touched while a local writer
         # holds its lifecycle lock (a reply or a move in progress here): the protocol's
@@ -59,7 +79,7 @@ def update_tree(repo: Repo, old: str | None, new: str | None) -> list[str]:
             held.enter_context(_lifecycle(seat_dir, name))
         _check_tree(repo, changes)
         _apply(repo, changes)
-    return [c[5] for c in changes]
+    return [c[5] for c in changes], kept
 
 
 def _letter_of(repo: Repo, path: str) -> tuple[str, str] | None:
