@@ -37,7 +37,7 @@ from typing import Any
 from . import flags as fsflags
 from .sync import Loss, Repo, SyncError, changed_paths, find_repo, git_env, kept_in_git, last_line, run_git, status_raw
 from .sync import user_git as git  # sync's steps run the user's hooks, as git does
-from .sync_tree import ZERO, update_tree
+from .sync_tree import ZERO, undo_tree, update_tree
 
 Progress = Callable[[str], None]
 #: attempts when another machine pushes between our fetch and our push
@@ -233,19 +233,60 @@ def _one_pass(repo: Repo, result: SyncResult, upstream: str | None, *, first: bo
     new, rebased = _rebase(repo, local, upstream)
     result.rebased = max(result.rebased, rebased)
     if new != old:
-        pulled, kept = update_tree(repo, local, new, restore=restore)
-        if kept:  # letters the remote deleted or rewrote: committed back as this copy has them
-            new = _restore(repo, new, kept, local)
-            result.restored += [loss.path for loss in kept]
+        update = update_tree(repo, local, new, restore=restore)
+        pulled, kept = update.paths, update.kept
+        index = _saved_index(repo)
+        try:
+            if kept:  # letters the remote deleted or rewrote: committed back as this copy has them
+                new = _restore(repo, new, kept, local)
+            # the index follows, for the paths this pass committed or brought and only those
+            # (every other entry already matches HEAD, or holds what the user staged): each
+            # is read again from the working tree, which now holds exactly those bytes
+            touched = (result.staged if local != old else []) + pulled
+            if touched:
+                _refresh_index(repo, list(dict.fromkeys(touched)))
+            _set_head(repo, new, old)
+        except BaseException as exc:
+            # refused (a reference-transaction hook, a failing index update): the index
+            # and the working tree are put back as they were, HEAD never moved
+            _put_back_index(repo, index)
+            undo_tree(repo, update.applied)
+            if isinstance(exc, SyncError) and update.applied is not None:
+                raise SyncError(f"{exc}; HEAD, index and working tree are as they were") from None
+            raise
+        result.restored += [loss.path for loss in kept]
         result.pulled += len(pulled)
-        # the index follows, for the paths this pass committed or brought and only those
-        # (every other entry already matches HEAD, or holds what the user staged): each
-        # is read again from the working tree, which now holds exactly those bytes
-        touched = (result.staged if local != old else []) + pulled
-        if touched:
-            _refresh_index(repo, list(dict.fromkeys(touched)))
-        _set_head(repo, new, old)
     result.head = new
+
+
+def _saved_index(repo: Repo) -> bytes | None:
+    """This work tree's index as it is now (None: there is none)."""
+    try:
+        with open(os.path.join(repo.git_dir, "index"), "rb") as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def _put_back_index(repo: Repo, saved: bytes | None) -> None:
+    """Write ``saved`` back as the index, git's way (under ``index.lock``, then a rename)."""
+    path = os.path.join(repo.git_dir, "index")
+    if saved is None:
+        return
+    lock = path + ".lock"
+    try:
+        fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+    except OSError:
+        return  # git holds it: what it writes wins
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(saved)
+        os.replace(lock, path)
+    except OSError:
+        try:
+            os.unlink(lock)
+        except OSError:
+            pass
 
 
 #: attempts at staging while writers move letters (git fails on a file that goes while
