@@ -80,6 +80,9 @@ def load(args: Namespace) -> tuple[Path, Settings, Snapshot]:
         use_cache=use_header_cache,
     )
     keep(snapshot)
+    from letterbox_tui.core.sync import status
+
+    snapshot.scope.sync = status(root)  # how current a copy kept in git is (None outside git)
     if on_loaded is not None:
         on_loaded(snapshot)
     return root, settings, snapshot
