@@ -197,7 +197,9 @@ def _print_show(con: Any, item: dict[str, Any]) -> None:
     if p["sha256"] is not None and p["size"] is not None and (p["sha256_bytes"] or 0) < p["size"]:
         covers = f" (of its first {p['sha256_bytes']} bytes only: the file is larger)"
     con.print(output.text(f"path {p['path']}  sha256 {p['sha256']}{covers}  size {p['size']}"))
-    if h := p["history"]:
+    if (h := p["history"]) and h.get("unknown"):  # a shallow clone: when it arrived is not known
+        con.print(output.text(f"arrival unknown: {h['unknown']}"))
+    elif h:
         sent = item["headers"].get("sent", "")
         con.print(output.text(f"committed {h['committed_at']} by {h['author']} on {h['machine'] or 'an unknown machine'}"
                               f" in {h['commit'][:12]} (sent {sent or 'not given'})"))
