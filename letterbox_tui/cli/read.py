@@ -417,7 +417,7 @@ def cmd_check(args: Namespace) -> int:
         view = view.with_findings([Finding("stale-temporary", "a writer's hidden temporary over a day old "
                                            "(a writer was killed before publishing); safe to remove", (), (rel,))
                                    for rel in temporaries])
-    from letterbox_tui.core.sync import remote_losses
+    from letterbox_tui.core.sync_losses import remote_losses
 
     if losses := remote_losses(root):  # in git: letters the upstream deleted or rewrote (sync refuses)
         view = view.with_findings([Finding(f"remote-{'deletion' if x.kind == 'deleted' else 'rewrite'}",

@@ -17,7 +17,8 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 
 from . import flags as fsflags
-from .sync import Change, Loss, Repo, SyncError, letter_losses, tree_changes
+from .sync import Repo, SyncError
+from .sync_losses import Change, Loss, letter_losses, tree_changes
 from .sync import user_git as git  # sync's steps run the user's hooks, as git does
 from .write.fs import write_temporary
 

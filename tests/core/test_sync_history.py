@@ -11,7 +11,8 @@ import pytest
 from letterbox_tui.cli import main
 from letterbox_tui.core import sync as state
 from letterbox_tui.core.schema import validate
-from letterbox_tui.core.sync import added, added_all
+from letterbox_tui.core import sync_history
+from letterbox_tui.core.sync_history import added, added_all
 from letterbox_tui.core.sync_run import sync
 from tests.core.sync_helpers import git, letter_text, machines, put
 
@@ -61,8 +62,8 @@ def test_one_walk_serves_every_letter(tmp_path, monkeypatch):
     paths = [f"beta/processed/{ids[0]}.md"] + [f"beta/inbox/{i}.md" for i in ids[1:]] + ["beta/inbox/none.md"]
     one_by_one = {p: added(a, p) for p in paths}
     logs = []
-    real = state.git
-    monkeypatch.setattr(state, "git", lambda repo, *args, **kw: logs.append(args[0]) or real(repo, *args, **kw))
+    real = sync_history.git
+    monkeypatch.setattr(sync_history, "git", lambda repo, *args, **kw: logs.append(args[0]) or real(repo, *args, **kw))
     assert added_all(a, paths) == one_by_one
     assert logs.count("log") == 1 and one_by_one["beta/inbox/none.md"] is None
     assert len({h["commit"] for h in one_by_one.values() if h}) == 5  # each its own arrival

@@ -9,7 +9,7 @@ import pytest
 
 from letterbox_tui.cli import main
 from letterbox_tui.core import sync as state
-from letterbox_tui.core.sync import remote_losses
+from letterbox_tui.core.sync_losses import remote_losses
 from letterbox_tui.core.sync_run import fetch, sync
 from letterbox_tui.core.sync_tree import LettersRefused
 from tests.core.sync_helpers import git, letter_text, letters, machines, put, tree

@@ -12,6 +12,7 @@ import pytest
 
 from letterbox_tui.cli import main
 from letterbox_tui.core import sync as state
+from letterbox_tui.core.sync_history import added
 from letterbox_tui.core.sync_run import sync
 from tests.core.sync_helpers import git, letter_text, machines, put
 
@@ -63,7 +64,7 @@ def test_reading_commands_run_no_program_the_repository_names(tmp_path, capsys):
     out = capsys.readouterr().out
     assert '"sync":{"head"' in out  # git was asked: the scope's sync block is there
     assert state.status(a)["head"] is not None
-    assert state.unpushed(a) is not None and state.added(a, f"beta/inbox/{L1}.md") is not None
+    assert state.unpushed(a) is not None and added(a, f"beta/inbox/{L1}.md") is not None
     assert [name for name, path in ran.items() if path.exists()] == []
 
 

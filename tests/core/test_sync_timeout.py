@@ -95,7 +95,13 @@ def test_a_sync_killed_meanwhile_leaves_no_git_or_ssh_running(tmp_path, monkeypa
     env = {**os.environ, "PYTHONPATH": os.getcwd()}
     proc = subprocess.Popen([sys.executable, "-m", "letterbox_tui", "--root", str(a), "sync"], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    ssh = wait_for(lambda: ended(pids), what="the transport to start")[0]
+    try:
+        ssh = wait_for(lambda: ended(pids) or proc.poll() is not None, timeout=120, what="the transport to start")
+    except AssertionError:
+        proc.kill()
+        raise
+    assert proc.poll() is None, proc.communicate()[1]
+    ssh = ended(pids)[0]
     assert alive(ssh)
     proc.send_signal(sig)
     try:
@@ -103,5 +109,5 @@ def test_a_sync_killed_meanwhile_leaves_no_git_or_ssh_running(tmp_path, monkeypa
     finally:
         proc.kill()
     assert proc.returncode in (130, 128 + signal.SIGTERM), err
-    wait_for(lambda: not alive(ssh), timeout=10, what="the transport to end")
+    wait_for(lambda: not alive(ssh), timeout=30, what=f"the transport to end ({err!r})")
     assert b"Traceback" not in err

@@ -42,7 +42,7 @@ def shown(res: Resolution, letter: Letter, limit: int = BODY_MAX, *,
           history: dict[str, Any] | None | bool = False) -> dict[str, Any]:
     """One copy as ``show --json`` lists it (its file read through ``read_letter``);
     ``history``: its arrival as ``core.sync.added_all`` gave it (False: asked here)."""
-    from ..sync import added
+    from ..sync_history import added
 
     root = str(res.snapshot.root)
     found = answers(letter, res)
@@ -77,7 +77,7 @@ def shown(res: Resolution, letter: Letter, limit: int = BODY_MAX, *,
 
 def show_view(res: Resolution, letter_id: str, limit: int = BODY_MAX) -> dict[str, Any]:
     """The ``show --json`` document: every copy of the id."""
-    from ..sync import added_all
+    from ..sync_history import added_all
 
     held = copies(res, letter_id)
     arrivals = added_all(str(res.snapshot.root), [x.path for x in held])  # one history walk for all
