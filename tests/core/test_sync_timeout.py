@@ -111,3 +111,19 @@ def test_a_sync_killed_meanwhile_leaves_no_git_or_ssh_running(tmp_path, monkeypa
     assert proc.returncode in (130, 128 + signal.SIGTERM), err
     wait_for(lambda: not alive(ssh), timeout=30, what=f"the transport to end ({err!r})")
     assert b"Traceback" not in err
+
+
+def test_the_timeout_is_a_letterbox_setting(tmp_path):
+    from letterbox_tui.core.errors import LetterboxError
+    from letterbox_tui.core.settings import load_settings
+    from letterbox_tui.core.write import init_letterbox
+
+    init_letterbox(tmp_path, ["alpha"])
+    assert load_settings(tmp_path).network_timeout == 30.0  # the default, no file
+    put(tmp_path, "letterbox-tui.toml", "[git]\nnetwork_timeout = 2.5\n")
+    assert load_settings(tmp_path).network_timeout == 2.5
+    for bad, said in (('"soon"', "must be a number of seconds"), ("0", "greater than 0"), ("true", "number of seconds")):
+        put(tmp_path, "letterbox-tui.toml", f"[git]\nnetwork_timeout = {bad}\n")
+        with pytest.raises(LetterboxError, match=said) as caught:
+            load_settings(tmp_path)
+        assert "\n" not in str(caught.value) and "[git]" in str(caught.value)
