@@ -59,7 +59,9 @@ def added_all(root: str | os.PathLike[str], paths: list[str]) -> dict[str, dict[
     out: dict[str, dict[str, Any] | None] = {p: None for p in paths}
     if not wanted:
         return out
-    done = git(repo, "log", "-z", "--diff-filter=A", "--no-renames", "--name-only",
+    # --remove-empty: the walk ends where none of the names is in the tree yet (a letter is
+    # never removed, so nothing older can have brought it)
+    done = git(repo, "log", "-z", "--diff-filter=A", "--no-renames", "--name-only", "--remove-empty",
                "--format=%x01%H%x00%cI%x00%an <%ae>%x00%B%x02", "--", *specs, check=False)
     if done.returncode != 0:
         return out
