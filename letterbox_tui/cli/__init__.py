@@ -143,6 +143,9 @@ def _configure(name: str, p: argparse.ArgumentParser) -> None:
     elif name == "sync":
         p.add_argument("--no-push", action="store_true", help="commit, fetch and rebase, but do not push")
         p.add_argument("--remote", metavar="R", help="the remote to sync with (default: the branch's own, else origin)")
+        p.add_argument("--restore-letters", action="store_true",
+                       help="when the remote deleted or rewrote letters this copy holds: take its other changes "
+                            "and commit those letters back as they are here (without it: nothing changes, exit 2)")
         p.add_argument("--json", action="store_true", help="print JSON")
     elif name == "demo":
         p.add_argument("dir", nargs="?", metavar="DIR")

@@ -22,6 +22,8 @@ CODES: dict[str, str] = {
     "malformed-pointer": PROBLEM,
     "cycle": PROBLEM,
     "fork": PROBLEM,
+    "remote-deletion": PROBLEM,
+    "remote-rewrite": PROBLEM,
     "filename-alias": WARNING,
     "id-filename-mismatch": WARNING,
     "dangling-pointer": WARNING,

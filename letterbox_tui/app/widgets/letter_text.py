@@ -261,7 +261,9 @@ def provenance_text(model: AppModel, x: Letter, sha256: str, history: dict | Non
     row("File name", x.name)
     row("Size", f"{x.size} bytes")
     row("sha256", sha256)
-    if history:  # a letterbox in git (core.sync.added): its arrival, beside its own sent
+    if history and history.get("unknown"):  # a shallow clone: when it arrived is not known
+        row("Committed", f"unknown: {history['unknown']}", "$text-muted")
+    elif history:  # a letterbox in git (core.sync.added): its arrival, beside its own sent
         row("Committed", f"{history['committed_at']} by {history['author']} on "
                          f"{history['machine'] or 'an unknown machine'} ({history['commit'][:12]}); "
                          f"sent {x.sent or 'not given'}")

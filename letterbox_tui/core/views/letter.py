@@ -38,9 +38,11 @@ def _heads(res: Resolution, letter: Letter) -> list[str]:
     return list(dict.fromkeys(h.id for h in res.heads(letter)))
 
 
-def shown(res: Resolution, letter: Letter, limit: int = BODY_MAX) -> dict[str, Any]:
-    """One copy as ``show --json`` lists it (its file read through ``read_letter``)."""
-    from ..sync import added
+def shown(res: Resolution, letter: Letter, limit: int = BODY_MAX, *,
+          history: dict[str, Any] | None | bool = False) -> dict[str, Any]:
+    """One copy as ``show --json`` lists it (its file read through ``read_letter``);
+    ``history``: its arrival as ``core.sync.added_all`` gave it (False: asked here)."""
+    from ..sync_history import added
 
     root = str(res.snapshot.root)
     found = answers(letter, res)
@@ -66,7 +68,7 @@ def shown(res: Resolution, letter: Letter, limit: int = BODY_MAX) -> dict[str, A
             "malformed": list(letter.malformed),
             "error": f.error,
             # a letterbox in git: the commit that brought the file (one git log; null outside git)
-            "history": added(root, letter.path),
+            "history": added(root, letter.path) if history is False else history,
         },
         "body": f.body,
         "body_truncated": f.body_truncated,
@@ -75,7 +77,11 @@ def shown(res: Resolution, letter: Letter, limit: int = BODY_MAX) -> dict[str, A
 
 def show_view(res: Resolution, letter_id: str, limit: int = BODY_MAX) -> dict[str, Any]:
     """The ``show --json`` document: every copy of the id."""
-    return {"id": letter_id, "letters": [shown(res, x, limit) for x in copies(res, letter_id)],
+    from ..sync_history import added_all
+
+    held = copies(res, letter_id)
+    arrivals = added_all(str(res.snapshot.root), [x.path for x in held])  # one history walk for all
+    return {"id": letter_id, "letters": [shown(res, x, limit, history=arrivals[x.path]) for x in held],
             "scope": res.snapshot.scope.to_json()}
 
 
