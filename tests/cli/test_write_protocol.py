@@ -119,10 +119,10 @@ def test_a_200_character_id_written_by_another_edition_is_read_and_answered(caps
     assert [x.id for x in snap.letters] == [long_id] and snap.scope.complete
     code, out, _ = run(capsys, monkeypatch, box, "show", long_id)
     assert code == 0 and long_id in out
-    # a pointer to it may be written (the pointer's own id is not ours to shorten)
-    code, out, err = run(capsys, monkeypatch, box, "send", "--as", "beta", "--to", "alpha", "--type", "info",
-                         "--slug", "about", "--re", long_id)
-    assert code == 0, err
+    # a pointer to it is not written: the protocol's strict reader (128) would then refuse
+    # the whole letterbox for a letter of ours (issue 23)
+    refused(capsys, monkeypatch, box, "send", "--as", "beta", "--to", "alpha", "--type", "info",
+            "--slug", "about", "--re", long_id, match="re: 200 characters")
     # but its ownership replies would be over 128: refused in one line, nothing written
     refused(capsys, monkeypatch, box, "reply", long_id, "ack", "--as", "beta", match="at most 128")
     with pytest.raises(Exception):
@@ -198,3 +198,9 @@ def test_the_longest_id_the_protocols_writer_makes_is_read_but_cannot_be_locked_
     assert code == 0, err
     assert (box.root / "beta" / "processed" / f"{fits}.md").is_file()
     assert not list((box.root / "beta" / "inbox").glob("*.lifecycle.lock"))
+
+
+def test_send_thread_over_128_characters_exits_2_and_writes_nothing(capsys, monkeypatch, box):
+    refused(capsys, monkeypatch, box, *SEND, "--type", "info", "--thread", "t" * 129, match="thread: 129 characters")
+    code, out, err = run(capsys, monkeypatch, box, *SEND, "--type", "info", "--thread", "t" * 128)
+    assert code == 0, err

@@ -148,11 +148,22 @@ def check_value(key: str, value: str) -> None:
 
 
 def check_id_value(key: str, value: str) -> None:
-    """A pointer a writer writes: an id of the read grammar (a letter it names may have an
-    id longer than 128, written by another edition)."""
+    """An id looked up in the letterbox: the read grammar (another edition may have written
+    one longer than 128). What a writer writes is checked by ``check_written_id``."""
     if not valid_id(value):
         shown = value if len(value) <= 60 and value.isprintable() else repr(value[:60])
         raise LetterboxError(f"{key}: {shown} is not a letter id ([A-Za-z0-9_.:-], 1 to 243 characters)")
+
+
+def check_written_id(key: str, value: str) -> None:
+    """An id-valued header a writer writes (``re``, ``thread``, ``supersedes``,
+    ``rules_on``, ``upholds``, each of ``disputes``): the read grammar, and at most 128
+    characters, the protocol's strict reader's limit (a longer one makes it refuse the
+    whole letterbox), whether the value is given or copied from another letter."""
+    check_id_value(key, value)
+    if len(value) > MAX_WRITTEN_ID:
+        raise LetterboxError(f"{key}: {len(value)} characters (a letter written here may hold at most "
+                             f"{MAX_WRITTEN_ID}, the protocol's strict reader's limit); nothing written")
 
 
 def valid_written_id(value: str) -> bool:
@@ -400,13 +411,13 @@ def deliver(
     disputes = list(d.disputes)
     _check_kind_fields(d, disputes)
     if d.thread:  # a free label of id shape (protocol v0.5): it need not name a letter
-        check_id_value("thread", d.thread)
+        check_written_id("thread", d.thread)
     pointers = [(k, v) for k, v in (("re", d.re), ("supersedes", d.supersedes),
                                     ("rules_on", d.rules_on), ("upholds", d.upholds)) if v]
     pointers += [("disputes", v) for v in disputes]
     if pointers:
         for key, value in pointers:
-            check_id_value(key, value)
+            check_written_id(key, value)
         index = letterbox_ids(root_p, settings, moment, snapshot)
         for key, value in pointers:
             index.one(key, value)

@@ -28,7 +28,7 @@ from .gate import (
     Published,
     Token,
     check_body,
-    check_id_value,
+    check_written_id,
     check_seat,
     default_slug,
     deliver,
@@ -85,6 +85,7 @@ def reply(
     index = letterbox_ids(root_p, settings, moment, snapshot)
     parent = index.moving(letter_id)
     thread = parent.thread or parent.id
+    check_written_id("thread", thread)  # copied from the letter: refused, not cut, when too long
     if kind == "info":
         return deliver(
             root_p,
@@ -102,7 +103,6 @@ def reply(
     reply_id = f"{parent.id}--{seat}--{kind}"
     if not valid_written_id(reply_id):
         raise LetterboxError(f"the reply id would be {len(reply_id)} characters (at most {MAX_WRITTEN_ID})")
-    check_id_value("thread", thread)
     data_body = check_body(body)
     name = reply_id + ".md"
     if parent.folder == "inbox":
