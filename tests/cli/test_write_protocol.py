@@ -6,6 +6,7 @@ room for their replies. Refusals: exit 2, one line, nothing written."""
 from __future__ import annotations
 
 import io
+import os
 import sys
 
 import pytest
@@ -204,3 +205,20 @@ def test_send_thread_over_128_characters_exits_2_and_writes_nothing(capsys, monk
     refused(capsys, monkeypatch, box, *SEND, "--type", "info", "--thread", "t" * 129, match="thread: 129 characters")
     code, out, err = run(capsys, monkeypatch, box, *SEND, "--type", "info", "--thread", "t" * 128)
     assert code == 0, err
+
+
+def test_the_killed_move_reproduction_is_refused_and_check_reports_a_second_reply(capsys, monkeypatch, box):
+    # issue 23 bug 2: reply result, the move undone (a kill -9 between the two), reply nack
+    code, out, _ = run(capsys, monkeypatch, box, *SEND, "--type", "request", "--ack")
+    task = out.strip()
+    assert run(capsys, monkeypatch, box, "reply", task, "result", "--as", "beta")[0] == 0
+    os.rename(box.root / "beta/processed" / f"{task}.md", box.root / "beta/inbox" / f"{task}.md")
+    code, out, err = run(capsys, monkeypatch, box, "reply", task, "nack", "--as", "beta")
+    assert code == 2 and out == "" and "already closed" in err and err.count("\n") == 1
+    assert not (box.root / "alpha/inbox" / f"{task}--beta--nack.md").exists()
+    assert (box.root / "beta/processed" / f"{task}.md").is_file()
+    assert run(capsys, monkeypatch, box, "check")[0] == 0
+    # a second terminal reply written by another tool is reported as a problem
+    box.letter(f"{task}--beta--nack", frm="beta", to="alpha", type="nack", re=task)
+    code, out, _ = run(capsys, monkeypatch, box, "check")
+    assert code == 1 and "conflicting-replies" in out
