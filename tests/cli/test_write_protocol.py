@@ -222,3 +222,38 @@ def test_the_killed_move_reproduction_is_refused_and_check_reports_a_second_repl
     box.letter(f"{task}--beta--nack", frm="beta", to="alpha", type="nack", re=task)
     code, out, _ = run(capsys, monkeypatch, box, "check")
     assert code == 1 and "conflicting-replies" in out
+
+
+#: each protocol edition's set-up files naming this machine's panes, sockets and paths
+#: (cmux, tmux, zellij, herdr editions' ``setup``: registry and title-pattern files, env.sh)
+MACHINE_LOCAL = ["env.sh"] + [f"{m}-{kind}.tsv" for m in ("cmux", "tmux", "zellij", "herdr")
+                              for kind in ("agents", "patterns")]
+
+
+def test_init_git_ignores_every_editions_machine_local_files(tmp_path, capsys):
+    import subprocess
+
+    from letterbox_tui.core.sync import MACHINE_FILES, find_repo, shareable
+
+    root = tmp_path / "mail"
+    assert main(["init", str(root), "--seats", "alpha,beta", "--git"]) == 0
+    capsys.readouterr()
+    for name in MACHINE_LOCAL:
+        (root / name).write_text("alpha\tpane:3\n")
+    (root / "AGENT-LETTERBOX.md").write_text("# startup rule\n")  # shared instructions
+    status = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=all"],
+                            capture_output=True, text=True, check=True).stdout
+    assert status.splitlines() == ["?? AGENT-LETTERBOX.md"], status
+    repo = find_repo(str(root))
+    assert [n for n in MACHINE_LOCAL if shareable(repo, n)] == [] and set(MACHINE_LOCAL) <= MACHINE_FILES
+
+
+def test_init_git_again_adds_what_an_older_gitignore_lacks(tmp_path, capsys):
+    root = tmp_path / "mail"
+    root.mkdir()
+    (root / ".gitignore").write_text("# by an older letterbox-tui\n*.lifecycle.lock/\n/env.sh\n/cmux-agents.tsv\n")
+    assert main(["init", str(root), "--seats", "alpha", "--git"]) == 0
+    capsys.readouterr()
+    text = (root / ".gitignore").read_text()
+    assert text.startswith("# by an older letterbox-tui\n*.lifecycle.lock/\n/env.sh\n/cmux-agents.tsv\n")
+    assert all(f"/{n}\n" in text for n in MACHINE_LOCAL) and text.count("/cmux-agents.tsv\n") == 1
