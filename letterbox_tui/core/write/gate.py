@@ -415,6 +415,7 @@ def deliver(
     pointers = [(k, v) for k, v in (("re", d.re), ("supersedes", d.supersedes),
                                     ("rules_on", d.rules_on), ("upholds", d.upholds)) if v]
     pointers += [("disputes", v) for v in disputes]
+    thread = d.thread
     if pointers:
         for key, value in pointers:
             check_written_id(key, value)
@@ -427,6 +428,10 @@ def deliver(
                 raise LetterboxError(f"rules_on: {d.rules_on} is a {dispute.type!r} letter, not a dispute")
             if d.upholds and d.upholds not in dispute.disputes:
                 raise LetterboxError(f"upholds: {d.upholds} is not among the letters dispute {d.rules_on} names")
+            if not thread:
+                thread = writable_thread([dispute])
+        if d.type == "dispute" and not thread:
+            thread = writable_thread([index.one("disputes", v) for v in disputes])
 
     def compose(suffix: str) -> tuple[str, list[tuple[str, str]], bytes, Letter]:
         if not isinstance(suffix, str) or len(suffix) != 8 or any(c not in "0123456789abcdef" for c in suffix):
@@ -440,7 +445,7 @@ def deliver(
             raise LetterboxError(too_long)
         fields = header_fields(
             letter_id=letter_id, sent=sent_stamp(moment), sender=d.sender, recipient=d.recipient,
-            type=d.type, re=d.re, thread=d.thread, supersedes=d.supersedes, priority=d.priority,
+            type=d.type, re=d.re, thread=thread, supersedes=d.supersedes, priority=d.priority,
             requires_ack="true" if d.requires_ack else "false", deadline=deadline, disputes=disputes,
             rules_on=d.rules_on, upholds=d.upholds, subject=subject, session=session,
         )
@@ -462,6 +467,15 @@ def deliver(
             raise LetterboxError(f"cannot publish into {inbox}: {exc.strerror or exc}") from None
         return Published(letter_id, inbox / (letter_id + ".md"), letter)
     raise LetterboxError(f"could not find a free id in {inbox} after {MAX_ATTEMPTS} attempts")
+
+
+def writable_thread(letters: Sequence[Letter]) -> str:
+    """The thread a dispute or ruling joins when its writer names none: the thread the
+    letters it concerns share, else the first-named letter's (the one the writer disputes
+    first), so that it is seen from the letters it is about. "" (a thread of its own) when
+    that label is too long to write."""
+    thread = letters[0].thread_id if letters else ""
+    return thread if valid_written_id(thread) else ""
 
 
 def _normalized(draft: Draft) -> Draft:
