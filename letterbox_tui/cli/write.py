@@ -285,3 +285,23 @@ def cmd_progress(args: Namespace) -> int:
     write_progress(root, args.id, " ".join(args.note), seat=args.as_seat, snapshot=snapshot)
     _published(args.id, f"progress: {args.id}")
     return 0
+
+
+def cmd_status(args: Namespace) -> int:
+    """``status SEAT working|idle|blocked [NOTE]``: e.g. ``letterbox-tui status beta blocked
+    waiting on the key`` writes ``beta/status.md`` as the protocol does."""
+    from letterbox_tui.core.write.status import write_status
+
+    if getattr(args, "participant", None):
+        raise LetterboxError("--participant restricts reading; status writes one seat's note")
+    root = open_root(args)
+    path = write_status(root, args.seat, args.state, " ".join(args.note))
+    rel = os.path.relpath(path, root)
+    try:
+        _emit(f"status: {args.seat} {args.state} ({rel})")
+    except OSError as exc:  # written; saying so failed (a retry only writes the note again)
+        _note(f"wrote {rel}, but could not say so ({exc.strerror or type(exc).__name__})")
+        if sys.stdout is None:
+            sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - kept to the end
+        return 4
+    return 0
