@@ -205,9 +205,11 @@ def _refuse_if_closed(root: Path, parent: Letter, seat: str, kind: str, name: st
     same = existing is not None and kind in ("result", "nack") and _body_is(existing, body)
     if same:
         return
-    earlier = [p for n in known if (p := _existing_reply(root, parent.sender, n)) is not None]
-    if kind in ("result", "nack") and existing is not None and existing not in earlier:
-        earlier.append(existing)
+    found = [p for n in known if (p := _existing_reply(root, parent.sender, n)) is not None]
+    if kind in ("result", "nack") and existing is not None and existing not in found:
+        found.append(existing)
+    # only a readable letter that is one closes it (a FIFO or a stray file at the name does not)
+    earlier = [p for p in found if _closes(p, parent, seat)]
     if not earlier:
         return
     first = sorted(earlier)[0]
@@ -220,6 +222,13 @@ def _refuse_if_closed(root: Path, parent: Letter, seat: str, kind: str, name: st
         done = f"moving it to {seat}/processed/ failed ({why}); run the same command again"
     raise LetterboxError(f"already closed: {parent.id} by your earlier reply {first.name} "
                          f"(your {kind} was not sent; {done})")
+
+
+def _closes(path: Path, parent: Letter, seat: str) -> bool:
+    """Whether the file at ``path`` reads as a terminal reply by ``seat`` to ``parent``."""
+    x = _read_letter(path, parent.sender)
+    return (x is not None and x.type in ("result", "nack") and x.re == parent.id and x.sender == seat
+            and x.recipient == parent.sender)
 
 
 def _body_is(path: Path, body: bytes) -> bool:
