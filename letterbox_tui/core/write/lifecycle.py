@@ -13,7 +13,8 @@ lock is held, in the main thread).
 The lock is the protocol's, shared with its own ``letterbox reply``; this module never
 removes a lock that is not stale, and never a directory holding anything but ``pid``. Our
 writers break a stale lock one at a time (a hidden ``.<lock>.break`` guard), so two of them
-racing over a dead writer's lock cannot both end up holding it.
+racing over a dead writer's lock cannot both end up holding it. ``leftovers`` lists, for
+``check``, the stale locks and guards an inbox holds, judged by the same rule.
 """
 
 from __future__ import annotations
