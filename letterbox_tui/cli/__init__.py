@@ -46,6 +46,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "schema": ("schema:cmd_schema", "the JSON Schema of each command's --json output"),
     "sync": ("sync:cmd_sync", "a letterbox in git: commit what is new, fetch, rebase, push"),
     "mcp": ("mcp:cmd_mcp", "a read-only MCP server over stdio: the reading commands as tools"),
+    "status": ("write:cmd_status", "write a seat's status note (<seat>/status.md): working, idle or blocked"),
 }
 
 
@@ -79,6 +80,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--view", choices=["owed", "disputes", "truth", "all", "problems"], help="open the app on this view")
     parser.add_argument("--letter", metavar="ID", help="open the app with this letter selected")
     parser.add_argument("--theme", metavar="NAME", help="the app's theme")
+    from letterbox_tui import __version__
+
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name, (_, help_text) in COMMANDS.items():
         if only is not None and name != only:
@@ -189,6 +193,10 @@ def _configure(name: str, p: argparse.ArgumentParser) -> None:
         p.add_argument("id", metavar="ID")
         _as_option(p)
         p.add_argument("note", nargs="+", metavar="NOTE", help="one line (the words are joined by spaces)")
+    elif name == "status":
+        p.add_argument("seat", metavar="SEAT")
+        p.add_argument("state", choices=["working", "idle", "blocked"])
+        p.add_argument("note", nargs="*", metavar="NOTE", help="one line (the words are joined by spaces)")
     elif name == "leases":
         p.add_argument("--json", action="store_true", help="print JSON")
     elif name == "review":

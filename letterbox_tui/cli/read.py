@@ -190,6 +190,10 @@ def _print_show(con: Any, item: dict[str, Any]) -> None:
         a.add_row(output.text(name), output.answer_text(ans["value"]), output.text(output.reasons_line(ans["reasons"])))
     a.add_row(output.text("head"), output.text(item["head"] or "none"), output.text("heads: " + ", ".join(item["heads"])))
     con.print(a)
+    from letterbox_tui.core.views.letter import dispute_lines
+
+    for line in dispute_lines(item):  # what the letter itself never says
+        con.print(output.text(line))
     if item["progress"] is not None:
         con.print(output.text(_progress_line(item["progress"])))
     p = item["provenance"]

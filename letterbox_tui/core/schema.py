@@ -142,6 +142,13 @@ class Progress(TypedDict):
     at: str | None
 
 
+class DisputedBy(TypedDict):
+    """A dispute naming the shown letter, and the rulings on it (empty: still open)."""
+
+    dispute: str
+    ruled_by: list[str]
+
+
 class ShownLetter(TypedDict):
     id: str
     headers: dict[str, str]
@@ -149,6 +156,7 @@ class ShownLetter(TypedDict):
     head: str | None
     heads: list[str]
     progress: Progress | None
+    disputed_by: list[DisputedBy]  # (added) the disputes naming it, with their rulings
     provenance: Provenance
     body: str | None
     body_truncated: bool

@@ -47,8 +47,11 @@ from .sync_git import (  # noqa: F401  (re-exported: what sync's callers import 
 #: entries at these names are shared although hidden (they keep empty folders in git)
 SHARED_HIDDEN = frozenset({".gitkeep", ".gitignore"})
 #: files at the letterbox's top that the protocol's set-up writes for this machine alone
-#: (its own paths, its terminal panes): never shared, even without the .gitignore
-MACHINE_FILES = frozenset({"env.sh", "cmux-agents.tsv"})
+#: (its own paths, its terminal panes and sockets): never shared, even without the
+#: .gitignore. Every edition's: ``env.sh``, and the cmux, tmux, zellij and herdr
+#: editions' pane registries (``<m>-agents.tsv``) and title patterns (``<m>-patterns.tsv``)
+MULTIPLEXERS = ("cmux", "tmux", "zellij", "herdr")
+MACHINE_FILES = frozenset({"env.sh"} | {f"{m}-{kind}.tsv" for m in MULTIPLEXERS for kind in ("agents", "patterns")})
 #: a cached answer is reused only when everything it depends on is older than this
 RACY_SECONDS = 2.0
 _CACHE_VERSION = 2  # 2: the answer may be None (not kept in git)
@@ -128,7 +131,7 @@ def shareable(repo: Repo, path: str) -> bool:
     """Whether ``path`` (relative to the work tree's top) is something ``sync`` shares:
     inside the letterbox, no hidden part (writers' temporaries; ``.gitkeep`` and
     ``.gitignore`` excepted), nothing in a protocol lifecycle lock, not the protocol's
-    machine-local set-up files (``env.sh``, ``cmux-agents.tsv``)."""
+    machine-local set-up files (``MACHINE_FILES``)."""
     if not repo.inside(path):
         return False
     parts = repo.local(path).split("/")

@@ -9,7 +9,7 @@ import stat
 import subprocess
 
 from . import flags as fsflags
-from .sync import Repo, SyncError, find_repo, git_env, last_line
+from .sync import MACHINE_FILES, Repo, SyncError, find_repo, git_env, last_line
 from .sync import user_git as git  # sync's steps run the user's hooks, as git does
 
 
@@ -43,9 +43,17 @@ GITIGNORE = """\
 !*/processed/.gitkeep
 /.*
 !/.gitignore
-# The protocol's set-up files that name this machine's own paths and terminal panes:
+# The protocol's set-up files that name this machine's own paths, terminal panes and
+# sockets (every edition: cmux, tmux, zellij, herdr):
 /env.sh
 /cmux-agents.tsv
+/cmux-patterns.tsv
+/tmux-agents.tsv
+/tmux-patterns.tsv
+/zellij-agents.tsv
+/zellij-patterns.tsv
+/herdr-agents.tsv
+/herdr-patterns.tsv
 # letterbox-tui keeps nothing of its own here (its caches are in the user's cache
 # directory, drafts and history in the user's state directory).
 """
@@ -117,6 +125,15 @@ def init_git(root: str | os.PathLike[str]) -> list[str]:
         with open(ignore, "a", encoding="utf-8") as f:
             f.write(GITIGNORE if not present else ("\n" if not present.endswith("\n") else "") + GITIGNORE)
         did.append(".gitignore")
+    else:  # an older one of ours: add the machine-local files it does not name yet
+        lines = set(present.splitlines())
+        missing = [f"/{n}" for n in sorted(MACHINE_FILES) if f"/{n}" not in lines]
+        if missing:
+            with open(ignore, "a", encoding="utf-8") as f:
+                f.write(("" if present.endswith("\n") else "\n")
+                        + "# machine-local set-up files of the protocol's other editions:\n"
+                        + "".join(m + "\n" for m in missing))
+            did.append(".gitignore (machine-local files)")
     keeps = keep_folders(base)
     if keeps:
         did.append(f"{len(keeps)} .gitkeep")

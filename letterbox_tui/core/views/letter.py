@@ -34,6 +34,32 @@ def _progress(res: Resolution, letter: Letter) -> dict[str, Any] | None:
     return None if progress is None else progress.to_json()
 
 
+def disputed_by(res: Resolution, letter: Letter) -> list[tuple[Letter, list[Letter]]]:
+    """Every readable dispute naming ``letter`` in its ``disputes``, with the readable
+    rulings on it, sorted (what the letter itself never says: neither disputed letter is
+    edited). Empty for answers that keep no index of disputes."""
+    from ..resolve.common import sorted_letters
+
+    index = getattr(res, "index", None)
+    naming = getattr(index, "disputes_naming", None)
+    if not naming:
+        return []
+    return [(d, res.rulings(d)) for d in sorted_letters(naming.get(letter.id, ()))]
+
+
+def dispute_line(dispute_id: str, ruled_by: list[str]) -> str:
+    """``disputed by <id> / ruled by <id>, ...`` (``open`` while no ruling names it), as
+    ``show`` and the letter pane say it."""
+    if not ruled_by:
+        return f"disputed by {dispute_id} / open: no ruling yet"
+    return f"disputed by {dispute_id} / ruled by {', '.join(ruled_by)}"
+
+
+def dispute_lines(item: dict[str, Any]) -> list[str]:
+    """The ``dispute_line`` of each dispute naming a letter of ``show``'s document."""
+    return [dispute_line(x["dispute"], x["ruled_by"]) for x in item["disputed_by"]]
+
+
 def _heads(res: Resolution, letter: Letter) -> list[str]:
     return list(dict.fromkeys(h.id for h in res.heads(letter)))
 
@@ -56,6 +82,8 @@ def shown(res: Resolution, letter: Letter, limit: int = BODY_MAX, *,
         "head": head.id if head is not None else None,
         "heads": _heads(res, letter),
         "progress": _progress(res, letter),
+        "disputed_by": [{"dispute": d.id, "ruled_by": [r.id for r in rulings]}
+                        for d, rulings in disputed_by(res, letter)],
         "provenance": {
             "path": letter.path,
             "seat": letter.seat,
