@@ -147,3 +147,43 @@ async def test_a_review_opened_and_closed_at_once_is_unchanged(letterbox):
         await until(pilot, lambda: not isinstance(app.screen, (WriteScreen, ChoiceScreen)))
         await until(pilot, lambda: not any(w.group == "draft" for w in app.workers if w.is_running))
     assert DraftStore(letterbox.root).kept() == []
+
+
+async def test_a_draft_is_saved_once_the_keys_pause_never_while_they_come(letterbox, monkeypatch):
+    """Debounced: no save while keys come faster than the quiet time (a throttle saved
+    0.3 s after the first key, mid-word, and again later); one save soon after the last
+    key, holding all of it."""
+    import time
+
+    from letterbox_tui.app.screens import write_drafts
+
+    changes, saves = [], []
+    real_save, real_schedule = DraftStore.save, WriteScreen._schedule_autosave
+
+    def save(self, draft):
+        saves.append((time.monotonic(), draft.fields.get("body")))
+        return real_save(self, draft)
+
+    def schedule(self):
+        changes.append(time.monotonic())
+        return real_schedule(self)
+
+    monkeypatch.setattr(DraftStore, "save", save)
+    monkeypatch.setattr(WriteScreen, "_schedule_autosave", schedule)
+    app = app_for(letterbox)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        screen = await opened(pilot, app, "c")
+        screen.query_one("#w-body", TextArea).focus()
+        await pilot.pause()
+        for ch in "typed steadily":  # a key each 0.03 s: faster than the quiet time
+            app.post_message(events.Key(ch if ch.isalnum() else _character_to_key(ch), ch))
+            await asyncio.sleep(0.03)
+        await until(pilot, lambda: saves and saves[-1][1] == "typed steadily")
+    quiet, most = write_drafts.QUIET, write_drafts.MOST
+    assert quiet <= 0.3
+    for when, _ in saves:  # every save came after a pause in the keys (or MOST into them)
+        before = [c for c in changes if c < when]
+        assert when - before[-1] >= quiet - 0.02 or when - before[0] >= most - 0.02
+    assert len(saves) <= 2  # never once a key
+    assert saves[-1][0] - changes[-1] < 1.0  # on disk soon after the last key (0.2 s unloaded)
