@@ -281,3 +281,28 @@ async def test_the_list_can_be_shown_threaded_and_threads_fold(letterbox):
         assert any(r.letter is not None and r.letter.id == RESULT for r in lst.rows)
         await pilot.press("T")
         assert not any(r.key.startswith("thread:") for r in lst.rows)
+
+
+async def test_quick_keys_in_the_letter_pane_each_scroll(letterbox):
+    """Five j typed at once scroll five lines (each scrolled from the same old place: one
+    line in all); g and G reach the top and the bottom."""
+    from tests.app.test_write_keys import at_once
+
+    long_one = "2026-11-28T140000-planner-info-long-ffff0003"
+    letterbox.letter(long_one, frm="planner", to="builder", sent="2026-11-28T14:00:00Z",
+                     body="".join(f"line {i}\n" for i in range(200)))
+    app = app_for(letterbox, view="all", letter=long_one)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        await body_of(pilot, app)
+        await pilot.press("enter")
+        scroll = app.query_one("#body-scroll")
+        assert app.focused is scroll
+        await at_once(pilot, "jjjjj")
+        assert scroll.scroll_y == 5
+        await at_once(pilot, "G")
+        assert scroll.scroll_y == scroll.max_scroll_y > 100
+        await at_once(pilot, "kk")
+        assert scroll.scroll_y == scroll.max_scroll_y - 2
+        await at_once(pilot, "g")
+        assert scroll.scroll_y == 0
