@@ -580,7 +580,7 @@ class WriteScreen(DraftKeeping, ModalScreen[str | None]):
             draft.body = body
         else:
             common = dict(sender=as_seat, recipient=v.get("to", ""), slug=v.get("slug", ""), body=body)
-            deadline = rules.absolute_deadline(v.get("deadline", ""), now)
+            deadline = v.get("deadline", "")  # as typed: the gate reads +2d against the same clock
             if self.kind == "compose":
                 draft = Draft(type=v["type"], subject=v["subject"], priority=v["priority"] or "next",
                               requires_ack=v["task"], deadline=deadline, thread=v["thread"], re=v["re"], **common)
