@@ -25,7 +25,8 @@ import tempfile
 import time
 from pathlib import Path
 
-FORMS = ("compose", "reply", "supersede", "review", "progress")
+#: each form, typed into its body (or its one field); ``form:field`` types into that field
+FORMS = ("compose", "compose:subject", "reply", "supersede", "review", "progress")
 
 
 def _p(values: list[float], q: float) -> float:
@@ -33,7 +34,7 @@ def _p(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
-async def _settle(pilot) -> None:
+async def _settle(_pilot) -> None:
     """Until the app is idle again (the key handled and painted). Not ``pilot.pause``:
     that sends a callback through every widget of the screen, which on this form costs
     more main-thread CPU than the keystroke being measured."""
@@ -43,7 +44,6 @@ async def _settle(pilot) -> None:
 
 
 async def _bench(root: Path, forms: tuple[str, ...], keys: int, now, profile=None) -> dict[str, tuple[list[float], list[float]]]:
-    from textual import events
     from textual.widgets import Input, TextArea
 
     from letterbox_tui.app import make_app
@@ -57,10 +57,9 @@ async def _bench(root: Path, forms: tuple[str, ...], keys: int, now, profile=Non
             if app.scan_count and not app.scanning and not app.views_pending:
                 break
             await asyncio.sleep(0.02)
-        for kind in forms:
-            action = {"compose": "compose", "reply": "reply", "supersede": "supersede", "review": "review",
-                      "progress": "progress"}[kind]
-            getattr(app, f"action_{action}")()
+        for spec in forms:
+            kind, _, name = spec.partition(":")
+            getattr(app, f"action_{kind}")()
             for _ in range(200):
                 await pilot.pause()
                 if len(app.screen_stack) > 1 and app.screen.is_mounted:
@@ -69,29 +68,55 @@ async def _bench(root: Path, forms: tuple[str, ...], keys: int, now, profile=Non
             if len(app.screen_stack) == 1:
                 print(f"{kind}: the form did not open here (skipped)", file=sys.stderr)
                 continue
-            field = (screen.query("#w-body") or screen.query(Input)).first()
+            field = (screen.query(f"#w-{name or 'body'}") or screen.query(Input)).first()
             if isinstance(field, TextArea):
                 field.move_cursor(field.document.end)
-            field.focus()
-            await _settle(pilot)
-            typed, idle = [], []
-            text = "the quick brown fox jumps over the lazy dog "
             if profile is not None:
                 profile.enable()
-            for i in range(keys):
-                ch = text[i % len(text)]
-                start = time.thread_time()
-                app.post_message(events.Key("space" if ch == " " else ch, ch))
-                await _settle(pilot)
-                typed.append((time.thread_time() - start) * 1000)
-                start = time.thread_time()
-                await _settle(pilot)
-                idle.append((time.thread_time() - start) * 1000)
+            typed, idle = await _type(app, field, keys)
             if profile is not None:
                 profile.disable()
-            out[kind] = (typed, idle)
+            out[spec] = (typed, idle)
             screen.dismiss(None) if not hasattr(screen, "_leave") else screen._leave(None, discard=True)
             await _settle(pilot)
+    return out
+
+
+async def _type(app, field, keys: int) -> tuple[list[float], list[float]]:
+    """Type ``keys`` characters into ``field``: main-thread CPU per key, and per idle wait."""
+    from textual import events
+
+    field.focus()
+    await _settle(None)
+    typed, idle = [], []
+    text = "the quick brown fox jumps over the lazy dog "
+    for i in range(keys):
+        ch = text[i % len(text)]
+        start = time.thread_time()
+        app.post_message(events.Key("space" if ch == " " else ch, ch))
+        await _settle(None)
+        typed.append((time.thread_time() - start) * 1000)
+        start = time.thread_time()
+        await _settle(None)
+        idle.append((time.thread_time() - start) * 1000)
+    return typed, idle
+
+
+async def _bare(keys: int) -> dict[str, tuple[list[float], list[float]]]:
+    """The same keys typed into Textual's own TextArea and Input in an app of nothing else."""
+    from textual.app import App
+    from textual.widgets import Input, TextArea
+
+    class Bare(App):
+        def compose(self):
+            yield Input(id="bare-input", compact=True)
+            yield TextArea(id="bare-area", compact=True, soft_wrap=True)
+
+    app = Bare()
+    out = {}
+    async with app.run_test(size=(160, 48)):
+        for name in ("bare-area", "bare-input"):
+            out[f"({name})"] = await _type(app, app.query_one(f"#{name}"), keys)
     return out
 
 
@@ -100,13 +125,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--root", help="a letterbox (read-only use; default: the demo in a temporary directory)")
     ap.add_argument("--keys", type=int, default=60, help="keys typed per form")
     ap.add_argument("--forms", default=",".join(FORMS), help="comma-separated: " + ", ".join(FORMS))
+    ap.add_argument("--bare", action="store_true",
+                    help="also type into a bare Textual TextArea and Input (the floor on this machine)")
     ap.add_argument("--profile", help="write a cProfile of the typing (only) to this file")
     args = ap.parse_args(argv)
     from letterbox_tui.core.demo import DEMO_NOW, write_demo
 
     with tempfile.TemporaryDirectory() as tmp:
-        # the drafts a form keeps go to a private state directory, never the user's
+        # the drafts a form keeps (and any derived files) go to private directories, never the user's
         os.environ["XDG_STATE_HOME"] = os.path.join(tmp, "state")
+        os.environ["XDG_CACHE_HOME"] = os.path.join(tmp, "cache")
         if args.root:
             root, now = Path(args.root), None
         else:
@@ -116,12 +144,14 @@ def main(argv: list[str] | None = None) -> int:
 
         profile = cProfile.Profile() if args.profile else None
         results = asyncio.run(_bench(root, tuple(args.forms.split(",")), args.keys, now, profile))
+        if args.bare:
+            results.update(asyncio.run(_bare(args.keys)))
         if profile is not None:
             profile.dump_stats(args.profile)
     print(f"letterbox: {args.root or 'demo'}; {args.keys} keys a form; load {os.getloadavg()[0]:.1f}")
-    print(f"{'form':<10} {'median ms':>10} {'p99 ms':>8} {'idle median':>12}")
-    for kind, (typed, idle) in results.items():
-        print(f"{kind:<10} {statistics.median(typed):>10.2f} {_p(typed, 0.99):>8.2f} {statistics.median(idle):>12.2f}")
+    print(f"{'form':<16} {'median ms':>10} {'p99 ms':>8} {'idle median':>12}")
+    for spec, (typed, idle) in results.items():
+        print(f"{spec:<16} {statistics.median(typed):>10.2f} {_p(typed, 0.99):>8.2f} {statistics.median(idle):>12.2f}")
     return 0
 
 
