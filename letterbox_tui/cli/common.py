@@ -88,15 +88,20 @@ def scope_exit(scope: Scope) -> int:
     return 0 if scope.complete else 3
 
 
+def now() -> datetime:
+    """The command's clock: every reading command asks it once (a test sets it)."""
+    return datetime.now(timezone.utc)
+
+
 def parse_at(value: str | None, what: str = "--at") -> datetime:
     """``--at T``: RFC 3339 with an offset or relative to now (``--at=-1d``, ``today``;
     SPEC 6), default now; else exit 2."""
     from letterbox_tui.core.query import parse_when
 
-    now = datetime.now(timezone.utc)
+    clock = now()
     if value is None:
-        return now
-    when = parse_when(value, now)
+        return clock
+    when = parse_when(value, clock)
     if when is None:
         raise LetterboxError(f"{what} {value!r}: expected RFC 3339 with an offset (2026-10-04T00:00:00Z) "
                              "or a relative time (now, today, yesterday, -7d, +2d, -36h, -90m)")

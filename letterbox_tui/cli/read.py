@@ -54,7 +54,9 @@ def _collector_paused(command: Callable[..., int]) -> Callable[..., int]:
 
 
 def _now() -> datetime:
-    return datetime.now(timezone.utc)
+    from . import common
+
+    return common.now()
 
 
 def _resolved(args: Namespace, at: datetime, snapshot: Snapshot | None = None) -> tuple[Snapshot, Resolution]:
