@@ -9,7 +9,8 @@ from argparse import Namespace
 from letterbox_tui.core.leases import read_leases
 
 from . import output
-from .common import load, scope_exit
+from . import common
+from .common import answers, scope_exit
 
 
 def leases_document(root: str, seats, scope) -> dict:
@@ -18,7 +19,8 @@ def leases_document(root: str, seats, scope) -> dict:
 
 
 def cmd_leases(args: Namespace) -> int:
-    root, _settings, snapshot = load(args)
+    root, _, res = answers(args, common.now())
+    snapshot = res.snapshot
     scope = snapshot.scope
     doc = leases_document(str(root), snapshot.seats, scope)
     if args.json:
