@@ -267,7 +267,6 @@ def deny(monkeypatch, names: set[str]):
     monkeypatch.setattr(os, "open", guarded)
 
 
-@pytest.mark.usefixtures("pure_python_scan")
 def test_permission_denied_letter_is_unsupported(box, monkeypatch):
     box.letter("a-1")
     box.letter("secret-1")
@@ -311,7 +310,6 @@ def test_scope_counts_files_letters_and_legacy_exactly(box):
     assert not scope.complete and scope.atomic and not scope.partial
 
 
-@pytest.mark.usefixtures("pure_python_scan")
 @pytest.mark.parametrize("cause", ["unreadable", "unsupported", "partial", "non-atomic"])
 def test_each_cause_makes_the_scope_incomplete(box, cause, monkeypatch):
     box.letter("a-1")
