@@ -90,6 +90,7 @@ def _scanner(root: str, out: str, deadline: float) -> None:
     Path(out).write_text(json.dumps(records))
 
 
+@pytest.mark.slow
 def test_eight_writers_two_scanners_lose_nothing_and_scans_are_honest(tmp_path):
     root = tmp_path / "box"
     make_box(root, *SEATS)

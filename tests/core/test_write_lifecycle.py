@@ -277,6 +277,7 @@ def _race(root: Path, letter: str, kinds: tuple[str, str]) -> list[tuple[int, st
 ROUNDS = 50
 
 
+@pytest.mark.slow
 def test_two_writers_racing_nack_and_result_leave_exactly_one_terminal_reply(box, monkeypatch):
     monkeypatch.setenv("LETTERBOX_TUI_NO_CACHE", "1")
     outcomes: dict[str, int] = {}
@@ -303,6 +304,7 @@ def test_two_writers_racing_nack_and_result_leave_exactly_one_terminal_reply(box
 ACK_ROUNDS = 60
 
 
+@pytest.mark.slow
 def test_ack_racing_result_by_one_seat_leaves_no_orphan_sidecar(box, monkeypatch):
     monkeypatch.setenv("LETTERBOX_TUI_NO_CACHE", "1")
     outcomes = {"ack first": 0, "result first": 0}
@@ -352,6 +354,7 @@ def test_the_lock_is_the_protocols_name_beside_the_letter(box):
 STALE_ROUNDS = 20
 
 
+@pytest.mark.slow
 def test_two_writers_racing_over_a_stale_lock_still_leave_one_terminal_reply(box, monkeypatch):
     """Both find the dead writer's lock, both try to take it over: one wins the letter."""
     monkeypatch.setenv("LETTERBOX_TUI_NO_CACHE", "1")
@@ -383,6 +386,7 @@ def test_a_lock_released_while_waiting_is_then_taken(box):
 ROUNDS_REAL = 5
 
 
+@pytest.mark.slow
 def test_two_real_letterbox_tui_processes_racing_leave_one_terminal_reply(box):
     """The same race with the console's own entry point in fresh interpreters (fewer rounds:
     each start costs a few hundred milliseconds)."""
