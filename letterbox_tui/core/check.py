@@ -31,8 +31,6 @@ CODES: dict[str, str] = {
     "orphan-sidecar": WARNING,
     "ignored-entry": WARNING,
     "settled-fork": WARNING,
-    "stale-cache": WARNING,
-    "stale-index": WARNING,
     "stale-temporary": WARNING,
 }
 _RANK = {code: i for i, code in enumerate(CODES)}
