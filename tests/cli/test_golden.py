@@ -27,7 +27,7 @@ QUERIES = [
     [], ["state=open"], ["state=closed"], ["state=unknown"], ["answered=no"], ["answered=unknown"],
     ["answered=yes"], ["accepted=yes"], ["accepted=no"], ["current=unknown"], ["current=no"],
     ["superseded=yes"], ["superseded=no"], ["superseded=head"], ["late=yes"], ["late=unknown"],
-    [f"late=yes", "at=2026-11-20T00:00:00Z"], ["type=request,delegate"], ["from=simon"], ["to=builder"],
+    ["late=yes", "at=2026-11-20T00:00:00Z"], ["type=request,delegate"], ["from=simon"], ["to=builder"],
     ["priority=now"], ["task=yes"], ["task=no"], ["slug~=plan"], ["subject~=DB"], ["since=-3d"],
     ["until=2026-11-25T00:00:00Z"], ["due<=2026-12-02T00:00:00Z"], ["due>2026-11-30T00:00:00Z"],
     ["due>=2026-11-01T00:00:00Z", "due<2026-12-10T00:00:00Z"], ["type=dispute"], ["type=nothing-like-this"],
