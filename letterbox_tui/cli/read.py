@@ -11,7 +11,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from letterbox_tui.core.query import Query, QueryResult, parse_query, run_query
+from letterbox_tui.core.query import QueryResult, parse_query, run_query
 from letterbox_tui.core.resolve import Resolution
 from letterbox_tui.core.rows import row
 
@@ -32,11 +32,12 @@ def _resolved(args: Namespace, at: datetime) -> Resolution:
 
 # --- query, exists ----------------------------------------------------------------
 
-def _run(args: Namespace) -> tuple[Query, Resolution, QueryResult]:
+def _run(args: Namespace) -> tuple[Resolution, QueryResult]:
+    """The query's terms parsed (errors exit 2 before any answer), then answered."""
     clock = common.now()
     query = parse_query(args.terms, clock)
     res = _resolved(args, query.at or clock)
-    return query, res, run_query(query, res)
+    return res, run_query(query, res)
 
 
 def _query_json(result: QueryResult, res: Resolution, scope) -> list[Callable[[], str]]:
@@ -54,7 +55,7 @@ def _query_json(result: QueryResult, res: Resolution, scope) -> list[Callable[[]
 
 
 def cmd_query(args: Namespace) -> int:
-    _, res, result = _run(args)
+    res, result = _run(args)
     scope = res.snapshot.scope
     if args.json and output.json_indent() is None:
         output.write_pieces(_query_json(result, res, scope))
@@ -80,7 +81,7 @@ def cmd_query(args: Namespace) -> int:
 def cmd_exists(args: Namespace) -> int:
     from letterbox_tui.core.views.exists import exists_view
 
-    _, res, result = _run(args)
+    res, result = _run(args)
     scope = res.snapshot.scope
     verdict = exists_view(result, res.snapshot)
     out = verdict.to_json()
