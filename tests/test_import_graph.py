@@ -25,10 +25,6 @@ SPEED = "letterbox_tui.core.speed"
 STORE = "letterbox_tui.store"
 #: the one name a face may take from the store
 ENTRY = "letterbox_tui.store.open_answers"
-#: the bench command's modules, moved out of the package to scripts/bench.py in the same
-#: change (issue 22): until that lands they are left as they are, and nothing imports them
-LEAVING = frozenset({"letterbox_tui.cli.bench", "letterbox_tui.cli.bench_app", "letterbox_tui.cli.bench_index",
-                     "letterbox_tui.core.speed.benchgen"})
 
 
 def _module_name(path: Path) -> str:
@@ -137,9 +133,9 @@ def test_no_import_circle_anywhere():
     assert circles == [], "import circles:\n" + "\n".join(" -> ".join(c) for c in circles)
 
 
-CORE = sorted(m for m in MODULES if _inside(m, "letterbox_tui.core") and m not in LEAVING)
-FACES = sorted(m for m in MODULES if (_inside(m, "letterbox_tui.cli") or _inside(m, "letterbox_tui.app")
-                                      or m == "letterbox_tui.mcp") and m not in LEAVING)
+CORE = sorted(m for m in MODULES if _inside(m, "letterbox_tui.core"))
+FACES = sorted(m for m in MODULES if _inside(m, "letterbox_tui.cli") or _inside(m, "letterbox_tui.app")
+               or m == "letterbox_tui.mcp")
 
 
 @pytest.mark.parametrize("module", CORE)
@@ -161,7 +157,7 @@ def test_a_face_takes_only_the_one_entry_from_the_store(module):
 
 @pytest.mark.parametrize("module", sorted(m for m in FACES if _inside(m, "letterbox_tui.cli")))
 def test_the_cli_imports_nothing_of_the_old_speed_wing(module):
-    bad = sorted(t for t in GRAPH[module] if _inside(t, SPEED) or t in LEAVING)
+    bad = sorted(t for t in GRAPH[module] if _inside(t, SPEED))
     assert bad == [], f"{module} imports {bad}"
 
 

@@ -43,6 +43,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "leases": ("leases:cmd_leases", "the protocol's leases under locks/: owner, session, since"),
     "schema": ("schema:cmd_schema", "the JSON Schema of each command's --json output"),
     "sync": ("sync:cmd_sync", "a letterbox in git: commit what is new, fetch, rebase, push"),
+    "mcp": ("mcp:cmd_mcp", "a read-only MCP server over stdio: the reading commands as tools"),
 }
 
 

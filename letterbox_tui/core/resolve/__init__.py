@@ -29,6 +29,7 @@ name letters and paths in sorted order.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from datetime import datetime
 
@@ -90,6 +91,14 @@ class Resolution:
         self.accepted = replies.accepted
         self.state = replies.state
         self.late = self._late.late
+
+    def with_clock(self, at: datetime) -> Resolution:
+        """The same answers at another clock (only ``late`` depends on it)."""
+        other = copy.copy(self)
+        other.at = aware(at)
+        other._late = Late(self._replies, other.at)
+        other.late = other._late.late
+        return other
 
     # --- who holds what -----------------------------------------------------------
     def by_id(self, letter_id: str) -> list[Letter]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from ..model import NO, YES, Answer, Letter, Reason
-from .common import Relabel, aware, outside_scope
+from .common import Relabel, about, aware, outside_scope
 from .replies import Replies
 
 
@@ -62,23 +62,31 @@ class Late:
         state = self.replies.state(letter)
         if state.value == "closed":
             return NO
-        deadline_at = letter.deadline_at or None
-        ambiguous = bool(letter.deadline) and deadline_at is None
-        overdue = deadline_at is not None and deadline_at < at
-        time_reason = _ambiguous_deadline(letter) if ambiguous else None
-        if state.value == "open":
-            answered = self.replies.answered(letter)
-            if answered.no:
-                if ambiguous:
-                    return Answer("unknown", (time_reason,))
-                return YES if overdue else NO
-            reasons = self._relabel(answered.reasons, "late")
-            return Answer("unknown", reasons + ((time_reason,) if ambiguous else ()))
-        if ambiguous:
-            return Answer("unknown", (time_reason,) + self._relabel(state.reasons, "late"))
-        if overdue:
-            return Answer("unknown", self._relabel(state.reasons, "late"))
+        answered = self.replies.answered(letter) if state.value == "open" else None
+        return late_at(letter, state, answered, at, self._relabel)
+
+
+def late_at(letter: Letter, state, answered: Answer | None, at: datetime, relabel=about) -> Answer:
+    """Late at ``at`` from the letter's ``state`` and (for an open task) ``answered``: the
+    rule of SPEC 5, for answers computed here or read back from the store."""
+    if not letter.task or state.value == "closed":
         return NO
+    deadline_at = letter.deadline_at or None
+    ambiguous = bool(letter.deadline) and deadline_at is None
+    overdue = deadline_at is not None and deadline_at < at
+    time_reason = _ambiguous_deadline(letter) if ambiguous else None
+    if state.value == "open":
+        if answered.no:
+            if ambiguous:
+                return Answer("unknown", (time_reason,))
+            return YES if overdue else NO
+        reasons = relabel(answered.reasons, "late")
+        return Answer("unknown", reasons + ((time_reason,) if ambiguous else ()))
+    if ambiguous:
+        return Answer("unknown", (time_reason,) + relabel(state.reasons, "late"))
+    if overdue:
+        return Answer("unknown", relabel(state.reasons, "late"))
+    return NO
 
 
 def _ambiguous_deadline(letter: Letter) -> Reason:

@@ -1,0 +1,108 @@
+"""Every reading command's ``--json`` document, made from an ``Answers`` in one place.
+
+The command line prints these (and draws its text from the same views); the MCP server
+returns them as its tools' results. A document's shape is in ``core.schema``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .answers import Answers
+from .query import Query, QueryResult, run_query
+from .rows import row
+
+
+def query_result(answers: Answers, query: Query) -> QueryResult:
+    return run_query(query, answers)
+
+
+def query_document(answers: Answers, query: Query, result: QueryResult | None = None) -> dict[str, Any]:
+    """``query --json``: the matches and the unknown rows (with the reasons that left each
+    unknown), and the scope."""
+    result = query_result(answers, query) if result is None else result
+    return {
+        "matches": [row(x, answers) for x in result.matches],
+        "unknown": [row(x, answers, why) for x, why in result.unknown],
+        "scope": answers.snapshot.scope.to_json(),
+    }
+
+
+def exists_document(answers: Answers, query: Query, result: QueryResult | None = None) -> dict[str, Any]:
+    from .views.exists import exists_view
+
+    result = query_result(answers, query) if result is None else result
+    return exists_view(result, answers.snapshot).to_json()
+
+
+def show_document(answers: Answers, letter_id: str, limit: int) -> dict[str, Any]:
+    from .views.letter import show_view
+
+    return show_view(answers, letter_id, limit)
+
+
+def current_document(answers: Answers, letter_id: str) -> dict[str, Any]:
+    from .views.letter import current_view
+
+    return current_view(answers, letter_id)
+
+
+def answered_document(answers: Answers, letter_id: str) -> dict[str, Any]:
+    from .views.letter import answered_view
+
+    return answered_view(answers, letter_id)
+
+
+def thread_document(answers: Answers, letter_id: str) -> dict[str, Any]:
+    from .views.letter import copies
+    from .views.thread import thread_view
+
+    view = thread_view(answers, copies(answers, letter_id)[0].thread_id)
+    return {"thread": view.thread, "root": view.root, "tree": view.to_json(),
+            "scope": answers.snapshot.scope.to_json()}
+
+
+def owed_document(answers: Answers, seat: str | None = None) -> dict[str, Any]:
+    from .views.owed import owed_view
+
+    return owed_view(answers, seat).to_json()
+
+
+def disputes_document(answers: Answers) -> dict[str, Any]:
+    from .views.disputes import disputes_view
+
+    return disputes_view(answers).to_json()
+
+
+def check_view(answers: Answers):
+    """Every problem and warning: the problems view and a killed writer's temporaries."""
+    from .check import Finding
+    from .temporaries import find_stale
+    from .views.problems import problems_view
+
+    snapshot = answers.snapshot
+    view = problems_view(answers)
+    temporaries = find_stale(str(snapshot.root), snapshot.seats)  # a killed writer's, over a day old
+    if temporaries:
+        view = view.with_findings([Finding("stale-temporary", "a writer's hidden temporary over a day old "
+                                           "(a writer was killed before publishing); safe to remove", (), (rel,))
+                                   for rel in temporaries])
+    return view
+
+
+def check_document(answers: Answers) -> dict[str, Any]:
+    return check_view(answers).to_json()
+
+
+def digest_document(answers: Answers, seat: str | None = None) -> dict[str, Any]:
+    from .digest import digest
+
+    return {**digest(answers, seat), "scope": answers.snapshot.scope.to_json()}
+
+
+def leases_document(answers: Answers) -> dict[str, Any]:
+    from .leases import read_leases
+
+    snapshot = answers.snapshot
+    leases, more = read_leases(str(snapshot.root), snapshot.seats)
+    return {"leases": [x.to_json() for x in leases], "more": more, "scope": snapshot.scope.to_json()}

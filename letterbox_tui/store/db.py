@@ -1,0 +1,353 @@
+"""The store's file: where it lives, opening it, reading and writing one generation.
+
+One SQLite database per letterbox, in the user's cache directory (never inside a
+letterbox, whatever the environment says), created 0600 in a 0700 folder. WAL, so a reader
+reads the last committed generation while a writer writes the next; one writer at a time
+(``BEGIN IMMEDIATE``, never waited for: a command that cannot write leaves the store as it
+is). Every row carries a checksum of its record, checked when read.
+
+Tables: ``meta`` (format, root, what the answers depend on besides the files, the
+generation), ``files`` (per letter file: its stat identity and its record), ``answers``
+(per readable letter: its answers as the resolver computed them).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import sys
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+
+from .records import Damaged
+
+#: the store's layout: a store of another format is rebuilt
+FORMAT = "letterbox-tui-store-1"
+#: a reading command waits at most this long for the store (seconds)
+BUSY_TIMEOUT = 2.0
+
+_SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL, crc INTEGER NOT NULL);
+CREATE TABLE files (path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
+    inode INTEGER NOT NULL, ctime_ns INTEGER NOT NULL, seen_ns INTEGER NOT NULL, header BLOB,
+    record BLOB NOT NULL, crc INTEGER NOT NULL);
+CREATE TABLE answers (path TEXT PRIMARY KEY, record BLOB NOT NULL, crc INTEGER NOT NULL);
+"""
+
+Notice = Callable[[str], None]
+
+
+class Unusable(Exception):
+    """The store cannot be used now (one notice line says why); answers come from the letters."""
+
+
+def _code_fingerprint() -> str:
+    """What the stored answers were computed by: the core's and the store's sources."""
+    here = Path(__file__).resolve().parent
+    core = here.parent / "core"
+    digest = hashlib.blake2b(digest_size=16)
+    for folder in (here, core, core / "resolve"):
+        for path in sorted(folder.glob("*.py")):
+            try:
+                digest.update(path.name.encode() + b"\0" + path.read_bytes())
+            except OSError:
+                digest.update(path.name.encode() + b"\0?")
+    return digest.hexdigest()
+
+
+_CODE: str | None = None
+
+
+def code_fingerprint() -> str:
+    global _CODE
+    if _CODE is None:
+        _CODE = _code_fingerprint()
+    return _CODE
+
+
+def cache_folder() -> str:
+    """``$XDG_CACHE_HOME/letterbox-tui`` (platformdirs' user cache directory)."""
+    from platformdirs import user_cache_dir
+
+    return user_cache_dir("letterbox-tui")
+
+
+def _inside(folder: str, root: str) -> bool:
+    """``folder`` (or the nearest of its ancestors that exists) lies in the directory
+    ``root``: decided by device and inode up the chain, so a bind mount or a symlinked
+    path to the letterbox is inside too."""
+    try:
+        st = os.stat(root)
+    except OSError:
+        return False
+    target = (st.st_dev, st.st_ino)
+    path = os.path.abspath(folder)
+    while True:
+        try:
+            here = os.stat(path)
+            if (here.st_dev, here.st_ino) == target:
+                return True
+        except OSError:
+            pass
+        parent = os.path.dirname(path)
+        if parent == path:
+            return False
+        path = parent
+
+
+def store_path(root: str) -> str:
+    """Where the store of the letterbox at ``root`` (a real path) lives."""
+    digest = hashlib.blake2b(os.fsencode(root), digest_size=12).hexdigest()
+    return os.path.join(cache_folder(), f"{digest}.store")
+
+
+class Store:
+    """An open store of one letterbox: what its committed generation holds."""
+
+    def __init__(self, root: str, path: str, conn: sqlite3.Connection, notice: Notice) -> None:
+        self.root = root
+        self.path = path
+        self.conn = conn
+        self.notice = notice
+        #: path -> (size, mtime_ns, inode, ctime_ns, seen_ns, header, record, crc) of the
+        #: generation read: the file's stat when its header was read at ``seen_ns``, the
+        #: digest of that header's bytes, and the record made of it
+        self.files: dict[str, tuple] = {}
+        self.meta: dict[str, str] = {}
+        #: a write found the file damaged: it is to be removed and built anew
+        self.broken = False
+
+    # --- opening ----------------------------------------------------------------------
+    @classmethod
+    def open(cls, root: str, notice: Notice) -> Store | None:
+        """The store of ``root``, opened and its generation read; None (with one notice
+        line when something is wrong) when it cannot be used."""
+        folder = cache_folder()
+        if _inside(folder, root):
+            notice(f"the cache directory {clean(folder)} lies inside the letterbox: no store is kept")
+            return None
+        path = store_path(root)
+        for attempt in (1, 2):
+            try:
+                store = cls._connect(root, path, notice)
+                store._read()
+                return store
+            except Unusable as why:
+                if attempt == 2 or not _remove(path):
+                    notice(f"the store {clean(path)} is unusable ({why}): answered from the letters")
+                    return None
+                if str(why) != "made by another version":
+                    notice(f"the store {clean(path)} was {why}: rebuilt, answered from the letters")
+        return None
+
+    @classmethod
+    def _connect(cls, root: str, path: str, notice: Notice) -> Store:
+        folder = os.path.dirname(path)
+        try:
+            os.makedirs(folder, mode=0o700, exist_ok=True)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+            try:
+                st = os.fstat(fd)
+                if not (st.st_mode & 0o170000 == 0o100000):
+                    raise Unusable("not a regular file")
+                if st.st_mode & 0o777 != 0o600:
+                    os.fchmod(fd, 0o600)
+            finally:
+                os.close(fd)
+            conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False)
+        except Unusable:
+            raise
+        except (OSError, sqlite3.Error) as exc:
+            raise Unusable(_why(exc)) from None
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+        except sqlite3.Error as exc:
+            conn.close()
+            raise Unusable(_why(exc)) from None
+        return cls(root, path, conn, notice)
+
+    def _read(self) -> None:
+        """Read the committed generation's meta and files in one read transaction (a
+        writer committing meanwhile is not seen half)."""
+        conn = self.conn
+        try:
+            conn.execute("BEGIN")
+            try:
+                tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+                if not tables:
+                    conn.execute("COMMIT")
+                    self._create()
+                    return
+                if tables != {"meta", "files", "answers"}:
+                    raise Unusable("foreign: not a letterbox-tui store")
+                meta = {}
+                for key, value, crc in conn.execute("SELECT key, value, crc FROM meta"):
+                    if zlib.crc32(f"{key}={value}".encode()) != crc:
+                        raise Unusable("damaged: a meta row does not match its checksum")
+                    meta[key] = value
+                if meta.get("format") != FORMAT:
+                    raise Unusable("of an old format" if meta.get("format", "").startswith("letterbox-tui-store")
+                                   else "foreign: not a letterbox-tui store")
+                if meta.get("root") != self.root:
+                    raise Unusable("foreign: made for another letterbox")
+                if meta.get("code") != code_fingerprint():
+                    raise Unusable("made by another version")
+                self.meta = meta
+                self.files = {row[0]: row[1:] for row in conn.execute(
+                    "SELECT path, size, mtime_ns, inode, ctime_ns, seen_ns, header, record, crc FROM files")}
+                if len(self.files) != int(meta.get("files", -1)):
+                    raise Unusable("damaged: it holds another number of files than it says")
+            finally:
+                if conn.in_transaction:
+                    conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            raise Unusable(f"damaged: {_why(exc)}") from None
+        except (ValueError, TypeError) as exc:
+            raise Unusable(f"damaged: {exc}") from None
+
+    def _create(self) -> None:
+        conn = self.conn
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                if not conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+                    for statement in _SCHEMA.strip().split(";\n"):
+                        conn.execute(statement)
+                    self._put_meta({"format": FORMAT, "root": self.root, "code": code_fingerprint(),
+                                    "generation": "0", "files": "0", "context": ""})
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):
+                return  # another process is making it: this one goes without it for now
+            raise
+        self.meta = {"format": FORMAT, "generation": "0", "files": "0", "context": ""}
+
+    def _put_meta(self, values: dict[str, str]) -> None:
+        self.conn.executemany(
+            "INSERT OR REPLACE INTO meta (key, value, crc) VALUES (?, ?, ?)",
+            [(k, v, zlib.crc32(f"{k}={v}".encode())) for k, v in values.items()],
+        )
+
+    def close(self) -> None:
+        try:
+            self.conn.close()
+        except sqlite3.Error:
+            pass
+
+    # --- reading a generation's answers -----------------------------------------------
+    def answers(self) -> dict[str, tuple[bytes, int]]:
+        """path -> (record, crc) of every letter's answers, read in one transaction that
+        checks the generation is still the one whose files were read."""
+        conn = self.conn
+        try:
+            conn.execute("BEGIN")
+            try:
+                gen = conn.execute("SELECT value FROM meta WHERE key='generation'").fetchone()
+                if gen is None or gen[0] != self.meta.get("generation"):
+                    raise Unusable("changed while read")
+                return {path: (record, crc) for path, record, crc in conn.execute(
+                    "SELECT path, record, crc FROM answers")}
+            finally:
+                if conn.in_transaction:
+                    conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            raise Unusable(f"damaged: {_why(exc)}") from None
+
+    # --- writing a generation ------------------------------------------------------------
+    def write(self, files: dict[str, tuple], answers: list[tuple[str, bytes, int]] | None, context: str) -> bool:
+        """Replace the generation with ``files`` (path -> the row of ``self.files``) and
+        ``answers`` (path, record, crc; None: the answers kept stay, only the files' stats
+        moved); False when another process holds the write lock or wrote a newer generation
+        since this one was read."""
+        conn = self.conn
+        try:
+            conn.execute("PRAGMA busy_timeout = 0")
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError:
+                return False
+            try:
+                gen = conn.execute("SELECT value FROM meta WHERE key='generation'").fetchone()
+                if gen is None or gen[0] != self.meta.get("generation"):
+                    conn.execute("ROLLBACK")
+                    return False
+                old = self.files
+                gone = [(p,) for p in old if p not in files]
+                if gone:
+                    conn.executemany("DELETE FROM files WHERE path = ?", gone)
+                changed = [(p, *v) for p, v in files.items() if old.get(p) != v]
+                conn.executemany(
+                    "INSERT OR REPLACE INTO files (path, size, mtime_ns, inode, ctime_ns, seen_ns, header, "
+                    "record, crc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", changed)
+                if answers is None:  # the same answers: only files whose stat moved
+                    pass
+                else:
+                    conn.execute("DELETE FROM answers")
+                    conn.executemany("INSERT INTO answers (path, record, crc) VALUES (?, ?, ?)", answers)
+                generation = str(int(gen[0]) + 1)
+                self._put_meta({"generation": generation, "files": str(len(files)), "context": context})
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+            finally:
+                conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
+        except sqlite3.Error as exc:
+            self.broken = isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError)
+            self.notice(f"the store {clean(self.path)} could not be written ({_why(exc)}): "
+                        + ("it is removed, to be built anew" if self.broken else "it is left as it was"))
+            return False
+        self.files = files
+        self.meta.update(generation=generation, files=str(len(files)), context=context)
+        return True
+
+
+def _remove(path: str) -> bool:
+    """Remove the store's files (to rebuild it); False when they cannot be removed."""
+    ok = True
+    for name in (path, path + "-wal", path + "-shm"):
+        try:
+            os.unlink(name)
+        except FileNotFoundError:
+            pass
+        except OSError:
+            ok = False
+    return ok
+
+
+def _why(exc: BaseException) -> str:
+    return getattr(exc, "strerror", None) or str(exc) or type(exc).__name__
+
+
+def clean(text: str) -> str:
+    """A path as it may be printed (the one sanitizer)."""
+    from letterbox_tui.core.text import clean as clean_text
+
+    return clean_text(text, single_line=True)
+
+
+def context_of(snapshot, id_time_is_utc: bool) -> str:
+    """What the answers depend on besides the letter files themselves: everything else the
+    scan saw (sidecars, status notes, seats, unsupported entries, ...) and the settings."""
+    return json.dumps([
+        id_time_is_utc, snapshot.seats, sorted(snapshot.sidecars), sorted(snapshot.status_notes.items()),
+        [(u.path, u.reason) for u in snapshot.unsupported], snapshot.orphan_sidecars, snapshot.ignored,
+    ], ensure_ascii=False, separators=(",", ":"))
+
+
+def default_notice(message: str) -> None:
+    """One line on stderr (never on stdout: a JSON answer stays whole)."""
+    try:
+        sys.stderr.write(f"letterbox-tui: {message}\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass

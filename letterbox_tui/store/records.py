@@ -1,0 +1,151 @@
+"""How the store keeps a letter, an unreadable file and a letter's answers: one text record
+each, with a checksum kept beside it.
+
+A readable letter's header holds no code point below 32 (SPEC 3), so the record separates
+its parts with the control characters U+001C-U+001F, which no value can contain. An
+unreadable file's legible fields and illegible text may hold anything: it is kept as JSON.
+Decoding checks the checksum first and the shape after; a record that fails either raises
+``Damaged`` (the store is then not trusted: the answer comes from the letters).
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from functools import lru_cache
+
+from letterbox_tui.core.grammar import id_time, parse_time
+from letterbox_tui.core.model import Answer, Letter, Reason, Unreadable
+from letterbox_tui.core.resolve import StateAnswer
+
+_PART = "\x1f"  # between a record's parts
+_PAIR = "\x1e"  # between a letter's header lines
+_KEY = "\x1d"  # between a header line's key and value
+_ITEM = "\x1c"  # before each item of a tuple (disputes, flags, malformed)
+
+
+class Damaged(Exception):
+    """A stored record does not match its checksum or its shape."""
+
+
+def checksum(record: bytes) -> int:
+    return zlib.crc32(record)
+
+
+def _items(values: tuple[str, ...]) -> str:
+    return "".join(_ITEM + v for v in values)
+
+
+def _unitems(text: str) -> tuple[str, ...]:
+    return tuple(text[1:].split(_ITEM)) if text else ()
+
+
+def letter_record(letter: Letter) -> bytes:
+    """The record of a readable letter (its stat is kept in columns of its own)."""
+    sent_code = "" if letter.sent_at is None else ("2" if "time-from-id" in letter.flags else "1")
+    return _PART.join((
+        "L", letter.id, letter.sender, letter.recipient, letter.type, letter.re, letter.thread,
+        letter.priority, letter.requires_ack, letter.deadline, letter.sent, letter.supersedes,
+        _items(letter.disputes), letter.rules_on, letter.upholds, letter.subject,
+        letter.seat, letter.folder, letter.path, letter.name, sent_code,
+        "" if letter.deadline_at is None else "1", _items(letter.flags), _items(letter.malformed),
+        _PAIR.join(k + _KEY + v for k, v in letter.fields),
+    )).encode()
+
+
+def unreadable_record(item: Unreadable) -> bytes:
+    return ("U" + json.dumps(
+        [item.path, item.seat, item.folder, item.error, item.legible, item.illegible],
+        ensure_ascii=False, separators=(",", ":"),
+    )).encode()
+
+
+def item_record(item: Letter | Unreadable) -> bytes:
+    return letter_record(item) if type(item) is Letter else unreadable_record(item)
+
+
+def decode_item(record: bytes, crc: int, size: int, mtime_ns: int, inode: int) -> Letter | Unreadable:
+    """The letter or unreadable file ``item_record`` kept, with the stat given."""
+    if zlib.crc32(record) != crc:
+        raise Damaged("a file's record does not match its checksum")
+    try:
+        text = record.decode()
+        if text[:1] == "U":
+            path, seat, folder, error, legible, illegible = json.loads(text[1:])
+            return Unreadable(path, seat, folder, error, legible, illegible, size, mtime_ns, inode)
+        (kind, letter_id, sender, recipient, type_, re_, thread, priority, requires_ack, deadline, sent,
+         supersedes, disputes, rules_on, upholds, subject, seat, folder, path, name, sent_code,
+         deadline_code, flags, malformed, fields) = text.split(_PART)
+    except (ValueError, TypeError, UnicodeDecodeError) as exc:
+        raise Damaged(f"a file's record has another shape ({exc})") from None
+    if kind != "L":
+        raise Damaged("a file's record has another shape")
+    flat = fields.replace(_KEY, _PAIR).split(_PAIR) if fields else []
+    if len(flat) % 2:
+        raise Damaged("a file's record has another shape")
+    pairs = tuple(zip(flat[::2], flat[1::2]))
+    sent_at = None if not sent_code else (parse_time(sent) if sent_code == "1" else id_time(letter_id))
+    return Letter(
+        letter_id, sender, recipient, type_, re_, thread, priority, requires_ack, deadline, sent, supersedes,
+        _unitems(disputes), rules_on, upholds, subject, pairs, seat, folder, path, name,
+        sent_at, parse_time(deadline) if deadline_code else None, _unitems(flags), _unitems(malformed),
+        size, mtime_ns, inode,
+    )
+
+
+# --- a letter's answers ------------------------------------------------------------
+
+#: the answers a letter's record keeps, in order (``late`` is not kept: it depends on the
+#: clock, and is derived from ``state`` and ``answered`` at the clock asked)
+KEPT = ("state", "answered", "accepted", "current", "superseded")
+
+_PLAIN: dict[str, Answer | StateAnswer] = {
+    v: Answer(v) for v in ("yes", "no", "unknown")
+} | {v: StateAnswer(v) for v in ("open", "closed")}
+
+
+def answers_record(found: dict[str, Answer | StateAnswer], head_path: str) -> bytes:
+    """``found`` (every name of ``KEPT``) and the path of the letter's head ("" for none)."""
+    parts = [found[name].value for name in KEPT]
+    parts.append(head_path)
+    reasons = [[[r.code, r.about, r.detail, list(r.letters), list(r.paths)] for r in found[name].reasons]
+               for name in KEPT]
+    if any(reasons):
+        parts.append(json.dumps(reasons, ensure_ascii=False, separators=(",", ":")))
+    return _PART.join(parts).encode()
+
+
+@lru_cache(maxsize=4096)
+def _reasons(text: str) -> tuple[tuple[Reason, ...], ...]:
+    """The reasons of each kept answer. Many letters share theirs (a cycle's members, a
+    chain in doubt, every letter to the external bridge): each text is decoded once."""
+    return tuple(tuple(Reason(c, a, d, tuple(ls), tuple(ps)) for c, a, d, ls, ps in why)
+                 for why in json.loads(text))
+
+
+def answers_checksum(path: str, record: bytes) -> int:
+    """The checksum of a letter's answers, the path they belong to included."""
+    return zlib.crc32(record, zlib.crc32(path.encode() + b"\0"))
+
+
+def decode_answers(path: str, record: bytes, crc: int) -> tuple[dict[str, Answer | StateAnswer], str]:
+    """The answers and head path ``answers_record`` kept for the letter at ``path``."""
+    if answers_checksum(path, record) != crc:
+        raise Damaged("a letter's answers do not match their checksum")
+    try:
+        parts = record.decode().split(_PART)
+        values, head = parts[:5], parts[5]
+        if len(parts) == 6:
+            found = {name: _PLAIN[v] if name != "state" or v != "unknown" else StateAnswer(v)
+                     for name, v in zip(KEPT, values)}
+            if any(type(found[name]) is not Answer for name in KEPT[1:]):
+                raise ValueError("an answer is not yes, no or unknown")
+        else:
+            found = {}
+            for name, v, kept in zip(KEPT, values, _reasons(parts[6]), strict=True):
+                found[name] = StateAnswer(v, kept) if name == "state" else Answer(v, kept)
+    except (ValueError, TypeError, KeyError, IndexError, UnicodeDecodeError) as exc:
+        raise Damaged(f"a letter's answers have another shape ({exc})") from None
+    if found["state"].value not in ("open", "closed", "unknown"):
+        raise Damaged("a letter's state is not one of open, closed, unknown")
+    return found, head

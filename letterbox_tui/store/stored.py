@@ -1,0 +1,145 @@
+"""``StoredAnswers``: the ``Answers`` of a scan whose every file the store's generation
+holds unchanged, read back instead of computed.
+
+The per-letter answers (``state``, ``answered``, ``accepted``, ``current``,
+``superseded``, ``head``) are the resolver's own, as it computed them for these same files;
+``late`` is derived from them at the clock asked by the resolver's rule
+(``core.resolve.late.late_at``). Questions about the structure around a letter (its chain,
+its replies, the forks, the disputes) are asked of the resolver over the same scan, made
+when first needed: there is one resolver, and it is never asked to decide twice.
+"""
+
+from __future__ import annotations
+
+import copy
+from datetime import datetime
+
+from letterbox_tui.core.model import Answer, Letter, Snapshot
+from letterbox_tui.core.resolve import Resolution, StateAnswer, resolve
+from letterbox_tui.core.resolve.common import aware
+from letterbox_tui.core.resolve.late import late_at
+
+from .records import Damaged, decode_answers
+
+
+class StoredAnswers:
+    """Every derived answer over ``snapshot`` at ``at``, read from ``kept`` (path ->
+    (record, crc), every record's checksum already checked)."""
+
+    def __init__(self, snapshot: Snapshot, at: datetime, kept: dict[str, tuple[bytes, int]]) -> None:
+        self.snapshot = snapshot
+        self.at = aware(at)
+        self._kept = kept
+        self._found: dict[str, tuple[dict[str, Answer | StateAnswer], str]] = {}
+        self._by_path: dict[str, Letter] | None = None
+        self._resolution: Resolution | None = None
+
+    def with_clock(self, at: datetime) -> StoredAnswers:
+        """The same answers at another clock (only ``late`` depends on it)."""
+        other = copy.copy(self)
+        other.at = aware(at)
+        if self._resolution is not None:
+            other._resolution = self._resolution.with_clock(other.at)
+        return other
+
+    def _answers(self, letter: Letter) -> tuple[dict[str, Answer | StateAnswer], str]:
+        path = letter.path
+        found = self._found.get(path)
+        if found is None:
+            kept = self._kept.get(path)
+            if kept is None:
+                raise Damaged(f"no answers kept for {path}")
+            found = self._found[path] = decode_answers(path, *kept)
+        return found
+
+    def state(self, letter: Letter) -> StateAnswer:
+        return self._answers(letter)[0]["state"]  # type: ignore[return-value]
+
+    def answered(self, letter: Letter) -> Answer:
+        return self._answers(letter)[0]["answered"]  # type: ignore[return-value]
+
+    def accepted(self, letter: Letter) -> Answer:
+        return self._answers(letter)[0]["accepted"]  # type: ignore[return-value]
+
+    def current(self, letter: Letter) -> Answer:
+        return self._answers(letter)[0]["current"]  # type: ignore[return-value]
+
+    def superseded(self, letter: Letter) -> Answer:
+        return self._answers(letter)[0]["superseded"]  # type: ignore[return-value]
+
+    def late(self, letter: Letter, at: datetime | None = None) -> Answer:
+        if letter.requires_ack != "true":
+            return _NO
+        found = self._answers(letter)[0]
+        state = found["state"]
+        answered = found["answered"] if state.value == "open" else None
+        return late_at(letter, state, answered, self.at if at is None else aware(at))  # type: ignore[arg-type]
+
+    def head(self, letter: Letter) -> Letter | None:
+        path = self._answers(letter)[1]
+        if not path:
+            return None
+        if self._by_path is None:
+            self._by_path = {x.path: x for x in self.snapshot.letters}
+        head = self._by_path.get(path)
+        if head is None:
+            raise Damaged(f"the head kept for {letter.path} is not a letter of the scan")
+        return head
+
+    # --- the structure: the resolver over the same scan ------------------------------
+    @property
+    def resolution(self) -> Resolution:
+        if self._resolution is None:
+            self._resolution = resolve(self.snapshot, self.at)
+        return self._resolution
+
+    def chain(self, letter):
+        return self.resolution.chain(letter)
+
+    def chain_ids(self, letter):
+        return self.resolution.chain_ids(letter)
+
+    def chain_key(self, letter):
+        return self.resolution.chain_key(letter)
+
+    def heads(self, letter):
+        return self.resolution.heads(letter)
+
+    def superseders(self, letter):
+        return self.resolution.superseders(letter)
+
+    def replies(self, letter):
+        return self.resolution.replies(letter)
+
+    def acks(self, letter):
+        return self.resolution.acks(letter)
+
+    def children(self, letter):
+        return self.resolution.children(letter)
+
+    def thread(self, thread_id):
+        return self.resolution.thread(thread_id)
+
+    def by_id(self, letter_id):
+        return self.resolution.by_id(letter_id)
+
+    def holders(self, letter_id):
+        return self.resolution.holders(letter_id)
+
+    def forks(self):
+        return self.resolution.forks()
+
+    def cycles(self):
+        return self.resolution.cycles()
+
+    def dangling(self):
+        return self.resolution.dangling()
+
+    def open_disputes(self):
+        return self.resolution.open_disputes()
+
+    def rulings(self, dispute):
+        return self.resolution.rulings(dispute)
+
+
+_NO = Answer("no")

@@ -1,0 +1,1 @@
+"""Developers' tools (not product commands): the bench and its letterbox generator."""

@@ -1,0 +1,232 @@
+"""A store that is damaged, foreign, old, locked or cannot be made never changes or stops an
+answer: one notice line, and the answer from the letters."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import stat
+from datetime import timedelta
+
+import pytest
+
+from letterbox_tui.core.demo import DEMO_NOW, write_demo
+from letterbox_tui.core.query import parse_query, run_query
+from letterbox_tui.core.resolve import resolve
+from letterbox_tui.core.rows import row
+from letterbox_tui.core.scan import scan
+from letterbox_tui.core.views import owed_view
+from letterbox_tui.store import open_answers
+from letterbox_tui.store.db import FORMAT, store_path
+from letterbox_tui.store.stored import StoredAnswers
+
+AT = DEMO_NOW + timedelta(hours=3)
+
+
+def answer(res):
+    """What a face shows: every row with its answers, and the owed view."""
+    result = run_query(parse_query(["state=any"], AT), res)
+    doc = {"rows": [row(x, res) for x in result.matches], "owed": owed_view(res).to_json()}
+    doc["owed"]["scope"].pop("scanned_at")
+    return doc
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    root = tmp_path_factory.mktemp("demo") / "box"
+    write_demo(root)
+    return root.resolve()
+
+
+@pytest.fixture(scope="module")
+def truth(demo):
+    return answer(resolve(scan(demo), AT))
+
+
+def asked(root, notices=None):
+    said = [] if notices is None else notices
+    return open_answers(root, AT, notice=said.append)
+
+
+def test_an_unchanged_letterbox_is_answered_from_the_store(demo):
+    asked(demo)
+    assert isinstance(asked(demo), StoredAnswers)
+
+
+def test_byte_flips_anywhere_never_change_an_answer(demo, truth, tmp_path):
+    notices: list[str] = []
+    asked(demo), asked(demo)
+    path = store_path(str(demo))
+    good = open(path, "rb").read()
+    size = len(good)
+    positions = sorted({(i * 7919) % size for i in range(240)} | set(range(0, size, max(1, size // 200))))
+    assert len(positions) >= 200
+    for pos in positions:
+        for suffix in ("-wal", "-shm"):
+            if os.path.exists(path + suffix):
+                os.unlink(path + suffix)
+        damaged = bytearray(good)
+        damaged[pos] ^= 0x5A
+        with open(path, "wb") as f:
+            f.write(damaged)
+        said: list[str] = []
+        got = answer(asked(demo, said))
+        assert got == truth, f"a flip at byte {pos} of {size} changed the answer"
+        assert len(said) <= 1, said
+        notices += said
+    assert notices, "no flip was ever noticed"
+
+
+def test_a_truncated_store(demo, truth):
+    asked(demo), asked(demo)
+    path = store_path(str(demo))
+    with open(path, "r+b") as f:
+        f.truncate(os.path.getsize(path) // 2)
+    said: list[str] = []
+    assert answer(asked(demo, said)) == truth
+    assert len(said) == 1 and "store" in said[0]
+    assert isinstance(asked(demo), StoredAnswers)  # rebuilt
+
+
+def _set_meta(path, key, value):
+    import zlib
+
+    con = sqlite3.connect(path)
+    con.execute("UPDATE meta SET value = ?, crc = ? WHERE key = ?", (value, zlib.crc32(f"{key}={value}".encode()), key))
+    con.commit()
+    con.close()
+
+
+@pytest.mark.parametrize("key, value, said_word", [
+    ("format", "letterbox-tui-store-0", "old format"),
+    ("format", "something-else", "foreign"),
+    ("root", "/elsewhere", "another letterbox"),
+])
+def test_a_foreign_or_old_store_is_rebuilt(demo, truth, key, value, said_word):
+    asked(demo), asked(demo)
+    _set_meta(store_path(str(demo)), key, value)
+    said: list[str] = []
+    assert answer(asked(demo, said)) == truth
+    assert len(said) == 1 and said_word in said[0], said
+    assert isinstance(asked(demo), StoredAnswers)
+
+
+def test_a_foreign_database(demo, truth):
+    path = store_path(str(demo))
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    con = sqlite3.connect(path)
+    con.execute("CREATE TABLE notes (x)")
+    con.commit()
+    con.close()
+    said: list[str] = []
+    assert answer(asked(demo, said)) == truth
+    assert len(said) == 1 and "foreign" in said[0]
+
+
+def test_a_held_write_lock(demo, truth, tmp_path):
+    asked(demo), asked(demo)
+    (demo / "alpha").exists()
+    # a change, so the answer cannot come from the store; another process holds its lock
+    new = demo / "planner" / "inbox" / "zz-held-lock.md"
+    new.write_text("---\nid: zz-held-lock\nfrom: builder\nto: planner\ntype: info\n"
+                   "requires_ack: false\nsent: 2026-11-20T00:00:00Z\n---\nbody\n")
+    try:
+        con = sqlite3.connect(store_path(str(demo)), timeout=0, isolation_level=None)
+        con.execute("BEGIN IMMEDIATE")
+        said: list[str] = []
+        got = asked(demo, said)
+        assert not isinstance(got, StoredAnswers)
+        assert answer(got) == answer(resolve(scan(demo), AT))
+        con.execute("ROLLBACK")
+        con.close()
+    finally:
+        new.unlink()
+
+
+def test_a_store_of_another_version_is_rebuilt_silently(demo, truth):
+    asked(demo), asked(demo)
+    _set_meta(store_path(str(demo)), "code", "0" * 32)
+    said: list[str] = []
+    assert answer(asked(demo, said)) == truth
+    assert said == []
+    assert isinstance(asked(demo), StoredAnswers)
+
+
+# --- where the store may live ------------------------------------------------------------
+
+def _cache(monkeypatch, where):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(where))
+
+
+def test_a_read_only_cache_directory(demo, truth, tmp_path, monkeypatch):
+    if os.geteuid() == 0:
+        pytest.skip("root writes into a read-only directory")
+    cache = tmp_path / "ro"
+    cache.mkdir()
+    cache.chmod(0o500)
+    _cache(monkeypatch, cache)
+    said: list[str] = []
+    assert answer(asked(demo, said)) == truth
+    assert len(said) == 1
+
+
+def test_a_cache_path_that_is_a_file(demo, truth, tmp_path, monkeypatch):
+    (tmp_path / "file").write_text("x")
+    _cache(monkeypatch, tmp_path / "file")
+    said: list[str] = []
+    assert answer(asked(demo, said)) == truth
+    assert len(said) == 1 and "unusable" in said[0]
+
+
+def test_a_symlink_loop_in_the_cache_path(demo, truth, tmp_path, monkeypatch):
+    os.symlink(tmp_path / "loop", tmp_path / "loop")
+    _cache(monkeypatch, tmp_path / "loop")
+    said: list[str] = []
+    assert answer(asked(demo, said)) == truth
+    assert len(said) == 1
+
+
+def test_the_store_itself_a_symlink_is_not_followed(demo, truth, tmp_path, monkeypatch):
+    _cache(monkeypatch, tmp_path / "c")
+    target = tmp_path / "elsewhere"
+    target.write_text("mine")
+    path = store_path(str(demo))
+    os.makedirs(os.path.dirname(path))
+    os.symlink(target, path)
+    said: list[str] = []
+    assert answer(asked(demo, said)) == truth
+    assert target.read_text() == "mine"
+
+
+@pytest.mark.parametrize("inside", ["root", "seat"])
+def test_a_cache_inside_the_letterbox_is_refused(demo, truth, monkeypatch, inside):
+    where = demo if inside == "root" else demo / "planner"
+    before = sorted(p.name for p in where.iterdir())
+    _cache(monkeypatch, where)
+    said: list[str] = []
+    assert answer(asked(demo, said)) == truth
+    assert len(said) == 1 and "inside the letterbox" in said[0]
+    assert sorted(p.name for p in where.iterdir()) == before
+
+
+def test_a_bind_mount_path_to_the_letterbox_is_inside(demo, truth, tmp_path, monkeypatch):
+    link = tmp_path / "link"
+    os.symlink(demo, link)
+    _cache(monkeypatch, link / "cache")
+    said: list[str] = []
+    assert answer(asked(demo, said)) == truth
+    assert not (demo / "cache").exists()
+    assert len(said) == 1
+
+
+def test_files_are_private_whatever_the_umask(demo, tmp_path, monkeypatch):
+    _cache(monkeypatch, tmp_path / "c")
+    old = os.umask(0)
+    try:
+        asked(demo), asked(demo)
+    finally:
+        os.umask(old)
+    path = store_path(str(demo))
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
+    assert stat.S_IMODE(os.stat(os.path.dirname(path)).st_mode) == 0o700
+    assert FORMAT

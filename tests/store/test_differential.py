@@ -1,0 +1,219 @@
+"""The store's answers equal the resolver's, by construction and here by test: for every
+letter's answers, every query key, every view and every single-letter document, on the demo,
+on generated letterboxes and on hypothesis-made ones, after each kind of change."""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from letterbox_tui.core import views
+from letterbox_tui.core.check import check
+from letterbox_tui.core.demo import DEMO_NOW, write_demo
+from letterbox_tui.core.digest import digest
+from letterbox_tui.core.query import parse_query, run_query
+from letterbox_tui.core.resolve import resolve
+from letterbox_tui.core.rows import row
+from letterbox_tui.core.scan import scan
+from letterbox_tui.core.views.letter import answered_view, current_view, show_view
+from letterbox_tui.store import open_answers
+from letterbox_tui.store.stored import StoredAnswers
+from tests.conftest import make_box
+
+AT = DEMO_NOW + timedelta(hours=3)
+
+#: one term of every key and value the query language has (SPEC 6)
+TERMS = [
+    *(f"state={v}" for v in ("open", "closed", "any", "unknown")),
+    *(f"{k}={v}" for k in ("answered", "accepted", "current", "late") for v in ("yes", "no", "unknown")),
+    *(f"superseded={v}" for v in ("yes", "no", "head", "unknown")),
+    "task=yes", "task=no", "type=request,result", "priority=now",
+    "since=2026-11-20T00:00:00Z", "until=2026-11-25T00:00:00Z", "due<=2026-11-30T00:00:00Z",
+    "due>2026-11-28T00:00:00Z", "slug~=plan", "subject~=a",
+]
+
+
+def computed(root):
+    return resolve(scan(root), AT)
+
+
+def stored(root):
+    """The answers read back from the store (written first by a call that computed them)."""
+    open_answers(root, AT)
+    answers = open_answers(root, AT)
+    assert isinstance(answers, StoredAnswers), "the store was not used on an unchanged letterbox"
+    return answers
+
+
+def documents(res):
+    """Every answer and document the faces show, as plain data."""
+    letters = res.snapshot.letters
+    out = {
+        "rows": [row(x, res) for x in letters],
+        "late-later": [res.late(x, AT + timedelta(days=30)).value for x in letters],
+        "owed": views.owed_view(res).to_json(),
+        "disputes": views.disputes_view(res).to_json(),
+        "truth": [[(i.letter.path, i.current) for i in part] for part in _truth_parts(res)],
+        "check": [f.to_json() for f in check(res)],
+        "digest": digest(res),
+    }
+    for term in TERMS:
+        result = run_query(parse_query([term], AT), res)
+        out[term] = ([row(x, res) for x in result.matches], [row(x, res, why) for x, why in result.unknown])
+    for x in letters:
+        out[f"show {x.id}"] = show_view(res, x.id, 0)
+        out[f"current {x.id}"] = current_view(res, x.id)
+        out[f"answered {x.id}"] = answered_view(res, x.id)
+        out[f"thread {x.thread_id}"] = views.thread_view(res, x.thread_id).to_json()
+    return out
+
+
+def _truth_parts(res):
+    view = views.truth_view(res)
+    return view.decisions, view.others, view.doubt
+
+
+def _unclocked(doc):
+    """The document without the scan's own time (each scan has its own)."""
+    if isinstance(doc, dict):
+        return {k: _unclocked(v) for k, v in doc.items() if k != "scanned_at"}
+    if isinstance(doc, (list, tuple)):
+        return [_unclocked(v) for v in doc]
+    return doc
+
+
+def same(root):
+    want, got = _unclocked(documents(computed(root))), _unclocked(documents(stored(root)))
+    for key in want:
+        assert got[key] == want[key], key
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    root = tmp_path_factory.mktemp("demo") / "box"
+    write_demo(root)
+    return root
+
+
+def test_the_demo(demo, monkeypatch, tmp_path):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    same(demo)
+
+
+def test_a_generated_letterbox(tmp_path):
+    from tests.gen_letterbox import generate
+
+    generate(tmp_path / "gen", 600, seed=3)
+    same(tmp_path / "gen")
+
+
+def _edit_in_place(path: Path, old: str, new: str) -> None:
+    """Rewrite a header value keeping the file's size and mtime (its ctime moves)."""
+    assert len(old) == len(new)
+    st = path.stat()
+    path.write_bytes(path.read_bytes().replace(old.encode(), new.encode(), 1))
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+@pytest.fixture(params=["just-written", "settled"])
+def settledness(request, monkeypatch):
+    """Files just written are read again to be vouched for (their stat may yet hide a change
+    within a clock tick); settled ones are taken from the store on their stat alone. The
+    tests' files are all just written: "settled" makes the store treat them as old."""
+    if request.param == "settled":
+        monkeypatch.setattr("letterbox_tui.store.RACY_NS", -(10**12))
+    return request.param
+
+
+def test_a_settled_unchanged_letterbox_reads_no_header(tmp_path, monkeypatch, settledness):
+    box = make_box(tmp_path / "box", "alpha", "beta")
+    box.letter("ask-1", frm="alpha", to="beta", type="request", requires_ack="true")
+    open_answers(box.root, AT)
+    import letterbox_tui.store as store
+
+    made = []
+    real = store._HeaderCache.__init__
+    monkeypatch.setattr(store._HeaderCache, "__init__", lambda self, *a: (made.append(self), real(self, *a))[1])
+    assert isinstance(open_answers(box.root, AT), StoredAnswers)
+    cache = made[-1]
+    if settledness == "settled":
+        assert cache.hit == {"beta/inbox/ask-1.md"} and not cache.new
+    else:
+        assert cache.same == {"beta/inbox/ask-1.md"} and not cache.hit
+
+
+def test_after_each_kind_of_change(tmp_path, settledness):
+    box = make_box(tmp_path / "box", "alpha", "beta")
+    box.letter("ask-1", frm="alpha", to="beta", type="request", requires_ack="true",
+               deadline="2026-11-30T00:00:00Z")
+    box.letter("ask-2", frm="alpha", to="beta", type="request", requires_ack="true")
+    box.letter("v1", frm="alpha", to="beta", type="decision")
+    same(box.root)
+    # add: a reply answers ask-1
+    box.letter("ask-1--beta--result", frm="beta", to="alpha", type="result", re="ask-1", seat="alpha")
+    same(box.root)
+    # edit in place, size and mtime restored: the reply now answers ask-2
+    _edit_in_place(box.root / "alpha/inbox/ask-1--beta--result.md", "re: ask-1", "re: ask-2")
+    same(box.root)
+    # a superseder, then a second one (a fork)
+    box.letter("v2", frm="alpha", to="beta", type="decision", supersedes="v1")
+    box.letter("v3", frm="alpha", to="beta", type="decision", supersedes="v1")
+    same(box.root)
+    # delete
+    (box.root / "beta/inbox/v3.md").unlink()
+    same(box.root)
+    # rename: into processed/
+    os.rename(box.root / "beta/inbox/ask-2.md", box.root / "beta/processed/ask-2.md")
+    same(box.root)
+    # a sidecar appears (accepted)
+    (box.root / "beta/inbox/ask-1.md.ack").write_text("")
+    same(box.root)
+    # an unreadable file that may be a reply
+    box.raw("alpha/inbox/broken.md", "---\nre: ask-1\ntype: result\nnot a header line\n---\n")
+    same(box.root)
+    # a whole-tree touch changes no answer
+    for path in box.root.rglob("*.md"):
+        os.utime(path)
+    same(box.root)
+
+
+_ids = st.sampled_from(["a1", "a2", "a3", "a4", "a5"])
+
+
+@st.composite
+def letterboxes(draw):
+    letters = []
+    for n in range(draw(st.integers(1, 7))):
+        kind = draw(st.sampled_from(["request", "result", "nack", "ack", "decision", "dispute", "ruling", "info"]))
+        fields = {"requires_ack": draw(st.sampled_from(["true", "false", None]))}
+        if draw(st.booleans()):
+            fields["re"] = draw(_ids)
+        if draw(st.booleans()):
+            fields["supersedes"] = draw(st.sampled_from(["a1", "a2", "a3", "bad id!"]))
+        if kind == "dispute":
+            fields["disputes"] = ",".join(draw(st.lists(_ids, min_size=2, max_size=3)))
+        if kind == "ruling":
+            fields["rules_on"] = draw(_ids)
+            fields["upholds"] = draw(_ids)
+        if draw(st.booleans()):
+            fields["deadline"] = draw(st.sampled_from(["2026-11-30T00:00:00Z", "2026-12-30T00:00:00Z", "soon"]))
+        frm, to = draw(st.sampled_from([("alpha", "beta"), ("beta", "alpha"), ("alpha", "external-bridge")]))
+        folder = draw(st.sampled_from(["inbox", "inbox", "processed"]))
+        letters.append((draw(_ids), kind, frm, to, folder, fields, n))
+    return letters
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(letterboxes())
+def test_hypothesis_letterboxes(tmp_path_factory, letters):
+    root = tmp_path_factory.mktemp("hyp")
+    box = make_box(root, "alpha", "beta", "external-bridge")
+    for letter_id, kind, frm, to, folder, fields, n in letters:
+        box.letter(letter_id, frm=frm, to=to, type=kind, folder=folder, name=f"{letter_id}-{n}.md"
+                   if n else None, **fields)
+    same(root)

@@ -1,0 +1,236 @@
+"""The MCP server, started as a subprocess and driven by the SDK's own client over stdio:
+every tool answers what the command line's ``--json`` answers, fresh after each change, and
+bad input or a damaged world gives a tool error while the server keeps serving."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import anyio
+import pytest
+
+from letterbox_tui.core.demo import write_demo
+from letterbox_tui.core.schema import validate
+
+pytest.importorskip("mcp")
+from mcp.client.session import ClientSession  # noqa: E402
+from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
+
+pytestmark = pytest.mark.slow
+ROOT = Path(__file__).resolve().parent.parent
+WAIT = 30.0  # seconds a change may take to show (a loaded machine); a condition, not a sleep
+
+
+def _env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("LETTERBOX")}
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+def cli_json(root: Path, *argv: str) -> dict:
+    """The command line's ``--json`` document for the same question (a real process)."""
+    done = subprocess.run([sys.executable, "-m", "letterbox_tui", "--root", str(root), *argv, "--json"],
+                          capture_output=True, text=True, env=_env(), timeout=120)
+    assert done.returncode in (0, 1, 3), done.stderr
+    return json.loads(done.stdout)
+
+
+def unclocked(doc):
+    if isinstance(doc, dict):
+        return {k: unclocked(v) for k, v in doc.items() if k not in ("scanned_at", "changed_since_scan")}
+    if isinstance(doc, list):
+        return [unclocked(v) for v in doc]
+    return doc
+
+
+def serve(root: Path, scenario) -> None:
+    """Run ``scenario(session)`` against a server on ``root``."""
+
+    async def main():
+        params = StdioServerParameters(command=sys.executable, args=["-m", "letterbox_tui", "--root", str(root), "mcp"],
+                                       env=_env())
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                await scenario(session)
+
+    anyio.run(main)
+
+
+async def ask(session, name, **arguments):
+    result = await session.call_tool(name, arguments)
+    if result.is_error:
+        return None, result.content[0].text
+    return result.structured_content, None
+
+
+@pytest.fixture
+def demo(tmp_path):
+    root = tmp_path / "box"
+    write_demo(root)
+    return root
+
+
+def test_every_tool_answers_what_the_command_line_answers(demo):
+    some = "2026-11-18T090000-planner-request-renewal-plan-3f9a1c07"
+    ids = sorted(p.name[:-3] for p in (demo / "builder" / "inbox").glob("*.md"))
+    some = ids[0]
+    calls = [
+        ("query", {"terms": ["state=open", "answered=no"]}, ["query", "state=open", "answered=no"]),
+        ("query", {"terms": []}, ["query"]),
+        ("exists", {"terms": ["type=ruling"]}, ["exists", "type=ruling"]),
+        ("show", {"id": some}, ["show", some]),
+        ("current", {"id": some}, ["current", some]),
+        ("answered", {"id": some}, ["answered", some]),
+        ("thread", {"id": some}, ["thread", some]),
+        ("owed", {"at": "2026-11-29T12:00:00Z"}, ["owed", "--at", "2026-11-29T12:00:00Z"]),
+        ("owed", {"seat": "builder", "at": "2026-11-29T12:00:00Z"},
+         ["owed", "--seat", "builder", "--at", "2026-11-29T12:00:00Z"]),
+        ("disputes", {}, ["disputes"]),
+        ("digest", {"at": "2026-11-29T12:00:00Z"}, ["digest", "--at", "2026-11-29T12:00:00Z"]),
+        ("check", {}, ["check"]),
+        ("leases", {}, ["leases"]),
+    ]
+    got = {}
+
+    async def scenario(session):
+        tools = {t.name: t for t in (await session.list_tools()).tools}
+        assert set(tools) == {"query", "exists", "show", "current", "answered", "thread", "owed", "disputes",
+                              "digest", "check", "leases"}
+        assert all(t.output_schema and t.input_schema for t in tools.values())
+        for name, arguments, _ in calls:
+            doc, error = await ask(session, name, **arguments)
+            assert error is None, (name, error)
+            validate(name, doc)
+            got[(name, json.dumps(arguments))] = doc
+
+    serve(demo, scenario)
+    for name, arguments, argv in calls:
+        doc = got[(name, json.dumps(arguments))]
+        want = cli_json(demo, *argv)
+        if name == "show":  # the body only when asked for
+            for item in want["letters"]:
+                item["body"], item["body_truncated"] = None, False
+        assert unclocked(doc) == unclocked(want), name
+
+
+def _letter(root: Path, seat: str, letter_id: str, **fields: str) -> Path:
+    header = {"id": letter_id, "from": "planner", "to": seat, "type": "request", "requires_ack": "true",
+              "sent": "2026-11-29T10:00:00Z", **fields}
+    text = "---\n" + "".join(f"{k}: {v}\n" for k, v in header.items()) + "---\nbody\n"
+    path = root / header["to"] / "inbox" / f"{letter_id}.md"
+    tmp = path.with_name("." + path.name + ".tmp")
+    tmp.write_text(text)
+    os.rename(tmp, path)
+    return path
+
+
+async def _until(session, name, test, **arguments):
+    """Ask until ``test(doc)`` holds (the change's event applied), within ``WAIT`` seconds."""
+    end = time.monotonic() + WAIT
+    while True:
+        doc, error = await ask(session, name, **arguments)
+        assert error is None, error
+        if test(doc):
+            return doc
+        assert time.monotonic() < end, f"{name} never reflected the change"
+        await anyio.sleep(0.05)
+
+
+def test_answers_follow_each_change_a_writer_makes(demo):
+    states = []
+
+    async def scenario(session):
+        await ask(session, "owed")
+        # a new task appears
+        _letter(demo, "builder", "2026-11-29T100000-planner-request-mcp-a-0000aaaa")
+        doc = await _until(session, "query", lambda d: any(r["id"].endswith("mcp-a-0000aaaa") for r in d["matches"]),
+                           terms=["type=request"])
+        states.append(("query", ["type=request"], doc))
+        # the builder answers it
+        _letter(demo, "planner", "2026-11-29T100000-planner-request-mcp-a-0000aaaa--builder--result",
+                **{"from": "builder", "type": "result", "requires_ack": "false",
+                   "re": "2026-11-29T100000-planner-request-mcp-a-0000aaaa"})
+        doc = await _until(session, "answered", lambda d: d["answered"] == "yes",
+                           id="2026-11-29T100000-planner-request-mcp-a-0000aaaa")
+        states.append(("answered", ["2026-11-29T100000-planner-request-mcp-a-0000aaaa"], doc))
+        # and a new version supersedes it
+        _letter(demo, "builder", "2026-11-29T110000-planner-request-mcp-b-0000bbbb",
+                supersedes="2026-11-29T100000-planner-request-mcp-a-0000aaaa")
+        doc = await _until(session, "current", lambda d: d["current"] == "no",
+                           id="2026-11-29T100000-planner-request-mcp-a-0000aaaa")
+        states.append(("current", ["2026-11-29T100000-planner-request-mcp-a-0000aaaa"], doc))
+        doc, _ = await ask(session, "owed", at="2026-11-29T12:00:00Z")
+        states.append(("owed", ["--at", "2026-11-29T12:00:00Z"], doc))
+
+    serve(demo, scenario)
+    # nothing changed since the last answer: each equals the command line's now, where it
+    # could not have changed since it was given
+    for name, argv, doc in states[-1:]:
+        assert unclocked(doc) == unclocked(cli_json(demo, name, *argv))
+    assert states[0][2]["scope"]["files"] < states[-1][2]["scope"]["files"]
+
+
+def test_hostile_bodies_come_back_sanitized(demo):
+    letter_id = "2026-11-29T100000-planner-info-hostile-0000cccc"
+    path = demo / "builder" / "inbox" / f"{letter_id}.md"
+    path.write_bytes(("---\nid: " + letter_id + "\nfrom: planner\nto: builder\ntype: info\nrequires_ack: false\n"
+                      "sent: 2026-11-29T10:00:00Z\nsubject: see \u202egnp.exe\n---\n"
+                      "\x1b]0;owned\x07 \x1b[31mred\x1b[0m [@click=app.quit] \u202eevil\n").encode())
+    shown = {}
+
+    async def scenario(session):
+        doc, error = await ask(session, "show", id=letter_id, body=True)
+        assert error is None, error
+        shown.update(doc["letters"][0])
+
+    serve(demo, scenario)
+    body = shown["body"]
+    assert "\x1b" not in body and "\x07" not in body and "\u202e" not in body
+    assert "red" in body and "[@click=app.quit]" in body  # the text stays, as text
+
+
+def test_bad_input_and_a_damaged_world_give_tool_errors_and_it_keeps_serving(demo, tmp_path):
+    from letterbox_tui.store.db import store_path
+
+    said = []
+
+    async def scenario(session):
+        said.append(await ask(session, "query", terms=["nonsense"]))
+        said.append(await ask(session, "show", id="no-such-letter"))
+        said.append(await ask(session, "owed", seat="nobody"))
+        said.append(await ask(session, "owed", at="yesterday-ish"))
+        said.append(await ask(session, "query", wrong=1))
+        # a damaged store
+        await ask(session, "query", terms=[])
+        path = store_path(str(demo.resolve()))
+        if os.path.exists(path):
+            with open(path, "r+b") as f:
+                f.seek(100)
+                f.write(b"\xff" * 64)
+        _letter(demo, "builder", "2026-11-29T100000-planner-request-after-damage-0000dddd")
+        doc = await _until(session, "query", lambda d: any("after-damage" in r["id"] for r in d["matches"]),
+                           terms=["type=request"])
+        said.append((doc is not None, None))
+        # the letterbox vanishes, then comes back
+        shutil.move(demo, tmp_path / "away")
+        said.append(await ask(session, "query", terms=[]))
+        shutil.move(tmp_path / "away", demo)
+        doc = await _until(session, "query", lambda d: d["scope"]["letters"] > 0, terms=[])
+        said.append((doc is not None, None))
+
+    serve(demo, scenario)
+    errors = [error for _, error in said[:5]]
+    assert all(errors), said[:5]
+    assert "invalid term 'nonsense'" in errors[0]
+    assert "no letter no-such-letter in scope" in errors[1]
+    assert "no seat 'nobody'" in errors[2]
+    assert said[5][0] is True
+    assert said[6][1] is not None  # the vanished letterbox: a tool error, not a dead server
+    assert said[7][0] is True
