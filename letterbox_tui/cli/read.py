@@ -327,21 +327,12 @@ def cmd_disputes(args: Namespace) -> int:
 # --- check, digest ------------------------------------------------------------------
 
 def cmd_check(args: Namespace) -> int:
-    from letterbox_tui.core.check import Finding
-    from letterbox_tui.core.views.problems import problems_view
+    from letterbox_tui.core.documents import check_view
 
-    root, _, res = answers(args, common.now())
-    snapshot = res.snapshot
-    view = problems_view(res)
-    from letterbox_tui.core.temporaries import find_stale
-
-    temporaries = find_stale(str(root), snapshot.seats)  # a killed writer's, over a day old
-    if temporaries:
-        view = view.with_findings([Finding("stale-temporary", "a writer's hidden temporary over a day old "
-                                           "(a writer was killed before publishing); safe to remove", (), (rel,))
-                                   for rel in temporaries])
+    res = _resolved(args, common.now())
+    view = check_view(res)
     findings = view.findings
-    scope = snapshot.scope
+    scope = res.snapshot.scope
     code = 1 if view.problems else scope_exit(scope)
     if args.json:
         output.emit_json(view.to_json())
