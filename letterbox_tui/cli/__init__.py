@@ -126,6 +126,9 @@ def _configure(name: str, p: argparse.ArgumentParser) -> None:
         p.add_argument("--seat", metavar="S")
         p.add_argument("--at", metavar="T", help="'now' for lateness (RFC 3339 with offset)")
         p.add_argument("--fail-late", action="store_true", help="exit 1 when anything is late")
+        p.add_argument("--attention", action="append", metavar="CODE",
+                       help="only items with this attention code (repeatable: any of them), e.g. never-acked")
+        _as_option(p, "your own seat: what it owes is waiting-on-human")
     elif name == "check":
         p.add_argument("--verify", action="store_true", help="also verify the cache against file contents")
     elif name == "digest":
@@ -206,8 +209,8 @@ def _configure(name: str, p: argparse.ArgumentParser) -> None:
                        help="run each target measure R times, each against a raw read just before it (median shown)")
 
 
-def _as_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--as", dest="as_seat", metavar="S", help="the writing seat (default: $LETTERBOX_AGENT)")
+def _as_option(p: argparse.ArgumentParser, help_text: str = "the writing seat (default: $LETTERBOX_AGENT)") -> None:
+    p.add_argument("--as", dest="as_seat", metavar="S", help=help_text)
 
 
 def _writing_options(p: argparse.ArgumentParser, supersedes: bool = True, inherit: bool = False) -> None:

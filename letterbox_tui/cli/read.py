@@ -329,12 +329,16 @@ def cmd_thread(args: Namespace) -> int:
 def cmd_owed(args: Namespace) -> int:
     from letterbox_tui.core.owed import format_time
     from letterbox_tui.core.sidecar import progress_of
-    from letterbox_tui.core.views.owed import owed_view
+    from letterbox_tui.core.views.attention import Rules
+    from letterbox_tui.core.views.owed import attention_codes, attention_line, counts_line, nothing_owed, owed_view
 
     at = parse_at(args.at)
+    codes = attention_codes(getattr(args, "attention", None))
     snapshot, res = _resolved(args, at)
     _check_seat(snapshot, args.seat)
-    view = owed_view(res, args.seat)
+    own = getattr(args, "as_seat", None)
+    _check_seat(snapshot, own)
+    view = owed_view(res, args.seat, rules=Rules.of_letterbox(str(snapshot.root), own), codes=codes)
     scope = snapshot.scope
     code = 1 if (args.fail_late and view.any_late) else scope_exit(scope)
     doc = view.to_json()
@@ -348,12 +352,15 @@ def cmd_owed(args: Namespace) -> int:
         output.print_rows(con, data["items"])
         # an unknown is never shown without its reason
         output.print_lines(con, [f"  {r['id']}: {output.reasons_line(r['reasons'])}" for r in data["items"] if r["reasons"]])
+        output.print_lines(con, [f"  {i.letter.id}: {attention_line(i)}" for i in g.items if i.attention])
         for item in g.items:  # the holder's latest progress note, from its ack sidecar
             progress = progress_of(str(snapshot.root), item.letter, snapshot)
             if progress is not None:
                 con.print(output.text(f"  {item.letter.id}: {progress.line(at)}"))
     if not view.groups:
-        con.print(output.text("nothing owed"))
+        con.print(output.text(nothing_owed(scope, codes)))
+    elif counts := counts_line(view):
+        con.print(output.text(f"attention: {counts}"))
     output.print_scope(con, scope, f"{view.total} owed")
     return code
 

@@ -190,9 +190,30 @@ class ThreadDocument(TypedDict):
     scope: Scope
 
 
+AttentionCode = Literal[
+    # SPEC 7's attention codes, exactly (most urgent first)
+    "late", "late-unknown", "never-acked", "accepted-silent", "owner-blocked", "lease-silent",
+    "due-soon", "waiting-on-human", "owner-idle", "chased",
+]
+
+
+class Attention(TypedDict):
+    """What an owed item waits on: since when the record shows it (null when that is not
+    known), and why; a code whose record cannot be read has a ``detail`` starting
+    ``unknown: `` and the reason (its ``since`` is null)."""
+
+    code: AttentionCode
+    since: str | None
+    detail: str
+
+
+OwedRow = TypedDict("OwedRow", {**Row.__annotations__, "attention": list[Attention]})
+OwedRow.__doc__ = "An owed task: its row (SPEC 6) and its attention codes (SPEC 7)."
+
+
 class OwedGroup(TypedDict):
     seat: str
-    items: list[Row]
+    items: list[OwedRow]
 
 
 class OwedDocument(TypedDict):
