@@ -352,7 +352,7 @@ def cmd_owed(args: Namespace) -> int:
         output.print_rows(con, data["items"])
         # an unknown is never shown without its reason
         output.print_lines(con, [f"  {r['id']}: {output.reasons_line(r['reasons'])}" for r in data["items"] if r["reasons"]])
-        output.print_lines(con, [f"  {i.letter.id}: {attention_line(i)}" for i in g.items if i.attention])
+        output.print_lines(con, [f"  {i.letter.id} attention: {attention_line(i)}" for i in g.items if i.attention])
         for item in g.items:  # the holder's latest progress note, from its ack sidecar
             progress = progress_of(str(snapshot.root), item.letter, snapshot)
             if progress is not None:

@@ -173,7 +173,8 @@ def nothing_owed(scope, codes: tuple[str, ...] = ()) -> str:
     if unread:
         parts.append(f"{unread} file{'s' if unread != 1 else ''} unread (see check)")
     if scope.partial:
-        parts.append("only the seats " + ", ".join(scope.participants) + " were read")
+        seats = list(scope.participants)
+        parts.append(f"only {', '.join(seats)} {'was' if len(seats) == 1 else 'were'} read")
     if not scope.atomic:
         parts.append("files changed while the scan ran")
     return f"nothing owed{which} among the letters read; " + "; ".join(parts)
