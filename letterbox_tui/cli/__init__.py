@@ -42,6 +42,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "rule": ("write:cmd_rule", "rule on a dispute, optionally upholding one letter"),
     "review": ("write:cmd_review", "record a review of what is owed and late"),
     "progress": ("write:cmd_progress", "note your progress on a letter you accepted (the ack sidecar)"),
+    "chase": ("chase:cmd_chase", "ask the seat that owes ID how it stands (an info letter re: ID)"),
     "leases": ("leases:cmd_leases", "the protocol's leases under locks/: owner, session, since"),
     "schema": ("schema:cmd_schema", "the JSON Schema of each command's --json output"),
     "bench": ("bench:cmd_bench", "measure scanning speed against reading files raw"),
@@ -55,6 +56,19 @@ class UsageError(LetterboxError):
 
 class _Parser(argparse.ArgumentParser):
     """argparse, but every usage error is one line on stderr and exit 2."""
+
+    #: positionals may follow options (``chase ID --as S NOTE``): argparse alone gives an
+    #: optional NOTE nothing once ID is matched, and refuses words after ``--as S``
+    intermixed = False
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        if not self.intermixed:
+            return super().parse_known_args(args, namespace)
+        self.intermixed = False  # the intermixed parse calls back here, twice
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self.intermixed = True
 
     def error(self, message: str) -> None:  # type: ignore[override]
         sub = self.prog.removeprefix(PROG).strip()
@@ -189,6 +203,12 @@ def _configure(name: str, p: argparse.ArgumentParser) -> None:
         p.add_argument("id", metavar="ID")
         _as_option(p)
         p.add_argument("note", nargs="+", metavar="NOTE", help="one line (the words are joined by spaces)")
+    elif name == "chase":
+        p.intermixed = True  # the NOTE may follow --as S
+        p.add_argument("id", metavar="ID")
+        _as_option(p)
+        p.add_argument("note", nargs="*", metavar="NOTE", help='what is asked (default "status?")')
+        p.add_argument("--again", action="store_true", help="chase even if it was chased within the silence setting")
     elif name == "leases":
         p.add_argument("--json", action="store_true", help="print JSON")
     elif name == "review":
