@@ -470,6 +470,12 @@ def cmd_digest(args: Namespace) -> int:
     for d in data["disputes"]:
         names = ", ".join(x["id"] for x in d["disputed"])
         con.print(output.text(f"  {d['id']}  disputes {names}"))
+    from letterbox_tui.core.views.attention import counts_text
+
+    urgent = data["attention"]["urgent"]
+    con.print(output.text(f"most urgent ({len(urgent)}): {counts_text(data['attention']['counts']) or 'none'}", "bold"))
+    for u in urgent:
+        con.print(output.text(f"  {u['id']}  {u['seat']} owes {u['from']}: {', '.join(c['code'] for c in u['attention'])}"))
     n_owed = sum(len(g["items"]) for g in data["owed"])
     con.print(output.text(f"owed ({n_owed}, {len(data['late'])} late)", "bold"))
     for g in data["owed"]:

@@ -255,8 +255,27 @@ DigestDispute = TypedDict("DigestDispute", {
 })
 DigestOwedItem = TypedDict("DigestOwedItem", {
     "id": str, "path": str, "from": str, "to": str, "type": str, "subject": str, "sent": str,
-    "deadline": str, "late": Value, "answered": Value,
+    "deadline": str, "late": Value, "answered": Value, "attention": list[Attention],
 })
+#: one of the most urgent owed items: where it is, the seat that owes it, its codes
+DigestUrgent = TypedDict("DigestUrgent", {
+    "id": str, "path": str, "from": str, "to": str, "type": str, "subject": str, "sent": str,
+    "seat": str, "attention": list[Attention],
+})
+
+
+class AttentionCount(TypedDict):
+    """How many owed items carry a code, and how many carry it unknown."""
+
+    known: int
+    unknown: int
+
+
+class DigestAttention(TypedDict):
+    """The counts per attention code (every code), and the most urgent items (at most ten)."""
+
+    counts: dict[AttentionCode, AttentionCount]
+    urgent: list[DigestUrgent]
 DigestUncertain = TypedDict("DigestUncertain", {
     "id": str, "path": str, "from": str, "to": str, "type": str, "subject": str, "sent": str,
     "answer": str, "value": Literal["unknown"], "reasons": list[Reason],
@@ -275,6 +294,7 @@ class DigestDocument(TypedDict):
     disputes: list[DigestDispute]
     owed: list[DigestOwedGroup]
     late: list[str]
+    attention: DigestAttention
     uncertain: list[DigestUncertain]
     scope: Scope
 

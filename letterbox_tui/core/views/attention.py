@@ -245,3 +245,12 @@ def _lease_silent(seat: str, at: datetime, rules: Rules, records: Records) -> li
 def most_urgent(codes: tuple[Code, ...]) -> int:
     """The rank of a row's most urgent code (rows without one last)."""
     return RANK[codes[0].code] if codes else len(CODES)
+
+
+def counts_text(counts: dict[str, dict[str, int]]) -> str:
+    """``late 2, never-acked 3 (1 unknown)``: each code some owed item carries ("" if none)."""
+    parts = []
+    for code, n in counts.items():
+        if n["known"] or n["unknown"]:
+            parts.append(f"{code} {n['known'] + n['unknown']}" + (f" ({n['unknown']} unknown)" if n["unknown"] else ""))
+    return ", ".join(parts)

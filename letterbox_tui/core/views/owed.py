@@ -13,7 +13,7 @@ from ..owed import _order, format_time, owed
 from ..records import Records
 from ..resolve import Resolution
 from ..rows import row
-from .attention import CODES, Code, Rules, attention, most_urgent
+from .attention import CODES, Code, Rules, attention, counts_text, most_urgent
 
 
 @dataclass(slots=True, frozen=True)
@@ -187,8 +187,4 @@ def attention_line(item: OwedItem) -> str:
 
 def counts_line(view: OwedView) -> str:
     """``late 2, never-acked 3 (1 unknown), …``: each code some item carries."""
-    parts = []
-    for code, n in view.counts().items():
-        if n["known"] or n["unknown"]:
-            parts.append(f"{code} {n['known'] + n['unknown']}" + (f" ({n['unknown']} unknown)" if n["unknown"] else ""))
-    return ", ".join(parts)
+    return counts_text(view.counts())
