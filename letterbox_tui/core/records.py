@@ -45,7 +45,8 @@ class SidecarRecord:
 
 @dataclass(frozen=True, slots=True)
 class StatusRecord:
-    """A seat's ``status.md``: ``state``, ``since`` and ``notes`` as the protocol writes them."""
+    """A seat's ``status.md``: ``state``, ``since`` and ``notes`` as the protocol writes them
+    (``state`` None: the note names none, e.g. free prose)."""
 
     path: str
     state: str | None = None
@@ -142,8 +143,7 @@ class Records:
             why = "it is not a regular file" if f.error == NOT_REGULAR else f.error
             return StatusRecord(rel, error=f"{rel} cannot be read ({why})")
         state, since_raw, notes = parse_status(f.data.decode("utf-8", errors="replace"))
-        if state is None:
-            return StatusRecord(rel, error=f"{rel} names no state (no 'state:' line)")
+        # a note with no ``state:`` line (free prose) says no state: no code rests on it
         return StatusRecord(rel, state, parse_time(since_raw) if since_raw else None, since_raw, notes)
 
     # --- leases -------------------------------------------------------------------

@@ -5,7 +5,7 @@ order), a filter by code, and the counts."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from ..model import Answer, Letter
@@ -108,19 +108,19 @@ def _urgency(item: OwedItem, res: Resolution) -> tuple:
     return (most_urgent(item.attention), *_order(item.letter, res))
 
 
-def standing(x: Letter, res: Resolution, at: datetime) -> OwedItem:
+def standing(x: Letter, res: Resolution, at: datetime, attention: tuple[Code, ...] = ()) -> OwedItem:
     late = res.late(x)
     answered = res.answered(x)
     if late.yes and x.deadline_at is not None:
-        return OwedItem(x, late, answered, "late", at - x.deadline_at)
+        return OwedItem(x, late, answered, "late", at - x.deadline_at, attention=attention)
     if late.unknown or answered.unknown:
         reasons = late.reasons if late.unknown else answered.reasons
-        return OwedItem(x, late, answered, "uncertain", codes=tuple(sorted({r.code for r in reasons})))
+        return OwedItem(x, late, answered, "uncertain", codes=tuple(sorted({r.code for r in reasons})), attention=attention)
     if x.deadline_at is not None:
-        return OwedItem(x, late, answered, "due", x.deadline_at - at)
+        return OwedItem(x, late, answered, "due", x.deadline_at - at, attention=attention)
     if x.deadline:
-        return OwedItem(x, late, answered, "ambiguous-deadline")
-    return OwedItem(x, late, answered, "no-deadline")
+        return OwedItem(x, late, answered, "ambiguous-deadline", attention=attention)
+    return OwedItem(x, late, answered, "no-deadline", attention=attention)
 
 
 def owed_view(res: Resolution, seat: str | None = None, *, rules: Rules | None = None,
@@ -139,11 +139,10 @@ def owed_view(res: Resolution, seat: str | None = None, *, rules: Rules | None =
     for g in owed(res, seat):
         items = []
         for x in g.items:
-            item = standing(x, res, at)
             codes_of = attention(x, res, at, rules, records)
             if wanted and not any(c.code in wanted for c in codes_of):
                 continue
-            items.append(replace(item, attention=codes_of))
+            items.append(standing(x, res, at, codes_of))
         if items:
             items.sort(key=lambda i: _urgency(i, res))
             groups.append(OwedGroup(g.seat, tuple(items)))
