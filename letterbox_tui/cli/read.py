@@ -330,7 +330,8 @@ def cmd_owed(args: Namespace) -> int:
     from letterbox_tui.core.owed import format_time
     from letterbox_tui.core.sidecar import progress_of
     from letterbox_tui.core.views.attention import Rules
-    from letterbox_tui.core.views.owed import attention_codes, attention_line, counts_line, nothing_owed, owed_view
+    from letterbox_tui.core.views.owed import (attention_codes, attention_line, counts_line, nothing_owed, owed_row,
+                                                owed_view)
 
     at = parse_at(args.at)
     codes = attention_codes(getattr(args, "attention", None))
@@ -341,17 +342,17 @@ def cmd_owed(args: Namespace) -> int:
     view = owed_view(res, args.seat, rules=Rules.of_letterbox(str(snapshot.root), own), codes=codes)
     scope = snapshot.scope
     code = 1 if (args.fail_late and view.any_late) else scope_exit(scope)
-    doc = view.to_json()
     if args.json:
-        output.emit_json(doc)
+        output.emit_json(view.to_json())
         return code
     con = output.console()
     con.print(output.text(f"owed at {format_time(at)}"))
-    for g, data in zip(view.groups, doc["owed"]):
+    for g in view.by_urgency():  # as text: each seat's items by their most urgent code
         con.print(output.text(f"{g.seat} owes {len(g.items)} ({g.late} late)", "bold"))
-        output.print_rows(con, data["items"])
+        rows = [owed_row(i, res) for i in g.items]
+        output.print_rows(con, rows)
         # an unknown is never shown without its reason
-        output.print_lines(con, [f"  {r['id']}: {output.reasons_line(r['reasons'])}" for r in data["items"] if r["reasons"]])
+        output.print_lines(con, [f"  {r['id']}: {output.reasons_line(r['reasons'])}" for r in rows if r["reasons"]])
         output.print_lines(con, [f"  {i.letter.id} attention: {attention_line(i)}" for i in g.items if i.attention])
         for item in g.items:  # the holder's latest progress note, from its ack sidecar
             progress = progress_of(str(snapshot.root), item.letter, snapshot)

@@ -66,3 +66,14 @@ def test_nothing_owed_on_a_partial_scope(capsys, box):
     code, out, _ = cli(capsys, box, "--participant", "beta", "owed", "--at", AT)
     assert code == 3
     assert "nothing owed among the letters read; only beta was read" in out
+
+
+def test_text_orders_each_seat_by_the_most_urgent_code_json_by_deadline(capsys, box):
+    box.letter("acked-early", frm="alpha", to="beta", type="request", requires_ack="true", deadline="2026-04-01T00:00:00Z")
+    box.raw("beta/inbox/acked-early.md.ack", "acked_at: 2026-01-02T00:00:00Z\n")  # accepted-silent
+    box.letter("unacked-later", frm="alpha", to="beta", type="request", requires_ack="true",
+               deadline="2026-05-01T00:00:00Z")  # never-acked: more urgent
+    _, data = cli_json(capsys, box, "owed", "--at", AT)
+    assert [r["id"] for r in data["owed"][0]["items"]] == ["acked-early", "unacked-later"]  # SPEC 7's order
+    _, out, _ = cli(capsys, box, "owed", "--at", AT)
+    assert out.index("unacked-later  ") < out.index("acked-early  ")

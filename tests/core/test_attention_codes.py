@@ -235,7 +235,7 @@ def test_the_settings_file_sets_the_rules(box):
     assert [c.code for c in item.attention] == ["waiting-on-human"]
 
 
-def test_owed_orders_by_the_most_urgent_code_then_by_deadline(box):
+def test_owed_text_orders_by_the_most_urgent_code_then_by_deadline(box):
     ask(box, "acked-early", deadline=z(AT + 5 * DAY))
     sidecar(box, "acked-early", acked_at=z(AT - 9 * DAY))  # accepted-silent
     ask(box, "unacked-later", deadline=z(AT + 9 * DAY))  # never-acked ranks first
@@ -244,6 +244,10 @@ def test_owed_orders_by_the_most_urgent_code_then_by_deadline(box):
     sidecar(box, "fine", acked_at=z(AT - DAY))  # nothing to say: last
     res = resolve(scan(box.root), AT)
     view = owed_view(res, rules=Rules())
-    assert [i.letter.id for i in view.groups[0].items] == ["late-one", "unacked-later", "acked-early", "fine"]
+    assert [i.letter.id for i in view.by_urgency()[0].items] == ["late-one", "unacked-later", "acked-early", "fine"]
+    assert [i.letter.id for i in view.groups[0].items] == ["late-one", "fine", "acked-early", "unacked-later"]
+    # the JSON keeps SPEC 7's order (late first, then by deadline)
+    assert [r["id"] for r in view.to_json()["owed"][0]["items"]] == ["late-one", "fine", "acked-early", "unacked-later"]
+    assert [i.letter.id for i in view.most_urgent_first()] == ["late-one", "unacked-later", "acked-early", "fine"]
     assert [i.letter.id for i in owed_view(res, rules=Rules(), codes=("accepted-silent",)).groups[0].items] == ["acked-early"]
     assert view.counts()["never-acked"] == {"known": 2, "unknown": 0}

@@ -67,6 +67,13 @@ class OwedView:
         items = [i for g in self.groups for i in g.items]
         return tuple(sorted(items, key=lambda i: _order(i.letter, self.res)))
 
+    def by_urgency(self) -> tuple[OwedGroup, ...]:
+        """The groups (seats in name order) with each seat's items by their most urgent
+        attention code, then in ``core.owed``'s order: what ``owed`` prints as text.
+        ``groups`` and the JSON keep the order SPEC 7 fixes (late first, then by deadline)."""
+        return tuple(OwedGroup(g.seat, tuple(sorted(g.items, key=lambda i: _urgency(i, self.res))))
+                     for g in self.groups)
+
     def most_urgent_first(self) -> tuple[OwedItem, ...]:
         """Every item across seats in the order ``owed`` keeps within a seat: by its most
         urgent attention code, then as ``most_overdue_first``. The first is the most urgent."""
@@ -124,12 +131,18 @@ def standing(x: Letter, res: Resolution, at: datetime, attention: tuple[Code, ..
 
 
 def owed_view(res: Resolution, seat: str | None = None, *, rules: Rules | None = None,
-              records: Records | None = None, codes: tuple[str, ...] = ()) -> OwedView:
-    """What is owed at the resolution's clock, by the seat that owes it, each item with its
+              records: Records | None = None, codes: tuple[str, ...] = (),
+              with_attention: bool = True) -> OwedView:
+    """What is owed at the resolution's clock, by the seat that owes it (in SPEC 7's order,
+    ``core.owed``'s; ``by_urgency`` orders each seat's items by their codes), each item with its
     attention codes (``rules``: default the letterbox's settings; ``records``: read from
     the snapshot's letterbox). ``codes``: keep only items carrying one of them (known or
-    unknown); a seat left with none is left out."""
+    unknown); a seat left with none is left out. ``with_attention=False``: no codes, the
+    items in ``core.owed``'s order (a face whose answers cannot give the codes yet)."""
     at = res.at
+    if not with_attention:
+        return OwedView(at, seat, tuple(OwedGroup(g.seat, tuple(standing(x, res, at) for x in g.items))
+                                        for g in owed(res, seat)), res)
     if rules is None:
         rules = Rules.of_letterbox(str(res.snapshot.root))
     if records is None:
@@ -144,7 +157,6 @@ def owed_view(res: Resolution, seat: str | None = None, *, rules: Rules | None =
                 continue
             items.append(standing(x, res, at, codes_of))
         if items:
-            items.sort(key=lambda i: _urgency(i, res))
             groups.append(OwedGroup(g.seat, tuple(items)))
     return OwedView(at, seat, tuple(groups), res)
 
