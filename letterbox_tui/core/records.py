@@ -91,6 +91,7 @@ class Records:
         self._sidecars: dict[str, SidecarRecord | None] = {}
         self._status: dict[str, StatusRecord | None] = {}
         self._written: dict[str, tuple[Sign | None, tuple[str, ...]]] = {}
+        self._sent: dict[str, Sign] | None = None
 
     # --- sidecars -----------------------------------------------------------------
     def sidecar(self, letter: Letter) -> SidecarRecord | None:
@@ -153,6 +154,18 @@ class Records:
         return self._leases
 
     # --- what a seat wrote ------------------------------------------------------------
+    def _last_sent(self) -> dict[str, Sign]:
+        """Each sender's latest letter with a time (one pass over the letters, once)."""
+        if self._sent is None:
+            best: dict[str, Letter] = {}
+            for x in self.snapshot.letters:
+                if x.sent_at is not None:
+                    old = best.get(x.sender)
+                    if old is None or (x.sent_at, x.id) > (old.sent_at, old.id):
+                        best[x.sender] = x
+            self._sent = {seat: Sign(x.sent_at, f"letter {x.id}") for seat, x in best.items()}
+        return self._sent
+
     def last_written(self, seat: str) -> tuple[Sign | None, tuple[str, ...]]:
         """The seat's latest sign of writing anything the letterbox holds: a letter it
         sent, its status note, an ack or progress note in its inbox's sidecars. With it,
@@ -168,9 +181,7 @@ class Records:
             if sign is not None and (best is None or sign.at > best.at):
                 best = sign
 
-        for x in snap.letters:
-            if x.sender == seat and x.sent_at is not None:
-                consider(Sign(x.sent_at, f"letter {x.id}"))
+        consider(self._last_sent().get(seat))
         doubt: list[str] = []
         if snap.scope.partial:
             doubt.append("the scope is partial: letters it wrote to seats outside it are not read")
