@@ -92,6 +92,7 @@ class Records:
         self._status: dict[str, StatusRecord | None] = {}
         self._written: dict[str, tuple[Sign | None, tuple[str, ...]]] = {}
         self._sent: dict[str, Sign] | None = None
+        self._unreadable_re: dict[str, list] | None = None
 
     # --- sidecars -----------------------------------------------------------------
     def sidecar(self, letter: Letter) -> SidecarRecord | None:
@@ -152,6 +153,26 @@ class Records:
         if self._leases is None:
             self._leases, _ = read_leases(self.root, self.snapshot.seats)
         return self._leases
+
+    # --- letters the scan could not show ------------------------------------------------
+    def hidden_reply(self, letter: Letter) -> str:
+        """Why a letter ``re:`` ``letter`` from the seat that owes it may exist unseen ("" when
+        none may): the sender's folders outside a partial scope, an unreadable file that may
+        be one, an unsupported entry (which may be anything)."""
+        snap, seat = self.snapshot, letter.recipient
+        if snap.scope.partial and letter.sender not in snap.scope.participants:
+            return f"letters to {letter.sender} lie outside the partial scope"
+        if self._unreadable_re is None:
+            by_re: dict[str, list] = {}
+            for u in snap.unreadable:
+                by_re.setdefault(u.legible.get("re", ""), []).append(u)
+            self._unreadable_re = by_re
+        for u in self._unreadable_re.get(letter.id, []) + self._unreadable_re.get("", []):
+            if u.legible.get("from", seat) == seat:
+                return f"the unreadable file {u.path} may be a letter from {seat} about it"
+        if snap.unsupported:
+            return f"the unsupported entry {snap.unsupported[0].path} may be a letter from {seat} about it"
+        return ""
 
     # --- what a seat wrote ------------------------------------------------------------
     def _last_sent(self) -> dict[str, Sign]:

@@ -251,3 +251,26 @@ def test_owed_text_orders_by_the_most_urgent_code_then_by_deadline(box):
     assert [i.letter.id for i in view.most_urgent_first()] == ["late-one", "unacked-later", "acked-early", "fine"]
     assert [i.letter.id for i in owed_view(res, rules=Rules(), codes=("accepted-silent",)).groups[0].items] == ["acked-early"]
     assert view.counts()["never-acked"] == {"known": 2, "unknown": 0}
+
+
+# --- letters the scan could not show -------------------------------------------------------
+
+def test_never_acked_is_unknown_when_a_reply_may_be_unseen(box):
+    box.seat("gamma")
+    ask(box)
+    c = codes_of(box, participants=["beta"])["never-acked"]  # alpha's inbox, where a reply lies, is not read
+    assert c.unknown and "letters to alpha lie outside the partial scope" in c.detail
+    assert not codes_of(box)["never-acked"].unknown
+    box.raw("alpha/inbox/broken.md", "---\nfrom: beta\nre: ask\nbroken line\n---\n")
+    c = codes_of(box)["never-acked"]
+    assert c.unknown and "alpha/inbox/broken.md may be a letter from beta" in c.detail
+
+
+def test_accepted_silent_is_unknown_when_a_reply_may_be_unseen(box):
+    ask(box)
+    sidecar(box, acked_at=z(AT - 9 * DAY))
+    box.raw("alpha/inbox/broken.md", "---\nre: ask\nbroken line\n---\n")  # from anyone, beta too
+    c = codes_of(box)["accepted-silent"]
+    assert c.unknown and "broken.md may be a letter from beta" in c.detail and "ack sidecar" in c.detail
+    box.raw("alpha/inbox/broken.md", "---\nfrom: gamma\nre: ask\nbroken line\n---\n")  # another seat's: no doubt
+    assert not codes_of(box)["accepted-silent"].unknown

@@ -161,7 +161,11 @@ def attention(x: Letter, res: Resolution, at: datetime, rules: Rules, records: R
     if not res.accepted(x).yes:
         if not own:
             sent = f"sent {x.sent}, {_ago(at, x.sent_at)}" if x.sent_at is not None else f"sent {x.sent or '?'}"
-            out.append(Code("never-acked", x.sent_at, f"{sent}; no ack, no sidecar, no reply from {seat}"))
+            hidden = records.hidden_reply(x)
+            if hidden:
+                out.append(_unknown("never-acked", f"{sent}; no ack, no sidecar, no reply from {seat} seen, but {hidden}"))
+            else:
+                out.append(Code("never-acked", x.sent_at, f"{sent}; no ack, no sidecar, no reply from {seat}"))
     else:
         out += _silent(x, res, at, rules, records, own)
 
@@ -211,8 +215,9 @@ def _silent(x: Letter, res: Resolution, at: datetime, rules: Rules, records: Rec
     if last is not None and at - last.at <= rules.silence:
         return []
     seen = f"; last sign of life: {last.what} at {_t(last.at)}, {_ago(at, last.at)}" if last else ""
-    if problem:
-        return [_unknown("accepted-silent", problem + seen)]
+    hidden = records.hidden_reply(x)
+    if problem or hidden:
+        return [_unknown("accepted-silent", "; ".join(p for p in (problem, hidden) if p) + seen)]
     if last is None:
         return [_unknown("accepted-silent", "accepted, but no time of the ack or of any progress is on record")]
     return [Code("accepted-silent", last.at, f"accepted; nothing for longer than {span(rules.silence)}{seen}")]
