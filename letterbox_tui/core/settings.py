@@ -126,7 +126,7 @@ def load_settings(root: str | os.PathLike[str]) -> Settings:
         due_soon = parse_interval(data.get("due_soon", "24h"))
         if silence is not None and due_soon is not None:
             return Settings(time.get("id_time_is_utc", False), data.get("theme", ""), dict(data.get("queries", {})),
-                            (), tuple(data.get("human_seats", ())), silence, due_soon)
+                            human_seats=tuple(data.get("human_seats", ())), silence=silence, due_soon=due_soon)
     from .settings_model import letterbox_settings
 
     return letterbox_settings(data, path, _home(str(user_config_path())))

@@ -146,7 +146,8 @@ def letterbox_settings(data: dict[str, Any], path: str, user_config: str = "~/.c
     except ValidationError as exc:
         raise SettingsError(path, _problems(exc)) from None
     return Settings(m.time.id_time_is_utc, m.theme, dict(m.queries), tuple(_extras(m, "", True, user_config)),
-                    tuple(m.human_seats), parse_interval(m.silence), parse_interval(m.due_soon))
+                    human_seats=tuple(m.human_seats), silence=parse_interval(m.silence),
+                    due_soon=parse_interval(m.due_soon))
 
 
 def user_settings(data: dict[str, Any], path: str) -> UserSettings:
