@@ -199,7 +199,11 @@ class AppModel:
 
         from .owed_rows import LazyRow, group_counts, tallies
 
-        self.owed = view = owed_view(self.res)
+        # the index's preview cannot give attention codes (its rows, in core.owed's order,
+        # are the whole letterbox's all the same); the whole letterbox's view has them
+        from letterbox_tui.core.views.attention import Rules
+
+        self.owed = view = owed_view(self.res, rules=Rules.of(self.settings), with_attention=not self.partial)
         self.arranged.clear()  # (what was arranged from another view)
         tally = tallies(self)
         rows: list[ListRow] = []

@@ -40,6 +40,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "rule": ("write:cmd_rule", "rule on a dispute, optionally upholding one letter"),
     "review": ("write:cmd_review", "record a review of what is owed and late"),
     "progress": ("write:cmd_progress", "note your progress on a letter you accepted (the ack sidecar)"),
+    "chase": ("chase:cmd_chase", "ask the seat that owes ID how it stands (an info letter re: ID)"),
     "leases": ("leases:cmd_leases", "the protocol's leases under locks/: owner, session, since"),
     "schema": ("schema:cmd_schema", "the JSON Schema of each command's --json output"),
     "sync": ("sync:cmd_sync", "a letterbox in git: commit what is new, fetch, rebase, push"),
@@ -54,6 +55,19 @@ class UsageError(LetterboxError):
 
 class _Parser(argparse.ArgumentParser):
     """argparse, but every usage error is one line on stderr and exit 2."""
+
+    #: positionals may follow options (``chase ID --as S NOTE``): argparse alone gives an
+    #: optional NOTE nothing once ID is matched, and refuses words after ``--as S``
+    intermixed = False
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        if not self.intermixed:
+            return super().parse_known_args(args, namespace)
+        self.intermixed = False  # the intermixed parse calls back here, twice
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self.intermixed = True
 
     def error(self, message: str) -> None:  # type: ignore[override]
         sub = self.prog.removeprefix(PROG).strip()
@@ -101,6 +115,9 @@ def _configure(name: str, p: argparse.ArgumentParser) -> None:
         p.add_argument("--seat", metavar="S")
         p.add_argument("--at", metavar="T", help="'now' for lateness (RFC 3339 with offset)")
         p.add_argument("--fail-late", action="store_true", help="exit 1 when anything is late")
+        p.add_argument("--attention", action="append", metavar="CODE",
+                       help="only items with this attention code (repeatable: any of them), e.g. never-acked")
+        _as_option(p, "your own seat: what it owes is waiting-on-human")
     elif name == "digest":
         p.add_argument("--seat", metavar="S")
         p.add_argument("--at", metavar="T")
@@ -166,6 +183,12 @@ def _configure(name: str, p: argparse.ArgumentParser) -> None:
         p.add_argument("seat", metavar="SEAT")
         p.add_argument("state", choices=["working", "idle", "blocked"])
         p.add_argument("note", nargs="*", metavar="NOTE", help="one line (the words are joined by spaces)")
+    elif name == "chase":
+        p.intermixed = True  # the NOTE may follow --as S
+        p.add_argument("id", metavar="ID")
+        _as_option(p)
+        p.add_argument("note", nargs="*", metavar="NOTE", help='what is asked (default "status?")')
+        p.add_argument("--again", action="store_true", help="chase even if it was chased within the silence setting")
     elif name == "leases":
         p.add_argument("--json", action="store_true", help="print JSON")
     elif name == "review":
@@ -179,8 +202,8 @@ def _configure(name: str, p: argparse.ArgumentParser) -> None:
         p.add_argument("name", nargs="?", metavar="COMMAND", help="a command with --json (default: all of them)")
 
 
-def _as_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--as", dest="as_seat", metavar="S", help="the writing seat (default: $LETTERBOX_AGENT)")
+def _as_option(p: argparse.ArgumentParser, help_text: str = "the writing seat (default: $LETTERBOX_AGENT)") -> None:
+    p.add_argument("--as", dest="as_seat", metavar="S", help=help_text)
 
 
 def _writing_options(p: argparse.ArgumentParser, supersedes: bool = True, inherit: bool = False) -> None:

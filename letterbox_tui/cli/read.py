@@ -280,32 +280,40 @@ def cmd_thread(args: Namespace) -> int:
 def cmd_owed(args: Namespace) -> int:
     from letterbox_tui.core.owed import format_time
     from letterbox_tui.core.sidecar import progress_of
-    from letterbox_tui.core.views.owed import owed_view
+    from letterbox_tui.core.views.attention import Rules
+    from letterbox_tui.core.views.owed import (attention_codes, attention_line, counts_line, nothing_owed, owed_row,
+                                                owed_view)
 
     at = parse_at(args.at)
+    codes = attention_codes(getattr(args, "attention", None))
     res = _resolved(args, at)
     snapshot = res.snapshot
     _check_seat(snapshot, args.seat)
-    view = owed_view(res, args.seat)
+    own = getattr(args, "as_seat", None)
+    _check_seat(snapshot, own)
+    view = owed_view(res, args.seat, rules=Rules.of_letterbox(str(snapshot.root), own), codes=codes)
     scope = snapshot.scope
     code = 1 if (args.fail_late and view.any_late) else scope_exit(scope)
-    doc = view.to_json()
     if args.json:
-        output.emit_json(doc)
+        output.emit_json(view.to_json())
         return code
     con = output.console()
     con.print(output.text(f"owed at {format_time(at)}"))
-    for g, data in zip(view.groups, doc["owed"]):
+    for g in view.by_urgency():  # as text: each seat's items by their most urgent code
         con.print(output.text(f"{g.seat} owes {len(g.items)} ({g.late} late)", "bold"))
-        output.print_rows(con, data["items"])
+        rows = [owed_row(i, res) for i in g.items]
+        output.print_rows(con, rows)
         # an unknown is never shown without its reason
-        output.print_lines(con, [f"  {r['id']}: {output.reasons_line(r['reasons'])}" for r in data["items"] if r["reasons"]])
+        output.print_lines(con, [f"  {r['id']}: {output.reasons_line(r['reasons'])}" for r in rows if r["reasons"]])
+        output.print_lines(con, [f"  {i.letter.id} attention: {attention_line(i)}" for i in g.items if i.attention])
         for item in g.items:  # the holder's latest progress note, from its ack sidecar
             progress = progress_of(str(snapshot.root), item.letter, snapshot)
             if progress is not None:
                 con.print(output.text(f"  {item.letter.id}: {progress.line(at)}"))
     if not view.groups:
-        con.print(output.text("nothing owed"))
+        con.print(output.text(nothing_owed(scope, codes)))
+    elif counts := counts_line(view):
+        con.print(output.text(f"attention: {counts}"))
     output.print_scope(con, scope, f"{view.total} owed")
     return code
 
@@ -382,6 +390,12 @@ def cmd_digest(args: Namespace) -> int:
     for d in data["disputes"]:
         names = ", ".join(x["id"] for x in d["disputed"])
         con.print(output.text(f"  {d['id']}  disputes {names}"))
+    from letterbox_tui.core.views.attention import counts_text
+
+    urgent = data["attention"]["urgent"]
+    con.print(output.text(f"most urgent ({len(urgent)}): {counts_text(data['attention']['counts']) or 'none'}", "bold"))
+    for u in urgent:
+        con.print(output.text(f"  {u['id']}  {u['seat']} owes {u['from']}: {', '.join(c['code'] for c in u['attention'])}"))
     n_owed = sum(len(g["items"]) for g in data["owed"])
     con.print(output.text(f"owed ({n_owed}, {len(data['late'])} late)", "bold"))
     for g in data["owed"]:

@@ -1,6 +1,7 @@
 """Current truth (SPEC 7 ``digest``): decisions in force, open disputes, what is owed and
-late, and what is uncertain. Every entry cites its letter id and path; bodies are never
-read or copied.
+late (each item with its attention codes), what needs attention most (the counts per code
+and the ten most urgent items), and what is uncertain. Every entry cites its letter id and
+path; bodies are never read or copied.
 """
 
 from __future__ import annotations
@@ -8,10 +9,15 @@ from __future__ import annotations
 from typing import Any
 
 from .model import Letter
-from .owed import format_time, owed
+from .owed import format_time
 from .query import subject
+from .records import Records
 from .resolve import Resolution
+from .views.attention import Rules
 from .views.order import time_key
+
+#: how many of the most urgent owed items the digest lists
+URGENT = 10
 
 
 def _cite(letter: Letter) -> dict[str, Any]:
@@ -30,8 +36,12 @@ def _involves(letter: Letter, seat: str | None) -> bool:
     return seat is None or seat in (letter.sender, letter.recipient)
 
 
-def digest(res: Resolution, seat: str | None = None) -> dict[str, Any]:
-    """The digest's data; ``seat`` keeps what that seat wrote, received or owes."""
+def digest(res: Resolution, seat: str | None = None, *, rules: Rules | None = None,
+           records: Records | None = None) -> dict[str, Any]:
+    """The digest's data; ``seat`` keeps what that seat wrote, received or owes. ``rules``
+    (default: the letterbox's settings) and ``records`` as ``owed_view`` takes them."""
+    from .views.owed import owed_view
+
     letters = [x for x in res.snapshot.letters if _involves(x, seat)]
     decisions = sorted((x for x in letters if x.type == "decision" and res.current(x).yes), key=time_key)
 
@@ -43,13 +53,17 @@ def digest(res: Resolution, seat: str | None = None) -> dict[str, Any]:
                 "disputed": [_cite(d) for d in od.disputed],
             })
 
+    view = owed_view(res, seat, rules=rules, records=records)
     owed_groups = []
-    for group in owed(res, seat):
+    for group in view.groups:
         items = []
-        for x in group.items:
-            late = res.late(x)
-            items.append({**_cite(x), "deadline": x.deadline, "late": late.value, "answered": res.answered(x).value})
+        for i in group.items:
+            x = i.letter
+            items.append({**_cite(x), "deadline": x.deadline, "late": i.late.value, "answered": i.answered.value,
+                          "attention": [c.to_json() for c in i.attention]})
         owed_groups.append({"seat": group.seat, "items": items})
+    urgent = [{**_cite(i.letter), "seat": i.letter.recipient, "attention": [c.to_json() for c in i.attention]}
+              for i in view.most_urgent_first() if i.attention][:URGENT]
 
     uncertain = []
     for x in letters:
@@ -73,5 +87,6 @@ def digest(res: Resolution, seat: str | None = None) -> dict[str, Any]:
         "disputes": disputes,
         "owed": owed_groups,
         "late": [i["id"] for g in owed_groups for i in g["items"] if i["late"] == "yes"],
+        "attention": {"counts": view.counts(), "urgent": urgent},
         "uncertain": uncertain,
     }

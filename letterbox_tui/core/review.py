@@ -1,5 +1,6 @@
 """The review habit (``review --check --every INTERVAL --as S``): has the seat recorded a
 review recently enough? For a cron line that nags a person who forgot the morning review.
+And what a recorded review says it saw of the attention codes (``attention_line``).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any
 
 from .errors import LetterboxError
 from .model import Letter, Scope, Snapshot
+from .resolve import Resolution
 from .owed import format_time
 from .text import span
 
@@ -73,3 +75,14 @@ class ReviewStatus:
 
 def review_status(snapshot: Snapshot, seat: str, every: timedelta, at: datetime) -> ReviewStatus:
     return ReviewStatus(seat, every, at, last_review(snapshot, seat), snapshot.scope)
+
+
+def attention_line(res: Resolution, seat: str) -> str:
+    """The review letter's line of what needed attention: how many owed items carried each
+    code (``waiting-on-human`` counting the reviewer's own seat as a person's), at the
+    resolution's clock, with the letterbox's settings."""
+    from .views.attention import Rules, counts_text
+    from .views.owed import owed_view
+
+    view = owed_view(res, rules=Rules.of_letterbox(str(res.snapshot.root), seat))
+    return f"Attention: {counts_text(view.counts()) or 'none'}."

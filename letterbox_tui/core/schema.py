@@ -200,9 +200,30 @@ class ThreadDocument(TypedDict):
     scope: Scope
 
 
+AttentionCode = Literal[
+    # SPEC 7's attention codes, exactly (most urgent first)
+    "late", "late-unknown", "never-acked", "accepted-silent", "owner-blocked", "lease-silent",
+    "due-soon", "waiting-on-human", "owner-idle", "chased",
+]
+
+
+class Attention(TypedDict):
+    """What an owed item waits on: since when the record shows it (null when that is not
+    known), and why; a code whose record cannot be read has a ``detail`` starting
+    ``unknown: `` and the reason (its ``since`` is null)."""
+
+    code: AttentionCode
+    since: str | None
+    detail: str
+
+
+OwedRow = TypedDict("OwedRow", {**Row.__annotations__, "attention": list[Attention]})
+OwedRow.__doc__ = "An owed task: its row (SPEC 6) and its attention codes (SPEC 7)."
+
+
 class OwedGroup(TypedDict):
     seat: str
-    items: list[Row]
+    items: list[OwedRow]
 
 
 class OwedDocument(TypedDict):
@@ -244,8 +265,27 @@ DigestDispute = TypedDict("DigestDispute", {
 })
 DigestOwedItem = TypedDict("DigestOwedItem", {
     "id": str, "path": str, "from": str, "to": str, "type": str, "subject": str, "sent": str,
-    "deadline": str, "late": Value, "answered": Value,
+    "deadline": str, "late": Value, "answered": Value, "attention": list[Attention],
 })
+#: one of the most urgent owed items: where it is, the seat that owes it, its codes
+DigestUrgent = TypedDict("DigestUrgent", {
+    "id": str, "path": str, "from": str, "to": str, "type": str, "subject": str, "sent": str,
+    "seat": str, "attention": list[Attention],
+})
+
+
+class AttentionCount(TypedDict):
+    """How many owed items carry a code, and how many carry it unknown."""
+
+    known: int
+    unknown: int
+
+
+class DigestAttention(TypedDict):
+    """The counts per attention code (every code), and the most urgent items (at most ten)."""
+
+    counts: dict[AttentionCode, AttentionCount]
+    urgent: list[DigestUrgent]
 DigestUncertain = TypedDict("DigestUncertain", {
     "id": str, "path": str, "from": str, "to": str, "type": str, "subject": str, "sent": str,
     "answer": str, "value": Literal["unknown"], "reasons": list[Reason],
@@ -264,6 +304,7 @@ class DigestDocument(TypedDict):
     disputes: list[DigestDispute]
     owed: list[DigestOwedGroup]
     late: list[str]
+    attention: DigestAttention
     uncertain: list[DigestUncertain]
     scope: Scope
 

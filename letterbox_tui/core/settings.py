@@ -5,6 +5,9 @@ too), so it holds only what describes the letterbox: saved queries, a default th
 the time rule. It can never change what a key press does::
 
     theme = "letterbox-dark"
+    human_seats = ["simon"]  # seats a person answers from (owed: waiting-on-human)
+    silence = "2d"           # accepted work or a lease quiet for longer: accepted-silent, lease-silent
+    due_soon = "24h"         # a deadline this near: due-soon
     [time]
     id_time_is_utc = false   # id prefixes were written in UTC: use them when `sent` is missing
     [queries]                # saved queries, shown as mailboxes in the app
@@ -53,6 +56,7 @@ from .settings_types import (  # noqa: F401  (the settings' names, re-exported h
     Settings,
     SettingsError,
     UserSettings,
+    parse_interval,
 )
 
 
@@ -101,6 +105,9 @@ def _plain(data: dict[str, Any], shape: dict[str, Any]) -> bool:
                     return False
             elif not _plain(value, want):
                 return False
+        elif isinstance(want, list):  # a list of one type
+            if type(value) is not list or not all(type(v) is want[0] for v in value):
+                return False
         elif type(value) is not want:
             return False
     return True
@@ -115,7 +122,11 @@ def load_settings(root: str | os.PathLike[str]) -> Settings:
         return Settings()
     if _plain(data, LETTERBOX_KEYS):
         time = data.get("time", {})
-        return Settings(time.get("id_time_is_utc", False), data.get("theme", ""), dict(data.get("queries", {})))
+        silence = parse_interval(data.get("silence", "2d"))
+        due_soon = parse_interval(data.get("due_soon", "24h"))
+        if silence is not None and due_soon is not None:
+            return Settings(time.get("id_time_is_utc", False), data.get("theme", ""), dict(data.get("queries", {})),
+                            human_seats=tuple(data.get("human_seats", ())), silence=silence, due_soon=due_soon)
     from .settings_model import letterbox_settings
 
     return letterbox_settings(data, path, _home(str(user_config_path())))

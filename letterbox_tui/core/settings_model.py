@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr, ValidationError, field_validator
 
-from .settings_types import KEY_RE, SETTINGS_NAME, USER_ONLY, Settings, SettingsError, UserSettings
+from .settings_types import KEY_RE, SETTINGS_NAME, USER_ONLY, Settings, SettingsError, UserSettings, parse_interval
 
 
 class _Table(BaseModel):
@@ -61,6 +61,25 @@ class LetterboxSettingsModel(_Table):
     git: GitRules = Field(default_factory=GitRules)
     """A letterbox kept in git (``[git]``)."""
 
+    human_seats: list[StrictStr] = Field(default_factory=list)
+    """Seats a person answers from (e.g. ``["simon"]``): what such a seat owes is
+    ``waiting-on-human`` in Owed & late, kept apart from agents that are merely idle."""
+
+    silence: StrictStr = "2d"
+    """How long accepted work may go without a progress note or reply, and a lease holder
+    without writing anything, before ``owed`` marks it ``accepted-silent`` / ``lease-silent``
+    (a count and a unit: ``90m``, ``36h``, ``2d``, ``1w``); chasing twice within it asks first."""
+
+    due_soon: StrictStr = "24h"
+    """How near a deadline makes an owed task ``due-soon`` (``12h``, ``24h``, ``2d``)."""
+
+    @field_validator("silence", "due_soon")
+    @classmethod
+    def _interval(cls, value: str) -> str:
+        if parse_interval(value) is None:
+            raise ValueError(f"expected a count and a unit, e.g. 90m, 24h, 2d or 1w (got {_show(value)})")
+        return value
+
 
 class UserSettingsModel(_Table):
     """The user's own ``config.toml`` (XDG config directory)."""
@@ -88,7 +107,7 @@ class UserSettingsModel(_Table):
 
 
 _TABLES = ("time", "queries", "keymap", "digest", "git")
-_TYPES = {"bool_type": "must be true or false", "string_type": "must be a string",
+_TYPES = {"bool_type": "must be true or false", "string_type": "must be a string", "list_type": "must be a list",
           "dict_type": "must be a table", "model_type": "must be a table"}
 
 
@@ -146,7 +165,9 @@ def letterbox_settings(data: dict[str, Any], path: str, user_config: str = "~/.c
     except ValidationError as exc:
         raise SettingsError(path, _problems(exc)) from None
     return Settings(m.time.id_time_is_utc, m.theme, dict(m.queries), tuple(_extras(m, "", True, user_config)),
-                    network_timeout=float(m.git.network_timeout))
+                    network_timeout=float(m.git.network_timeout),
+                    human_seats=tuple(m.human_seats), silence=parse_interval(m.silence),
+                    due_soon=parse_interval(m.due_soon))
 
 
 def user_settings(data: dict[str, Any], path: str) -> UserSettings:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 from .errors import LetterboxError
@@ -16,7 +17,8 @@ MAX_SETTINGS = 1 << 20  # bytes; a larger file is refused, never read in part
 
 #: What the letterbox file may hold, and each key's TOML type (the fast path's test; the
 #: pydantic model in ``settings_model`` is the definition and says the same).
-LETTERBOX_KEYS: dict[str, Any] = {"theme": str, "time": {"id_time_is_utc": bool}, "queries": {str: str}}
+LETTERBOX_KEYS: dict[str, Any] = {"theme": str, "time": {"id_time_is_utc": bool}, "queries": {str: str},
+                                  "human_seats": [str], "silence": str, "due_soon": str}
 USER_KEYS: dict[str, Any] = {"theme": str, "keymap": {str: str}, "digest": {str: str}}
 #: Tables that change what a key press does (or runs): only ever the user's own.
 USER_ONLY = ("keymap", "keys", "bindings", "editor", "pager", "commands")
@@ -48,6 +50,13 @@ class Settings:
     queries: dict[str, str] = field(default_factory=dict)
     notices: tuple[str, ...] = ()
     network_timeout: float = 30.0  #: seconds a git network step may go without an answer
+    #: seats a person answers from (``waiting-on-human``)
+    human_seats: tuple[str, ...] = ()
+    #: how long an accepted task or a lease holder may say nothing (``accepted-silent``,
+    #: ``lease-silent``; chasing again within it asks first)
+    silence: timedelta = timedelta(days=2)
+    #: how near a deadline makes a task ``due-soon``
+    due_soon: timedelta = timedelta(hours=24)
 
 
 @dataclass(slots=True, frozen=True)
@@ -59,6 +68,16 @@ class UserSettings:
     digest: dict[str, str] = field(default_factory=dict)
     notices: tuple[str, ...] = ()
     path: str = ""
+
+
+_INTERVAL = re.compile(r"([1-9][0-9]{0,5})([smhdw])")
+_UNIT = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+
+
+def parse_interval(text: str) -> timedelta | None:
+    """``90m``, ``24h``, ``2d``, ``1w`` (``30s`` too); None when it is not one."""
+    m = _INTERVAL.fullmatch(text.strip()) if isinstance(text, str) else None
+    return timedelta(**{_UNIT[m.group(2)]: int(m.group(1))}) if m else None
 
 
 #: One key name in a keymap value (``ctrl+s``, ``question_mark``, ``A``, ``f5``).

@@ -34,6 +34,7 @@ from .owed import format_time
 from .resolve import Resolution
 from .text import clean
 from .user_files import replace_atomically
+from .views.attention import UNKNOWN, counts_text
 
 GENERATOR = "letterbox-tui"
 #: ``--max-lines`` default: the body stays small enough to load every time.
@@ -50,6 +51,7 @@ _CITED = re.compile(r"^- (?:LATE )?`([^`]+)`")
 _SECTIONS = (
     ("decisions", "Decisions in force"),
     ("disputes", "Open disputes"),
+    ("attention", "Most urgent"),
     ("owed", "Owed and late"),
     ("uncertain", "Uncertain"),
 )
@@ -98,16 +100,22 @@ def entries(data: dict[str, Any]) -> list[Entry]:
         line = f"- {_code(d['id'])} {_md(d['subject'])}: disputes {names} · {_code(d['path'])}"
         shown = "open;" + ",".join(x["id"] for x in d["disputed"])
         out.append(Entry("disputes", d["id"], d["path"], line, shown))
+    for u in data["attention"]["urgent"]:
+        names = codes_named(u["attention"])
+        line = f"- {_code(u['id'])} {_md(u['subject'])}: {_md(u['seat'])} owes {_md(u['from'])}; {names} · {_code(u['path'])}"
+        out.append(Entry("attention", u["id"], u["path"], line, f"urgent;{names}"))
     for g in data["owed"]:
         for i in g["items"]:
             mark = "LATE " if i["late"] == "yes" else ""
             due = f", due {_md(i['deadline'])}" if i["deadline"] else ""
             late = "" if i["late"] in ("yes", "no") else f", late {i['late']}"
             answered = "" if i["answered"] == "no" else f", answered {i['answered']}"
+            names = codes_named(i["attention"])
             line = (f"- {mark}{_code(i['id'])} {_md(i['subject'])}: {_md(g['seat'])} owes "
-                    f"{_md(i['from'])}{due}{late}{answered} · {_code(i['path'])}")
+                    f"{_md(i['from'])}{due}{late}{answered}{'; ' + names if names else ''} · {_code(i['path'])}")
+            # the codes, never their details: a detail says how long ago, which changes by the minute
             out.append(Entry("owed", i["id"], i["path"], line,
-                             f"owed-by={g['seat']};late={i['late']};answered={i['answered']}"))
+                             f"owed-by={g['seat']};late={i['late']};answered={i['answered']};attention={names}"))
     merged: dict[tuple[str, str], list[dict[str, Any]]] = {}
     for u in data["uncertain"]:
         merged.setdefault((u["id"], u["path"]), []).append(u)
@@ -117,6 +125,12 @@ def entries(data: dict[str, Any]) -> list[Entry]:
         line = f"- {_code(letter_id)} {_md(items[0]['subject'])}: {names} unknown ({', '.join(codes)}) · {_code(path)}"
         out.append(Entry("uncertain", letter_id, path, line, f"unknown={names};{','.join(codes)}"))
     return out
+
+
+def codes_named(attention: list[dict[str, Any]]) -> str:
+    """``late, never-acked, accepted-silent unknown``: an item's codes, those whose record
+    cannot be read marked unknown."""
+    return ", ".join(c["code"] + (" unknown" if c["detail"].startswith(UNKNOWN) else "") for c in attention)
 
 
 def scope_summary(scope: Scope) -> dict[str, Any]:
@@ -179,6 +193,8 @@ def render(data: dict[str, Any], scope: Scope, *, source: str, items: list[Entry
         if key == "owed":
             title += f", {len(data['late'])} late"
         lines += ["", f"## {title})", ""]
+        if key == "attention":
+            lines += [f"Owed items by attention code: {counts_text(data['attention']['counts']) or 'none'}.", ""]
         shown = mine[:budget]
         budget -= len(shown)
         lines += [e.line for e in shown] or (["- none"] if not mine else [])

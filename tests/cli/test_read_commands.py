@@ -296,7 +296,7 @@ def test_digest(capsys, disputed):
     disputed.letter("task-2", frm="beta", to="external-bridge", type="request", requires_ack="true", seat="alpha")
     code, data = cli_json(capsys, disputed, "digest", "--at", "2026-03-01T00:00:00Z")
     assert code == 0
-    assert list(data) == ["at", "seat", "decisions", "disputes", "owed", "late", "uncertain", "scope"]
+    assert list(data) == ["at", "seat", "decisions", "disputes", "owed", "late", "attention", "uncertain", "scope"]
     assert [d["id"] for d in data["decisions"]] == ["plan-a", "plan-b", "x-1", "x-2"]
     assert all(set(d) >= {"id", "path"} for d in data["decisions"])
     assert [d["id"] for d in data["disputes"]] == ["d-1"]
@@ -306,11 +306,17 @@ def test_digest(capsys, disputed):
     assert data["uncertain"][0]["reasons"][0]["code"] == "external-route"
     assert [(g["seat"], [i["id"] for i in g["items"]]) for g in data["owed"]] == [
         ("alpha", ["task-1"]), ("external-bridge", ["task-2"])]
+    assert [c["code"] for c in data["owed"][0]["items"][0]["attention"]] == ["late", "never-acked"]
+    counts = data["attention"]["counts"]
+    assert counts["late"] == {"known": 1, "unknown": 0} and counts["late-unknown"] == {"known": 1, "unknown": 0}
+    assert counts["never-acked"] == {"known": 2, "unknown": 0} and counts["chased"] == {"known": 0, "unknown": 0}
+    assert [(u["id"], u["seat"]) for u in data["attention"]["urgent"]] == [("task-1", "alpha"), ("task-2", "external-bridge")]
     assert all("body" not in json.dumps(d) for d in data["decisions"])
     code, out, _ = cli(capsys, disputed, "digest", "--at", "2026-03-01T00:00:00Z")
     for letter_id in ("plan-a", "d-1", "task-1", "task-2"):
         assert letter_id in out
     assert "LATE task-1" in out
+    assert "most urgent (2): late 1, late-unknown 1, never-acked 2" in out
 
 
 def test_digest_seat_filter(capsys, disputed):

@@ -48,7 +48,11 @@ def test_round_trip_front_matter_and_every_cited_id_exists(capsys, team, tmp_pat
     assert re.fullmatch(r"sha256:[0-9a-f]{64}", meta["source"])
     assert meta["generated_at"].endswith("Z")
     cited = re.findall(r"^- (?:LATE )?`([^`]+)`", post.content, re.M)
-    assert sorted(cited) == ["ask-late", "ask-later", "plan"]
+    # the owed tasks twice: among the most urgent, and owed
+    assert sorted(cited) == ["ask-late", "ask-late", "ask-later", "ask-later", "plan"]
+    assert "## Most urgent (2)" in post.content
+    assert "Owed items by attention code: late 1, never-acked 2." in post.content
+    assert "- `ask-later` ask-later: beta owes alpha; never-acked · `beta/inbox/ask-later.md`" in post.content
     _, listed = cli_json(capsys, team, "query")
     ids = {r["id"] for r in listed["matches"]}
     assert set(cited) <= ids
@@ -93,10 +97,12 @@ def test_an_answer_that_changes_makes_check_exit_1_and_rewrites_only_its_lines(c
     new = body_lines(path)
     gone = [line for line in old if line not in new]
     added = [line for line in new if line not in old]
-    # only the answered task's line left; the owed heading's count changed with it
-    assert [line for line in gone if line.startswith("- ")] == [next(x for x in old if "`ask-later`" in x)]
+    # only the answered task's lines left; the headings' counts changed with them
+    assert [line for line in gone if line.startswith("- ")] == [x for x in old if "`ask-later`" in x]
+    assert len([line for line in gone if line.startswith("- ")]) == 2  # most urgent, and owed
     assert [line for line in added if line.startswith("- ")] == []
-    assert [line for line in added if line.startswith("## ")] == ["## Owed and late (1, 1 late)"]
+    assert [line for line in added if line.startswith("## ")] == ["## Most urgent (1)", "## Owed and late (1, 1 late)"]
+    assert "Owed items by attention code: late 1, never-acked 1." in added
     code, out, _ = cli(capsys, team, "digest", "--at", AT, "--check", str(path))
     assert code == 0
 
@@ -119,7 +125,7 @@ def test_max_lines_says_what_it_left_out(capsys, team, tmp_path):
     lines = [x for x in body_lines(path) if x.startswith("- ")]
     assert len([x for x in lines if x.startswith("- `") or x.startswith("- LATE")]) == 1
     assert "- … 2 more left out (--max-lines 1); `letterbox-tui digest` lists all" in lines
-    assert frontmatter.loads(path.read_text())["cited"] == 3
+    assert frontmatter.loads(path.read_text())["cited"] == 5
     code, _, err = write(capsys, team, path, "--max-lines", "-1")
     assert code == 2 and "--max-lines" in err
 

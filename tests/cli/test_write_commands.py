@@ -160,6 +160,7 @@ def test_review_records_what_is_owed_and_late(cli, box):
     body = (box.root / review.path).read_text().split("---\n", 2)[2]
     assert "- late-one (late)\n" in body and "- due-later\n" in body and "done" not in body
     assert "Owed: 2; late: 1" in body
+    assert "\nAttention: late 1, never-acked 2.\n" in body  # the counts per code it saw
     assert cli("review", "--as", "alpha", "--at", "yesterday")[0] == 2
 
 

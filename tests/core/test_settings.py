@@ -285,7 +285,8 @@ def test_every_setting_has_a_docstring():
                 yield from walk(sub)
             yield name
 
-    assert set(walk(LetterboxSettingsModel)) == {"theme", "time", "id_time_is_utc", "queries", "git", "network_timeout"}
+    assert set(walk(LetterboxSettingsModel)) == {"theme", "time", "id_time_is_utc", "queries", "git", "network_timeout",
+                                                 "human_seats", "silence", "due_soon"}
     assert set(walk(UserSettingsModel)) == {"theme", "keymap", "digest"}
 
 

@@ -1,5 +1,7 @@
-"""Owed & late (SPEC 7 ``owed``), as both faces show it: the groups and their order come
-from ``core.owed``; this adds how each item stands at the clock, and each group's counts."""
+"""Owed & late (SPEC 7 ``owed``), as both faces show it: the items and their groups come
+from ``core.owed``; this adds how each item stands at the clock, its attention codes
+(``core.views.attention``), the order by them (most urgent code first, then ``owed``'s own
+order), a filter by code, and the counts."""
 
 from __future__ import annotations
 
@@ -7,9 +9,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from ..model import Answer, Letter
-from ..owed import format_time, owed
+from ..owed import _order, format_time, owed
+from ..records import Records
 from ..resolve import Resolution
 from ..rows import row
+from .attention import CODES, Code, Rules, attention, counts_text, most_urgent
 
 
 @dataclass(slots=True, frozen=True)
@@ -24,6 +28,8 @@ class OwedItem:
     delta: timedelta | None = None
     #: uncertain: the codes of the reasons (late's when late is unknown, else answered's)
     codes: tuple[str, ...] = ()
+    #: the attention codes, most urgent first
+    attention: tuple[Code, ...] = ()
 
 
 @dataclass(slots=True, frozen=True)
@@ -56,13 +62,32 @@ class OwedView:
         return sum(g.late for g in self.groups)
 
     def most_overdue_first(self) -> tuple[OwedItem, ...]:
-        """Every item across seats in the order ``owed`` keeps within a seat: late first,
-        most overdue first; then by deadline; then ambiguous deadlines; then none. The
-        first is the most urgent item."""
-        from ..owed import _order
-
+        """Every item across seats by deadline alone: late first, most overdue first; then
+        by deadline; then ambiguous deadlines; then none."""
         items = [i for g in self.groups for i in g.items]
         return tuple(sorted(items, key=lambda i: _order(i.letter, self.res)))
+
+    def by_urgency(self) -> tuple[OwedGroup, ...]:
+        """The groups (seats in name order) with each seat's items by their most urgent
+        attention code, then in ``core.owed``'s order: what ``owed`` prints as text.
+        ``groups`` and the JSON keep the order SPEC 7 fixes (late first, then by deadline)."""
+        return tuple(OwedGroup(g.seat, tuple(sorted(g.items, key=lambda i: _urgency(i, self.res))))
+                     for g in self.groups)
+
+    def most_urgent_first(self) -> tuple[OwedItem, ...]:
+        """Every item across seats in the order ``owed`` keeps within a seat: by its most
+        urgent attention code, then as ``most_overdue_first``. The first is the most urgent."""
+        items = [i for g in self.groups for i in g.items]
+        return tuple(sorted(items, key=lambda i: _urgency(i, self.res)))
+
+    def counts(self) -> dict[str, dict[str, int]]:
+        """How many items carry each code (``known``) and how many carry it unknown."""
+        out = {code: {"known": 0, "unknown": 0} for code in CODES}
+        for g in self.groups:
+            for i in g.items:
+                for c in i.attention:
+                    out[c.code]["unknown" if c.unknown else "known"] += 1
+        return out
 
     @property
     def any_late(self) -> bool:
@@ -74,29 +99,103 @@ class OwedView:
         res = self.res
         return {
             "at": format_time(self.at),
-            "owed": [{"seat": g.seat, "items": [row(i.letter, res) for i in g.items]} for g in self.groups],
+            "owed": [{"seat": g.seat, "items": [owed_row(i, res) for i in g.items]} for g in self.groups],
             "scope": res.snapshot.scope.to_json(),
         }
 
 
-def standing(x: Letter, res: Resolution, at: datetime) -> OwedItem:
+def owed_row(item: OwedItem, res: Resolution) -> dict:
+    """An ``owed`` row: the query row and the item's ``attention``."""
+    out = row(item.letter, res)
+    out["attention"] = [c.to_json() for c in item.attention]
+    return out
+
+
+def _urgency(item: OwedItem, res: Resolution) -> tuple:
+    return (most_urgent(item.attention), *_order(item.letter, res))
+
+
+def standing(x: Letter, res: Resolution, at: datetime, attention: tuple[Code, ...] = ()) -> OwedItem:
     late = res.late(x)
     answered = res.answered(x)
     if late.yes and x.deadline_at is not None:
-        return OwedItem(x, late, answered, "late", at - x.deadline_at)
+        return OwedItem(x, late, answered, "late", at - x.deadline_at, attention=attention)
     if late.unknown or answered.unknown:
         reasons = late.reasons if late.unknown else answered.reasons
-        return OwedItem(x, late, answered, "uncertain", codes=tuple(sorted({r.code for r in reasons})))
+        return OwedItem(x, late, answered, "uncertain", codes=tuple(sorted({r.code for r in reasons})), attention=attention)
     if x.deadline_at is not None:
-        return OwedItem(x, late, answered, "due", x.deadline_at - at)
+        return OwedItem(x, late, answered, "due", x.deadline_at - at, attention=attention)
     if x.deadline:
-        return OwedItem(x, late, answered, "ambiguous-deadline")
-    return OwedItem(x, late, answered, "no-deadline")
+        return OwedItem(x, late, answered, "ambiguous-deadline", attention=attention)
+    return OwedItem(x, late, answered, "no-deadline", attention=attention)
 
 
-def owed_view(res: Resolution, seat: str | None = None) -> OwedView:
-    """What is owed at the resolution's clock, by the seat that owes it."""
-    groups = tuple(
-        OwedGroup(g.seat, tuple(standing(x, res, res.at) for x in g.items)) for g in owed(res, seat)
-    )
-    return OwedView(res.at, seat, groups, res)
+def owed_view(res: Resolution, seat: str | None = None, *, rules: Rules | None = None,
+              records: Records | None = None, codes: tuple[str, ...] = (),
+              with_attention: bool = True) -> OwedView:
+    """What is owed at the resolution's clock, by the seat that owes it (in SPEC 7's order,
+    ``core.owed``'s; ``by_urgency`` orders each seat's items by their codes), each item with its
+    attention codes (``rules``: default the letterbox's settings; ``records``: read from
+    the snapshot's letterbox). ``codes``: keep only items carrying one of them (known or
+    unknown); a seat left with none is left out. ``with_attention=False``: no codes, the
+    items in ``core.owed``'s order (a face whose answers cannot give the codes yet)."""
+    at = res.at
+    if not with_attention:
+        return OwedView(at, seat, tuple(OwedGroup(g.seat, tuple(standing(x, res, at) for x in g.items))
+                                        for g in owed(res, seat)), res)
+    if rules is None:
+        rules = Rules.of_letterbox(str(res.snapshot.root))
+    if records is None:
+        records = Records(res.snapshot)
+    wanted = frozenset(codes)
+    groups = []
+    for g in owed(res, seat):
+        items = []
+        for x in g.items:
+            codes_of = attention(x, res, at, rules, records)
+            if wanted and not any(c.code in wanted for c in codes_of):
+                continue
+            items.append(standing(x, res, at, codes_of))
+        if items:
+            groups.append(OwedGroup(g.seat, tuple(items)))
+    return OwedView(at, seat, tuple(groups), res)
+
+
+def attention_codes(values: list[str] | None) -> tuple[str, ...]:
+    """``--attention CODE`` (repeatable), each one of ``CODES``; else ``LetterboxError``."""
+    from ..errors import LetterboxError
+
+    out = []
+    for value in values or ():
+        if value not in CODES:
+            raise LetterboxError(f"--attention {value!r}: one of {', '.join(CODES)}")
+        out.append(value)
+    return tuple(out)
+
+
+def nothing_owed(scope, codes: tuple[str, ...] = ()) -> str:
+    """What an empty ``owed`` says: "nothing owed" only when the scope is complete; else
+    that it is so among the letters read, and what was not read. ``codes``: the filter."""
+    which = f" with attention {' or '.join(codes)}" if codes else ""
+    if scope.complete:
+        return "nothing owed" + which
+    unread = len(scope.unreadable) + len(scope.unsupported)
+    parts = []
+    if unread:
+        parts.append(f"{unread} file{'s' if unread != 1 else ''} unread (see check)")
+    if scope.partial:
+        seats = list(scope.participants)
+        parts.append(f"only {', '.join(seats)} {'was' if len(seats) == 1 else 'were'} read")
+    if not scope.atomic:
+        parts.append("files changed while the scan ran")
+    return f"nothing owed{which} among the letters read; " + "; ".join(parts)
+
+
+def attention_line(item: OwedItem) -> str:
+    """The item's codes on one line: ``late (due …, 2d overdue) · never-acked (…)``."""
+    return " · ".join(f"{c.code} ({c.detail})" for c in item.attention)
+
+
+def counts_line(view: OwedView) -> str:
+    """``late 2, never-acked 3 (1 unknown), …``: each code some item carries."""
+    return counts_text(view.counts())

@@ -16,6 +16,7 @@ def review_draft(snapshot: Snapshot, seat: str, at: datetime) -> Draft:
     ``at``: ids and the seats that owe them, never copied bodies."""
     from ..owed import owed
     from ..resolve import resolve
+    from ..review import attention_line
 
     at_utc = utc(at)
     res = resolve(snapshot, at_utc)
@@ -27,6 +28,7 @@ def review_draft(snapshot: Snapshot, seat: str, at: datetime) -> Draft:
     lines = [
         f"Review by {seat} of what is owed at {sent_stamp(at_utc)}.",
         f"Owed: {total}; late: {late}; lateness unknown: {unsure}.",
+        attention_line(res, seat),
         "Scope: " + ("complete" if scope.complete else "incomplete (" + "; ".join(scope.why_incomplete()) + ")")
         + f", {scope.letters} letters.",
     ]
