@@ -143,12 +143,20 @@ def held_over_chain(n: int) -> Snapshot:
     return snapshot(out)
 
 
+def open_held_over_chain(n: int) -> Snapshot:
+    """``held_over_chain`` with no ruling: every fork unsettled, each named in a reason."""
+    snap = held_over_chain(n)
+    del snap.letters[-1]
+    snap.scope.files = snap.scope.letters = len(snap.letters)
+    return snap
+
+
 SHAPES = {
     "fork": fork, "cycle": cycle, "cycle_with_replies": cycle_with_replies,
     "comb": comb, "settled_comb": settled_comb, "duplicated_id": duplicated_id,
     "open_unreadable": open_unreadable, "answered_duplicate": answered_duplicate,
     "replies_below": replies_below, "ruled_duplicate_comb": ruled_duplicate_comb,
-    "held_over_chain": held_over_chain,
+    "held_over_chain": held_over_chain, "open_held_over_chain": open_held_over_chain,
 }
 
 

@@ -30,6 +30,7 @@ SIZES = {
     "fork": 500, "cycle": 500, "cycle_with_replies": 400, "comb": 400, "settled_comb": 250,
     "duplicated_id": 1500, "open_unreadable": 500, "answered_duplicate": 600, "replies_below": 600,
     "ruled_duplicate_comb": 400, "held_over_chain": 400,
+    "open_held_over_chain": 1200,
 }
 
 
