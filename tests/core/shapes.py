@@ -179,3 +179,32 @@ def work(snap: Snapshot) -> int:
     size += len(json.dumps(digest(res), default=str))
     size += len(truth_view(res).doubt)
     return size
+
+
+def write(snap: Snapshot, root) -> None:
+    """The shape as a letterbox on disk at ``root`` (seats alpha and beta)."""
+    import os
+
+    for seat in snap.seats:
+        for folder in ("inbox", "processed"):
+            os.makedirs(os.path.join(root, seat, folder), exist_ok=True)
+    for x in snap.letters:
+        head = "".join(f"{k}: {v}\n" for k, v in x.fields)
+        with open(os.path.join(root, x.path), "w", encoding="utf-8") as f:
+            f.write(f"---\n{head}---\nbody\n")
+
+
+def scanned_work(root, letter_id: str) -> int:
+    """What a reading command does from the letters: scan, then ``work``, and ``show``,
+    ``current``, ``answered`` and the chain tree of one letter; the bytes written."""
+    from letterbox_tui.core.resolve import resolve
+    from letterbox_tui.core.scan import scan
+    from letterbox_tui.core.views.chain import chain_tree
+    from letterbox_tui.core.views.letter import answered_view, current_view, show_view
+
+    snap = scan(root)
+    size = work(snap)
+    res = resolve(snap, AT)
+    for view in (show_view, current_view, answered_view):
+        size += len(json.dumps(view(res, letter_id), default=str))
+    return size + len(chain_tree(res, res.by_id(letter_id)[0]).lines)

@@ -38,8 +38,9 @@ def _heads(res: Resolution, letter: Letter) -> list[str]:
     return list(dict.fromkeys(h.id for h in res.heads(letter)))
 
 
-def shown(res: Resolution, letter: Letter, limit: int = BODY_MAX) -> dict[str, Any]:
-    """One copy as ``show --json`` lists it (its file read through ``read_letter``)."""
+def shown(res: Resolution, letter: Letter, limit: int = BODY_MAX, heads: list[str] | None = None) -> dict[str, Any]:
+    """One copy as ``show --json`` lists it (its file read through ``read_letter``);
+    ``heads``: its chain's heads, when the caller has them (copies of one id share them)."""
     from ..sync import added
 
     root = str(res.snapshot.root)
@@ -52,7 +53,7 @@ def shown(res: Resolution, letter: Letter, limit: int = BODY_MAX) -> dict[str, A
         "headers": dict(letter.fields),
         "answers": {name: {"value": a.value, "reasons": [r.to_json() for r in a.reasons]} for name, a in found.items()},
         "head": head.id if head is not None else None,
-        "heads": _heads(res, letter),
+        "heads": _heads(res, letter) if heads is None else heads,
         "progress": _progress(res, letter),
         "provenance": {
             "path": letter.path,
@@ -74,8 +75,11 @@ def shown(res: Resolution, letter: Letter, limit: int = BODY_MAX) -> dict[str, A
 
 
 def show_view(res: Resolution, letter_id: str, limit: int = BODY_MAX) -> dict[str, Any]:
-    """The ``show --json`` document: every copy of the id."""
-    return {"id": letter_id, "letters": [shown(res, x, limit) for x in copies(res, letter_id)],
+    """The ``show --json`` document: every copy of the id (one chain, so one list of heads:
+    listing it for each copy was quadratic in an id held by many files, all heads)."""
+    found = copies(res, letter_id)
+    heads = _heads(res, found[0])
+    return {"id": letter_id, "letters": [shown(res, x, limit, heads) for x in found],
             "scope": res.snapshot.scope.to_json()}
 
 
