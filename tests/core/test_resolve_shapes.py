@@ -328,3 +328,17 @@ def test_a_ruled_comb_with_a_duplicated_id_settles_only_its_ruled_fork():
     assert res.current(lost).value == "no"
     (head,) = res.by_id("a000020")
     assert [r.code for r in res.current(head).reasons] == ["fork", "fork", "fork", "ambiguous-reference"]
+
+
+def test_show_of_an_id_held_by_many_files_lists_its_chains_heads_once(tmp_path):
+    from letterbox_tui.core.scan import scan
+    from letterbox_tui.core.views.letter import show_view
+
+    shapes.write(shapes.held_over_chain(40), tmp_path)
+    res = resolve(scan(tmp_path), AT)
+    asked = []
+    heads = res.heads
+    res.heads = lambda x: asked.append(x) or heads(x)  # every copy is a head: 40 each time
+    doc = show_view(res, "many")
+    assert len(doc["letters"]) == 40 and all(c["heads"] == ["many"] for c in doc["letters"])
+    assert len(asked) == 1
