@@ -157,11 +157,14 @@ def _cycles(res: Resolution, by_id: dict[str, list[Letter]]) -> list[Finding]:
 
 def _forks(res: Resolution, by_id: dict[str, list[Letter]]) -> list[Finding]:
     """A fork: two or more letters supersede the same letter. A settled one (a ruling on a
-    dispute naming every branch upholds one branch) is a warning; any other, a problem."""
+    dispute naming every branch upholds one branch) is a warning; any other, a problem.
+    Its files are those of the letters superseding it (a copy of a branch's id that
+    supersedes another letter is not in this fork: naming every copy in every fork made
+    ``check`` quadratic in an id held by many files)."""
     out = []
     for fork in res.forks():
         ids = (fork.at, *fork.branches)
-        paths = tuple(x.path for i in fork.branches for x in by_id.get(i, ()))
+        paths = tuple(x.path for x in res.superseders(by_id[fork.at][0]))
         n = len(fork.branches)
         if fork.settled:
             detail = (f"{n} letters supersede {fork.at}; dispute {fork.dispute} settles it: "

@@ -3,7 +3,9 @@ a comb (a chain with a side branch at every link), the comb with every fork sett
 ruling, and a cycle whose letters have replies. Each is a ``Snapshot`` of plain letters, as
 the header grammar would make them; ``work(snapshot)`` is what the reading commands do with
 one: resolve, every row's answers and reasons as JSON, and ``check``'s findings. Also: one id
-held by n files, and n unreadable files that may each be a reply to any of n tasks."""
+held by n files, and n unreadable files that may each be a reply to any of n tasks; a comb
+whose middle id is held twice with different ``supersedes``, and one id held by n files each
+superseding another letter of one chain, each under a ruled dispute (issues 27 and 28)."""
 
 from __future__ import annotations
 
@@ -112,11 +114,49 @@ def replies_below(n: int) -> Snapshot:
     return snapshot(out)
 
 
+def copy(x: Letter, name: str) -> Letter:
+    """The letter ``x`` as the file ``<to>/inbox/<name>`` (another file holding its id)."""
+    x.path, x.name = f"{x.recipient}/inbox/{name}", name
+    return x
+
+
+def ruled_duplicate_comb(n: int) -> Snapshot:
+    """The comb, its middle id held by a second file superseding another letter (so the
+    chain is no tree), and one ruling settling its first fork."""
+    snap = comb(n)
+    k = n // 2
+    snap.letters.append(copy(letter(f"a{k:06d}", supersedes="b000000"), f"a{k:06d}-copy.md"))
+    snap.letters.append(letter("d", type="dispute", disputes="a000001,b000000"))
+    snap.letters.append(letter("r", type="ruling", rules_on="d", upholds="a000001"))
+    snap.scope.files = snap.scope.letters = len(snap.letters)
+    return snap
+
+
+def held_over_chain(n: int) -> Snapshot:
+    """A chain t0 <- t1 <- ... of n letters, and n files holding one id, the i-th superseding
+    t_i (so every link is a fork), with a ruling upholding the chain's head: every fork
+    settled."""
+    out = [letter(f"t{i:06d}", supersedes=f"t{i - 1:06d}" if i else "") for i in range(n)]
+    out += [copy(letter("many", supersedes=f"t{i:06d}"), f"many-{i:06d}.md") for i in range(n)]
+    out.append(letter("d", type="dispute", disputes=f"t{n - 1:06d},many"))
+    out.append(letter("r", type="ruling", rules_on="d", upholds=f"t{n - 1:06d}"))
+    return snapshot(out)
+
+
+def open_held_over_chain(n: int) -> Snapshot:
+    """``held_over_chain`` with no ruling: every fork unsettled, each named in a reason."""
+    snap = held_over_chain(n)
+    del snap.letters[-1]
+    snap.scope.files = snap.scope.letters = len(snap.letters)
+    return snap
+
+
 SHAPES = {
     "fork": fork, "cycle": cycle, "cycle_with_replies": cycle_with_replies,
     "comb": comb, "settled_comb": settled_comb, "duplicated_id": duplicated_id,
     "open_unreadable": open_unreadable, "answered_duplicate": answered_duplicate,
-    "replies_below": replies_below,
+    "replies_below": replies_below, "ruled_duplicate_comb": ruled_duplicate_comb,
+    "held_over_chain": held_over_chain, "open_held_over_chain": open_held_over_chain,
 }
 
 
@@ -139,3 +179,32 @@ def work(snap: Snapshot) -> int:
     size += len(json.dumps(digest(res), default=str))
     size += len(truth_view(res).doubt)
     return size
+
+
+def write(snap: Snapshot, root) -> None:
+    """The shape as a letterbox on disk at ``root`` (seats alpha and beta)."""
+    import os
+
+    for seat in snap.seats:
+        for folder in ("inbox", "processed"):
+            os.makedirs(os.path.join(root, seat, folder), exist_ok=True)
+    for x in snap.letters:
+        head = "".join(f"{k}: {v}\n" for k, v in x.fields)
+        with open(os.path.join(root, x.path), "w", encoding="utf-8") as f:
+            f.write(f"---\n{head}---\nbody\n")
+
+
+def scanned_work(root, letter_id: str) -> int:
+    """What a reading command does from the letters: scan, then ``work``, and ``show``,
+    ``current``, ``answered`` and the chain tree of one letter; the bytes written."""
+    from letterbox_tui.core.resolve import resolve
+    from letterbox_tui.core.scan import scan
+    from letterbox_tui.core.views.chain import chain_tree
+    from letterbox_tui.core.views.letter import answered_view, current_view, show_view
+
+    snap = scan(root)
+    size = work(snap)
+    res = resolve(snap, AT)
+    for view in (show_view, current_view, answered_view):
+        size += len(json.dumps(view(res, letter_id), default=str))
+    return size + len(chain_tree(res, res.by_id(letter_id)[0]).lines)

@@ -14,9 +14,15 @@ that "is m in the branch of s" is two comparisons, and the winning and losing br
 every settled fork are marked in one more walk. Whether a dispute names a letter in every
 branch is asked of every branch but the largest by listing its letters (each letter lies in
 a branch that is not the largest of its fork at most log n times) and of the largest by
-listing the dispute's own ids. Chains where an id supersedes two ids fall back to walking
-each branch (``_general``: quadratic in nested forks, and only reached when a dispute
-with a ruling names a letter of such a chain, since nothing else can settle a fork).
+listing the dispute's own ids.
+
+A chain where an id supersedes two ids (copies of a duplicated id with different
+``supersedes``) is a tree plus the copies' other pointers (``_Dag``): "is m in the branch of
+s" is the subtree test or a test of two bit sets, one bit for each letter with several
+pointers or on a cycle, and only the letters that reach such a letter (the *tangled* ones,
+which may lie in several branches of one fork) and the disputes naming one are asked fork by
+fork; the rest is the tree's walk. ``_general`` walks every branch as a set: what both must
+agree with (the tests compare them).
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from dataclasses import dataclass
 
 from ..model import Letter, Reason
 from .common import sorted_letters
-from .graph import reverse_reach
+from .graph import reverse_reach, tarjan
 from .index import Index
 
 
@@ -71,7 +77,7 @@ def analyse_forks(
     if not _may_settle(index, ids):
         settled, losing, winning = [], {}, {}  # no ruled dispute names a letter of the chain
     elif any(len(out.get(i, ())) > 1 for i in ids):
-        settled, losing, winning = _general(index, forks, superseder_ids)
+        settled, losing, winning = _Dag(index, ids, superseder_ids).analyse(forks)
     else:
         settled, losing, winning = _Tree(index, ids, superseder_ids, on_cycle).analyse(forks)
     found: list[Fork] = []
@@ -127,13 +133,13 @@ def _upheld(index: Index, dispute_id: str) -> tuple[str, tuple[Letter, ...]] | N
     return u, tuple(sorted_letters(rulings))
 
 
-def _decide(index: Index, qualifying, branch_of_upheld) -> tuple[str, str, tuple[Letter, ...]] | None:
+def _decide(index: Index, qualifying, branch_of_upheld, upheld=None) -> tuple[str, str, tuple[Letter, ...]] | None:
     """Of the disputes naming every branch of a fork, the one branch their rulings make win
     (with the dispute and rulings), or None. ``branch_of_upheld(u)`` lists the branches
-    holding ``u``."""
+    holding ``u``; ``upheld(dispute_id)`` is ``_upheld`` (or a cache of it)."""
     outcomes: dict[str, tuple[str, tuple[Letter, ...]]] = {}
     for dispute_id in sorted(qualifying):
-        found = _upheld(index, dispute_id)
+        found = _upheld(index, dispute_id) if upheld is None else upheld(dispute_id)
         if found is None:
             continue
         u, rulings = found
@@ -259,11 +265,241 @@ class _Tree:
         return losing, winning
 
 
+class _Dag:
+    """Any chain, in particular one where an id supersedes several ids: what ``_general``
+    decides, without walking every branch.
+
+    The chain's strongly connected sets (one letter each, or the letters of a cycle) are
+    *nodes*; each node's first target is its parent in a forest, the other targets are its
+    *extra* pointers. A path from m down to s either follows parents only (m lies in the
+    subtree of s: two comparisons of the depth-first numbers) or ends with an extra pointer
+    of some node x that m reaches, into the subtree of s. So every node that has extra
+    pointers or is a cycle gets a bit, ``reach[c]`` holds the bits of those m reaches, and
+    ``into[c]`` those whose extra pointers land in the subtree of c: m lies in the branch of
+    s when the subtree test holds or ``reach[m] & into[s]``.
+
+    A node that reaches no bit (``reach`` is 0) is *plain*: it supersedes one id, and so do
+    all below it, so it lies in exactly one branch of each fork below it, and its marks are
+    the tree's walk; so are the disputes naming only plain letters. The *tangled* nodes (and
+    the disputes naming one) are asked fork by fork.
+    """
+
+    def __init__(self, index: Index, ids: list[str], superseder_ids: dict[str, tuple[str, ...]]) -> None:
+        self.index = index
+        self.superseder_ids = superseder_ids
+        out = index.out
+        nodes = tarjan(ids, out)  # targets before the letters superseding them
+        node_of: dict[str, int] = {}
+        for c, members in enumerate(nodes):
+            for v in members:
+                node_of[v] = c
+        parent = [-1] * len(nodes)
+        reach = [0] * len(nodes)
+        into_here = [0] * len(nodes)
+        kids: list[list[int]] = [[] for _ in nodes]
+        bits = 0
+        for c, members in enumerate(nodes):
+            targets: dict[int, None] = {}
+            cyclic = len(members) > 1
+            for v in members:
+                for t in out.get(v, ()):
+                    tc = node_of[t]
+                    if tc == c:
+                        cyclic = True
+                    else:
+                        targets[tc] = None
+            mine = 0
+            if cyclic or len(targets) > 1:
+                mine = 1 << bits
+                bits += 1
+            r = mine
+            for k, tc in enumerate(targets):
+                r |= reach[tc]
+                if k == 0:
+                    parent[c] = tc
+                    kids[tc].append(c)
+                else:
+                    into_here[tc] |= mine
+            reach[c] = r
+        # depth-first numbers: the subtree of c is the nodes numbered tin[c] .. end[c] - 1
+        tin = [0] * len(nodes)
+        end = [0] * len(nodes)
+        order: list[int] = []
+        for root in range(len(nodes)):
+            if parent[root] != -1:
+                continue
+            stack = [root]
+            while stack:
+                c = stack.pop()
+                if c < 0:
+                    end[~c] = len(order)
+                    continue
+                tin[c] = len(order)
+                order.append(c)
+                stack.append(~c)
+                stack.extend(kids[c])
+        into = into_here
+        for c in reversed(order):  # children before parents
+            p = parent[c]
+            if p != -1:
+                into[p] |= into[c]
+        self.nodes = nodes
+        self.node_of = node_of
+        self.parent = parent
+        self.reach = reach
+        self.into = into
+        self.tin = tin
+        self.end = end
+        self.order = order
+        self._upheld: dict[str, tuple[str, tuple[Letter, ...]] | None] = {}
+        self._names: dict[str, tuple[int, ...]] = {}
+
+    def holds(self, s: int, m: int) -> bool:
+        """Whether node ``m`` lies in the branch of node ``s``."""
+        tin = self.tin
+        return tin[s] <= tin[m] < self.end[s] or bool(self.reach[m] & self.into[s])
+
+    def upheld(self, dispute_id: str) -> tuple[str, tuple[Letter, ...]] | None:
+        if dispute_id not in self._upheld:
+            self._upheld[dispute_id] = _upheld(self.index, dispute_id)
+        return self._upheld[dispute_id]
+
+    def names(self, dispute_id: str) -> tuple[int, ...]:
+        """The nodes of the chain that the disputes holding this id name."""
+        found = self._names.get(dispute_id)
+        if found is None:
+            node_of = self.node_of
+            found = self._names[dispute_id] = tuple({
+                node_of[m] for x in self.index.holding(dispute_id) if x.type == "dispute"
+                for m in x.disputes if m in node_of
+            })
+        return found
+
+    def analyse(self, forks: list[str]) -> tuple[list[_Settled], dict[str, Reason], dict[str, Reason]]:
+        index = self.index
+        reach = self.reach
+        # the disputes whose rulings uphold one letter they name: the only ones that settle
+        tangled_disputes: list[str] = []
+        plain_disputes: set[str] = set()
+        seen: set[str] = set()
+        for members in self.nodes:
+            for m in members:
+                for d in index.disputes_naming.get(m, ()):
+                    if d.id in seen:
+                        continue
+                    seen.add(d.id)
+                    if self.upheld(d.id) is None:
+                        continue
+                    if any(reach[c] for c in self.names(d.id)):
+                        tangled_disputes.append(d.id)
+                    else:
+                        plain_disputes.add(d.id)
+        settled: list[_Settled] = []
+        for f in forks:
+            outcome = self._settle(f, plain_disputes, tangled_disputes)
+            if outcome is not None:
+                settled.append((f, *outcome))
+        if not settled:
+            return settled, {}, {}
+        return settled, *self._mark(settled)
+
+    def _settle(self, f: str, plain_disputes: set[str], tangled_disputes: list[str]):
+        node_of = self.node_of
+        sups = self.superseder_ids[f]
+        branches = [node_of[s] for s in sups]
+        holds = self.holds
+        qualifying: set[str] = set()
+        if plain_disputes and not any(self.reach[c] for c in branches):
+            # plain branches: subtrees, as in ``_Tree``; disputes naming plain letters only
+            tin, end, order, nodes = self.tin, self.end, self.order, self.nodes
+            disputes_naming = self.index.disputes_naming
+            largest = max(branches, key=lambda c: end[c] - tin[c])
+            found: set[str] | None = None
+            for c in branches:
+                if c == largest:
+                    continue
+                named = {
+                    d.id for b in order[tin[c]:end[c]] for m in nodes[b] for d in disputes_naming.get(m, ())
+                    if d.id in plain_disputes
+                }
+                found = named if found is None else found & named
+                if not found:
+                    break
+            qualifying.update(
+                d for d in found or () if any(tin[largest] <= tin[m] < end[largest] for m in self.names(d))
+            )
+        for d in tangled_disputes:
+            names = self.names(d)
+            if all(any(holds(c, m) for m in names) for c in branches):
+                qualifying.add(d)
+        if not qualifying:
+            return None
+
+        def branch_of_upheld(u: str) -> list[str]:
+            m = node_of.get(u)
+            return [] if m is None else [s for s, c in zip(sups, branches) if holds(c, m)]
+
+        return _decide(self.index, qualifying, branch_of_upheld, self.upheld)
+
+    def _mark(self, settled: list[_Settled]) -> tuple[dict[str, Reason], dict[str, Reason]]:
+        """Letters on the losing and the winning branches, the fork with the smallest id
+        giving the reason (settled forks come sorted): plain letters down the forest, as
+        ``_Tree`` does, tangled ones asked of each settled fork."""
+        rank = {f: (f, *ruled_reasons(f, winner, dispute_id, rulings)) for f, winner, dispute_id, rulings in settled}
+        winner_of = {f: winner for f, winner, _d, _r in settled}
+        nodes, parent, reach = self.nodes, self.parent, self.reach
+        lose: dict[str, tuple[str, Reason, Reason]] = {}
+        win: dict[str, tuple[str, Reason, Reason]] = {}
+        for c in self.order:  # parents before children
+            p = parent[c]
+            if p == -1 or reach[c]:
+                continue
+            (v,), (pid,) = nodes[c], nodes[p]  # a plain node and its parent: one letter each
+            best_lose = lose.get(pid)
+            best_win = win.get(pid)
+            w = winner_of.get(pid)
+            if w is not None:
+                mark = rank[pid]
+                if v == w:
+                    if best_win is None or mark[0] < best_win[0]:
+                        best_win = mark
+                elif best_lose is None or mark[0] < best_lose[0]:
+                    best_lose = mark
+            if best_lose is not None:
+                lose[v] = best_lose
+            if best_win is not None:
+                win[v] = best_win
+        node_of = self.node_of
+        holds = self.holds
+        forks = [(rank[f], node_of[w], [node_of[s] for s in self.superseder_ids[f] if s != w]) for f, w, _d, _r in settled]
+        for c, members in enumerate(nodes):
+            if not reach[c]:
+                continue
+            best_lose = best_win = None
+            for mark, w, others in forks:
+                in_winner = holds(w, c)
+                if in_winner:
+                    if best_win is None:
+                        best_win = mark
+                elif best_lose is None and any(holds(s, c) for s in others):
+                    best_lose = mark
+                if best_win is not None and best_lose is not None:
+                    break
+            for v in members:
+                if best_lose is not None:
+                    lose[v] = best_lose
+                if best_win is not None:
+                    win[v] = best_win
+        losing = {m: mark[1] for m, mark in lose.items()}
+        winning = {m: mark[2] for m, mark in win.items() if m not in lose}
+        return losing, winning
+
+
 def _general(
     index: Index, forks: list[str], superseder_ids: dict[str, tuple[str, ...]],
 ) -> tuple[list[_Settled], dict[str, Reason], dict[str, Reason]]:
-    """Any chain: each branch walked as a set (quadratic in nested forks; only for chains
-    where an id supersedes two ids, which takes a duplicated id)."""
+    """Any chain: each branch walked as a set, as SPEC 5 says it (quadratic in nested
+    forks: what ``_Tree`` and ``_Dag`` must agree with)."""
     settled: list[tuple[_Settled, dict[str, set[str]]]] = []
     for f in forks:
         branches = {s: reverse_reach(s, superseder_ids) for s in superseder_ids[f]}

@@ -259,8 +259,12 @@ class Index:
 
     def paths_of(self, ids) -> tuple[str, ...]:
         """The paths of the readable letters holding these ids, sorted, at most
-        ``MAX_NAMED`` (for a reason that names these ids)."""
-        return tuple(sorted(x.path for i in ids for x in self.holding(i)))[:MAX_NAMED]
+        ``MAX_NAMED`` (for a reason that names these ids). An id's holders are sorted by
+        path: its first ``MAX_NAMED`` are enough (an id held by many files is named in a
+        reason of each fork it makes)."""
+        paths = [x.path for i in ids for x in self.holding(i)[:MAX_NAMED]]
+        paths.sort()
+        return tuple(paths[:MAX_NAMED])
 
     def terminal_replies(self, letter: Letter) -> tuple[Letter, ...]:
         """Terminal replies to this letter, sorted (made on each call when the id has one

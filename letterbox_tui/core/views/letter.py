@@ -59,9 +59,10 @@ def _heads(res: Resolution, letter: Letter) -> list[str]:
 
 
 def shown(res: Resolution, letter: Letter, limit: int = BODY_MAX, *,
-          history: dict[str, Any] | None | bool = False) -> dict[str, Any]:
+          history: dict[str, Any] | None | bool = False, heads: list[str] | None = None) -> dict[str, Any]:
     """One copy as ``show --json`` lists it (its file read through ``read_letter``);
-    ``history``: its arrival as ``core.sync.added_all`` gave it (False: asked here)."""
+    ``history``: its arrival as ``core.sync.added_all`` gave it (False: asked here);
+    ``heads``: its chain's heads, when the caller has them (copies of one id share them)."""
     from ..sync_history import added
 
     root = str(res.snapshot.root)
@@ -74,7 +75,7 @@ def shown(res: Resolution, letter: Letter, limit: int = BODY_MAX, *,
         "headers": dict(letter.fields),
         "answers": {name: {"value": a.value, "reasons": [r.to_json() for r in a.reasons]} for name, a in found.items()},
         "head": head.id if head is not None else None,
-        "heads": _heads(res, letter),
+        "heads": _heads(res, letter) if heads is None else heads,
         "progress": _progress(res, letter),
         "disputed_by": [{"dispute": d.id, "ruled_by": [r.id for r in rulings]}
                         for d, rulings in disputed_by(res, letter)],
@@ -98,12 +99,14 @@ def shown(res: Resolution, letter: Letter, limit: int = BODY_MAX, *,
 
 
 def show_view(res: Resolution, letter_id: str, limit: int = BODY_MAX) -> dict[str, Any]:
-    """The ``show --json`` document: every copy of the id."""
+    """The ``show --json`` document: every copy of the id (one chain, so one list of heads:
+    listing it for each copy was quadratic in an id held by many files, all heads)."""
     from ..sync_history import added_all
 
     held = copies(res, letter_id)
+    heads = _heads(res, held[0])
     arrivals = added_all(str(res.snapshot.root), [x.path for x in held])  # one history walk for all
-    return {"id": letter_id, "letters": [shown(res, x, limit, history=arrivals[x.path]) for x in held],
+    return {"id": letter_id, "letters": [shown(res, x, limit, history=arrivals[x.path], heads=heads) for x in held],
             "scope": res.snapshot.scope.to_json()}
 
 
