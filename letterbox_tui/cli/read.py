@@ -292,12 +292,11 @@ def thread_lines(view: Any, res: Resolution) -> list[str]:
 
 @_collector_paused
 def cmd_thread(args: Namespace) -> int:
-    from letterbox_tui.core.views.letter import copies
+    from letterbox_tui.core.views.letter import thread_of
     from letterbox_tui.core.views.thread import thread_view
 
     snapshot, res = _resolved(args, _now())
-    letter = copies(res, args.id)[0]
-    view = thread_view(res, letter.thread_id)
+    view = thread_view(res, thread_of(res, args.id))
     scope = snapshot.scope
     if args.json:
         # the tree is encoded by the view without recursion (json.dumps recurses: a reply
