@@ -592,4 +592,7 @@ def _exists(s: Served, query, args: Namespace) -> int:
 def _one(command: str, s: Served, args: Namespace) -> int:
     from . import read
 
-    return getattr(read, f"cmd_{command}")(args, s.ix.component_snapshot(args.id, s.scanned_at))
+    part = s.ix.component_snapshot(args.id, s.scanned_at)
+    if not any(x.id == args.id for x in part.letters):  # a display id, token or path (core.references)
+        return getattr(read, f"cmd_{command}")(args)
+    return getattr(read, f"cmd_{command}")(args, part)
