@@ -26,9 +26,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("write:cmd_demo", "write a demo letterbox, then open it"),
     "query": ("memoised:cmd_query", "letters matching header terms, three-valued"),
     "exists": ("memoised:cmd_exists", "did this ever happen? yes, no or unknown"),
-    "show": ("read:cmd_show", "one letter: headers, answers, provenance, body"),
-    "current": ("read:cmd_current", "is this letter current? its chain and head"),
-    "answered": ("read:cmd_answered", "is this letter answered? its replies and acks"),
+    "show": ("indexed:cmd_show", "one letter: headers, answers, provenance, body"),
+    "current": ("indexed:cmd_current", "is this letter current? its chain and head"),
+    "answered": ("indexed:cmd_answered", "is this letter answered? its replies and acks"),
     "thread": ("read:cmd_thread", "a thread as a reply tree"),
     "owed": ("read:cmd_owed", "tasks still owed, by the seat that owes them"),
     "disputes": ("read:cmd_disputes", "open disputes: where we still disagree"),
@@ -46,6 +46,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "schema": ("schema:cmd_schema", "the JSON Schema of each command's --json output"),
     "sync": ("sync:cmd_sync", "a letterbox in git: commit what is new, fetch, rebase, push"),
     "mcp": ("mcp:cmd_mcp", "a read-only MCP server over stdio: the reading commands as tools"),
+    "inbox": ("inbox:cmd_inbox", "a seat's inbox as the protocol's check lists it: live first, stale last"),
 }
 
 
@@ -195,6 +196,8 @@ def _configure(name: str, p: argparse.ArgumentParser) -> None:
                        help="write nothing: exit 1 when the seat's last review is older than --every")
         p.add_argument("--every", metavar="INTERVAL", help="with --check: how often a review is due (1d, 12h, 90m, 2w)")
         p.add_argument("--json", action="store_true", help="with --check: print JSON")
+    elif name == "inbox":
+        importlib.import_module(f"{__name__}.inbox").configure(p)
     elif name == "schema":  # the names are checked by the command (core.schema stays unimported here)
         p.add_argument("name", nargs="?", metavar="COMMAND", help="a command with --json (default: all of them)")
 
