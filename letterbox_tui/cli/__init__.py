@@ -121,6 +121,8 @@ def _configure(name: str, p: argparse.ArgumentParser) -> None:
         p.add_argument("--fetch", action="store_true", help="a letterbox in git: fetch its upstream first")
     if name in ("query", "exists"):
         p.add_argument("terms", nargs="*", metavar="TERM")
+    if name == "query":
+        importlib.import_module(f"{__name__}.compat").configure(p)
     elif name in ("show", "current", "answered", "thread"):
         p.add_argument("id", metavar="ID")
     elif name == "owed":
@@ -276,6 +278,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return cmd_app(args)
         target, _ = COMMANDS[args.command]
+        if getattr(args, "compat_v2", False):  # the protocol's compat document (cli.compat)
+            target = "compat:cmd_compat"
         module_name, func_name = target.split(":")
         if _script and module_name in _QUICK_END_MODULES:
             # A reading command under the console script: the process ends with it (run),
