@@ -120,3 +120,12 @@ def thread_reference(snapshot: Snapshot, ref: str) -> str | None:
     if found is None:
         return None
     return min((x for x in letters if x.id == found), key=lambda x: x.path).thread_id
+
+
+def start_id(snapshot: Snapshot, ref: str) -> str:
+    """The id the app opens on for ``--letter REF``: what ``ref`` names, else ``ref`` itself
+    (the app then says there is no such letter; an ambiguous one names no single letter)."""
+    try:
+        return resolve_reference(snapshot, ref) or ref
+    except LetterboxError:
+        return ref
