@@ -116,9 +116,10 @@ class AppModel:
         reviews = [x for x in snapshot.letters if x.type == "review" and x.sent_at is not None]
         model.last_review = max(reviews, key=lambda x: x.sent_at) if reviews else None
         model.leases = read_leases(root, snapshot.seats)[0]  # read, never taken or broken
-        if snapshot.scope.sync is not None:  # taken here, in the scan worker
-            from letterbox_tui.core.sync import unpushed
+        from letterbox_tui.core.sync import status, unpushed
 
+        snapshot.scope.sync = status(root)  # taken here, in the scan worker
+        if snapshot.scope.sync is not None:
             model.unpushed = unpushed(root)
         if first in BUILDERS:
             model.compute(first)

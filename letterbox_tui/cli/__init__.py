@@ -46,6 +46,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "schema": ("schema:cmd_schema", "the JSON Schema of each command's --json output"),
     "sync": ("sync:cmd_sync", "a letterbox in git: commit what is new, fetch, rebase, push"),
     "mcp": ("mcp:cmd_mcp", "a read-only MCP server over stdio: the reading commands as tools"),
+    "status": ("write:cmd_status", "write a seat's status note (<seat>/status.md): working, idle or blocked"),
     "inbox": ("inbox:cmd_inbox", "a seat's inbox as the protocol's check lists it: live first, stale last"),
 }
 
@@ -80,6 +81,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--view", choices=["owed", "disputes", "truth", "all", "problems"], help="open the app on this view")
     parser.add_argument("--letter", metavar="ID", help="open the app with this letter selected")
     parser.add_argument("--theme", metavar="NAME", help="the app's theme")
+    from letterbox_tui import __version__
+
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name, (_, help_text) in COMMANDS.items():
         if only is not None and name != only:
@@ -146,6 +150,9 @@ def _configure(name: str, p: argparse.ArgumentParser) -> None:
     elif name == "sync":
         p.add_argument("--no-push", action="store_true", help="commit, fetch and rebase, but do not push")
         p.add_argument("--remote", metavar="R", help="the remote to sync with (default: the branch's own, else origin)")
+        p.add_argument("--restore-letters", action="store_true",
+                       help="when the remote deleted or rewrote letters this copy holds: take its other changes "
+                            "and commit those letters back as they are here (without it: nothing changes, exit 2)")
         p.add_argument("--json", action="store_true", help="print JSON")
     elif name == "demo":
         p.add_argument("dir", nargs="?", metavar="DIR")
@@ -189,6 +196,10 @@ def _configure(name: str, p: argparse.ArgumentParser) -> None:
         p.add_argument("id", metavar="ID")
         _as_option(p)
         p.add_argument("note", nargs="+", metavar="NOTE", help="one line (the words are joined by spaces)")
+    elif name == "status":
+        p.add_argument("seat", metavar="SEAT")
+        p.add_argument("state", choices=["working", "idle", "blocked"])
+        p.add_argument("note", nargs="*", metavar="NOTE", help="one line (the words are joined by spaces)")
     elif name == "leases":
         p.add_argument("--json", action="store_true", help="print JSON")
     elif name == "review":

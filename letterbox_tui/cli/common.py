@@ -40,10 +40,12 @@ def open_root(args: Namespace) -> Path:
 
         sync.KEEP = wanted  # the kept sync block follows the one cache switch, both ways
     if getattr(args, "fetch", False):
-        from letterbox_tui.core.sync_run import fetch
+        from letterbox_tui.core.sync_run import fetch_for_reading
+        from letterbox_tui.core.text import clean
 
         args.fetch = False
-        fetch(root)
+        if notice := fetch_for_reading(root):  # the remote gave no answer: the local copy, said so
+            print(f"letterbox-tui: {clean(notice, single_line=True)}", file=sys.stderr)
     return root
 
 
@@ -78,6 +80,9 @@ def load(args: Namespace) -> tuple[Path, Settings, Snapshot]:
         use_cache=use_header_cache,
     )
     keep(snapshot)
+    from letterbox_tui.core.sync import status
+
+    snapshot.scope.sync = status(root)  # how current a copy kept in git is (None outside git)
     if on_loaded is not None:
         on_loaded(snapshot)
     return root, settings, snapshot

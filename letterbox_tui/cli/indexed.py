@@ -52,6 +52,9 @@ class Served:
         self.proof = proof
         self.scanned_at = began.isoformat().replace("+00:00", "Z")
         self.scope = ix.scope(self.scanned_at)
+        from letterbox_tui.core.sync import status
+
+        self.scope.sync = status(ix.root)
 
     def scope_text(self) -> str:
         """The scope as compact JSON: what the index recorded, then ``sync`` and

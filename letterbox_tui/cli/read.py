@@ -190,6 +190,10 @@ def _print_show(con: Any, item: dict[str, Any]) -> None:
         a.add_row(output.text(name), output.answer_text(ans["value"]), output.text(output.reasons_line(ans["reasons"])))
     a.add_row(output.text("head"), output.text(item["head"] or "none"), output.text("heads: " + ", ".join(item["heads"])))
     con.print(a)
+    from letterbox_tui.core.views.letter import dispute_lines
+
+    for line in dispute_lines(item):  # what the letter itself never says
+        con.print(output.text(line))
     if item["progress"] is not None:
         con.print(output.text(_progress_line(item["progress"])))
     p = item["provenance"]
@@ -197,7 +201,9 @@ def _print_show(con: Any, item: dict[str, Any]) -> None:
     if p["sha256"] is not None and p["size"] is not None and (p["sha256_bytes"] or 0) < p["size"]:
         covers = f" (of its first {p['sha256_bytes']} bytes only: the file is larger)"
     con.print(output.text(f"path {p['path']}  sha256 {p['sha256']}{covers}  size {p['size']}"))
-    if h := p["history"]:
+    if (h := p["history"]) and h.get("unknown"):  # a shallow clone: when it arrived is not known
+        con.print(output.text(f"arrival unknown: {h['unknown']}"))
+    elif h:
         sent = item["headers"].get("sent", "")
         con.print(output.text(f"committed {h['committed_at']} by {h['author']} on {h['machine'] or 'an unknown machine'}"
                               f" in {h['commit'][:12]} (sent {sent or 'not given'})"))
@@ -414,6 +420,12 @@ def cmd_check(args: Namespace) -> int:
         view = view.with_findings([Finding("stale-temporary", "a writer's hidden temporary over a day old "
                                            "(a writer was killed before publishing); safe to remove", (), (rel,))
                                    for rel in temporaries])
+    from letterbox_tui.core.sync_losses import remote_losses
+
+    if losses := remote_losses(root):  # in git: letters the upstream deleted or rewrote (sync refuses)
+        view = view.with_findings([Finding(f"remote-{'deletion' if x.kind == 'deleted' else 'rewrite'}",
+                                           f"{x.kind} on {x.commit[:12]} by {x.author}; kept here, sync refuses it",
+                                           (x.letter,), (x.path,)) for x in losses])
     if stale:
         detail = f"{len(stale)} cached header{'s' if len(stale) != 1 else ''} did not match the file; re-read"
         view = view.with_findings([Finding("stale-cache", detail, (), tuple(stale))])

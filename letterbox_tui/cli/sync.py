@@ -3,9 +3,15 @@
     letterbox-tui sync               # commit what is new, fetch, rebase, push
     letterbox-tui sync --no-push     # the same, without pushing
     letterbox-tui sync --remote R    # another remote than the branch's own
+    letterbox-tui sync --restore-letters  # take the remote's changes, but commit back
+                                          # the letters it deleted or rewrote
 
 Exit 2 with one line on a conflict (nothing changed: the rebase undoes itself), on an
-unreachable remote or a refused login (nothing local changed), outside git.
+unreachable remote, a refused login or a remote that gives no answer within
+``[git] network_timeout`` (nothing local changed), outside git. A letter another machine
+deleted or rewrote in place is never deleted or rewritten here: one line per letter, exit
+2, nothing changed, unless ``--restore-letters``. The repository's own hooks run, as git
+runs them (``pre-push``, ``reference-transaction``); a reading command runs none.
 """
 
 from __future__ import annotations
@@ -56,7 +62,8 @@ def cmd_sync(args: Namespace) -> int:
     root = open_root(args)
     progress = ProgressLine()
     try:
-        result = sync(root, push=not args.no_push, remote=args.remote, progress=progress)
+        result = sync(root, push=not args.no_push, remote=args.remote, progress=progress,
+                      restore_letters=args.restore_letters)
     finally:
         progress.done()
     state = sync_state.status(root)
@@ -70,6 +77,8 @@ def cmd_sync(args: Namespace) -> int:
         parts.append(f"{result.rebased} local commit{'s' if result.rebased != 1 else ''} rebased")
     parts.append("pushed" if result.pushed else "not pushed")
     print(f"synced {result.branch} with {result.remote}: " + ", ".join(parts))
+    if result.restored:
+        print(f"{len(result.restored)} letter(s) the remote deleted or rewrote committed back as they are here")
     if result.waiting:
         print(f"{len(result.waiting)} file(s) wait for a reply or move in progress: next sync")
     if state and state.get("uncommitted"):

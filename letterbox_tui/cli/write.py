@@ -10,6 +10,7 @@ import os
 import sys
 from argparse import Namespace
 from collections.abc import Callable
+from typing import NoReturn
 from datetime import datetime
 from pathlib import Path
 
@@ -54,6 +55,10 @@ def _stdin_body(*, optional: bool = False) -> str:
 
 
 def _emit(line: str) -> None:
+    """One line on stdout. Started with stdout closed (``>&-``: ``sys.stdout`` is None),
+    ``OSError`` (EBADF), as a failed write would."""
+    if sys.stdout is None:
+        raise OSError(9, "stdout is closed")
     sys.stdout.write(line + "\n")
     sys.stdout.flush()
 
@@ -63,20 +68,28 @@ class _Unreported(Exception):
 
 
 def _published(letter_id: str, line: str | None = None) -> None:
-    """Print what was published; when stdout fails (a full disk, a closed pipe) say so on
-    stderr with the id, and end with exit 4: a retry would send it twice."""
+    """Print what was published; when stdout fails (closed, a full disk, a closed pipe)
+    say so on stderr with the id, and end with exit 4: a retry would send it twice."""
     try:
         _emit(letter_id if line is None else line)
     except OSError as exc:
-        try:  # what stdout still holds goes nowhere, so nothing fails again at exit
+        _unreported(letter_id, exc)
+
+
+def _unreported(letter_id: str, exc: OSError) -> NoReturn:
+    # What stdout still holds, or is given later, goes nowhere: nothing fails again at exit.
+    if sys.stdout is None:
+        sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - kept to the end
+    else:
+        try:
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())
             os.close(devnull)
         except (OSError, ValueError):
             pass
-        why = exc.strerror or type(exc).__name__
-        _note(f"published {letter_id}, but could not print its id ({why}); do not send it again")
-        raise _Unreported(letter_id) from None
+    why = exc.strerror or type(exc).__name__
+    _note(f"published {letter_id}, but could not print its id ({why}); do not send it again")
+    raise _Unreported(letter_id) from None
 
 
 def _reports(command: Callable[[Namespace], int]) -> Callable[[Namespace], int]:
@@ -96,7 +109,14 @@ def _reports(command: Callable[[Namespace], int]) -> Callable[[Namespace], int]:
 
 
 def _note(line: str) -> None:
-    sys.stderr.write(line + "\n")
+    """One line on stderr; nowhere when stderr is closed (``2>&-``) or fails."""
+    if sys.stderr is None:
+        return
+    try:
+        sys.stderr.write(line + "\n")
+        sys.stderr.flush()
+    except OSError:
+        pass
 
 
 def _at(value: str | None) -> datetime:
@@ -215,11 +235,20 @@ def cmd_dispute(args: Namespace) -> int:
     root, _settings, snapshot = load(_whole(args))
     draft = dispute_draft(snapshot, args.ids, args.as_seat, _stdin_body(optional=True), to=args.to, slug=args.slug)
     published = deliver(root, draft, snapshot=snapshot)
-    _published(published.id)
-    if args.notify:
-        _root, _settings, snapshot = load(args)
-        for note in notify_drafts(snapshot, published.letter, args.as_seat):
-            _published(deliver(root, note, snapshot=snapshot).id)
+    if not args.notify:
+        _published(published.id)
+        return 0
+    ids = [published.id]
+    _root, _settings, snapshot = load(args)
+    for note in notify_drafts(snapshot, published.letter, args.as_seat):
+        ids.append(deliver(root, note, snapshot=snapshot).id)
+    # every letter is published before any is reported: stdout failing on the first
+    # must not leave the others unsent (exit 4 names them all)
+    try:
+        for letter_id in ids:
+            _emit(letter_id)
+    except OSError as exc:
+        _unreported(", ".join(ids), exc)
     return 0
 
 
@@ -255,4 +284,24 @@ def cmd_progress(args: Namespace) -> int:
     root, _settings, snapshot = load(_whole(args))
     write_progress(root, args.id, " ".join(args.note), seat=args.as_seat, snapshot=snapshot)
     _published(args.id, f"progress: {args.id}")
+    return 0
+
+
+def cmd_status(args: Namespace) -> int:
+    """``status SEAT working|idle|blocked [NOTE]``: e.g. ``letterbox-tui status beta blocked
+    waiting on the key`` writes ``beta/status.md`` as the protocol does."""
+    from letterbox_tui.core.write.status import write_status
+
+    if getattr(args, "participant", None):
+        raise LetterboxError("--participant restricts reading; status writes one seat's note")
+    root = open_root(args)
+    path = write_status(root, args.seat, args.state, " ".join(args.note))
+    rel = os.path.relpath(path, root)
+    try:
+        _emit(f"status: {args.seat} {args.state} ({rel})")
+    except OSError as exc:  # written; saying so failed (a retry only writes the note again)
+        _note(f"wrote {rel}, but could not say so ({exc.strerror or type(exc).__name__})")
+        if sys.stdout is None:
+            sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 - kept to the end
+        return 4
     return 0

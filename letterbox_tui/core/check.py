@@ -22,6 +22,9 @@ CODES: dict[str, str] = {
     "malformed-pointer": PROBLEM,
     "cycle": PROBLEM,
     "fork": PROBLEM,
+    "remote-deletion": PROBLEM,
+    "remote-rewrite": PROBLEM,
+    "conflicting-replies": PROBLEM,
     "filename-alias": WARNING,
     "id-filename-mismatch": WARNING,
     "dangling-pointer": WARNING,
@@ -34,6 +37,8 @@ CODES: dict[str, str] = {
     "stale-cache": WARNING,
     "stale-index": WARNING,
     "stale-temporary": WARNING,
+    "stale-lock": WARNING,
+    "lock-guard": WARNING,
 }
 _RANK = {code: i for i, code in enumerate(CODES)}
 
@@ -63,8 +68,12 @@ class Finding:
         }
 
 
-def check(res: Resolution) -> list[Finding]:
-    """Every finding over the resolution's snapshot: problems first, then warnings."""
+def check(res: Resolution, now: float | None = None) -> list[Finding]:
+    """Every finding over the resolution's snapshot: problems first, then warnings.
+
+    ``now`` (seconds since the epoch, default the wall clock) is what the age of a lock
+    left in an inbox is measured against: file times are the file system's clock, not the
+    resolution's ``at``."""
     snap = res.snapshot
     out: list[Finding] = []
     out += _scope_findings(snap)
@@ -79,6 +88,7 @@ def check(res: Resolution) -> list[Finding]:
         out += _letter_findings(letter)
     out += _cycles(res, by_id)
     out += _forks(res, by_id)
+    out += _conflicting_replies(res, snap)
     if snap.scope.complete:
         for d in res.dangling():
             out.append(Finding(
@@ -89,6 +99,7 @@ def check(res: Resolution) -> list[Finding]:
         out.append(Finding("orphan-sidecar", "an .md.ack sidecar with no letter beside it", (), (rel,)))
     for name in snap.ignored:
         out.append(Finding("ignored-entry", "not a seat: ignored at the root", (), (name,)))
+    out += lock_findings(str(snap.root), snap.seats, now)
     return ordered(out)
 
 
@@ -163,4 +174,69 @@ def _forks(res: Resolution, by_id: dict[str, list[Letter]]) -> list[Finding]:
             if fork.in_losing_branch:
                 detail += " (it lies on the losing branch of a settled fork)"
             out.append(Finding("fork", detail, ids, paths))
+    return out
+
+
+def _conflicting_replies(res: Resolution, snap: Snapshot) -> list[Finding]:
+    """Two or more terminal replies (different ids) by one seat to one letter: each says
+    the task is closed, and they may say different things (a writer killed between
+    publishing its reply and moving the letter, then a second reply)."""
+    groups: dict[tuple[str, str, str], dict[str, Letter]] = {}
+    for x in snap.letters:
+        if x.type in ("result", "nack") and x.re:
+            groups.setdefault((x.re, x.sender, x.recipient), {}).setdefault(x.id, x)
+    out = []
+    for (re_id, sender, recipient), found in groups.items():
+        if len(found) < 2 or not any(p.recipient == sender and p.sender == recipient for p in res.by_id(re_id)):
+            continue
+        replies = sorted(found.values(), key=lambda x: x.id)
+        kinds = ", ".join(x.type for x in replies)
+        out.append(Finding(
+            "conflicting-replies",
+            f"{sender} sent {len(replies)} terminal replies ({kinds}) to {re_id}; only one can be its answer",
+            (re_id, *(x.id for x in replies)), tuple(x.path for x in replies),
+        ))
+    return out
+
+
+def _age(seconds: float) -> str:
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{int(seconds // size)}{unit}"
+    return f"{int(seconds)}s"
+
+
+def lock_findings(root: str, seats, now: float | None = None) -> list[Finding]:
+    """Locks nobody holds any more in each seat's ``inbox/`` (``write.lifecycle.leftovers``):
+    a dead writer's lifecycle lock, or a lock-breaking guard a killed writer left. The
+    protocol's compat query calls a letterbox holding one incomplete until it is removed."""
+    import os
+    from pathlib import Path
+
+    from .errors import LetterboxError
+    from .write.fs import open_dir  # follows no symlink below the root
+    from .write.lifecycle import leftovers
+
+    out = []
+    for seat in seats:
+        try:
+            fd = open_dir(Path(root), seat, "inbox")
+        except LetterboxError:
+            continue
+        try:
+            found = leftovers(fd, now)
+        finally:
+            os.close(fd)
+        for x in found:
+            letter = x.letter_name[:-3] if x.letter_name.endswith(".md") else x.letter_name
+            rel = f"{seat}/inbox/{x.name}"
+            if x.kind == "guard":
+                detail = (f"a lock-breaking guard left by a killed writer, {_age(x.age)} old; "
+                          "nothing holds it: remove the empty directory")
+                out.append(Finding("lock-guard", detail, (letter,), (rel,)))
+            else:
+                who = f"its writer (pid {x.pid}) is not running" if x.pid is not None else "it has no pid"
+                detail = (f"a stale lifecycle lock, {_age(x.age)} old: {who}; the next reply to or move "
+                          "of this letter removes it")
+                out.append(Finding("stale-lock", detail, (letter,), (rel,)))
     return out

@@ -288,22 +288,10 @@ class Scope:
     partial: bool = False
     atomic: bool = True
     scanned_at: str = ""
-    _sync: object = field(default=False, repr=False, compare=False)
-
-    @property
-    def sync(self) -> dict[str, object] | None:
-        """How current this copy is when the letterbox is in git (SPEC 9), else None:
-        taken from git on first use (``core.sync.status``), so a scan nobody shows costs
-        no git call."""
-        if self._sync is False:
-            from .sync import status
-
-            self._sync = status(self.root)
-        return self._sync  # type: ignore[return-value]
-
-    @sync.setter
-    def sync(self, block: dict[str, object] | None) -> None:
-        self._sync = block
+    #: how current this copy is when the letterbox is kept in git (SPEC 9: ``head``,
+    #: ``upstream``, ``ahead``, ``behind``, ``fetched_at``, ``uncommitted``), else None;
+    #: filled by whoever makes the scope for a face (``core.sync.status(root)``)
+    sync: dict[str, object] | None = field(default=None, compare=False)
 
     @property
     def complete(self) -> bool:

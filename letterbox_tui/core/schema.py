@@ -111,12 +111,14 @@ class AnswerDocument(TypedDict):
 
 
 class History(TypedDict):
-    """The commit that first brought a letter's file into the repository (SPEC 9)."""
+    """The commit that first brought a letter's file into the repository (SPEC 9); every
+    field null and ``unknown`` saying why when the clone's history is cut (shallow)."""
 
-    commit: str
-    committed_at: str
-    author: str
+    commit: str | None
+    committed_at: str | None
+    author: str | None
     machine: str | None
+    unknown: NotRequired[str]
 
 
 class Provenance(TypedDict):
@@ -140,6 +142,13 @@ class Progress(TypedDict):
     at: str | None
 
 
+class DisputedBy(TypedDict):
+    """A dispute naming the shown letter, and the rulings on it (empty: still open)."""
+
+    dispute: str
+    ruled_by: list[str]
+
+
 class ShownLetter(TypedDict):
     id: str
     headers: dict[str, str]
@@ -147,6 +156,7 @@ class ShownLetter(TypedDict):
     head: str | None
     heads: list[str]
     progress: Progress | None
+    disputed_by: list[DisputedBy]  # (added) the disputes naming it, with their rulings
     provenance: Provenance
     body: str | None
     body_truncated: bool
@@ -298,6 +308,7 @@ class SyncDocument(TypedDict):
     pushed: bool  # the remote holds this copy's head (pushed now, or nothing was left to push)
     head: str | None
     waiting: list[str]  # left for the next sync (a lifecycle lock was held)
+    restored: list[str]  # letters the remote deleted or rewrote, committed back (--restore-letters)
     sync: Sync | None
 
 

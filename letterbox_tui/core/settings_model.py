@@ -28,6 +28,22 @@ class TimeRules(_Table):
     letters to or from ``external-bridge``)."""
 
 
+class GitRules(_Table):
+    """``[git]``: a letterbox kept in git and shared through it (``sync``)."""
+
+    network_timeout: float = Field(default=30.0, gt=0, le=3600, strict=False)
+    """Seconds a network step (``sync``'s fetch and push, a reading command's ``--fetch``)
+    may go without an answer from the remote; then it is stopped, with one line, and
+    nothing here has changed (``--fetch`` answers from the local copy)."""
+
+    @field_validator("network_timeout", mode="before")
+    @classmethod
+    def _seconds(cls, value: Any) -> Any:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError(f"must be a number of seconds (got {_show(value)})")
+        return value
+
+
 class LetterboxSettingsModel(_Table):
     """``<root>/letterbox-tui.toml``: shared by every seat, so nothing here may change what a
     key press does."""
@@ -41,6 +57,9 @@ class LetterboxSettingsModel(_Table):
     queries: dict[StrictStr, StrictStr] = Field(default_factory=dict)
     """Saved queries (``[queries]``): a name, then query terms as ``letterbox-tui query``
     takes them; each is a mailbox in the app."""
+
+    git: GitRules = Field(default_factory=GitRules)
+    """A letterbox kept in git (``[git]``)."""
 
 
 class UserSettingsModel(_Table):
@@ -68,7 +87,7 @@ class UserSettingsModel(_Table):
         return value
 
 
-_TABLES = ("time", "queries", "keymap", "digest")
+_TABLES = ("time", "queries", "keymap", "digest", "git")
 _TYPES = {"bool_type": "must be true or false", "string_type": "must be a string",
           "dict_type": "must be a table", "model_type": "must be a table"}
 
@@ -126,7 +145,8 @@ def letterbox_settings(data: dict[str, Any], path: str, user_config: str = "~/.c
         m = LetterboxSettingsModel.model_validate(data)
     except ValidationError as exc:
         raise SettingsError(path, _problems(exc)) from None
-    return Settings(m.time.id_time_is_utc, m.theme, dict(m.queries), tuple(_extras(m, "", True, user_config)))
+    return Settings(m.time.id_time_is_utc, m.theme, dict(m.queries), tuple(_extras(m, "", True, user_config)),
+                    network_timeout=float(m.git.network_timeout))
 
 
 def user_settings(data: dict[str, Any], path: str) -> UserSettings:

@@ -47,6 +47,7 @@ class Settings:
     theme: str = ""
     queries: dict[str, str] = field(default_factory=dict)
     notices: tuple[str, ...] = ()
+    network_timeout: float = 30.0  #: seconds a git network step may go without an answer
 
 
 @dataclass(slots=True, frozen=True)

@@ -38,28 +38,26 @@ try:  # BLAKE2 without loading OpenSSL (hashlib's import costs ~3 ms of every an
     from _blake2 import blake2b
 except ImportError:  # pragma: no cover - every CPython build has _blake2
     from hashlib import blake2b
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .errors import LetterboxError
-
-if TYPE_CHECKING:
-    import subprocess
+from .sync_git import (  # noqa: F401  (re-exported: what sync's callers import from here)
+    READING, SyncError, SyncTimeout, git, git_env, last_line, run_git, user_git,
+)
 
 #: entries at these names are shared although hidden (they keep empty folders in git)
 SHARED_HIDDEN = frozenset({".gitkeep", ".gitignore"})
 #: files at the letterbox's top that the protocol's set-up writes for this machine alone
-#: (its own paths, its terminal panes): never shared, even without the .gitignore
-MACHINE_FILES = frozenset({"env.sh", "cmux-agents.tsv"})
+#: (its own paths, its terminal panes and sockets): never shared, even without the
+#: .gitignore. Every edition's: ``env.sh``, and the cmux, tmux, zellij and herdr
+#: editions' pane registries (``<m>-agents.tsv``) and title patterns (``<m>-patterns.tsv``)
+MULTIPLEXERS = ("cmux", "tmux", "zellij", "herdr")
+MACHINE_FILES = frozenset({"env.sh"} | {f"{m}-{kind}.tsv" for m in MULTIPLEXERS for kind in ("agents", "patterns")})
 #: a cached answer is reused only when everything it depends on is older than this
 RACY_SECONDS = 2.0
 _CACHE_VERSION = 2  # 2: the answer may be None (not kept in git)
 #: keep the answer in the user's cache directory (the CLI turns this off when the user
 #: switches every cache off; the core reads no switch of its own)
 KEEP = True
-
-
-class SyncError(LetterboxError):
-    """git could not do what was asked (one line; the CLI exits 2)."""
 
 
 @dataclass(frozen=True)
@@ -127,54 +125,13 @@ def _git_dir(top: str, dotgit: str, st: os.stat_result) -> str | None:
     return os.path.normpath(os.path.join(top, line[len("gitdir:") :].strip()))
 
 
-# --- running git -------------------------------------------------------------------
-
-def git_env() -> dict[str, str]:
-    """The environment every git call gets: never prompts, plain C messages, and none of
-    the caller's GIT_DIR-style overrides (the repository is the one found here)."""
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX", "GIT_OBJECT_DIRECTORY")}
-    env["LC_ALL"] = "C"
-    env["GIT_TERMINAL_PROMPT"] = "0"
-    env.setdefault("GIT_SSH_COMMAND", "ssh -o BatchMode=yes -o ConnectTimeout=20")  # no prompt, no endless wait
-    return env
-
-
-def git(repo: Repo, *args: str, input: bytes | None = None, env: dict[str, str] | None = None,
-        check: bool = True) -> subprocess.CompletedProcess[bytes]:
-    """Run ``git -C <top> args…``; ``SyncError`` (git's own last line) when it fails and
-    ``check``, or when git is not installed."""
-    import subprocess  # only when git runs: a kept answer needs none
-
-    cmd = ["git", "-C", repo.top, "--no-optional-locks", "-c", "core.quotepath=off", *args]
-    try:
-        done = subprocess.run(cmd, input=input, capture_output=True, env=env or git_env(),
-                              stdin=None if input is not None else subprocess.DEVNULL)
-    except FileNotFoundError:
-        raise SyncError("git is not installed (the letterbox is in a git repository)") from None
-    if check and done.returncode != 0:
-        raise SyncError(f"git {args[0]}: {last_line(done.stderr) or f'exit {done.returncode}'}")
-    return done
-
-
-def last_line(raw: bytes) -> str:
-    """git's most telling line of ``raw`` stderr: its last ``fatal:``/``error:`` line, else
-    its last non-empty line; control characters dropped."""
-    lines = [" ".join(ln.split()) for ln in raw.decode("utf-8", "replace").replace("\r", "\n").split("\n")]
-    lines = ["".join(c for c in ln if c.isprintable()) for ln in lines if ln]
-    for ln in reversed(lines):
-        if ln.startswith(("fatal:", "error:")):
-            return ln
-    return lines[-1] if lines else ""
-
-
 # --- what sync would commit ----------------------------------------------------------
 
 def shareable(repo: Repo, path: str) -> bool:
     """Whether ``path`` (relative to the work tree's top) is something ``sync`` shares:
     inside the letterbox, no hidden part (writers' temporaries; ``.gitkeep`` and
     ``.gitignore`` excepted), nothing in a protocol lifecycle lock, not the protocol's
-    machine-local set-up files (``env.sh``, ``cmux-agents.tsv``)."""
+    machine-local set-up files (``MACHINE_FILES``)."""
     if not repo.inside(path):
         return False
     parts = repo.local(path).split("/")
@@ -220,7 +177,18 @@ def changed_paths(repo: Repo, status_z: bytes, skipped: list[str] | None = None)
 
 def status_raw(repo: Repo) -> bytes:
     return git(repo, "status", "--porcelain=v2", "--branch", "-z", "--untracked-files=all",
-               "--no-renames", "--ignored=no", "--", f":(top,literal){repo.prefix}" if repo.prefix else ":/").stdout
+               "--no-renames", "--ignored=no", "--ignore-submodules=all",
+               "--", f":(top,literal){repo.prefix}" if repo.prefix else ":/", options=_no_filters(repo)).stdout
+
+
+def _no_filters(repo: Repo) -> tuple[str, ...]:
+    """``-c`` options switching off every filter driver the repository's config defines
+    (``filter.<driver>.clean`` is a program git runs on a file whose stat changed): an
+    empty command is no filter, and the bytes are compared as they are."""
+    done = git(repo, "config", "-z", "--name-only", "--get-regexp", r"^filter\..*\.(clean|smudge|process)$",
+               check=False)
+    names = {n for n in done.stdout.decode("utf-8", "surrogateescape").split("\0") if n}
+    return tuple(x for n in sorted(names) for x in ("-c", f"{n}="))
 
 
 # --- how current is this copy -------------------------------------------------------
@@ -468,46 +436,6 @@ def _remember(repo: Repo, key_path: str, block: dict[str, Any] | None, extra: li
             os.unlink(tmp)
         except OSError:
             pass
-
-
-# --- provenance from history ------------------------------------------------------------
-
-def added(root: str | os.PathLike[str], path: str) -> dict[str, Any] | None:
-    """The commit that first brought the letter at ``path`` (relative to the letterbox) into
-    the repository — under the same name in its seat's ``inbox/`` or ``processed/``, so a
-    filed letter is traced to its arrival — as ``{"commit", "committed_at", "author",
-    "machine"}``: None outside git or before it is committed. ``machine`` is the
-    ``Machine:`` line ``sync`` writes in its commits, else the host of the author's e-mail
-    address when it has one. Facts beside the letter's own ``sent``: a late arrival shows."""
-    repo = find_repo(root)
-    if repo is None:
-        return None
-    parts = path.split("/")
-    names = [path]
-    if len(parts) == 3 and parts[1] in ("inbox", "processed"):
-        names = [f"{parts[0]}/{folder}/{parts[2]}" for folder in ("inbox", "processed")]
-    specs = [f":(top,literal){repo.prefix + '/' if repo.prefix else ''}{n}" for n in names]
-    # a letter HEAD holds under neither name was never committed (letters are never
-    # removed): one tree lookup instead of a walk of the whole history
-    held = git(repo, "ls-tree", "-z", "--name-only", "HEAD", "--", *specs, check=False)
-    if held.returncode != 0 or not held.stdout.strip(b"\0"):
-        return None
-    done = git(repo, "log", "--diff-filter=A", "--no-renames", "--format=%H%x00%cI%x00%an <%ae>%x00%B%x01",
-               "--", *specs, check=False)
-    if done.returncode != 0:
-        return None
-    entries = [e for e in done.stdout.decode("utf-8", "replace").split("\x01") if e.strip()]
-    if not entries:
-        return None
-    commit, at, author, body = entries[-1].lstrip("\n").split("\0", 3)  # the oldest: its arrival
-    machine = None
-    for line in body.splitlines():
-        if line.startswith("Machine: "):
-            machine = line[len("Machine: "):].strip() or None
-    if machine is None and "@" in author:
-        machine = author.rsplit("@", 1)[1].rstrip(">") or None
-    when = datetime.fromisoformat(at).astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    return {"commit": commit, "committed_at": when, "author": author, "machine": machine}
 
 
 def unpushed(root: str | os.PathLike[str]) -> frozenset[str] | None:

@@ -28,15 +28,16 @@ import os
 import secrets
 import socket
 import stat
-import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import flags as fsflags
-from .sync import Repo, SyncError, changed_paths, find_repo, git, git_env, kept_in_git, last_line, status_raw
-from .sync_tree import ZERO, update_tree
+from .sync import Repo, SyncError, changed_paths, find_repo, git_env, kept_in_git, last_line, run_git, status_raw
+from .sync import user_git as git  # sync's steps run the user's hooks, as git does
+from .sync_init import config as _config, identity as _identity, init_git, keep_folders  # noqa: F401
+from .sync_losses import Loss
+from .sync_tree import ZERO, undo_tree, update_tree
 
 Progress = Callable[[str], None]
 #: attempts when another machine pushes between our fetch and our push
@@ -58,6 +59,7 @@ class SyncResult:
     pushed: bool = False
     head: str | None = None
     waiting: list[str] = field(default_factory=list)  #: left for next time (a lifecycle lock)
+    restored: list[str] = field(default_factory=list)  #: letters the remote deleted or rewrote, committed back
     staged: list[str] = field(default_factory=list, repr=False)  #: committed paths, from the top
 
     def to_json(self) -> dict[str, Any]:
@@ -65,11 +67,20 @@ class SyncResult:
             "remote": self.remote, "branch": self.branch, "committed": list(self.committed),
             "commit": self.commit, "rebased": self.rebased, "pulled": self.pulled,
             "pushed": self.pushed, "head": self.head, "waiting": list(self.waiting),
+            "restored": list(self.restored),
         }
 
 
 def sync(root: str | os.PathLike[str], *, push: bool = True, remote: str | None = None,
-         progress: Progress | None = None) -> SyncResult:
+         progress: Progress | None = None, timeout: float | None = None,
+         restore_letters: bool = False) -> SyncResult:
+    """One sync of the letterbox at ``root`` (the module says how). ``timeout``: how long
+    a network step (the fetch, the push) may go without an answer, default the
+    letterbox's ``[git] network_timeout``; past it ``SyncTimeout``, its git ended.
+    Letters the remote deleted or rewrote are never touched here: ``LettersRefused``
+    (nothing changed), or with ``restore_letters`` the rest is taken and they are
+    committed back as this copy holds them."""
+    timeout = network_timeout(root) if timeout is None else timeout
     repo = find_repo(root)
     if repo is None:
         raise SyncError(f"{os.fspath(root)} is not in a git repository "
@@ -83,11 +94,11 @@ def sync(root: str | os.PathLike[str], *, push: bool = True, remote: str | None 
         _refuse_foreign_staging(repo)
         result = SyncResult(remote=name, branch=branch)
         for attempt in range(PUSH_ATTEMPTS):
-            upstream = fetch_branch(repo, name, branch, progress)
-            _one_pass(repo, result, upstream, first=attempt == 0)
+            upstream = fetch_branch(repo, name, branch, progress, timeout)
+            _one_pass(repo, result, upstream, first=attempt == 0, restore=restore_letters)
             if not push:
                 break
-            if result.head == upstream or _push(repo, name, branch, result.head):  # equal: nothing to push
+            if result.head == upstream or _push(repo, name, branch, result.head, timeout):  # equal: nothing to push
                 result.pushed = True
                 _track(repo, name, branch)
                 break
@@ -99,13 +110,36 @@ def sync(root: str | os.PathLike[str], *, push: bool = True, remote: str | None 
 
 
 def fetch(root: str | os.PathLike[str], *, remote: str | None = None,
-          progress: Progress | None = None) -> None:
-    """Fetch the letterbox's branch (reading commands' ``--fetch``); nothing else changes."""
+          progress: Progress | None = None, timeout: float | None = None) -> None:
+    """Fetch the letterbox's branch (reading commands' ``--fetch``); nothing else changes.
+    No hook runs (a reading command's fetch); ``timeout`` as for ``sync``."""
+    timeout = network_timeout(root) if timeout is None else timeout
     repo = find_repo(root)
     if repo is None or not kept_in_git(repo):
         raise SyncError(f"--fetch: {os.fspath(root)} is not kept in a git repository")
     branch = _branch(repo)
-    fetch_branch(repo, remote or _remote_of(repo, branch), branch, progress)
+    fetch_branch(repo, remote or _remote_of(repo, branch), branch, progress, timeout, hooks=False)
+
+
+def fetch_for_reading(root: str | os.PathLike[str], *, timeout: float | None = None) -> str | None:
+    """A reading command's ``--fetch``: None when fetched; when the remote gave no answer in
+    time, the notice to show beside an answer from the local copy ("… as of <the last
+    fetch>"). ``SyncError`` for every other failure (an unreachable remote, no remote)."""
+    from .sync import SyncTimeout, as_of, status
+
+    try:
+        fetch(root, timeout=timeout)
+    except SyncTimeout as exc:
+        copy = as_of(status(root)).removeprefix("in this copy, ") or "never fetched"
+        return f"{exc}; answering from the local copy ({copy})"
+    return None
+
+
+def network_timeout(root: str | os.PathLike[str]) -> float:
+    """The letterbox's ``[git] network_timeout`` (``letterbox-tui.toml``)."""
+    from .settings import load_settings
+
+    return load_settings(root).network_timeout
 
 
 # --- the repository's branch and remote -----------------------------------------------
@@ -116,12 +150,6 @@ def _branch(repo: Repo) -> str:
     if done.returncode != 0 or not name:
         raise SyncError("HEAD is detached: check out a branch to sync")
     return name
-
-
-def _config(repo: Repo, key: str) -> str | None:
-    done = git(repo, "config", "--get", key, check=False)
-    value = done.stdout.decode("utf-8", "replace").strip()
-    return value if done.returncode == 0 and value else None
 
 
 def _remote_of(repo: Repo, branch: str) -> str:
@@ -164,16 +192,22 @@ def _head(repo: Repo) -> str | None:
 
 # --- 1. fetch --------------------------------------------------------------------------
 
-def fetch_branch(repo: Repo, remote: str, branch: str, progress: Progress | None) -> str | None:
+def fetch_branch(repo: Repo, remote: str, branch: str, progress: Progress | None,
+                 timeout: float | None = None, *, hooks: bool = True) -> str | None:
     """Fetch ``branch`` from ``remote`` into its remote-tracking ref; that ref's commit, or
     None when the remote has no such branch yet (a first push). ``SyncError`` when the
-    remote cannot be reached (nothing local changed)."""
+    remote cannot be reached, ``SyncTimeout`` when it gives no answer in ``timeout``
+    seconds (nothing local changed either way). ``hooks``: the repository's hooks run
+    as git runs them (``sync``), else none does (a reading command's ``--fetch``)."""
+    from .sync import READING, SyncTimeout
+
     tracking = f"refs/remotes/{remote}/{branch}"
-    # a stalled HTTP transfer gives up after a minute below 1 KB/s (ssh: ConnectTimeout)
-    cmd = ["git", "-C", repo.top, "-c", "core.quotepath=off", "-c", "http.lowSpeedLimit=1000",
-           "-c", "http.lowSpeedTime=60", "fetch", "--progress", "--no-tags",
-           remote, f"+refs/heads/{branch}:{tracking}"]
-    code, err = _streamed(cmd, progress)
+    cmd = ["git", "-C", repo.top, "-c", "core.quotepath=off", *(() if hooks else READING),
+           "fetch", "--progress", "--no-tags", remote, f"+refs/heads/{branch}:{tracking}"]
+    try:
+        code, _, err = run_git(cmd, env=git_env(), timeout=timeout, progress=progress)
+    except SyncTimeout:
+        raise SyncTimeout(f"fetch from {remote}: no answer in {timeout:g} s; stopped, nothing here changed") from None
     if code != 0:
         text = err.decode("utf-8", "replace")
         if "couldn't find remote ref" in text:
@@ -183,32 +217,9 @@ def fetch_branch(repo: Repo, remote: str, branch: str, progress: Progress | None
     return done.stdout.decode().strip() or None
 
 
-def _streamed(cmd: list[str], progress: Progress | None) -> tuple[int, bytes]:
-    """Run a git command whose stderr carries progress (``\\r``-separated updates): each
-    update goes to ``progress``; the whole stderr is returned with the exit code."""
-    try:
-        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE, env=git_env())
-    except FileNotFoundError:
-        raise SyncError("git is not installed") from None
-    err = bytearray()
-    pending = b""
-    assert proc.stderr is not None
-    while chunk := proc.stderr.read1(4096):
-        err += chunk
-        pending += chunk
-        *lines, pending = pending.replace(b"\r", b"\n").split(b"\n")
-        if progress is not None:
-            for ln in lines:
-                shown = last_line(ln)
-                if shown:
-                    progress(shown)
-    return proc.wait(), bytes(err)
-
-
 # --- 2. commit -------------------------------------------------------------------------
 
-def _one_pass(repo: Repo, result: SyncResult, upstream: str | None, *, first: bool) -> None:
+def _one_pass(repo: Repo, result: SyncResult, upstream: str | None, *, first: bool, restore: bool = False) -> None:
     old = _head(repo)
     local = old
     if first:
@@ -216,16 +227,60 @@ def _one_pass(repo: Repo, result: SyncResult, upstream: str | None, *, first: bo
     new, rebased = _rebase(repo, local, upstream)
     result.rebased = max(result.rebased, rebased)
     if new != old:
-        pulled = update_tree(repo, local, new)
+        update = update_tree(repo, local, new, restore=restore)
+        pulled, kept = update.paths, update.kept
+        index = _saved_index(repo)
+        try:
+            if kept:  # letters the remote deleted or rewrote: committed back as this copy has them
+                new = _restore(repo, new, kept, local)
+            # the index follows, for the paths this pass committed or brought and only those
+            # (every other entry already matches HEAD, or holds what the user staged): each
+            # is read again from the working tree, which now holds exactly those bytes
+            touched = (result.staged if local != old else []) + pulled
+            if touched:
+                _refresh_index(repo, list(dict.fromkeys(touched)))
+            _set_head(repo, new, old)
+        except BaseException as exc:
+            # refused (a reference-transaction hook, a failing index update): the index
+            # and the working tree are put back as they were, HEAD never moved
+            _put_back_index(repo, index)
+            undo_tree(repo, update.applied)
+            if isinstance(exc, SyncError) and update.applied is not None:
+                raise SyncError(f"{exc}; HEAD, index and working tree are as they were") from None
+            raise
+        result.restored += [loss.path for loss in kept]
         result.pulled += len(pulled)
-        # the index follows, for the paths this pass committed or brought and only those
-        # (every other entry already matches HEAD, or holds what the user staged): each
-        # is read again from the working tree, which now holds exactly those bytes
-        touched = (result.staged if local != old else []) + pulled
-        if touched:
-            _refresh_index(repo, list(dict.fromkeys(touched)))
-        _set_head(repo, new, old)
     result.head = new
+
+
+def _saved_index(repo: Repo) -> bytes | None:
+    """This work tree's index as it is now (None: there is none)."""
+    try:
+        with open(os.path.join(repo.git_dir, "index"), "rb") as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def _put_back_index(repo: Repo, saved: bytes | None) -> None:
+    """Write ``saved`` back as the index, git's way (under ``index.lock``, then a rename)."""
+    path = os.path.join(repo.git_dir, "index")
+    if saved is None:
+        return
+    lock = path + ".lock"
+    try:
+        fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+    except OSError:
+        return  # git holds it: what it writes wins
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(saved)
+        os.replace(lock, path)
+    except OSError:
+        try:
+            os.unlink(lock)
+        except OSError:
+            pass
 
 
 #: attempts at staging while writers move letters (git fails on a file that goes while
@@ -350,20 +405,34 @@ def _summary(repo: Repo, paths: list[str]) -> str:
     return f"{letters} letter file{'s' if letters != 1 else ''}, {other} other"
 
 
-def _identity(repo: Repo, host: str) -> dict[str, str]:
-    """git's environment for a commit: the user's identity when git has one, else the
-    operating-system user at this machine."""
-    env = git_env()
-    if _config(repo, "user.email") is None or _config(repo, "user.name") is None:
-        user = os.environ.get("USER") or os.environ.get("LOGNAME") or "letterbox-tui"
-        for who in ("AUTHOR", "COMMITTER"):
-            env.setdefault(f"GIT_{who}_NAME", user)
-            env.setdefault(f"GIT_{who}_EMAIL", f"{user}@{host}")
-    return env
-
-
 def _tree(repo: Repo, commit: str) -> str:
     return git(repo, "rev-parse", f"{commit}^{{tree}}").stdout.decode().strip()
+
+
+def _restore(repo: Repo, head: str, kept: list[Loss], source: str) -> str:
+    """A commit on ``head`` that puts back the letters in ``kept`` as ``source`` (this
+    copy's own commit) holds them."""
+    index = os.path.join(repo.git_dir, f"letterbox-tui-restore.{os.getpid()}.index")
+    env = {**git_env(), "GIT_INDEX_FILE": index}
+    paths = [loss.top_path for loss in kept]
+    try:
+        git(repo, "read-tree", head, env=env)
+        listed = git(repo, "ls-tree", "-z", "--full-tree", source, "--",
+                     *(f":(top,literal){p}" for p in paths)).stdout
+        git(repo, "update-index", "-z", "--index-info", input=listed, env=env)
+        tree = git(repo, "write-tree", env=env).stdout.decode().strip()
+    finally:
+        try:
+            os.unlink(index)
+        except FileNotFoundError:
+            pass
+    host = socket.gethostname() or "unknown"
+    n = len(kept)
+    message = (f"letterbox-tui sync on {host}: {n} letter{'s' if n != 1 else ''} restored "
+               "(deleted or rewritten elsewhere; letters are append-only)\n\n"
+               + "".join(f"{loss.line()}\n" for loss in kept) + f"\nMachine: {host}\n")
+    return git(repo, "commit-tree", tree, "-p", head, "-F", "-", input=message.encode("utf-8", "surrogateescape"),
+               env=_identity(repo, host)).stdout.decode().strip()
 
 
 # --- 3. rebase -------------------------------------------------------------------------
@@ -421,11 +490,18 @@ def _set_head(repo: Repo, new: str | None, old: str | None) -> None:
 
 # --- 5. push ---------------------------------------------------------------------------
 
-def _push(repo: Repo, remote: str, branch: str, head: str | None) -> bool:
-    """True when pushed (or nothing to push); False when the remote moved meanwhile."""
+def _push(repo: Repo, remote: str, branch: str, head: str | None, timeout: float | None = None) -> bool:
+    """True when pushed (or nothing to push); False when the remote moved meanwhile;
+    ``SyncTimeout`` when the remote (or a pre-push hook) gives no answer in ``timeout``."""
+    from .sync import SyncTimeout
+
     if head is None:
         return True
-    done = git(repo, "push", "--porcelain", remote, f"{head}:refs/heads/{branch}", check=False)
+    try:
+        done = git(repo, "push", "--progress", "--porcelain", remote, f"{head}:refs/heads/{branch}", check=False, timeout=timeout)
+    except SyncTimeout:
+        raise SyncTimeout(f"push to {remote}: no answer in {timeout:g} s; stopped "
+                          "(your letters are committed here; sync again)") from None
     if done.returncode == 0:
         tracking = f"refs/remotes/{remote}/{branch}"
         git(repo, "update-ref", "-m", "update by push", tracking, head, check=False)
@@ -464,103 +540,3 @@ class _locked:
 
     def __exit__(self, *exc: object) -> None:
         os.close(self.fd)
-
-
-# --- init --git ---------------------------------------------------------------------------
-
-GITIGNORE = """\
-# What a letterbox kept in git never shares (letterbox-tui init --git).
-# The protocol's short-lived writer locks:
-*.lifecycle.lock/
-# Writers' hidden temporaries (a letter is published by linking a finished hidden file),
-# and hidden files at the top (a benchmark letterbox's marker, a set-up's temporaries):
-*/inbox/.*
-*/processed/.*
-!*/inbox/.gitkeep
-!*/processed/.gitkeep
-/.*
-!/.gitignore
-# The protocol's set-up files that name this machine's own paths and terminal panes:
-/env.sh
-/cmux-agents.tsv
-# letterbox-tui keeps nothing of its own here (its caches are in the user's cache
-# directory, drafts and history in the user's state directory).
-"""
-
-
-def keep_folders(root: str | os.PathLike[str]) -> list[str]:
-    """An empty ``.gitkeep`` in every seat's ``inbox/`` and ``processed/`` that lacks one:
-    git keeps no empty directory, and a clone without them would not be a letterbox.
-    Hidden, so never a letter. Returns the letterbox paths it created."""
-    from .grammar import valid_seat
-
-    base = os.fspath(root)
-    made = []
-    try:
-        seats = sorted(os.listdir(base))
-    except OSError:
-        return made
-    for seat in seats:
-        if not valid_seat(seat):
-            continue
-        for folder in ("inbox", "processed"):
-            path = os.path.join(base, seat, folder)
-            try:
-                if not stat.S_ISDIR(os.lstat(path).st_mode) or stat.S_ISLNK(os.lstat(os.path.join(base, seat)).st_mode):
-                    continue
-            except OSError:
-                continue
-            keep = os.path.join(path, ".gitkeep")
-            if not os.path.lexists(keep):
-                try:
-                    os.close(os.open(keep, fsflags.CREATE, 0o644))
-                    made.append(f"{seat}/{folder}/.gitkeep")
-                except OSError:
-                    pass
-    return made
-
-
-def init_git(root: str | os.PathLike[str]) -> list[str]:
-    """Make the letterbox at ``root`` shareable through git: ``git init`` unless it already
-    lies in a git work tree (then that repository is used), a ``.gitignore`` for what is
-    never shared, a ``.gitkeep`` per folder, and (in a repository made here) a first
-    commit. Returns what it did, in words."""
-    base = os.path.realpath(os.fspath(root))
-    did = []
-    repo = find_repo(base)
-    made_repo = repo is None
-    if made_repo:
-        try:
-            done = subprocess.run(["git", "init", "-q", base], capture_output=True, env=git_env(),
-                                  stdin=subprocess.DEVNULL)
-        except FileNotFoundError:
-            raise SyncError("git is not installed") from None
-        if done.returncode != 0:
-            raise SyncError(f"git init: {last_line(done.stderr)}")
-        repo = find_repo(base)
-        assert repo is not None
-        did.append("a git repository")
-    else:
-        did.append(f"the git repository at {repo.top}")
-    ignore = os.path.join(base, ".gitignore")
-    try:
-        with open(ignore, encoding="utf-8") as f:
-            present = f.read()
-    except FileNotFoundError:
-        present = None
-    except (OSError, UnicodeError) as exc:
-        raise SyncError(f"cannot read {ignore}: {exc}") from None
-    if present is None or "*.lifecycle.lock/" not in present:
-        with open(ignore, "a", encoding="utf-8") as f:
-            f.write(GITIGNORE if not present else ("\n" if not present.endswith("\n") else "") + GITIGNORE)
-        did.append(".gitignore")
-    keeps = keep_folders(base)
-    if keeps:
-        did.append(f"{len(keeps)} .gitkeep")
-    if made_repo:
-        paths = [".gitignore", *keeps]
-        git(repo, "add", "--", *paths)
-        env = _identity(repo, socket.gethostname() or "unknown")
-        git(repo, "commit", "-q", "--no-verify", "-m", "letterbox-tui init --git", env=env)
-        did.append("a first commit")
-    return did

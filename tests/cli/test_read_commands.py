@@ -20,7 +20,8 @@ def test_show_json(capsys, box):
     assert code == 0
     assert list(data) == ["id", "letters", "scope"]
     [item] = data["letters"]
-    assert list(item) == ["id", "headers", "answers", "head", "heads", "progress", "provenance", "body", "body_truncated"]
+    assert list(item) == ["id", "headers", "answers", "head", "heads", "progress", "disputed_by", "provenance", "body",
+                          "body_truncated"]
     assert item["headers"]["requires_ack"] == "true" and list(item["headers"])[0] == "id"
     assert list(item["answers"]) == ["state", "answered", "accepted", "current", "superseded", "late"]
     assert item["answers"]["accepted"]["value"] == "yes"

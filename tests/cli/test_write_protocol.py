@@ -6,6 +6,7 @@ room for their replies. Refusals: exit 2, one line, nothing written."""
 from __future__ import annotations
 
 import io
+import os
 import sys
 
 import pytest
@@ -119,10 +120,10 @@ def test_a_200_character_id_written_by_another_edition_is_read_and_answered(caps
     assert [x.id for x in snap.letters] == [long_id] and snap.scope.complete
     code, out, _ = run(capsys, monkeypatch, box, "show", long_id)
     assert code == 0 and long_id in out
-    # a pointer to it may be written (the pointer's own id is not ours to shorten)
-    code, out, err = run(capsys, monkeypatch, box, "send", "--as", "beta", "--to", "alpha", "--type", "info",
-                         "--slug", "about", "--re", long_id)
-    assert code == 0, err
+    # a pointer to it is not written: the protocol's strict reader (128) would then refuse
+    # the whole letterbox for a letter of ours (issue 23)
+    refused(capsys, monkeypatch, box, "send", "--as", "beta", "--to", "alpha", "--type", "info",
+            "--slug", "about", "--re", long_id, match="re: 200 characters")
     # but its ownership replies would be over 128: refused in one line, nothing written
     refused(capsys, monkeypatch, box, "reply", long_id, "ack", "--as", "beta", match="at most 128")
     with pytest.raises(Exception):
@@ -198,3 +199,61 @@ def test_the_longest_id_the_protocols_writer_makes_is_read_but_cannot_be_locked_
     assert code == 0, err
     assert (box.root / "beta" / "processed" / f"{fits}.md").is_file()
     assert not list((box.root / "beta" / "inbox").glob("*.lifecycle.lock"))
+
+
+def test_send_thread_over_128_characters_exits_2_and_writes_nothing(capsys, monkeypatch, box):
+    refused(capsys, monkeypatch, box, *SEND, "--type", "info", "--thread", "t" * 129, match="thread: 129 characters")
+    code, out, err = run(capsys, monkeypatch, box, *SEND, "--type", "info", "--thread", "t" * 128)
+    assert code == 0, err
+
+
+def test_the_killed_move_reproduction_is_refused_and_check_reports_a_second_reply(capsys, monkeypatch, box):
+    # issue 23 bug 2: reply result, the move undone (a kill -9 between the two), reply nack
+    code, out, _ = run(capsys, monkeypatch, box, *SEND, "--type", "request", "--ack")
+    task = out.strip()
+    assert run(capsys, monkeypatch, box, "reply", task, "result", "--as", "beta")[0] == 0
+    os.rename(box.root / "beta/processed" / f"{task}.md", box.root / "beta/inbox" / f"{task}.md")
+    code, out, err = run(capsys, monkeypatch, box, "reply", task, "nack", "--as", "beta")
+    assert code == 2 and out == "" and "already closed" in err and err.count("\n") == 1
+    assert not (box.root / "alpha/inbox" / f"{task}--beta--nack.md").exists()
+    assert (box.root / "beta/processed" / f"{task}.md").is_file()
+    assert run(capsys, monkeypatch, box, "check")[0] == 0
+    # a second terminal reply written by another tool is reported as a problem
+    box.letter(f"{task}--beta--nack", frm="beta", to="alpha", type="nack", re=task)
+    code, out, _ = run(capsys, monkeypatch, box, "check")
+    assert code == 1 and "conflicting-replies" in out
+
+
+#: each protocol edition's set-up files naming this machine's panes, sockets and paths
+#: (cmux, tmux, zellij, herdr editions' ``setup``: registry and title-pattern files, env.sh)
+MACHINE_LOCAL = ["env.sh"] + [f"{m}-{kind}.tsv" for m in ("cmux", "tmux", "zellij", "herdr")
+                              for kind in ("agents", "patterns")]
+
+
+def test_init_git_ignores_every_editions_machine_local_files(tmp_path, capsys):
+    import subprocess
+
+    from letterbox_tui.core.sync import MACHINE_FILES, find_repo, shareable
+
+    root = tmp_path / "mail"
+    assert main(["init", str(root), "--seats", "alpha,beta", "--git"]) == 0
+    capsys.readouterr()
+    for name in MACHINE_LOCAL:
+        (root / name).write_text("alpha\tpane:3\n")
+    (root / "AGENT-LETTERBOX.md").write_text("# startup rule\n")  # shared instructions
+    status = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=all"],
+                            capture_output=True, text=True, check=True).stdout
+    assert status.splitlines() == ["?? AGENT-LETTERBOX.md"], status
+    repo = find_repo(str(root))
+    assert [n for n in MACHINE_LOCAL if shareable(repo, n)] == [] and set(MACHINE_LOCAL) <= MACHINE_FILES
+
+
+def test_init_git_again_adds_what_an_older_gitignore_lacks(tmp_path, capsys):
+    root = tmp_path / "mail"
+    root.mkdir()
+    (root / ".gitignore").write_text("# by an older letterbox-tui\n*.lifecycle.lock/\n/env.sh\n/cmux-agents.tsv\n")
+    assert main(["init", str(root), "--seats", "alpha", "--git"]) == 0
+    capsys.readouterr()
+    text = (root / ".gitignore").read_text()
+    assert text.startswith("# by an older letterbox-tui\n*.lifecycle.lock/\n/env.sh\n/cmux-agents.tsv\n")
+    assert all(f"/{n}\n" in text for n in MACHINE_LOCAL) and text.count("/cmux-agents.tsv\n") == 1

@@ -60,3 +60,35 @@ def tree(root: Path) -> dict[str, bytes]:
 
 def letters(root: Path) -> dict[str, bytes]:
     return {k: v for k, v in tree(root).items() if k.endswith(".md") and "/." not in "/" + k}
+
+
+def hanging_ssh(tmp: Path) -> tuple[str, Path]:
+    """(a ``GIT_SSH_COMMAND``, the file its pid appears in): a transport that connects and
+    then never answers, as a remote whose network stalls."""
+    pids = tmp / "ssh.pids"
+    script = tmp / "hanging-ssh"
+    script.write_text(f"#!/bin/sh\necho $$ >> '{pids}'\nexec sleep 600\n")
+    script.chmod(0o755)
+    return str(script), pids
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie awaiting its reaper counts as ended)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def wait_for(condition, timeout: float = 30.0, what: str = "condition"):
+    """Poll ``condition()`` until it is true (its value), else fail after ``timeout``."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.02)

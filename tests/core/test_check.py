@@ -140,3 +140,81 @@ def test_problems_come_first_and_codes_are_known(box):
         "code": "unreadable-file", "severity": "problem", "detail": found[0].detail,
         "letters": [], "paths": ["beta/inbox/bad.md"],
     }
+
+
+# --- issue 23: two terminal replies by one seat, and lock leftovers ------------------
+
+import os  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+
+
+def test_two_terminal_replies_by_one_seat_to_one_letter_are_a_problem(box):
+    box.letter("t-1", frm="alpha", to="beta", type="request", requires_ack="true", seat="beta", folder="processed")
+    box.letter("t-1--beta--result", frm="beta", to="alpha", type="result", re="t-1")
+    assert not by_code(findings(box), "conflicting-replies")
+    box.letter("t-1--beta--nack", frm="beta", to="alpha", type="nack", re="t-1")
+    [f] = by_code(findings(box), "conflicting-replies")
+    assert f.problem and f.letters == ("t-1", "t-1--beta--nack", "t-1--beta--result")
+    assert "beta sent 2 terminal replies (nack, result) to t-1" in f.detail
+    assert f.paths == ("alpha/inbox/t-1--beta--nack.md", "alpha/inbox/t-1--beta--result.md")
+
+
+def test_replies_by_someone_else_are_not_conflicting(box):
+    box.letter("t-1", frm="alpha", to="beta", type="request", requires_ack="true")
+    box.letter("t-1--beta--result", frm="beta", to="alpha", type="result", re="t-1")
+    box.letter("t-1--gamma--nack", frm="gamma", to="alpha", type="nack", re="t-1")
+    assert not by_code(findings(box), "conflicting-replies")
+
+
+def dead_pid() -> int:
+    """The pid of a process that has ended (and been reaped)."""
+    done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    return int(done.stdout)
+
+
+def old(path, seconds: float) -> None:
+    t = time.time() - seconds
+    os.utime(path, (t, t))
+
+
+def lock(box, letter_id: str, pid: str | None) -> str:
+    rel = f"beta/inbox/{letter_id}.md.lifecycle.lock"
+    (box.root / rel).mkdir()
+    if pid is not None:
+        (box.root / rel / "pid").write_text(pid + "\n")
+    return rel
+
+
+def test_a_dead_writers_lifecycle_lock_is_warned_with_its_age_and_pid(box):
+    box.letter("t-1", frm="alpha", to="beta", type="request", requires_ack="true")
+    pid = dead_pid()
+    rel = lock(box, "t-1", str(pid))
+    old(box.root / rel / "pid", 3 * 86400 + 60)
+    [f] = by_code(findings(box), "stale-lock")
+    assert f.severity == "warning" and f.letters == ("t-1",) and f.paths == (rel,)
+    assert f"pid {pid}" in f.detail and "3d old" in f.detail
+    assert not has_problem(findings(box))
+
+
+def test_a_lock_without_pid_is_stale_only_once_old(box):
+    rel = lock(box, "t-1", None)
+    assert not by_code(findings(box), "stale-lock")  # being taken: a writer writes its pid next
+    old(box.root / rel, 7200)
+    [f] = by_code(findings(box), "stale-lock")
+    assert "no pid" in f.detail and "2h old" in f.detail
+
+
+def test_a_live_writers_lock_is_not_warned(box):
+    rel = lock(box, "t-1", str(os.getpid()))
+    old(box.root / rel / "pid", 3 * 86400)
+    assert not by_code(findings(box), "stale-lock")
+
+
+def test_a_lock_breaking_guard_left_behind_is_warned(box):
+    rel = "beta/inbox/.t-1.md.lifecycle.lock.break"
+    (box.root / rel).mkdir()
+    old(box.root / rel, 300)
+    [f] = by_code(findings(box), "lock-guard")
+    assert f.severity == "warning" and f.letters == ("t-1",) and f.paths == (rel,) and "5m old" in f.detail

@@ -285,7 +285,7 @@ def test_every_setting_has_a_docstring():
                 yield from walk(sub)
             yield name
 
-    assert set(walk(LetterboxSettingsModel)) == {"theme", "time", "id_time_is_utc", "queries"}
+    assert set(walk(LetterboxSettingsModel)) == {"theme", "time", "id_time_is_utc", "queries", "git", "network_timeout"}
     assert set(walk(UserSettingsModel)) == {"theme", "keymap", "digest"}
 
 

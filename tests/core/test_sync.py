@@ -30,6 +30,24 @@ def test_outside_git_the_block_is_null(tmp_path):
     assert scan(tmp_path / "box").scope.to_json()["sync"] is None
 
 
+def test_the_scope_holds_the_block_and_runs_no_git(tmp_path, monkeypatch):
+    """``Scope.sync`` is data: whoever makes the scope for a face fills it from
+    ``status(root)``; making, reading or printing a scope never runs git."""
+    _, a, _ = machines(tmp_path)
+    block = state.status(a)
+    assert block is not None and block["head"] is not None
+
+    def no_git(*args, **kwargs):
+        raise AssertionError(f"git ran: {args}")
+
+    monkeypatch.setattr(subprocess, "Popen", no_git)
+    monkeypatch.setattr(subprocess, "run", no_git)
+    scope = scan(a).scope
+    assert scope.sync is None and scope.to_json()["sync"] is None  # not filled: null, no git
+    scope.sync = block
+    assert scope.to_json()["sync"] == block
+
+
 def test_a_letterbox_in_a_sub_directory_of_a_larger_repository(tmp_path):
     git(tmp_path, "init", "-q")
     init_letterbox(tmp_path / "team" / "mail", ["alpha", "beta"])
@@ -38,11 +56,11 @@ def test_a_letterbox_in_a_sub_directory_of_a_larger_repository(tmp_path):
     put(tmp_path, "team/mail/beta/inbox/" + L1 + ".md", letter_text(L1))
     put(tmp_path, "README.txt", "not mail")
     # merely inside a repository (a home kept in git for its dotfiles): not kept in git
-    assert scan(tmp_path / "team" / "mail").scope.sync is None
+    assert state.status(tmp_path / "team" / "mail") is None
     with pytest.raises(SyncError, match="lies inside the git repository at .* but is not kept in it"):
         sync(tmp_path / "team" / "mail")  # never swept into someone's dotfiles
     init_git(tmp_path / "team" / "mail")  # now it is
-    block = scan(tmp_path / "team" / "mail").scope.sync
+    block = state.status(tmp_path / "team" / "mail")
     assert block["head"] is None and block["upstream"] is None
     # the letter, .gitignore and 4 .gitkeep; not the file outside the letterbox
     assert block["uncommitted"] == 6
@@ -100,8 +118,8 @@ def test_the_kept_block_follows_every_change(tmp_path, monkeypatch):
     _, a, _ = machines(tmp_path)
     first = state.status(a)
     calls = []
-    real = subprocess.run
-    monkeypatch.setattr(subprocess, "run", lambda *a, **k: calls.append(a) or real(*a, **k))
+    real = subprocess.Popen
+    monkeypatch.setattr(subprocess, "Popen", lambda *a, **k: calls.append(a) or real(*a, **k))
     assert state.status(a) == first and calls == []  # nothing changed: no git call
     put(a, f"beta/inbox/{L1}.md", letter_text(L1))
     assert state.status(a)["uncommitted"] == 1 and calls

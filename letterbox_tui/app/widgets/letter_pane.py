@@ -232,7 +232,7 @@ class LetterPane(Vertical):
 
     @work(thread=True, exclusive=True, group="provenance", exit_on_error=False)
     def _hash(self, root: str, rel: str, key: str) -> None:
-        from letterbox_tui.core.sync import added  # one git log in a repository, else a few stats
+        from letterbox_tui.core.sync_history import added  # one git log in a repository, else a few stats
 
         self.post_message(ProvenanceRead(key, sha256_of(root, rel), added(root, rel)))
 

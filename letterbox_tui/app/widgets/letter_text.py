@@ -89,6 +89,12 @@ def head_text(model: AppModel, x: Letter) -> Content:
     if x.rules_on:
         lines.append(cleans(Content.styled("Rules on ", "$text-muted"), (x.rules_on, ""),
                             Content.styled("  upholds ", "$text-muted"), (x.upholds or "(nothing: closes without settling)", "")))
+    from letterbox_tui.core.views.letter import dispute_line, disputed_by
+
+    # what the letter itself never says (a partial model, owed letters only, knows no dispute)
+    for dispute, rulings in ([] if model.partial else disputed_by(res, x)):
+        text = dispute_line(dispute.id, [r.id for r in rulings])
+        lines.append(cleans((text[:1].upper() + text[1:], "$dispute" if not rulings else "")))
     return Content("\n").join(lines)
 
 
@@ -261,7 +267,9 @@ def provenance_text(model: AppModel, x: Letter, sha256: str, history: dict | Non
     row("File name", x.name)
     row("Size", f"{x.size} bytes")
     row("sha256", sha256)
-    if history:  # a letterbox in git (core.sync.added): its arrival, beside its own sent
+    if history and history.get("unknown"):  # a shallow clone: when it arrived is not known
+        row("Committed", f"unknown: {history['unknown']}", "$text-muted")
+    elif history:  # a letterbox in git (core.sync.added): its arrival, beside its own sent
         row("Committed", f"{history['committed_at']} by {history['author']} on "
                          f"{history['machine'] or 'an unknown machine'} ({history['commit'][:12]}); "
                          f"sent {x.sent or 'not given'}")

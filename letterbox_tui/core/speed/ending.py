@@ -60,6 +60,6 @@ def end(code: int, prog: str) -> NoReturn:
         code = code or 2
     try:
         sys.stderr.flush()
-    except OSError:
+    except (OSError, AttributeError):  # AttributeError: started with stderr closed (2>&-)
         pass
     os._exit(code)

@@ -49,13 +49,41 @@ def _progress(res: Resolution, letter: Letter) -> dict[str, Any] | None:
     return None if progress is None else progress.to_json()
 
 
+def disputed_by(res: Resolution, letter: Letter) -> list[tuple[Letter, list[Letter]]]:
+    """Every readable dispute naming ``letter`` in its ``disputes``, with the readable
+    rulings on it, sorted (what the letter itself never says: neither disputed letter is
+    edited). Empty for answers that keep no index of disputes."""
+    from ..resolve.common import sorted_letters
+
+    index = getattr(res, "index", None)
+    naming = getattr(index, "disputes_naming", None)
+    if not naming:
+        return []
+    return [(d, res.rulings(d)) for d in sorted_letters(naming.get(letter.id, ()))]
+
+
+def dispute_line(dispute_id: str, ruled_by: list[str]) -> str:
+    """``disputed by <id> / ruled by <id>, ...`` (``open`` while no ruling names it), as
+    ``show`` and the letter pane say it."""
+    if not ruled_by:
+        return f"disputed by {dispute_id} / open: no ruling yet"
+    return f"disputed by {dispute_id} / ruled by {', '.join(ruled_by)}"
+
+
+def dispute_lines(item: dict[str, Any]) -> list[str]:
+    """The ``dispute_line`` of each dispute naming a letter of ``show``'s document."""
+    return [dispute_line(x["dispute"], x["ruled_by"]) for x in item["disputed_by"]]
+
+
 def _heads(res: Resolution, letter: Letter) -> list[str]:
     return list(dict.fromkeys(h.id for h in res.heads(letter)))
 
 
-def shown(res: Resolution, letter: Letter, limit: int = BODY_MAX) -> dict[str, Any]:
-    """One copy as ``show --json`` lists it (its file read through ``read_letter``)."""
-    from ..sync import added
+def shown(res: Resolution, letter: Letter, limit: int = BODY_MAX, *,
+          history: dict[str, Any] | None | bool = False) -> dict[str, Any]:
+    """One copy as ``show --json`` lists it (its file read through ``read_letter``);
+    ``history``: its arrival as ``core.sync.added_all`` gave it (False: asked here)."""
+    from ..sync_history import added
 
     root = str(res.snapshot.root)
     found = answers(letter, res)
@@ -69,6 +97,8 @@ def shown(res: Resolution, letter: Letter, limit: int = BODY_MAX) -> dict[str, A
         "head": head.id if head is not None else None,
         "heads": _heads(res, letter),
         "progress": _progress(res, letter),
+        "disputed_by": [{"dispute": d.id, "ruled_by": [r.id for r in rulings]}
+                        for d, rulings in disputed_by(res, letter)],
         "provenance": {
             "path": letter.path,
             "seat": letter.seat,
@@ -81,7 +111,7 @@ def shown(res: Resolution, letter: Letter, limit: int = BODY_MAX) -> dict[str, A
             "malformed": list(letter.malformed),
             "error": f.error,
             # a letterbox in git: the commit that brought the file (one git log; null outside git)
-            "history": added(root, letter.path),
+            "history": added(root, letter.path) if history is False else history,
         },
         "body": f.body,
         "body_truncated": f.body_truncated,
@@ -90,7 +120,11 @@ def shown(res: Resolution, letter: Letter, limit: int = BODY_MAX) -> dict[str, A
 
 def show_view(res: Resolution, letter_id: str, limit: int = BODY_MAX) -> dict[str, Any]:
     """The ``show --json`` document: every copy of the id."""
-    return {"id": letter_id, "letters": [shown(res, x, limit) for x in copies(res, letter_id)],
+    from ..sync_history import added_all
+
+    held = copies(res, letter_id)
+    arrivals = added_all(str(res.snapshot.root), [x.path for x in held])  # one history walk for all
+    return {"id": letter_id, "letters": [shown(res, x, limit, history=arrivals[x.path]) for x in held],
             "scope": res.snapshot.scope.to_json()}
 
 

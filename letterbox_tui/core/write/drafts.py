@@ -9,7 +9,7 @@ from datetime import datetime
 from ..errors import LetterboxError
 from ..grammar import PRIORITIES, REPLY_KINDS
 from ..model import Letter, Snapshot
-from .gate import Draft, IdIndex, default_slug, sent_stamp, utc
+from .gate import Draft, IdIndex, default_slug, sent_stamp, utc, writable_thread
 
 def review_draft(snapshot: Snapshot, seat: str, at: datetime) -> Draft:
     """A ``review`` letter to the reviewer's own seat recording what was owed and late at
@@ -87,7 +87,8 @@ def dispute_draft(
     snapshot: Snapshot, ids: Sequence[str], seat: str, body: str = "", *, to: str | None = None,
     slug: str | None = None,
 ) -> Draft:
-    """A ``dispute`` naming two or more letters, to the disputer's own seat by default."""
+    """A ``dispute`` naming two or more letters, to the disputer's own seat by default, in
+    their thread (``writable_thread``)."""
     index = IdIndex(snapshot)
     disputed = [index.one("disputes", i) for i in ids]
     if len(ids) < 2 or len(set(ids)) != len(ids):
@@ -96,7 +97,7 @@ def dispute_draft(
         body = "These letters disagree and cannot all hold:\n" + "".join(f"- {i}\n" for i in ids)
     return Draft(
         sender=seat, recipient=to or seat, type="dispute", slug=slug or default_slug(disputed[0], "dispute"),
-        body=body, disputes=list(ids),
+        body=body, disputes=list(ids), thread=writable_thread(disputed),
     )
 
 
@@ -131,5 +132,5 @@ def ruling_draft(
         )
     return Draft(
         sender=seat, recipient=to or dispute.sender, type="ruling", slug=slug or default_slug(dispute, "ruling"),
-        body=body, rules_on=dispute.id, upholds=upholds, thread=dispute.thread_id,
+        body=body, rules_on=dispute.id, upholds=upholds, thread=writable_thread([dispute]),
     )

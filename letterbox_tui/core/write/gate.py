@@ -149,11 +149,22 @@ def check_value(key: str, value: str) -> None:
 
 
 def check_id_value(key: str, value: str) -> None:
-    """A pointer a writer writes: an id of the read grammar (a letter it names may have an
-    id longer than 128, written by another edition)."""
+    """An id looked up in the letterbox: the read grammar (another edition may have written
+    one longer than 128). What a writer writes is checked by ``check_written_id``."""
     if not valid_id(value):
         shown = value if len(value) <= 60 and value.isprintable() else repr(value[:60])
         raise LetterboxError(f"{key}: {shown} is not a letter id ([A-Za-z0-9_.:-], 1 to 243 characters)")
+
+
+def check_written_id(key: str, value: str) -> None:
+    """An id-valued header a writer writes (``re``, ``thread``, ``supersedes``,
+    ``rules_on``, ``upholds``, each of ``disputes``): the read grammar, and at most 128
+    characters, the protocol's strict reader's limit (a longer one makes it refuse the
+    whole letterbox), whether the value is given or copied from another letter."""
+    check_id_value(key, value)
+    if len(value) > MAX_WRITTEN_ID:
+        raise LetterboxError(f"{key}: {len(value)} characters (a letter written here may hold at most "
+                             f"{MAX_WRITTEN_ID}, the protocol's strict reader's limit); nothing written")
 
 
 def valid_written_id(value: str) -> bool:
@@ -404,13 +415,14 @@ def deliver(
     disputes = list(d.disputes)
     _check_kind_fields(d, disputes)
     if d.thread:  # a free label of id shape (protocol v0.5): it need not name a letter
-        check_id_value("thread", d.thread)
+        check_written_id("thread", d.thread)
     pointers = [(k, v) for k, v in (("re", d.re), ("supersedes", d.supersedes),
                                     ("rules_on", d.rules_on), ("upholds", d.upholds)) if v]
     pointers += [("disputes", v) for v in disputes]
+    thread = d.thread
     if pointers:
         for key, value in pointers:
-            check_id_value(key, value)
+            check_written_id(key, value)
         index = letterbox_ids(root_p, settings, moment, snapshot)
         for key, value in pointers:
             index.one(key, value)
@@ -420,6 +432,10 @@ def deliver(
                 raise LetterboxError(f"rules_on: {d.rules_on} is a {dispute.type!r} letter, not a dispute")
             if d.upholds and d.upholds not in dispute.disputes:
                 raise LetterboxError(f"upholds: {d.upholds} is not among the letters dispute {d.rules_on} names")
+            if not thread:
+                thread = writable_thread([dispute])
+        if d.type == "dispute" and not thread:
+            thread = writable_thread([index.one("disputes", v) for v in disputes])
 
     def compose(suffix: str) -> tuple[str, list[tuple[str, str]], bytes, Letter]:
         if not isinstance(suffix, str) or len(suffix) != 8 or any(c not in "0123456789abcdef" for c in suffix):
@@ -433,7 +449,7 @@ def deliver(
             raise LetterboxError(too_long)
         fields = header_fields(
             letter_id=letter_id, sent=sent_stamp(moment), sender=d.sender, recipient=d.recipient,
-            type=d.type, re=d.re, thread=d.thread, supersedes=d.supersedes, priority=d.priority,
+            type=d.type, re=d.re, thread=thread, supersedes=d.supersedes, priority=d.priority,
             requires_ack="true" if d.requires_ack else "false", deadline=deadline, disputes=disputes,
             rules_on=d.rules_on, upholds=d.upholds, subject=subject, session=session,
         )
@@ -455,6 +471,15 @@ def deliver(
             raise LetterboxError(f"cannot publish into {inbox}: {exc.strerror or exc}") from None
         return Published(letter_id, inbox / (letter_id + ".md"), letter)
     raise LetterboxError(f"could not find a free id in {inbox} after {MAX_ATTEMPTS} attempts")
+
+
+def writable_thread(letters: Sequence[Letter]) -> str:
+    """The thread a dispute or ruling joins when its writer names none: the thread the
+    letters it concerns share, else the first-named letter's (the one the writer disputes
+    first), so that it is seen from the letters it is about. "" (a thread of its own) when
+    that label is too long to write."""
+    thread = letters[0].thread_id if letters else ""
+    return thread if valid_written_id(thread) else ""
 
 
 def _normalized(draft: Draft) -> Draft:

@@ -13,7 +13,8 @@ lock is held, in the main thread).
 The lock is the protocol's, shared with its own ``letterbox reply``; this module never
 removes a lock that is not stale, and never a directory holding anything but ``pid``. Our
 writers break a stale lock one at a time (a hidden ``.<lock>.break`` guard), so two of them
-racing over a dead writer's lock cannot both end up holding it.
+racing over a dead writer's lock cannot both end up holding it. ``leftovers`` lists, for
+``check``, the stale locks and guards an inbox holds, judged by the same rule.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 from .. import flags as fsflags
@@ -98,28 +100,108 @@ def _pid_of(text: str) -> int | None:
     return int(text) if text.isdigit() and len(text) <= 10 else None
 
 
+GUARD_SUFFIX = SUFFIX + ".break"
+
+
+def guard_name(lock: str) -> str:
+    """The hidden guard our writers hold while breaking the stale lock ``lock``."""
+    return f".{lock}.break"
+
+
+@dataclass(slots=True, frozen=True)
+class Leftover:
+    """A lock nobody holds any more, found in an inbox: a stale lifecycle lock (``kind``
+    "lock": its writer's ``pid`` is not running, or it has had no pid for 2 seconds) or a
+    lock-breaking guard a killed writer left (``kind`` "guard")."""
+
+    kind: str
+    name: str  # the entry's name in the inbox
+    letter_name: str  # the letter file it is about (``<id>.md``)
+    age: float  # seconds since the entry (or its pid file) last changed
+    pid: int | None
+
+
+def leftovers(inbox_fd: int, now: float | None = None) -> list[Leftover]:
+    """Every stale lifecycle lock and every guard at least 2 seconds old in the open inbox
+    ``inbox_fd``, by name. Reads only (a lock is judged as a writer judges it before
+    breaking it, ``_break_guarded``); never raises."""
+    when = time.time() if now is None else now
+    try:
+        names = sorted(n for n in os.listdir(inbox_fd) if SUFFIX in n)
+    except OSError:
+        return []
+    out = []
+    for name in names:
+        try:
+            st = os.stat(name, dir_fd=inbox_fd, follow_symlinks=False)
+        except OSError:
+            continue
+        if not stat.S_ISDIR(st.st_mode):
+            continue
+        age = max(0.0, when - st.st_mtime)
+        if name.startswith(".") and name.endswith(GUARD_SUFFIX):
+            if age >= NO_PID_STALE:
+                out.append(Leftover("guard", name, name[1:-len(GUARD_SUFFIX)], age, None))
+            continue
+        if not name.endswith(SUFFIX) or name.startswith("."):
+            continue
+        stale = _stale_lock(inbox_fd, name, when)
+        if stale is not None:
+            out.append(Leftover("lock", name, name[:-len(SUFFIX)], stale[0], stale[1]))
+    return out
+
+
+def _stale_lock(inbox_fd: int, name: str, now: float) -> tuple[float, int | None] | None:
+    """(age, pid) of the lock ``name`` when it is stale, else None."""
+    try:
+        dfd = os.open(name, fsflags.DIR, dir_fd=inbox_fd)
+    except OSError:
+        return None
+    try:
+        held = _read_pid(dfd)
+        if held is None:
+            age = now - os.fstat(dfd).st_mtime
+            return (max(0.0, age), None) if age >= NO_PID_STALE else None
+        text, mtime = held
+        pid = _pid_of(text)
+        age = max(0.0, now - mtime)
+        if pid is not None:
+            return None if _alive(pid) else (age, pid)
+        if text == "unreadable":
+            return None  # another user's: never judged stale
+        return (age, None) if age >= NO_PID_STALE else None
+    except OSError:
+        return None
+    finally:
+        os.close(dfd)
+
+
 def _break_if_stale(inbox_fd: int, name: str) -> bool:
     """Remove the lock ``name`` when it is stale; True when it is gone (so try again).
 
     Breaking is itself done under a short guard, ``.<name>.break`` (``mkdir``): two of our
     writers never break one lock at once, so neither can remove the fresh lock the other
     has just taken in its place. A guard left by a killed writer (empty, 2 s old) is cleared.
+    The guard is made and removed with SIGINT and SIGTERM deferred, so that no signal
+    arriving between the two leaves it behind (the protocol's compat query reports a
+    letterbox holding one incomplete).
     """
-    guard = f".{name}.break"
-    try:
-        os.mkdir(guard, 0o700, dir_fd=inbox_fd)
-    except FileExistsError:
-        _clear_stale_guard(inbox_fd, guard)
-        return False  # another writer is breaking it: wait and look again
-    except OSError:
-        return False
-    try:
-        return _break_guarded(inbox_fd, name)
-    finally:
+    guard = guard_name(name)
+    with _signals_deferred():
         try:
-            os.rmdir(guard, dir_fd=inbox_fd)
+            os.mkdir(guard, 0o700, dir_fd=inbox_fd)
+        except FileExistsError:
+            _clear_stale_guard(inbox_fd, guard)
+            return False  # another writer is breaking it: wait and look again
         except OSError:
-            pass
+            return False
+        try:
+            return _break_guarded(inbox_fd, name)
+        finally:
+            try:
+                os.rmdir(guard, dir_fd=inbox_fd)
+            except OSError:
+                pass
 
 
 def _clear_stale_guard(inbox_fd: int, guard: str) -> None:
@@ -319,6 +401,8 @@ def lifecycle_lock(
                                 raise LetterboxError(
                                     f"cannot take the lifecycle lock for {what}: {exc.strerror or exc}") from None
                     if held:
+                        # a guard a killed breaker left (2 s old) goes with the lock it broke
+                        _clear_stale_guard(inbox_fd, guard_name(name))
                         break
                     if _break_if_stale(inbox_fd, name):
                         continue

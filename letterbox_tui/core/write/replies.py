@@ -28,7 +28,7 @@ from .gate import (
     Published,
     Token,
     check_body,
-    check_id_value,
+    check_written_id,
     check_seat,
     default_slug,
     deliver,
@@ -85,6 +85,7 @@ def reply(
     index = letterbox_ids(root_p, settings, moment, snapshot)
     parent = index.moving(letter_id)
     thread = parent.thread or parent.id
+    check_written_id("thread", thread)  # copied from the letter: refused, not cut, when too long
     if kind == "info":
         return deliver(
             root_p,
@@ -102,7 +103,6 @@ def reply(
     reply_id = f"{parent.id}--{seat}--{kind}"
     if not valid_written_id(reply_id):
         raise LetterboxError(f"the reply id would be {len(reply_id)} characters (at most {MAX_WRITTEN_ID})")
-    check_id_value("thread", thread)
     data_body = check_body(body)
     name = reply_id + ".md"
     if parent.folder == "inbox":
@@ -119,10 +119,12 @@ def reply(
     letter = read_back(data, seat=parent.sender, folder="inbox", name=name, expected=fields)
     # Every check above was made without the lock; what the letter's folder holds is
     # checked again under it (the protocol's order: lock, re-check, publish, local state).
+    known = _terminal_names(index.snapshot, parent, seat)
     with lifecycle_lock(root_p / seat / "inbox", parent.name, timeout=lock_timeout, shown=letter_id):
         if parent.folder == "processed" or not exists(root_p, (seat, "inbox"), parent.name):
             return _closed(root_p, parent, seat, kind, reply_id, name, data_body, meanwhile=parent.folder == "inbox")
         existing = _existing_reply(root_p, parent.sender, name)
+        _refuse_if_closed(root_p, parent, seat, kind, name, known, existing, data_body)
         created = False
         if existing is None:
             try:
@@ -181,6 +183,59 @@ def _closed(root: Path, parent: Letter, seat: str, kind: str, reply_id: str, nam
                      notes=[f"already closed: {parent.id} (your {kind} reply is published)"])
 
 
+def _terminal_names(snapshot: Snapshot, parent: Letter, seat: str) -> list[str]:
+    """The file names a terminal reply by ``seat`` to ``parent`` may have in the sender's
+    folders: the derived ``<id>--<seat>--result|nack.md`` (both tools write those), and
+    the name of any other the scan saw (a result or nack from ``seat`` to the sender whose
+    ``re`` is the letter)."""
+    names = [f"{parent.id}--{seat}--{k}.md" for k in ("result", "nack")]
+    for x in snapshot.letters:
+        if (x.re == parent.id and x.type in ("result", "nack") and x.sender == seat
+                and x.recipient == parent.sender and x.seat == parent.sender and x.name not in names):
+            names.append(x.name)
+    return names
+
+
+def _refuse_if_closed(root: Path, parent: Letter, seat: str, kind: str, name: str, known: list[str],
+                      existing: Path | None, body: bytes) -> None:
+    """Under the lock, with the letter still in ``seat``'s inbox: when ``seat`` already
+    published a terminal reply to it (a writer killed between publishing and moving left
+    it so), finish that close (move the letter, remove its sidecar) and refuse this reply,
+    nothing new written. The very same reply again is a retry: the caller finishes it."""
+    same = existing is not None and kind in ("result", "nack") and _body_is(existing, body)
+    if same:
+        return
+    found = [p for n in known if (p := _existing_reply(root, parent.sender, n)) is not None]
+    if kind in ("result", "nack") and existing is not None and existing not in found:
+        found.append(existing)
+    # only a readable letter that is one closes it (a FIFO or a stray file at the name does not)
+    earlier = [p for p in found if _closes(p, parent, seat)]
+    if not earlier:
+        return
+    first = sorted(earlier)[0]
+    try:
+        move_to_processed(root, seat, parent.name)
+        remove_sidecar(root, seat, parent.name)
+        done = f"it is now moved to {seat}/processed/"
+    except (OSError, LetterboxError) as exc:
+        why = exc.strerror or exc if isinstance(exc, OSError) else exc
+        done = f"moving it to {seat}/processed/ failed ({why}); run the same command again"
+    raise LetterboxError(f"already closed: {parent.id} by your earlier reply {first.name} "
+                         f"(your {kind} was not sent; {done})")
+
+
+def _closes(path: Path, parent: Letter, seat: str) -> bool:
+    """Whether the file at ``path`` reads as a terminal reply by ``seat`` to ``parent``."""
+    x = _read_letter(path, parent.sender)
+    return (x is not None and x.type in ("result", "nack") and x.re == parent.id and x.sender == seat
+            and x.recipient == parent.sender)
+
+
+def _body_is(path: Path, body: bytes) -> bool:
+    existing = read_body(path)
+    return existing is not None and existing.rstrip(b"\n") == body.rstrip(b"\n")
+
+
 def _existing_reply(root: Path, seat: str, name: str) -> Path | None:
     for folder in ("inbox", "processed"):
         if exists(root, (seat, folder), name):
@@ -189,8 +244,7 @@ def _existing_reply(root: Path, seat: str, name: str) -> Path | None:
 
 
 def _same_body(path: Path, body: bytes) -> None:
-    existing = read_body(path)
-    if existing is None or existing.rstrip(b"\n") != body.rstrip(b"\n"):
+    if not _body_is(path, body):
         raise LetterboxError(f"a different reply is already published as {path.name}; not replacing it")
 
 
