@@ -595,7 +595,5 @@ def _exists(s: Served, query, args: Namespace) -> int:
 def _one(command: str, s: Served, args: Namespace) -> int:
     from . import read
 
-    part = s.ix.component_snapshot(args.id, s.scanned_at)
-    if not any(x.id == args.id for x in part.letters):  # a display id, token or path (core.references)
-        return getattr(read, f"cmd_{command}")(args)
-    return getattr(read, f"cmd_{command}")(args, part)
+    part = s.ix.component_snapshot(args.id, s.scanned_at)  # a token, display id, path: a whole scan
+    return getattr(read, f"cmd_{command}")(args, *([part] if any(x.id == args.id for x in part.letters) else []))

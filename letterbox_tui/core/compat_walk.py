@@ -16,12 +16,12 @@ import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .flags import DIR as _DIR
+from .flags import READ as _FILE
 from .header import MAX_HEADER, MAX_LINE, parse_header
 
 _SEAT = re.compile(r"[a-z][a-z0-9-]*")
 _KEY = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
-_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC | os.O_NOFOLLOW
-_FILE = os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK
 #: a directory listing holds at most this many names (``--max-names``)
 MAX_NAMES = 100_000
 
