@@ -7,7 +7,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import pytest
@@ -96,16 +95,3 @@ def _isolate_user_dirs(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("XDG_STATE_HOME", str(home / ".local" / "state"))
     for name in ("LETTERBOX_DIR", "LETTERBOX_AGENT", "LETTERBOX_SESSION", "LETTERBOX_TUI_LOCK_TIMEOUT"):
         monkeypatch.delenv(name, raising=False)
-    # The CLI sets core.sync.KEEP for its process from LETTERBOX_TUI_NO_CACHE: one test's
-    # command with every cache off must not leave it off for the next test in this process.
-    sync = sys.modules.get("letterbox_tui.core.sync")
-    if sync is not None:
-        monkeypatch.setattr(sync, "KEEP", True)
-
-
-@pytest.fixture
-def pure_python_scan(monkeypatch):
-    """Scan through the pure-Python reader, not the C accelerator: for tests that hook
-    ``os.open``/``os.read`` to inject faults or watch reads (C makes no Python call to hook).
-    The accelerator's own behaviour on the same cases is tested in tests/core/test_scanio.py."""
-    monkeypatch.setenv("LETTERBOX_TUI_PURE", "1")

@@ -1,12 +1,14 @@
 """The package's import graph, read from the source with ``ast`` (every import statement,
 at module level or deferred into a function, except those only for type checkers):
 
-- no circle among letterbox_tui's modules;
-- the core (outside its speed wing) never imports the speed wing, the command line or the
-  app, and nothing under the core imports Textual;
-- the speed wing never imports the command line or the app;
-- the core reads none of the speed wing's switches (``LETTERBOX_TUI_PURE``,
-  ``LETTERBOX_TUI_NO_CACHE``): it takes a reader and a cache as parameters.
+- no circle anywhere among letterbox_tui's modules;
+- the core never imports the store, the command line or the app, and nothing under the
+  core imports Textual;
+- the faces (the command line, the app, the MCP server) take nothing from the store but its
+  one entry, ``letterbox_tui.store.open_answers``, and the command line nothing from the
+  old speed wing (``letterbox_tui.core.speed``);
+- no module reads an environment switch that picks a read path (``LETTERBOX_TUI_PURE``,
+  ``LETTERBOX_TUI_NO_CACHE``): what a scan uses is a parameter.
 
 Run-time checks of the same rules (what a real import loads) are in
 tests/core/test_import_hygiene.py."""
@@ -20,6 +22,9 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "letterbox_tui"
 SPEED = "letterbox_tui.core.speed"
+STORE = "letterbox_tui.store"
+#: the one name a face may take from the store
+ENTRY = "letterbox_tui.store.open_answers"
 
 
 def _module_name(path: Path) -> str:
@@ -43,9 +48,10 @@ def _type_checking_only(node: ast.If) -> bool:
     )
 
 
-def _imports(name: str, path: Path) -> set[str]:
+def _imports(name: str, path: Path, names: bool = False) -> set[str]:
     """Every module ``name`` imports (absolute names; ``from pkg import mod`` counts as
-    ``pkg.mod`` when that is a module of the package)."""
+    ``pkg.mod`` when that is a module of the package); with ``names``, every name it
+    imports (``from pkg import x`` as ``pkg.x``, ``import pkg`` as ``pkg``)."""
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
@@ -66,7 +72,7 @@ def _imports(name: str, path: Path) -> set[str]:
                 target = node.module or ""
             for alias in node.names:
                 sub = f"{target}.{alias.name}"
-                found.add(sub if sub in MODULES else target)
+                found.add(sub if sub in MODULES or names else target)
         for child in ast.iter_child_nodes(node):
             visit(child)
 
@@ -84,19 +90,15 @@ def _inside(module: str, package: str) -> bool:
 def test_the_graph_sees_the_imports_it_should():
     """The reader of the graph itself: known edges are found (a test that cannot fail
     would prove nothing)."""
-    assert "letterbox_tui.core.scan" in GRAPH["letterbox_tui.core.speed.choice"]
-    assert "letterbox_tui.core.letters" in GRAPH["letterbox_tui.core.taking"]  # (the scan takes its letters there)
-    assert "letterbox_tui.core.speed.ending" in GRAPH["letterbox_tui.cli"]
+    assert "letterbox_tui.core.letters" in GRAPH["letterbox_tui.core.scan"]
+    assert "letterbox_tui.core.scan" in GRAPH["letterbox_tui.store"]
+    assert "letterbox_tui.cli.common" in GRAPH["letterbox_tui.cli.read"]
+    assert ENTRY in _imports("letterbox_tui.cli.common", MODULES["letterbox_tui.cli.common"], names=True)
     assert len(MODULES) > 40
 
 
-#: circles known when this test was written, each to be broken by the module's owner; the
-#: test fails for any other circle, and for one of these once it is gone (then delete it)
-KNOWN_CIRCLES: set[frozenset[str]] = set()
-
-
-def test_no_import_circle():
-    internal = {m: {t for t in targets if t in MODULES and t != m} for m, targets in GRAPH.items()}
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    internal = {m: {t for t in targets if t in graph and t != m} for m, targets in graph.items()}
     circles: list[list[str]] = []
     state: dict[str, int] = {}  # 1 on the path, 2 done
     for start in sorted(internal):
@@ -118,36 +120,49 @@ def test_no_import_circle():
                 state[child] = 1
                 path.append(child)
                 stack.append((child, iter(sorted(internal[child]))))
-    found = {frozenset(c) for c in circles}
-    new = [c for c in circles if frozenset(c) not in KNOWN_CIRCLES]
-    assert new == [], "import circles:\n" + "\n".join(" -> ".join(c) for c in new)
-    assert KNOWN_CIRCLES <= found, f"a known circle is gone: delete it from KNOWN_CIRCLES ({KNOWN_CIRCLES - found})"
+    return circles
 
 
-CORE = sorted(m for m in MODULES if _inside(m, "letterbox_tui.core") and not _inside(m, SPEED))
+def test_the_circle_finder_finds_a_circle():
+    assert _circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c", "a"]]
+    assert _circles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_circle_anywhere():
+    circles = _circles(GRAPH)
+    assert circles == [], "import circles:\n" + "\n".join(" -> ".join(c) for c in circles)
+
+
+CORE = sorted(m for m in MODULES if _inside(m, "letterbox_tui.core"))
+FACES = sorted(m for m in MODULES if _inside(m, "letterbox_tui.cli") or _inside(m, "letterbox_tui.app")
+               or m == "letterbox_tui.mcp")
 
 
 @pytest.mark.parametrize("module", CORE)
-def test_the_core_never_imports_the_speed_wing_the_cli_or_the_app(module):
+def test_the_core_never_imports_the_store_the_cli_or_the_app(module):
     bad = sorted(
         t for t in GRAPH[module]
-        if _inside(t, SPEED) or _inside(t, "letterbox_tui.cli") or _inside(t, "letterbox_tui.app")
+        if _inside(t, STORE) or _inside(t, "letterbox_tui.cli") or _inside(t, "letterbox_tui.app")
         or _inside(t, "textual")
     )
     assert bad == [], f"{module} imports {bad}"
 
 
-@pytest.mark.parametrize("module", sorted(m for m in MODULES if _inside(m, SPEED)))
-def test_the_speed_wing_never_imports_the_cli_the_app_or_textual(module):
-    bad = sorted(
-        t for t in GRAPH[module]
-        if _inside(t, "letterbox_tui.cli") or _inside(t, "letterbox_tui.app") or _inside(t, "textual")
-    )
+@pytest.mark.parametrize("module", FACES)
+def test_a_face_takes_only_the_one_entry_from_the_store(module):
+    taken = _imports(module, MODULES[module], names=True)
+    bad = sorted(t for t in taken if _inside(t, STORE) and t != ENTRY)
+    assert bad == [], f"{module} imports {bad} (only {ENTRY})"
+
+
+@pytest.mark.parametrize("module", sorted(m for m in FACES if _inside(m, "letterbox_tui.cli")))
+def test_the_cli_imports_nothing_of_the_old_speed_wing(module):
+    bad = sorted(t for t in GRAPH[module] if _inside(t, SPEED))
     assert bad == [], f"{module} imports {bad}"
 
 
-@pytest.mark.parametrize("module", CORE)
-def test_the_core_reads_no_speed_switch(module):
+@pytest.mark.parametrize("module", CORE + sorted(m for m in FACES if _inside(m, "letterbox_tui.cli")))
+def test_no_read_path_switch(module):
     text = MODULES[module].read_text(encoding="utf-8")
     for switch in ("LETTERBOX_TUI_PURE", "LETTERBOX_TUI_NO_CACHE"):
         assert switch not in text, f"{module} mentions {switch}: take a parameter instead"

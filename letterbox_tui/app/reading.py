@@ -113,12 +113,18 @@ class ReadingMixin:
                         title=f"{len(fresh)} new letter{'s' if len(fresh) != 1 else ''}", timeout=6)
 
     def action_back_or_quit(self) -> None:
-        """``q``: back to the list from the letter or the mailboxes; quit from the list."""
+        """``q``: back to the list from the letter or the mailboxes; from the list, back to
+        the Body tab when ``]``/``[`` turned it there, else quit (asking first when a draft
+        or a write is pending: ``writing.quit_asking``)."""
         focused = self.focused
         if focused is not self.letter_list:  # reading, the mailboxes, or nothing focused
             self.letter_list.focus()
             return
-        self.exit(0)
+        tabs = self.letter_pane.tabs
+        if tabs.active != "tab-body":  # (at 160 columns ] turns the tab while the list keeps the keys)
+            tabs.active = "tab-body"
+            return
+        self.quit_asking()
 
     def action_toggle_markdown(self) -> None:
         on = self.letter_pane.toggle_markdown()

@@ -4,7 +4,13 @@ progress note, and the drafts kept from before; a written letter triggers a resc
 
 from __future__ import annotations
 
+from textual.content import Content
+
 from .sanitize import cleans
+
+#: the worker groups that write something of the user's: a letter, a draft, a progress
+#: note, a sync's commit and push
+WRITE_GROUPS = ("write", "draft", "progress", "sync")
 
 
 class WritingMixin:
@@ -112,3 +118,33 @@ class WritingMixin:
         from .screens.drafts import offer_kept_drafts
 
         offer_kept_drafts(self, quiet=quiet)
+
+    # --- quitting ---------------------------------------------------------------------
+    def pending_writes(self) -> list[str]:
+        """What is not finished if the app quits now: kept drafts (not sent), writes under
+        way. Empty: nothing."""
+        from letterbox_tui.core.draft_store import DraftStore
+
+        out = []
+        n = len(DraftStore(self.root).kept())
+        if n:
+            out.append(f"{n} kept draft{'s' if n != 1 else ''}, not sent (offered back at the next start)")
+        busy = sorted({w.group for w in self.workers if w.group in WRITE_GROUPS and not w.is_finished}
+                      | ({"sync"} if getattr(self, "syncing", False) else set()))
+        if busy:
+            out.append("a write under way (" + ", ".join(busy) + ")")
+        return out
+
+    def quit_asking(self) -> None:
+        """Quit, asking first when a draft or a write is pending (``q`` from the list quit
+        at once). The answers are Stay (the safe one, Esc) and Exit: a second ``q`` is no
+        answer, so q-for-back pressed twice does not quit."""
+        from .screens.choice import ChoiceScreen
+
+        pending = self.pending_writes()
+        if not pending:
+            self.exit(0)
+            return
+        text = Content("Not finished: " + "; ".join(pending) + ".\nQuit anyway?")
+        self.push_screen(ChoiceScreen("Quit?", text, [("stay", "Stay"), ("quit", "Exit")], safe="stay"),
+                         lambda answer: self.exit(0) if answer == "quit" else None)

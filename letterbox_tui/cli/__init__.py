@@ -15,8 +15,6 @@ import sys
 from collections.abc import Sequence
 
 from letterbox_tui.core.errors import LetterboxError, Terminated
-from letterbox_tui.core.speed import ending
-from letterbox_tui.core.speed.ending import keep  # noqa: F401 - the commands' keep (``from letterbox_tui.cli import keep``)
 
 PROG = "letterbox-tui"
 
@@ -24,11 +22,11 @@ PROG = "letterbox-tui"
 COMMANDS: dict[str, tuple[str, str]] = {
     "init": ("write:cmd_init", "create a letterbox the protocol's tools accept"),
     "demo": ("write:cmd_demo", "write a demo letterbox, then open it"),
-    "query": ("memoised:cmd_query", "letters matching header terms, three-valued"),
-    "exists": ("memoised:cmd_exists", "did this ever happen? yes, no or unknown"),
-    "show": ("indexed:cmd_show", "one letter: headers, answers, provenance, body"),
-    "current": ("indexed:cmd_current", "is this letter current? its chain and head"),
-    "answered": ("indexed:cmd_answered", "is this letter answered? its replies and acks"),
+    "query": ("read:cmd_query", "letters matching header terms, three-valued"),
+    "exists": ("read:cmd_exists", "did this ever happen? yes, no or unknown"),
+    "show": ("read:cmd_show", "one letter: headers, answers, provenance, body"),
+    "current": ("read:cmd_current", "is this letter current? its chain and head"),
+    "answered": ("read:cmd_answered", "is this letter answered? its replies and acks"),
     "thread": ("read:cmd_thread", "a thread as a reply tree"),
     "owed": ("read:cmd_owed", "tasks still owed, by the seat that owes them"),
     "disputes": ("read:cmd_disputes", "open disputes: where we still disagree"),
@@ -72,10 +70,8 @@ def _add_globals(p: argparse.ArgumentParser, suppress: bool) -> None:
     )
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The whole command line's parser; with ``only``, the same parser holding that one
-    command (what ``main`` builds when the command is plain to see in the arguments: the
-    other 23 commands' parsers are a tenth of a point lookup's start-up)."""
+def build_parser() -> argparse.ArgumentParser:
+    """The whole command line's parser."""
     parser = _Parser(prog=PROG, description="Terminal mail client for agent-letterbox letterboxes.")
     _add_globals(parser, suppress=False)
     parser.add_argument("--view", choices=["owed", "disputes", "truth", "all", "problems"], help="open the app on this view")
@@ -86,35 +82,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name, (_, help_text) in COMMANDS.items():
-        if only is not None and name != only:
-            continue
         p = sub.add_parser(name, help=help_text, description=help_text)
         _add_globals(p, suppress=True)
         _configure(name, p)
     return parser
-
-
-#: the options before a command that take a value (``--root DIR``)
-_VALUED = frozenset({"--root", "--participant", "--view", "--letter", "--theme"})
-
-
-def command_named(argv: Sequence[str]) -> str | None:
-    """The command ``argv`` runs when that is plain to see: the first word that is neither
-    an option written out in full nor such an option's value. None (the whole parser then
-    decides) for anything else: no command, ``--help``, an abbreviated or unknown option,
-    ``--``, a word that is no command."""
-    i = 0
-    while i < len(argv):
-        word = argv[i]
-        if word in _VALUED:
-            i += 2
-        elif word.startswith("--") and word.partition("=")[0] in _VALUED and "=" in word:
-            i += 1
-        elif word.startswith("-"):
-            return None
-        else:
-            return word if word in COMMANDS else None
-    return None
 
 
 def _configure(name: str, p: argparse.ArgumentParser) -> None:
@@ -125,16 +96,14 @@ def _configure(name: str, p: argparse.ArgumentParser) -> None:
         p.add_argument("--fetch", action="store_true", help="a letterbox in git: fetch its upstream first")
     if name in ("query", "exists"):
         p.add_argument("terms", nargs="*", metavar="TERM")
-    if name == "query":
-        importlib.import_module(f"{__name__}.compat").configure(p)
+        if name == "query":  # --compat-v2, --max-names
+            importlib.import_module(f"{__name__}.compat").configure(p)
     elif name in ("show", "current", "answered", "thread"):
         p.add_argument("id", metavar="ID")
     elif name == "owed":
         p.add_argument("--seat", metavar="S")
         p.add_argument("--at", metavar="T", help="'now' for lateness (RFC 3339 with offset)")
         p.add_argument("--fail-late", action="store_true", help="exit 1 when anything is late")
-    elif name == "check":
-        p.add_argument("--verify", action="store_true", help="also verify the cache against file contents")
     elif name == "digest":
         p.add_argument("--seat", metavar="S")
         p.add_argument("--at", metavar="T")
@@ -236,22 +205,27 @@ def _writing_options(p: argparse.ArgumentParser, supersedes: bool = True, inheri
     p.add_argument("--subject", metavar="S")
 
 
-# True under the console script (``run``); then a reading command's process ends with it.
-_script = False
-# The commands that end the process at once under the console script: the reading ones.
-_QUICK_END_MODULES = ("read", "memoised", "indexed", "truth")
-
-
 def run() -> None:
-    """The console script: ``main()``; after a reading command, the process then ends at
-    once, once its output is flushed and the work left until after the answer has started
-    (``core.speed.ending``). Any other command (writing, the app) exits as usual."""
-    global _script
-    _script = True
+    """The console script: ``main()``, its output flushed before the exit code is given."""
     code = main()
-    if not ending.ending():
-        raise SystemExit(code)
-    ending.end(code, PROG)
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader went away: nothing more to say to it
+        _drop_stdout()
+    raise SystemExit(code)
+
+
+def _drop_stdout() -> None:
+    """Point standard output at ``os.devnull`` (the reader of a pipe went away), so the
+    interpreter's own flush at exit finds nothing to complain of (Python's documented way,
+    in the ``signal`` module's notes on SIGPIPE)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    finally:
+        os.close(devnull)
 
 
 def _safe(exc: BaseException) -> str:
@@ -263,27 +237,10 @@ def _safe(exc: BaseException) -> str:
     return clean(str(exc), tab=" ")
 
 
-def _say_notices() -> None:
-    """One line on stderr for each derived file the command did not trust (the answer was
-    computed from the letters all the same)."""
-    files = sys.modules.get("letterbox_tui.core.speed.files")
-    if files is None:
-        return
-    lines = files.take_notices()
-    if lines:
-        from letterbox_tui.core.text import clean
-
-        for line in lines:
-            print(f"{PROG}: {clean(line, single_line=True)}", file=sys.stderr)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    _stale = sys.modules.get("letterbox_tui.core.speed.files")
-    if _stale is not None:  # in process (the tests): what an earlier caller left is not ours
-        _stale.take_notices()
     try:
-        args = build_parser(command_named(argv)).parse_args(argv)
+        args = build_parser().parse_args(argv)
         if args.command is None:
             from .app_launch import cmd_app
 
@@ -292,16 +249,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if getattr(args, "compat_v2", False):  # the protocol's compat document (cli.compat)
             target = "compat:cmd_compat"
         module_name, func_name = target.split(":")
-        if _script and module_name in _QUICK_END_MODULES:
-            # A reading command under the console script: the process ends with it (run),
-            # what it builds is kept until then (keep), the collector off meanwhile.
-            ending.start()
         module = importlib.import_module(f"letterbox_tui.cli.{module_name}")
-        try:
-            return int(getattr(module, func_name)(args) or 0)
-        finally:
-            _say_notices()
-            ending.finish_after_answer()
+        return int(getattr(module, func_name)(args) or 0)
     except LetterboxError as exc:
         print(f"{PROG}: {_safe(exc)}", file=sys.stderr)
         return 2
@@ -312,6 +261,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{PROG}: terminated; a reply cut short converges when run again", file=sys.stderr)
         return 128 + exc.signum
     except BrokenPipeError:
+        _drop_stdout()
         return 0
     except (OSError, UnicodeError, RecursionError) as exc:
         print(f"{PROG}: {type(exc).__name__}: {_safe(exc)}", file=sys.stderr)

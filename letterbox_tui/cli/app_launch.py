@@ -6,12 +6,6 @@ from argparse import Namespace
 
 
 def cmd_app(args: Namespace) -> int:
-    from letterbox_tui.app import early
-
-    # Owed & late from the derived index, begun before Textual loads (its stat proof and
-    # SQLite run without the interpreter lock meanwhile)
-    early.start(getattr(args, "root", None), getattr(args, "participant", None), getattr(args, "view", None),
-                getattr(args, "letter", None))
     from letterbox_tui.app import run_app
 
     return run_app(

@@ -1,9 +1,8 @@
-"""What every command shares: opening the letterbox, scanning it, ``--at``, the seat named,
-the scope's exit code."""
+"""What every command shares: opening the letterbox, its answers (``answers``), the clock
+and ``--at``, the seat named, the scope's exit code."""
 
 from __future__ import annotations
 
-import os
 import sys
 from argparse import Namespace
 from datetime import datetime, timezone
@@ -12,33 +11,17 @@ from typing import TYPE_CHECKING
 
 from letterbox_tui.core.errors import LetterboxError
 from letterbox_tui.core.root import resolve_root
-from letterbox_tui.core.speed.ending import keep
-from letterbox_tui.core.speed.files import cache_wanted
 
-if TYPE_CHECKING:  # (imported where used: a question the derived index answers needs none)
+if TYPE_CHECKING:
     from letterbox_tui.core.model import Scope, Snapshot
+    from letterbox_tui.core.resolve import Resolution
     from letterbox_tui.core.settings import Settings
-
-#: ``core.settings.SETTINGS_NAME`` (a test checks they agree)
-SETTINGS_FILE = "letterbox-tui.toml"
-
-
-#: called with the snapshot ``load`` made (the derived index builds from it after the answer)
-on_loaded = None
-#: False: ``load`` scans without the header cache (neither read nor written): a question
-#: asked while the index builder writes that cache and the index (``cli.indexed``)
-use_header_cache: bool | None = None
 
 
 def open_root(args: Namespace) -> Path:
     """The letterbox the command works on (``LetterboxError`` when it is not one). A
     reading command's ``--fetch`` fetches its git upstream first (once)."""
     root = resolve_root(getattr(args, "root", None))
-    wanted = cache_wanted()
-    if not wanted or "letterbox_tui.core.sync" in sys.modules:
-        from letterbox_tui.core import sync
-
-        sync.KEEP = wanted  # the kept sync block follows the one cache switch, both ways
     if getattr(args, "fetch", False):
         from letterbox_tui.core.sync_run import fetch_for_reading
         from letterbox_tui.core.text import clean
@@ -49,42 +32,29 @@ def open_root(args: Namespace) -> Path:
     return root
 
 
-def settings_utc(root: Path | str) -> bool:
-    """``load_settings(root).id_time_is_utc``, without loading the settings' modules when
-    the letterbox has no settings file (the default: nothing to read, nothing to check)."""
-    try:
-        os.lstat(os.path.join(os.fspath(root), SETTINGS_FILE))
-    except FileNotFoundError:
-        return False
-    except OSError:
-        pass  # load_settings says what is wrong
+def answers(args: Namespace, at: datetime) -> tuple[Path, Settings, Resolution]:
+    """Every derived answer a reading command gives, at the clock ``at``: the root
+    resolved (and fetched with ``--fetch``), its settings read, restricted by
+    ``--participant``, from the one entry ``letterbox_tui.store.open_answers``."""
     from letterbox_tui.core.settings import load_settings
-
-    return load_settings(root).id_time_is_utc
-
-
-def load(args: Namespace) -> tuple[Path, Settings, Snapshot]:
-    """Resolve the root, read its settings and scan it (restricted by --participant)."""
-    from letterbox_tui.core.settings import load_settings
-    from letterbox_tui.core.speed.choice import scan_letterbox
+    from letterbox_tui.store import open_answers
 
     root = open_root(args)
     settings = load_settings(root)
-    participants = getattr(args, "participant", None)
-    # With the derived cache (unless switched off): an unchanged letter costs a stat. A big
-    # save is detached (the answer does not wait for it), except before `check --verify`,
-    # which rewrites the cache itself and must not race a saver.
-    detach = not getattr(args, "verify", False)
-    snapshot = scan_letterbox(
-        root, participants, id_time_is_utc=settings.id_time_is_utc, background=detach, freeze=True,
-        use_cache=use_header_cache,
-    )
-    keep(snapshot)
-    from letterbox_tui.core.sync import status
+    res = open_answers(root, at, participants=getattr(args, "participant", None),
+                       id_time_is_utc=settings.id_time_is_utc)
+    return root, settings, res
 
-    snapshot.scope.sync = status(root)  # how current a copy kept in git is (None outside git)
-    if on_loaded is not None:
-        on_loaded(snapshot)
+
+def load(args: Namespace) -> tuple[Path, Settings, Snapshot]:
+    """A writing command's letterbox: the root resolved, its settings read and its letters
+    scanned (pointers are checked against them), restricted by ``--participant``."""
+    from letterbox_tui.core.scan import scan
+    from letterbox_tui.core.settings import load_settings
+
+    root = open_root(args)
+    settings = load_settings(root)
+    snapshot = scan(root, getattr(args, "participant", None), id_time_is_utc=settings.id_time_is_utc)
     return root, settings, snapshot
 
 
@@ -93,15 +63,20 @@ def scope_exit(scope: Scope) -> int:
     return 0 if scope.complete else 3
 
 
+def now() -> datetime:
+    """The command's clock: every reading command asks it once (a test sets it)."""
+    return datetime.now(timezone.utc)
+
+
 def parse_at(value: str | None, what: str = "--at") -> datetime:
     """``--at T``: RFC 3339 with an offset or relative to now (``--at=-1d``, ``today``;
     SPEC 6), default now; else exit 2."""
     from letterbox_tui.core.query import parse_when
 
-    now = datetime.now(timezone.utc)
+    clock = now()
     if value is None:
-        return now
-    when = parse_when(value, now)
+        return clock
+    when = parse_when(value, clock)
     if when is None:
         raise LetterboxError(f"{what} {value!r}: expected RFC 3339 with an offset (2026-10-04T00:00:00Z) "
                              "or a relative time (now, today, yesterday, -7d, +2d, -36h, -90m)")

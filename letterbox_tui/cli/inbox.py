@@ -8,12 +8,11 @@ from __future__ import annotations
 import argparse
 import os
 from argparse import Namespace
-from datetime import datetime
 
 from letterbox_tui.core.errors import LetterboxError
 
 from . import output
-from .common import check_seat, open_root, parse_at, scope_exit
+from .common import answers, check_seat, parse_at, scope_exit
 
 
 def configure(p: argparse.ArgumentParser) -> None:
@@ -27,18 +26,6 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--fetch", action="store_true", help="a letterbox in git: fetch its upstream first")
 
 
-def answers(args: Namespace, at: datetime):
-    """The answers a reading command gives, from the one entry ``store.open_answers``
-    (restricted by ``--participant``)."""
-    from letterbox_tui.core.settings import load_settings
-    from letterbox_tui.store import open_answers
-
-    root = open_root(args)
-    settings = load_settings(root)
-    return open_answers(root, at, participants=getattr(args, "participant", None),
-                        id_time_is_utc=settings.id_time_is_utc)
-
-
 def cmd_inbox(args: Namespace) -> int:
     from letterbox_tui.core.views.inbox import inbox_json, inbox_view, stale_days_from
 
@@ -50,7 +37,7 @@ def cmd_inbox(args: Namespace) -> int:
     except ValueError as exc:
         raise LetterboxError(f"LETTERBOX_CHECK_STALE_DAYS {output.clean(str(exc))!r}: expected a whole number of days") from None
     at = parse_at(args.at)
-    res = answers(args, at)
+    _root, _settings, res = answers(args, at)
     snapshot = res.snapshot
     check_seat(snapshot, seat)
     view = inbox_view(res, seat, at, stale_days=stale_days, recent=args.recent)

@@ -6,21 +6,16 @@ from __future__ import annotations
 
 from argparse import Namespace
 
-from letterbox_tui.core.leases import read_leases
+from letterbox_tui.core.documents import leases_document
 
-from . import output
-from .common import load, scope_exit
-
-
-def leases_document(root: str, seats, scope) -> dict:
-    leases, more = read_leases(root, seats)
-    return {"leases": [x.to_json() for x in leases], "more": more, "scope": scope.to_json()}
+from . import common, output
+from .common import answers, scope_exit
 
 
 def cmd_leases(args: Namespace) -> int:
-    root, _settings, snapshot = load(args)
-    scope = snapshot.scope
-    doc = leases_document(str(root), snapshot.seats, scope)
+    res = answers(args, common.now())[2]
+    scope = res.snapshot.scope
+    doc = leases_document(res)
     if args.json:
         output.emit_json(doc)
         return scope_exit(scope)

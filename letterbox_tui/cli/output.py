@@ -67,6 +67,15 @@ def emit_json(obj: Any) -> None:
     sys.stdout.write("\n")
 
 
+def write_pieces(pieces) -> None:
+    """Write the text of ``pieces`` (``json_pieces``'s kind: each a function making a part
+    of it), in order, one made at a time, then a line's end."""
+    out = sys.stdout
+    for piece in pieces:
+        out.write(piece())
+    out.write("\n")
+
+
 def write_line(text: str) -> None:
     """One line of already-encoded output (JSON a view encoded itself)."""
     sys.stdout.write(text)

@@ -1,32 +1,23 @@
 """The reading commands (SPEC 6, 7): query, exists, show, current, answered, thread, owed,
-disputes, check, digest. Each parses its input first (errors exit 2 before any scan),
-scans, resolves at one clock, and prints text or ``--json``. Nothing here writes.
-
-What only one command uses (check, digest, owed, core.files) is imported inside it: every
-command's process start pays for this module's imports. Each command runs with the cyclic
-garbage collector paused (``_collector_paused``).
+disputes, check, digest. Each parses its input first (errors exit 2 before any answer is
+asked for), takes its answers at one clock from the one entry (``common.answers``), and
+prints text or ``--json``. Nothing here writes.
 """
 
 from __future__ import annotations
 
 from argparse import Namespace
 from collections.abc import Callable
-from datetime import datetime, timezone
-from functools import wraps
-from typing import TYPE_CHECKING, Any
+from datetime import datetime
+from typing import Any
 
-from letterbox_tui.core.collector import paused_gc
-from letterbox_tui.core.model import Snapshot
-from letterbox_tui.core.query import Query, QueryResult, parse_query, run_query
-from letterbox_tui.core.resolve import Resolution, resolve
+from letterbox_tui.core.query import QueryResult, parse_query, run_query
+from letterbox_tui.core.resolve import Resolution
 from letterbox_tui.core.rows import row
 
-from . import keep, output
+from . import common, output
+from .common import answers, parse_at, scope_exit
 from .common import check_seat as _check_seat
-from .common import load, parse_at, scope_exit
-
-if TYPE_CHECKING:  # cli.memoised calls this module: it is not imported back
-    from .memoised import Memoised
 
 #: ``show`` reads at most this much of a body (``core.views.letterfile.BODY_MAX``).
 BODY_MAX = 1 << 20
@@ -34,55 +25,26 @@ BODY_MAX = 1 << 20
 _SHOWN_REASONS = 20
 
 
-# --- shared -------------------------------------------------------------------------
-
-def _collector_paused(command: Callable[..., int]) -> Callable[..., int]:
-    """Run a reading command with the cyclic garbage collector paused (then as it was).
-
-    A reading command is short and makes no garbage cycles worth finding, but at 100,000
-    letters the resolver's indexes, the rows and the JSON are hundreds of thousands of
-    containers, and the collector's passes over them (about 550 in one warm query) cost
-    0.3 s of CPU. Reference counting still frees everything as usual.
-    """
-
-    @wraps(command)
-    def run(args: Namespace, *more: Any) -> int:
-        with paused_gc():
-            return command(args, *more)
-
-    return run
-
-
-def _now() -> datetime:
-    return datetime.now(timezone.utc)
-
-
-def _resolved(args: Namespace, at: datetime, snapshot: Snapshot | None = None) -> tuple[Snapshot, Resolution]:
-    """Scan (unless ``snapshot`` is given: the derived index's part of the letterbox that
-    holds every answer about the letter asked for, ``cli.indexed``) and resolve at ``at``."""
-    if snapshot is None:
-        _, _, snapshot = load(args)
-    res = resolve(snapshot, at)
-    keep(res)
-    return snapshot, res
+def _resolved(args: Namespace, at: datetime) -> Resolution:
+    """The letterbox's answers at ``at`` (``common.answers``)."""
+    return answers(args, at)[2]
 
 
 # --- query, exists ----------------------------------------------------------------
 
-def _run(args: Namespace) -> tuple[Query, Snapshot, Resolution, QueryResult]:
-    now = _now()
-    query = parse_query(args.terms, now)
-    snapshot, res = _resolved(args, query.at or now)
-    result = run_query(query, res)
-    keep(result)
-    return query, snapshot, res, result
+def _run(args: Namespace) -> tuple[Resolution, QueryResult]:
+    """The query's terms parsed (errors exit 2 before any answer), then answered."""
+    clock = common.now()
+    query = parse_query(args.terms, clock)
+    res = _resolved(args, query.at or clock)
+    return res, run_query(query, res)
 
 
 def _query_json(result: QueryResult, res: Resolution, scope) -> list[Callable[[], str]]:
     """The compact JSON of ``{"matches": rows, "unknown": rows, "scope": ...}`` as pieces
-    (``output.json_pieces``), each made when called, the same text each time: written in
-    order they are the whole document encoded at once, never a whole list of rows or the
-    whole text in memory (at 100,000 letters those were tens of MB)."""
+    (``output.json_pieces``), each made when written: in order they are the whole document
+    encoded at once, never the whole list of rows in memory (at 100,000 letters that was
+    tens of MB)."""
     return [
         lambda: '{"matches":[',
         *output.json_pieces(result.matches, lambda x: row(x, res)),
@@ -92,23 +54,14 @@ def _query_json(result: QueryResult, res: Resolution, scope) -> list[Callable[[]
     ]
 
 
-@_collector_paused
-def cmd_query(args: Namespace, memo: Memoised | None = None) -> int:
-    """``memo``: the answer memo to record into (``cli.memoised`` tried to replay it)."""
-    query, snapshot, res, result = _run(args)
-    scope = snapshot.scope
-    if memo is not None:
-        return memo.emit_pieces(_query_json(result, res, scope), snapshot, res, query)
+def cmd_query(args: Namespace) -> int:
+    res, result = _run(args)
+    scope = res.snapshot.scope
     if args.json and output.json_indent() is None:
-        from letterbox_tui.core.speed.ending import ending
-
-        from .halves import write_pieces
-
-        write_pieces(_query_json(result, res, scope), fork=ending())
+        output.write_pieces(_query_json(result, res, scope))
         return scope_exit(scope)
     matches = [row(x, res) for x in result.matches]
     unknown = [row(x, res, why) for x, why in result.unknown]
-    keep(matches, unknown)
     if args.json:
         output.emit_json({"matches": matches, "unknown": unknown, "scope": scope.to_json()})
         return scope_exit(scope)
@@ -125,16 +78,13 @@ def cmd_query(args: Namespace, memo: Memoised | None = None) -> int:
     return scope_exit(scope)
 
 
-@_collector_paused
-def cmd_exists(args: Namespace, memo: Memoised | None = None) -> int:
+def cmd_exists(args: Namespace) -> int:
     from letterbox_tui.core.views.exists import exists_view
 
-    query, snapshot, res, result = _run(args)
-    scope = snapshot.scope
-    verdict = exists_view(result, snapshot)
+    res, result = _run(args)
+    scope = res.snapshot.scope
+    verdict = exists_view(result, res.snapshot)
     out = verdict.to_json()
-    if memo is not None:
-        return memo.emit(out, snapshot, res, query)
     if args.json:
         output.emit_json(out)
         return scope_exit(scope)
@@ -156,14 +106,13 @@ def cmd_exists(args: Namespace, memo: Memoised | None = None) -> int:
 
 # --- show ---------------------------------------------------------------------------
 
-@_collector_paused
-def cmd_show(args: Namespace, snapshot: Snapshot | None = None) -> int:
+def cmd_show(args: Namespace) -> int:
     from letterbox_tui.core.views.letter import show_view
 
-    snapshot, res = _resolved(args, _now(), snapshot)
+    res = _resolved(args, common.now())
     doc = show_view(res, args.id, BODY_MAX)
     shown = doc["letters"]
-    scope = snapshot.scope
+    scope = res.snapshot.scope
     if args.json:
         output.emit_json(doc)
         return scope_exit(scope)
@@ -223,18 +172,17 @@ def _print_show(con: Any, item: dict[str, Any]) -> None:
 def _progress_line(doc: dict[str, Any]) -> str:
     from letterbox_tui.core.sidecar import Progress
 
-    return Progress(doc["note"], doc["at"]).line(_now())
+    return Progress(doc["note"], doc["at"]).line(common.now())
 
 
 # --- current, answered, thread ------------------------------------------------------
 
-@_collector_paused
-def cmd_current(args: Namespace, snapshot: Snapshot | None = None) -> int:
+def cmd_current(args: Namespace) -> int:
     from letterbox_tui.core.views.letter import current_view
 
-    snapshot, res = _resolved(args, _now(), snapshot)
+    res = _resolved(args, common.now())
     out = current_view(res, args.id)
-    scope = snapshot.scope
+    scope = res.snapshot.scope
     if args.json:
         output.emit_json(out)
         return scope_exit(scope)
@@ -248,13 +196,12 @@ def cmd_current(args: Namespace, snapshot: Snapshot | None = None) -> int:
     return scope_exit(scope)
 
 
-@_collector_paused
-def cmd_answered(args: Namespace, snapshot: Snapshot | None = None) -> int:
+def cmd_answered(args: Namespace) -> int:
     from letterbox_tui.core.views.letter import answered_view
 
-    snapshot, res = _resolved(args, _now(), snapshot)
+    res = _resolved(args, common.now())
     out = answered_view(res, args.id)
-    scope = snapshot.scope
+    scope = res.snapshot.scope
     replies, acks = out["replies"], out["acks"]
     if args.json:
         output.emit_json(out)
@@ -296,14 +243,13 @@ def thread_lines(view: Any, res: Resolution) -> list[str]:
     return lines
 
 
-@_collector_paused
 def cmd_thread(args: Namespace) -> int:
     from letterbox_tui.core.views.letter import thread_of
     from letterbox_tui.core.views.thread import thread_view
 
-    snapshot, res = _resolved(args, _now())
+    res = _resolved(args, common.now())
     view = thread_view(res, thread_of(res, args.id))
-    scope = snapshot.scope
+    scope = res.snapshot.scope
     if args.json:
         # the tree is encoded by the view without recursion (json.dumps recurses: a reply
         # chain ~500 deep was a RecursionError); the rest as every document is
@@ -330,14 +276,14 @@ def cmd_thread(args: Namespace) -> int:
 
 # --- owed, disputes -----------------------------------------------------------------
 
-@_collector_paused
 def cmd_owed(args: Namespace) -> int:
     from letterbox_tui.core.owed import format_time
     from letterbox_tui.core.sidecar import progress_of
     from letterbox_tui.core.views.owed import owed_view
 
     at = parse_at(args.at)
-    snapshot, res = _resolved(args, at)
+    res = _resolved(args, at)
+    snapshot = res.snapshot
     _check_seat(snapshot, args.seat)
     view = owed_view(res, args.seat)
     scope = snapshot.scope
@@ -363,12 +309,11 @@ def cmd_owed(args: Namespace) -> int:
     return code
 
 
-@_collector_paused
 def cmd_disputes(args: Namespace) -> int:
     from letterbox_tui.core.views.disputes import disputes_view
 
-    snapshot, res = _resolved(args, _now())
-    scope = snapshot.scope
+    res = _resolved(args, common.now())
+    scope = res.snapshot.scope
     doc = disputes_view(res).to_json()
     if args.json:
         output.emit_json(doc)
@@ -386,51 +331,13 @@ def cmd_disputes(args: Namespace) -> int:
 
 # --- check, digest ------------------------------------------------------------------
 
-@_collector_paused
 def cmd_check(args: Namespace) -> int:
-    from letterbox_tui.core.check import Finding
-    from letterbox_tui.core.views.problems import problems_view
+    from letterbox_tui.core.documents import check_view
 
-    root, settings, snapshot = load(args)
-    stale: list[str] = []
-    if args.verify:
-        # Re-read every file against the derived cache; a wrong row is dropped and the
-        # letterbox scanned again, so the findings below rest on the files themselves.
-        from letterbox_tui.core.speed.memo import forget
-        from letterbox_tui.core.speed.verify import verify_cache
-
-        forget(str(root))
-        stale = verify_cache(root, snapshot, id_time_is_utc=settings.id_time_is_utc)
-        if stale:
-            root, settings, snapshot = load(args)
-    res = resolve(snapshot, _now())
-    view = problems_view(res)
-    if args.verify and snapshot.scope.partial is False:
-        # the derived index, row by row against what the files say now; then dropped
-        from letterbox_tui.core.speed.index import verify_index
-
-        wrong = verify_index(str(root), settings.id_time_is_utc, snapshot, res)
-        if wrong:
-            detail = f"{len(wrong)} row{'s' if len(wrong) != 1 else ''} of the derived index did not match the files; dropped"
-            view = view.with_findings([Finding("stale-index", detail, (), tuple(wrong[:50]))])
-    from letterbox_tui.core.temporaries import find_stale
-
-    temporaries = find_stale(str(root), snapshot.seats)  # a killed writer's, over a day old
-    if temporaries:
-        view = view.with_findings([Finding("stale-temporary", "a writer's hidden temporary over a day old "
-                                           "(a writer was killed before publishing); safe to remove", (), (rel,))
-                                   for rel in temporaries])
-    from letterbox_tui.core.sync_losses import remote_losses
-
-    if losses := remote_losses(root):  # in git: letters the upstream deleted or rewrote (sync refuses)
-        view = view.with_findings([Finding(f"remote-{'deletion' if x.kind == 'deleted' else 'rewrite'}",
-                                           f"{x.kind} on {x.commit[:12]} by {x.author}; kept here, sync refuses it",
-                                           (x.letter,), (x.path,)) for x in losses])
-    if stale:
-        detail = f"{len(stale)} cached header{'s' if len(stale) != 1 else ''} did not match the file; re-read"
-        view = view.with_findings([Finding("stale-cache", detail, (), tuple(stale))])
+    res = _resolved(args, common.now())
+    view = check_view(res)
     findings = view.findings
-    scope = snapshot.scope
+    scope = res.snapshot.scope
     code = 1 if view.problems else scope_exit(scope)
     if args.json:
         output.emit_json(view.to_json())
@@ -452,12 +359,12 @@ def cmd_check(args: Namespace) -> int:
     return code
 
 
-@_collector_paused
 def cmd_digest(args: Namespace) -> int:
     from letterbox_tui.core.digest import digest
 
     at = parse_at(args.at)
-    snapshot, res = _resolved(args, at)
+    res = _resolved(args, at)
+    snapshot = res.snapshot
     _check_seat(snapshot, args.seat)
     data = digest(res, args.seat)
     scope = snapshot.scope

@@ -34,8 +34,6 @@ CODES: dict[str, str] = {
     "orphan-sidecar": WARNING,
     "ignored-entry": WARNING,
     "settled-fork": WARNING,
-    "stale-cache": WARNING,
-    "stale-index": WARNING,
     "stale-temporary": WARNING,
     "stale-lock": WARNING,
     "lock-guard": WARNING,

@@ -87,6 +87,12 @@ def check_view(answers: Answers):
         view = view.with_findings([Finding("stale-temporary", "a writer's hidden temporary over a day old "
                                            "(a writer was killed before publishing); safe to remove", (), (rel,))
                                    for rel in temporaries])
+    from .sync_losses import remote_losses
+
+    if losses := remote_losses(str(snapshot.root)):  # in git: letters the upstream deleted or rewrote
+        view = view.with_findings([Finding(f"remote-{'deletion' if x.kind == 'deleted' else 'rewrite'}",
+                                           f"{x.kind} on {x.commit[:12]} by {x.author}; kept here, sync refuses it",
+                                           (x.letter,), (x.path,)) for x in losses])
     return view
 
 

@@ -9,7 +9,9 @@ from datetime import datetime, timezone
 # every writer, this project's included, make at most 128: write.gate.MAX_WRITTEN_ID).
 ID_RE = re.compile(r"[A-Za-z0-9_.:-]{1,243}")
 SEAT_RE = re.compile(r"[a-z][a-z0-9-]*")
-KEY_RE = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
+#: a header key (SPEC 3): the one definition, which the header grammar builds on
+KEY = r"[A-Za-z][A-Za-z0-9_-]*"
+KEY_RE = re.compile(KEY)
 SLUG_RE = re.compile(r"[a-z0-9][a-z0-9-]*")
 TOKEN_RE = re.compile(r"[A-Za-z0-9_.:-]+")
 HEX8_TAIL_RE = re.compile(r"-[0-9a-f]{8}$")

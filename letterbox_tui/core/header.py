@@ -13,10 +13,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from .grammar import KEY, KEY_RE
+
 MAX_LINE = 4096  # bytes, counting the line ending
 MAX_HEADER = 32768  # bytes, counting both delimiters
 
-_KEY = re.compile(r"[A-Za-z][A-Za-z0-9_-]*")
 # Line endings are the protocol reader's: a line is what is left once its trailing CRs
 # and LF are stripped, so CRLF (and CR...CRLF) end a line; a CR anywhere else is a
 # control character.
@@ -34,8 +35,8 @@ _CONTROL_BYTES = bytes([b for b in range(32) if b not in (10, 13)] + [127])
 _LONG_LINE = re.compile(rb"[^\n]{%d,}" % MAX_LINE)  # with its '\n', over 4096 bytes
 # A whole well-formed header body: every line 'key:...' or blank (whitespace as str.isspace
 # sees it). The two branches start with disjoint characters, so matching is linear.
-_ALL_LINES_OK = re.compile(r"(?:[A-Za-z][A-Za-z0-9_-]*:[^\n]*\n|[^\S\n]*\n)*")
-_FIELD_LINE = re.compile(r"^([A-Za-z][A-Za-z0-9_-]*):(.*)$", re.MULTILINE)
+_ALL_LINES_OK = re.compile(r"(?:" + KEY + r":[^\n]*\n|[^\S\n]*\n)*")
+_FIELD_LINE = re.compile(r"^(" + KEY + r"):(.*)$", re.MULTILINE)
 
 
 @dataclass(slots=True)
@@ -121,7 +122,7 @@ def parse_header(data: bytes) -> HeaderResult:
             if not line or line.isspace():
                 continue
             key, sep, value = line.partition(":")
-            if not sep or _KEY.fullmatch(key) is None:
+            if not sep or KEY_RE.fullmatch(key) is None:
                 return _broken(data[:end], start, f"line is not 'key: value': {line[:60]!r}")
             if key in seen:
                 return _broken(data[:end], start, f"key {key!r} repeats")
@@ -174,7 +175,7 @@ def _broken(data: bytes, start: int, why: str | None, *, no_open: bool = False, 
             continue
         if line_error is None:
             key, sep, value = line.partition(":")
-            if not sep or _KEY.fullmatch(key) is None:
+            if not sep or KEY_RE.fullmatch(key) is None:
                 line_error = f"line is not 'key: value': {line[:60]!r}"
             else:
                 legible_values.setdefault(key, []).append(value.strip())
@@ -241,7 +242,7 @@ def first_bad_line(data: bytes) -> BadLine | None:
             why = "control character in a header line"
         if not why and line and not line.isspace():
             key, sep, _ = line.partition(":")
-            if not sep or _KEY.fullmatch(key) is None:
+            if not sep or KEY_RE.fullmatch(key) is None:
                 why = "line is not 'key: value'"
             elif key in seen:
                 why = f"key {key!r} repeats"

@@ -4,12 +4,10 @@
   output goes through it.
 - ``FIELD_SLOTS`` and ``FILE_SLOTS``: which header field fills which ``Letter`` slot and
   what each field must be for a letter that gets no flag. ``build`` reads its pointer
-  fields from the table; the speed wing's C reader reads both tables once, at import
-  (``core.speed.accel``), and makes the letter of a header that plainly meets them itself,
-  the same letter ``build`` makes (tests hold the two to that). Adding a header field is
-  done here: the table, ``build`` and ``state``/``restore``.
-- ``state`` and ``restore``: a letter as plain data (str, int, tuples) and back, for the
-  derived header cache (``core.speed.cache``): what ``build`` made, kept, not rebuilt.
+  fields from the table. Adding a header field is done here: the table, ``build`` and
+  ``state``/``restore``.
+- ``state`` and ``restore``: a letter as plain data (str, int, tuples) and back, for a
+  derived store: what ``build`` made, kept, not rebuilt.
 - ``letters_equal``: every field, flag and time the same.
 """
 
@@ -20,7 +18,7 @@ from datetime import datetime
 
 from .grammar import ID_RE, id_time, parse_time
 from .header import HeaderResult
-from .model import EXTERNAL_BRIDGE, FIELD_SLOT_OF, Letter, Unreadable
+from .model import EXTERNAL_BRIDGE, Letter, Unreadable
 
 _ALIAS_RE = re.compile(r"-[0-9a-f]{8}\.md$")
 _valid_id = ID_RE.fullmatch
@@ -48,15 +46,13 @@ FIELD_SLOTS: tuple[tuple[str, str, str, str], ...] = (
     ("upholds", "upholds", "pointer", ""),
     ("subject", "subject", "text", ""),
 )
-#: The other slots, by what they hold, in this order: every header line as pairs (None
-#: while kept as keys and values apart), the keys, the values, the seat, the folder, the
-#: path from the root, the file name, flags, malformed pointers, size, mtime_ns, inode.
+#: The other slots, by what they hold, in this order: every header line as pairs, the
+#: seat, the folder, the path from the root, the file name, flags, malformed pointers,
+#: and the file's stat when read (size, mtime_ns, inode, ctime_ns).
 FILE_SLOTS: tuple[str, ...] = (
-    "_fields", "_field_keys", "_field_values", "seat", "folder", "_path", "name", "flags", "malformed",
-    "size", "mtime_ns", "inode",
+    "fields", "seat", "folder", "path", "name", "flags", "malformed", "size", "mtime_ns", "inode", "ctime_ns",
 )
 _SINGLE_POINTERS = tuple(key for key, _, kind, _ in FIELD_SLOTS if kind == "pointer")
-FIELD_SLOT_OF.update({key: "" if kind == "list" else slot for key, slot, kind, _ in FIELD_SLOTS})
 
 
 def build(
@@ -69,12 +65,14 @@ def build(
     size: int = 0,
     mtime_ns: int = 0,
     inode: int = 0,
+    ctime_ns: int = 0,
     id_time_is_utc: bool = False,
 ) -> Letter | Unreadable:
     """Make the letter a parsed header describes, or say why the file is unreadable."""
     fields = result.fields
     if fields is None:
-        return Unreadable(path, seat, folder, result.error, result.legible, result.illegible, size, mtime_ns, inode)
+        return Unreadable(path, seat, folder, result.error, result.legible, result.illegible, size, mtime_ns, inode,
+                          ctime_ns)
     f = dict(fields)
     get = f.get
     letter_id = get("id", "")
@@ -93,7 +91,7 @@ def build(
     elif not kind:
         error = "missing or empty 'type'"
     if error:
-        return Unreadable(path, seat, folder, error, f, "", size, mtime_ns, inode)
+        return Unreadable(path, seat, folder, error, f, "", size, mtime_ns, inode, ctime_ns)
 
     flags: list[str] = []
     if name != letter_id + ".md":
@@ -162,34 +160,34 @@ def build(
         size,  # size
         mtime_ns,  # mtime_ns
         inode,  # inode
+        ctime_ns,  # ctime_ns
     )
 
 
-# --- a letter kept and restored (the derived header cache) --------------------------
+# --- a letter kept and restored (a derived store) ------------------------------------
 
-#: names the shape ``state`` gives; a cache written for another shape is not read
-STATE_LAYOUT = ("letter-state-1", Letter.__slots__, FIELD_SLOTS, FILE_SLOTS)
+#: names the shape ``state`` gives; a store written for another shape is not read
+STATE_LAYOUT = ("letter-state-2", Letter.__slots__, FIELD_SLOTS, FILE_SLOTS)
 
 
 def state(letter: Letter) -> tuple:
     """What ``restore`` needs to give ``letter`` back: plain data only (str, int, tuples),
     its times as where they came from (0 none, 1 its own field, 2 the id's time prefix)."""
-    if letter._fields is None:  # restored or made in C: keys and values kept apart
-        keys, values = letter._field_keys, letter.field_values()
-    else:
-        keys, values = zip(*letter._fields) if letter._fields else ((), ())
+    keys, values = zip(*letter.fields) if letter.fields else ((), ())
     return (
         letter.id, letter.sender, letter.recipient, letter.type, letter.re, letter.thread, letter.priority,
         letter.requires_ack, letter.deadline, letter.sent, letter.supersedes, letter.disputes, letter.rules_on,
         letter.upholds, letter.subject, tuple(keys), tuple(values), letter.seat, letter.folder, letter.path,
         letter.name, 0 if letter.sent_at is None else (2 if "time-from-id" in letter.flags else 1),
         0 if letter.deadline_at is None else 1, letter.flags, letter.malformed, letter.size, letter.mtime_ns,
-        letter.inode,
+        letter.inode, letter.ctime_ns,
     )
 
 
 #: the type of each item ``state`` gives
-_STATE_TYPES = (str,) * 11 + (tuple,) + (str,) * 3 + (tuple, tuple) + (str,) * 4 + (int, int, tuple, tuple, int, int, int)
+_STATE_TYPES = (
+    (str,) * 11 + (tuple,) + (str,) * 3 + (tuple, tuple) + (str,) * 4 + (int, int, tuple, tuple, int, int, int, int)
+)
 _join = "".join  # raises TypeError on anything but a str: a C-speed check of a tuple's items
 
 
@@ -206,25 +204,21 @@ def restore(kept: tuple) -> Letter:
         _join(kept[11]), _join(kept[23]), _join(kept[24])
     (letter_id, sender, recipient, kind, re_, thread, priority, requires_ack, deadline, sent, supersedes,
      disputes, rules_on, upholds, subject, keys, values, seat, folder, path, name, sent_code, deadline_code,
-     flags, malformed, size, mtime_ns, inode) = kept
-    letter = Letter(
+     flags, malformed, size, mtime_ns, inode, ctime_ns) = kept
+    return Letter(
         letter_id, sender, recipient, kind, re_, thread, priority, requires_ack, deadline, sent, supersedes,
-        disputes, rules_on, upholds, subject, None, seat, folder, path, name,
+        disputes, rules_on, upholds, subject, tuple(zip(keys, values)), seat, folder, path, name,
         None if not sent_code else (parse_time(sent) if sent_code == 1 else id_time(letter_id)),
-        parse_time(deadline) if deadline_code else None, flags, malformed, size, mtime_ns, inode,
+        parse_time(deadline) if deadline_code else None, flags, malformed, size, mtime_ns, inode, ctime_ns,
     )
-    letter._field_keys = keys
-    letter._field_values = values
-    return letter
 
 
-#: what two letters must agree on to be the same letter (``fields`` as its pairs)
-_COMPARED = tuple(s for s in Letter.__slots__ if s not in ("_fields", "_field_keys", "_field_values", "_path")) + (
-    "fields", "path")
+#: what two letters must agree on to be the same letter
+_COMPARED = Letter.__slots__
 
 
 def letters_equal(a: Letter | Unreadable, b: Letter | Unreadable) -> bool:
-    """Every field, flag and time the same (how letters from two readers are compared)."""
+    """Every field, flag and time the same (how a letter kept and restored is compared)."""
     if type(a) is not type(b):
         return False
     if isinstance(a, Unreadable):

@@ -9,12 +9,9 @@ scan builds one per file and 100,000 of them must cost little. Treat them as imm
 
 from __future__ import annotations
 
-from array import array
 from dataclasses import dataclass, field
 from datetime import datetime
-from collections.abc import Callable
-from operator import attrgetter
-from typing import Any, Literal
+from typing import Literal
 
 AnswerValue = Literal["yes", "no", "unknown"]
 
@@ -52,41 +49,21 @@ POINTER_FIELDS = ("re", "thread", "supersedes", "rules_on", "upholds", "disputes
 EXTERNAL_BRIDGE = "external-bridge"
 
 
-#: header key -> the ``Letter`` slot holding its value as written ("" for a list slot,
-#: whose value is a tuple): ``core.letters`` fills it from its field table
-FIELD_SLOT_OF: dict[str, str] = {}
-
-
-#: keys tuple -> what reads a letter's values back from its slots (``Letter.field_values``);
-#: the C reader shares one keys tuple among the letters with the same keys
-_VALUES_OF: dict[tuple[str, ...], Callable[[Letter], tuple[str, ...]]] = {}
-
-
-def _values_getter(keys: tuple[str, ...]) -> Callable[[Letter], tuple[str, ...]]:
-    slots = [FIELD_SLOT_OF[key] for key in keys]
-    if len(slots) > 1 and all(slots):  # one C call for every value
-        return attrgetter(*slots)
-    return lambda letter: tuple([getattr(letter, slot) if slot else "" for slot in slots])
-
-
 class Letter:
     """One readable letter file: its header fields and where it lies.
 
-    ``fields`` keeps every header line as written, in order. Named attributes are the
-    fields the spec gives meaning to, as strings ("" when absent). ``sent_at`` and
-    ``deadline_at`` are aware datetimes, or None when absent or ambiguous.
-
-    ``fields`` is made on first use when the letter came from the derived cache, which
-    keeps the keys and the values apart (``_field_keys``, ``_field_values``): a warm scan
-    rebuilds 100,000 letters and most of them never show their fields (pairing them all
-    up front was half the cost of rebuilding a letter).
+    ``fields`` keeps every header line as written, in order, as (key, value) pairs. Named
+    attributes are the fields the spec gives meaning to, as strings ("" when absent).
+    ``sent_at`` and ``deadline_at`` are aware datetimes, or None when absent or ambiguous.
+    ``path`` is where the letter lies, relative to the root, with "/" separators;
+    ``size``, ``mtime_ns``, ``inode`` and ``ctime_ns`` its file's stat when it was read.
     """
 
     __slots__ = (
         "id", "sender", "recipient", "type", "re", "thread", "priority", "requires_ack",
         "deadline", "sent", "supersedes", "disputes", "rules_on", "upholds", "subject",
-        "_fields", "seat", "folder", "_path", "name", "sent_at", "deadline_at", "flags",
-        "malformed", "size", "mtime_ns", "inode", "_field_keys", "_field_values",
+        "fields", "seat", "folder", "path", "name", "sent_at", "deadline_at", "flags",
+        "malformed", "size", "mtime_ns", "inode", "ctime_ns",
     )
 
     # The parameters may be given by position, in this order: the scanner's build() does,
@@ -120,6 +97,7 @@ class Letter:
         size: int = 0,
         mtime_ns: int = 0,
         inode: int = 0,
+        ctime_ns: int = 0,
     ) -> None:
         # Straight-line stores: a scan builds 100,000 of these.
         self.id = id
@@ -137,11 +115,10 @@ class Letter:
         self.rules_on = rules_on
         self.upholds = upholds
         self.subject = subject
-        self._fields = fields
-        self._field_keys = self._field_values = None
+        self.fields = fields
         self.seat = seat
         self.folder = folder
-        self._path = path
+        self.path = path
         self.name = name
         self.sent_at = sent_at
         self.deadline_at = deadline_at
@@ -150,6 +127,7 @@ class Letter:
         self.size = size
         self.mtime_ns = mtime_ns
         self.inode = inode
+        self.ctime_ns = ctime_ns
 
     # Declared for type checkers; assigned in __init__.
     id: str
@@ -167,9 +145,10 @@ class Letter:
     rules_on: str
     upholds: str
     subject: str
+    fields: tuple[tuple[str, str], ...]
     seat: str
     folder: str
-    _path: str | None
+    path: str
     name: str
     sent_at: datetime | None
     deadline_at: datetime | None
@@ -178,48 +157,11 @@ class Letter:
     size: int
     mtime_ns: int
     inode: int
-
-    @property
-    def path(self) -> str:
-        """Where the letter lies, relative to the root, with "/" separators. A letter the
-        speed wing's reader made keeps no path of its own (None: at 100,000 letters the
-        paths are 12 MB): it is its seat, folder and file name, joined when asked for."""
-        path = self._path
-        return path if path is not None else f"{self.seat}/{self.folder}/{self.name}"
-
-    @path.setter
-    def path(self, value: str) -> None:
-        self._path = value
-
-    @property
-    def fields(self) -> tuple[tuple[str, str], ...]:
-        """Every header line as written, in order, as (key, value) pairs."""
-        pairs = self._fields
-        if pairs is None:
-            pairs = self._fields = tuple(zip(self._field_keys, self.field_values()))
-        return pairs
+    ctime_ns: int
 
     def field_dict(self) -> dict[str, str]:
-        """``dict(self.fields)``, without keeping the pairs on the letter (a row's fields:
-        at 100,000 letters the pairs ``fields`` keeps are megabytes)."""
-        pairs = self._fields
-        if pairs is None:
-            return dict(zip(self._field_keys, self.field_values()))
-        return dict(pairs)
-
-    def field_values(self) -> tuple[str, ...]:
-        """The header's values, in the order of its keys. A letter the speed wing's reader
-        made from a header whose every key has a slot keeps no values apart (``None``):
-        each is read back from its slot (``FIELD_SLOT_OF``; a list slot such a letter has
-        is empty, as its header's value was)."""
-        values = self._field_values
-        if values is None:
-            keys = self._field_keys
-            get = _VALUES_OF.get(keys)
-            if get is None:
-                get = _VALUES_OF[keys] = _values_getter(keys)
-            values = get(self)
-        return values
+        """The header as a dict (a key appears once: a repeated key makes a file unreadable)."""
+        return dict(self.fields)
 
     @property
     def task(self) -> bool:
@@ -264,6 +206,7 @@ class Unreadable:
     size: int = 0
     mtime_ns: int = 0
     inode: int = 0
+    ctime_ns: int = 0
 
 
 @dataclass(slots=True, frozen=True)
@@ -329,81 +272,6 @@ class Scope:
         return why
 
 
-class SeenState:
-    """The file-system state a scan read, for ``core.speed.memo``: each directory it opened as
-    (rel, inode, mtime_ns, ctime_ns, mode), in the order opened (the root is ""), and per
-    folder the stat of each file it made a letter or an unreadable from, as (name, size,
-    mtime_ns, inode, ctime_ns), in scan order (``files``).
-
-    A folder's files are kept packed until asked for (``packed``: the names, and an
-    ``array('q')`` of size, mtime_ns, inode, ctime_ns for each): at 100,000 letters a tuple
-    of five a file was 10 MB kept until the answer was out."""
-
-    __slots__ = ("dirs", "packed", "_files")
-
-    def __init__(self, dirs: list[tuple[str, int, int, int, int]],
-                 files: dict[str, list[tuple[str, int, int, int, int]]] | None = None,
-                 packed: dict[str, tuple[list[str], Any]] | None = None) -> None:
-        self.dirs = dirs
-        self.packed = packed if packed is not None else {}
-        self._files = files
-
-    @property
-    def files(self) -> dict[str, list[tuple[str, int, int, int, int]]]:
-        files = self._files
-        if files is None:
-            files = self._files = {
-                rel: [(name, *stats[4 * i : 4 * i + 4]) for i, name in enumerate(names)]
-                for rel, (names, stats) in self.packed.items()
-            }
-        return files
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, SeenState):
-            return NotImplemented
-        return self.dirs == other.dirs and self.files == other.files
-
-    def __repr__(self) -> str:
-        return f"SeenState({len(self.dirs)} directories, {len(self.packed or self.files)} folders)"
-
-
-class SeenFolder:
-    """What ``SeenState`` keeps of one folder's files, packed, as a scan records it
-    (``core.scan``): their names, and an ``array('q')`` of (size, mtime_ns, inode,
-    ctime_ns) for each (a list instead once a value does not fit in 64 bits)."""
-
-    __slots__ = ("packed", "rel", "names", "stats")
-
-    def __init__(self, packed: dict, rel: str) -> None:
-        self.packed = packed
-        self.rel = rel
-        self.names: list[str] = []
-        self.stats: array | list[int] = array("q")
-        packed[rel] = (self.names, self.stats)
-
-    def add(self, name: str, stats: tuple[int, int, int, int]) -> None:
-        self.names.append(name)
-        try:
-            self.stats.extend(stats)
-        except OverflowError:
-            self.unpacked()(stats)
-
-    def extend(self, names, stats) -> None:
-        """``add`` for several files: their names, and their stats four words a file (an
-        ``array('q')`` or a list)."""
-        self.names.extend(names)
-        self.stats.extend(stats)
-
-    def unpacked(self):
-        """Keep the stats as a list from now on (the last name's, which did not fit, are
-        added again); its ``extend``."""
-        if type(self.stats) is not list:
-            del self.stats[4 * (len(self.names) - 1) :]  # an extend that failed may have added some
-            self.stats = list(self.stats)
-            self.packed[self.rel] = (self.names, self.stats)
-        return self.stats.extend
-
-
 @dataclass(slots=True)
 class Snapshot:
     """The result of one scan: letters, what could not be read, and the scope."""
@@ -423,8 +291,9 @@ class Snapshot:
     status_notes: dict[str, str] = field(default_factory=dict)
     #: root entries that are neither seats nor known files (warnings for ``check``)
     ignored: list[str] = field(default_factory=list)
-    #: what the scan saw of the file system (None when not made by ``core.scan``)
-    seen: SeenState | None = None
+    #: each scanned folder ("seat/inbox") -> the device it lies on (the files' stat
+    #: identity is the device, their inode and their times: ``Letter``, ``Unreadable``)
+    devices: dict[str, int] = field(default_factory=dict)
 
     def has_sidecar(self, letter: Letter) -> bool:
         return letter.path + ".ack" in self.sidecars

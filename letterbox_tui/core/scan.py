@@ -3,41 +3,37 @@
 Every directory is opened relative to its parent's descriptor with ``O_NOFOLLOW``, so a
 symlink swapped in mid-scan is refused, never followed. Letter files are opened with
 ``O_NOFOLLOW | O_NONBLOCK`` and must ``fstat`` as regular files: a FIFO never blocks and a
-device is never read. Each header costs one ``os.read`` of 4 KiB (more only for a long
-header); bodies are never read.
+device is never read (``core.reader``). Each header costs one ``os.read`` of 4 KiB (more
+only for a long header); bodies are never read. With a ``cache`` (the derived store), an
+unchanged file costs a ``stat``, never a read.
 
-After reading, the scan checks every folder again (listing it again, unless it had been
-settled since before the scan began and still stats the same); if entries appeared,
-vanished or moved it scans again, a bounded number of times, and otherwise reports
-``atomic: false``.
-
-The system calls are the ``reader``'s (``core.reader``; the speed wing's C reader runs
-them on threads of its own a batch ahead of the letters being built), and the next folder
-is listed before the last one is built; what the scan reports is in the order of a plain
-walk all the same.
+After reading, the scan checks every folder again (``stable``: listing it again, unless it
+had been settled since before the scan began and still stats the same); if entries
+appeared, vanished or moved it scans again, a bounded number of times, and otherwise
+reports ``atomic: false``.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import time
-from itertools import compress
 from collections.abc import Iterable, Iterator
-from operator import attrgetter
 from datetime import datetime, timezone
 from typing import Protocol
 
 from . import flags as fsflags
 from .errors import LetterboxError
 from .grammar import valid_seat
-from .model import LEGACY_FLAGS, Letter, Scope, SeenFolder, SeenState, Snapshot, Unreadable, Unsupported
-from .reader import PURE, Reader
-from .relist import entry_set, listing, raw_listing, unchanged
-from .taking import take_folder
+from .header import parse_header
+from .letters import build
+from .model import LEGACY_FLAGS, Letter, Scope, Snapshot, Unreadable, Unsupported
 from .reader import entry_kind as _entry_kind
 from .reader import is_regular as _regular
-from .reader import plain_folder as _plain_folder
 from .reader import kind_of_entry as _kind
+from .reader import kind_of_mode as _kind_mode
+from .reader import read_header
 from .reader import shown_name as _shown
 from .reader import utf8_name as _utf8
 from .reader import why as _why
@@ -46,38 +42,26 @@ FOLDERS = ("inbox", "processed")
 MAX_ATTEMPTS = 3
 #: what changed this recently (by ctime or mtime, before a scan began) may change again
 #: within one tick of a coarse file-system clock and leave the same times: the scan lists
-#: such a folder again, and the derived files (``core.speed``) never vouch for it
+#: such a folder again after reading it
 RACY_NS = 3_000_000_000
+#: what counts at a seat's level when a seat is listed again: its folders
+SEAT_PARTS = frozenset(("inbox", "processed", "archive"))
 
 _DIR_FLAGS = fsflags.DIR
-# C-level accessors for whole listings (a map over 12,000 entries, not a Python loop)
-_entry_name = attrgetter("name")
-_flags = attrgetter("flags")
 
 
 class HeaderCache(Protocol):
-    """What the scanner asks of a derived cache (``core.speed.cache`` has one)."""
+    """What the scan asks of a derived cache (the store keeps one): an item is used only
+    while its file's size, mtime, inode and ctime are all unchanged."""
 
-    def get(self, path: str, size: int, mtime_ns: int, inode: int, ctime_ns: int) -> Letter | Unreadable | None: ...
-
-    # Optional: ``has_row(path)`` is False when ``get`` could only miss for this path (the
-    # scanner then reads the file without a ``stat`` first; the cache counts the miss);
-    # ``has_rows(prefix, names)``: the same for a folder's names at once (a list of bools,
-    # or None for "for none of them").
-    # Optional: ``reuse(path, data, size, mtime_ns, inode, ctime_ns)``: after ``get`` missed
-    # on a stat, the row's item with the file's stat now when ``data`` (the header bytes read
-    # now) is the header it was made from; else None, and the item is built as new. Asked
-    # only when the reader did not make the letter itself (a C-made one costs less).
+    def get(self, path: str, size: int, mtime_ns: int, inode: int, ctime_ns: int) -> Letter | Unreadable | None:
+        """The letter or unreadable made from the file at ``path`` when it stat-ed so."""
+        ...
 
     def put_many(self, items: list[Letter | Unreadable], data: list[bytes], ctimes: list[int]) -> None:
         """Record what was built from files (a folder's worth at once); ``data[i]`` is the
-        header bytes read for ``items[i]`` (None: not known), ``ctimes[i]`` its file's ctime
-        when read (a cached item is used only while size, mtime, inode and ctime are all
-        unchanged)."""
-
-    # Optional: ``put_hashed(letters, hashes, ctimes)``: ``put_many`` for the letters the
-    # reader made itself, given the BLAKE2b-128 digest of each header instead of its bytes
-    # (joined: 16 bytes a letter, in order).
+        header bytes read for ``items[i]``, ``ctimes[i]`` its file's ctime when read."""
+        ...
 
 
 def scan(
@@ -88,15 +72,13 @@ def scan(
     cache: HeaderCache | None = None,
     now: datetime | None = None,
     max_attempts: int = MAX_ATTEMPTS,
-    reader: Reader = PURE,
 ) -> Snapshot:
     """Scan the letterbox at ``root``. ``participants`` restricts the scan (partial scope).
 
     ``id_time_is_utc`` defaults to the letterbox's own setting. ``cache``: a derived header
-    cache to ask before reading a file (none by default); ``reader``: what makes the
-    system calls (the pure-Python one by default). Both only make the scan faster: the
-    answer is the same with or without them (``core.speed`` has both). Raises
-    ``LetterboxError`` when ``root`` cannot be opened or a named participant is not a seat.
+    cache to ask before reading a file (none by default); it only makes the scan faster:
+    the answer is the same with or without it. Raises ``LetterboxError`` when ``root``
+    cannot be opened or a named participant is not a seat.
     """
     root_s = os.fspath(root)
     if "\x00" in root_s:
@@ -113,7 +95,7 @@ def scan(
     attempt = 0
     while True:
         attempt += 1
-        scanner = _Scan(root_s, wanted, id_time_is_utc, cache, reader)
+        scanner = _Scan(root_s, wanted, id_time_is_utc, cache)
         snapshot = scanner.run()
         if scanner.stable():
             break
@@ -124,66 +106,38 @@ def scan(
     return snapshot
 
 
-class _Folder:
-    """One folder listed and classified, its reading started, not yet built into letters."""
-
-    __slots__ = ("seat", "folder", "dir_fd", "order", "read", "batches", "files", "unsupported", "orphans", "seen",
-                 "recheck")
-
-    def __init__(self, seat: str, folder: str, dir_fd: int) -> None:
-        self.seat = seat
-        self.folder = folder
-        self.dir_fd = dir_fd
-        self.order: list[str | Letter | Unreadable] = []  # names to read, items from the cache
-        self.read: Iterator[tuple] = iter(())
-        self.batches: Iterator[tuple] | None = None  # instead of ``read``: see Reader.iter_batches
-        self.files = 0
-        self.unsupported: list[Unsupported] = []  # found when listed, added when taken
-        self.orphans: list[str] = []
-        self.seen: SeenFolder | None = None
-        # names whose cache row no longer matches their stat: the cache may reuse the row
-        # when the header read now hashes the same (``HeaderCache.reuse``)
-        self.recheck: set[str] = set()
-
-
 class _Scan:
-    """One pass over the letterbox. ``stable()`` re-lists folders to check nothing moved."""
+    """One pass over the letterbox. ``stable()`` lists folders again to check nothing moved."""
 
-    def __init__(
-        self, root: str, wanted: list[str] | None, id_time_is_utc: bool, cache: HeaderCache | None, reader: Reader
-    ):
+    def __init__(self, root: str, wanted: list[str] | None, id_time_is_utc: bool, cache: HeaderCache | None):
         self.root = root
-        self.reader = reader
         self.wanted = wanted
         self.id_time_is_utc = id_time_is_utc
         self.cache = cache
         self.changed = False
-        # folder -> its raw listing (every name and inode, in the order the system gave them)
+        # folder -> its listing (every name and inode, in the order the system gave them)
         self.listing: dict[str, tuple[list[str], list[int]]] = {}
         self.seat_names: frozenset[str] = frozenset()
-        # What the scan saw, for the answer memo (``core.speed.memo``): every directory it opened
-        # as (rel, inode, mtime_ns, ctime_ns, mode), and per folder the stat of every file
-        # it made a letter or an unreadable from (``SeenState``: packed, see ``SeenFolder``).
+        # every directory the scan opened, as (rel, st_ino, st_mtime_ns, st_ctime_ns, st_dev)
         self.dirs: list[tuple[str, int, int, int, int]] = []
         self.began = time.time_ns()  # before any directory is stat-ed (see ``_settled``)
-        self.packed: dict[str, tuple] = {}  # rel -> (names, stats): see SeenFolder
+        self.letters: list[Letter] = []
+        self.unreadable: list[Unreadable] = []
+        self.unsupported: list[Unsupported] = []
+        self.sidecars: set[str] = set()
+        self.orphans: list[str] = []
+        self.files = 0
 
     def run(self) -> Snapshot:
         try:
             root_fd = os.open(self.root, _DIR_FLAGS)
         except OSError as exc:
             raise LetterboxError(f"cannot open letterbox {self.root}: {exc.strerror}") from None
-        self._saw_dir("", root_fd)
-        letters: list[Letter] = []
-        unreadable: list[Unreadable] = []
-        unsupported: list[Unsupported] = []
-        sidecars: set[str] = set()
-        orphans: list[str] = []
         status_notes: dict[str, str] = {}
         ignored: list[str] = []
         seats: list[str] = []
-        files = 0
         try:
+            self._saw_dir("", root_fd)
             try:
                 with os.scandir(root_fd) as it:
                     entries = sorted(it, key=lambda e: e.name)
@@ -191,9 +145,7 @@ class _Scan:
                 raise LetterboxError(f"cannot list letterbox {self.root}: {exc.strerror}") from None
             for entry in entries:
                 name = entry.name
-                if name.startswith("."):
-                    continue
-                if name == "locks" or name == "letterbox-tui.toml":
+                if name.startswith(".") or name == "locks" or name == "letterbox-tui.toml":
                     continue
                 kind = _entry_kind(entry)
                 if kind == "other" and _regular(entry):
@@ -208,184 +160,120 @@ class _Scan:
                     continue
                 seats.append(name)
                 if kind != "dir" and (self.wanted is None or name in self.wanted):
-                    unsupported.append(Unsupported(name, "symlinked seat" if kind == "symlink" else kind))
+                    self.unsupported.append(Unsupported(name, "symlinked seat" if kind == "symlink" else kind))
             self.seat_names = frozenset(seats)
             if self.wanted is not None:
                 missing = [w for w in self.wanted if w not in seats]
                 if missing:
                     raise LetterboxError(f"no seat {missing[0]!r} in {self.root}")
-            scanned = [
-                seat for seat in seats
-                if (self.wanted is None or seat in self.wanted) and not any(u.path == seat for u in unsupported)
-            ]
-            # Each folder is listed (and its reading started) before the one before it is
-            # built into letters: the listing overlaps the reading. What each folder adds
-            # is added in folder order all the same.
-            waiting: _Folder | None = None
-            try:
-                for item in self._folders(root_fd, scanned, sidecars, status_notes):
-                    if waiting is not None:
-                        files += self._take(waiting, letters, unreadable, unsupported, orphans)
-                        waiting = None
-                    if type(item) is list:  # a seat's own unsupported entries
-                        unsupported.extend(item)
-                    else:
-                        waiting = item
-                if waiting is not None:
-                    files += self._take(waiting, letters, unreadable, unsupported, orphans)
-                    waiting = None
-            finally:
-                if waiting is not None:
-                    os.close(waiting.dir_fd)
+            for seat in seats:
+                if (self.wanted is None or seat in self.wanted) and not any(u.path == seat for u in self.unsupported):
+                    self._seat(root_fd, seat, status_notes)
         finally:
             os.close(root_fd)
-        # ``Letter.legacy``, without a property call per letter (most have no flags)
-        legacy = sum(1 for f in map(_flags, letters) if f and not LEGACY_FLAGS.isdisjoint(f))
+        letters = self.letters
         scope = Scope(
             root=self.root,
-            participants=list(self.wanted) if self.wanted is not None else [s for s in seats],
-            files=files,
+            participants=list(self.wanted) if self.wanted is not None else list(seats),
+            files=self.files,
             letters=len(letters),
-            legacy=legacy,
-            unreadable=[{"path": u.path, "error": u.error} for u in unreadable],
-            unsupported=[{"path": u.path, "reason": u.reason} for u in unsupported],
+            legacy=sum(1 for x in letters if x.flags and not LEGACY_FLAGS.isdisjoint(x.flags)),
+            unreadable=[{"path": u.path, "error": u.error} for u in self.unreadable],
+            unsupported=[{"path": u.path, "reason": u.reason} for u in self.unsupported],
             partial=self.wanted is not None,
             atomic=not self.changed,
         )
         return Snapshot(
             root=self.root,
             letters=letters,
-            unreadable=unreadable,
-            unsupported=unsupported,
+            unreadable=self.unreadable,
+            unsupported=self.unsupported,
             scope=scope,
             seats=seats,
-            sidecars=frozenset(sidecars),
-            orphan_sidecars=orphans,
+            sidecars=frozenset(self.sidecars),
+            orphan_sidecars=self.orphans,
             status_notes=status_notes,
             ignored=ignored,
-            seen=SeenState(self.dirs, packed=self.packed),
+            devices={rel: dev for rel, _, _, _, dev in self.dirs if rel.count("/") == 1},
         )
 
-    def _folders(self, root_fd, seats, sidecars, status_notes) -> Iterator[_Folder | list[Unsupported]]:
-        """Each seat's folders, listed and classified, in order; a seat's own unsupported
-        entries (no folder, an archive, a seat that cannot be opened) as a list before them."""
-        for seat in seats:
-            seat_unsupported: list[Unsupported] = []
+    def _seat(self, root_fd: int, seat: str, status_notes: dict[str, str]) -> None:
+        """A seat's folders, read in order; its own unsupported entries (no folder, an
+        archive, a seat that cannot be opened) first."""
+        unsupported = self.unsupported
+        try:
+            seat_fd = os.open(seat, _DIR_FLAGS, dir_fd=root_fd)
+        except OSError as exc:
+            unsupported.append(Unsupported(seat, _why(exc)))
+            return
+        try:
+            self._saw_dir(seat, seat_fd)
             try:
-                seat_fd = os.open(seat, _DIR_FLAGS, dir_fd=root_fd)
+                with os.scandir(seat_fd) as it:
+                    raw = list(it)
             except OSError as exc:
-                yield [Unsupported(seat, _why(exc))]
-                continue
-            try:
-                self._saw_dir(seat, seat_fd)
-                try:
-                    with os.scandir(seat_fd) as it:
-                        raw = list(it)
-                except OSError as exc:
-                    yield [Unsupported(seat, _why(exc))]
+                unsupported.append(Unsupported(seat, _why(exc)))
+                return
+            present = {e.name: e for e in raw}
+            self.listing[seat] = names_and_inodes(raw)
+            if "archive" in present:
+                unsupported.append(Unsupported(f"{seat}/archive", "archive folders are not read"))
+            note = present.get("status.md")
+            if note is not None and _entry_kind(note, regular=True) == "file":
+                status_notes[seat] = f"{seat}/status.md"
+            for folder in FOLDERS:
+                e = present.get(folder)
+                rel = f"{seat}/{folder}"
+                if e is None:
+                    unsupported.append(Unsupported(rel, f"seat has no {folder}/"))
                     continue
-                present = {e.name: e for e in raw}
-                self.listing[seat] = raw_listing(raw)
-                if "archive" in present:
-                    seat_unsupported.append(Unsupported(f"{seat}/archive", "archive folders are not read"))
-                note = present.get("status.md")
-                if note is not None and _entry_kind(note, regular=True) == "file":
-                    status_notes[seat] = f"{seat}/status.md"
-                for folder in FOLDERS:
-                    e = present.get(folder)
-                    rel = f"{seat}/{folder}"
-                    if e is None:
-                        seat_unsupported.append(Unsupported(rel, f"seat has no {folder}/"))
-                        continue
-                    kind = _entry_kind(e)
-                    if kind != "dir":
-                        why = {"symlink": "symlinked folder", "other": f"{folder} is not a directory"}.get(kind, kind)
-                        seat_unsupported.append(Unsupported(rel, why))
-                        continue
-                    if seat_unsupported:
-                        yield seat_unsupported
-                        seat_unsupported = []
-                    job = self._list_folder(seat_fd, seat, folder, sidecars)
-                    if type(job) is Unsupported:
-                        seat_unsupported.append(job)
-                    else:
-                        yield job
-                if seat_unsupported:
-                    yield seat_unsupported
-            finally:
-                os.close(seat_fd)
+                kind = _entry_kind(e)
+                if kind != "dir":
+                    why = {"symlink": "symlinked folder", "other": f"{folder} is not a directory"}.get(kind, kind)
+                    unsupported.append(Unsupported(rel, why))
+                    continue
+                self._folder(seat_fd, seat, folder)
+        finally:
+            os.close(seat_fd)
 
-    def _list_folder(self, seat_fd, seat, folder, sidecars) -> _Folder | Unsupported:
-        """List and classify one folder and start reading its letter files; the folder as
-        unsupported when it cannot be opened or listed."""
+    def _folder(self, seat_fd: int, seat: str, folder: str) -> None:
+        """One folder: its letter files in name order, each a letter, an unreadable file
+        or an unsupported entry; its sidecars. The folder is unsupported when it cannot be
+        opened or listed."""
         rel_dir = f"{seat}/{folder}"
         try:
             dir_fd = os.open(folder, _DIR_FLAGS, dir_fd=seat_fd)
         except OSError as exc:
-            return Unsupported(rel_dir, _why(exc))
-        job = _Folder(seat, folder, dir_fd)
-        unsupported = job.unsupported
-        orphans = job.orphans
-        files = 0
-        cache = self.cache
-        get = cache.get if cache is not None else None
-        has_row = getattr(cache, "has_row", None)
-        reuse = getattr(cache, "reuse", None)
+            self.unsupported.append(Unsupported(rel_dir, _why(exc)))
+            return
         prefix = rel_dir + "/"
-        job.seen = SeenFolder(self.packed, rel_dir)
-        # The letter files in listing order; those the cache has a row for are stat-ed all
-        # at once, then the rest read all at once (by the C accelerator when there is one).
-        candidates: list[str] = []
-        to_stat: list[os.DirEntry] = []
-        # This loop runs once per letter file: locals, no per-entry helper calls on the
-        # common path (a regular file with an ASCII name).
+        listed: list[Unsupported] = []  # what the listing alone tells, added first
+        found: list[Letter | Unreadable | Unsupported] = []  # each file read, in name order
+        new_items: list[Letter | Unreadable] = []
+        new_data: list[bytes] = []
+        new_ctimes: list[int] = []
+        files = 0
         try:
             self._saw_dir(rel_dir, dir_fd)
             with os.scandir(dir_fd) as it:
                 raw = list(it)
-            self.listing[rel_dir] = raw_listing(raw)
-            entries = [e for e in raw if not e.name.startswith(".")]
-            entries.sort(key=_entry_name)
-            fast = _plain_folder(entries)
-            if fast is not None:  # every *.md entry a regular file with an ASCII name
-                md_names, md_entries, acks = fast
-                files = len(md_names)
-                candidates = md_names
-                if acks:
-                    names = set(map(_entry_name, entries))
-                    for name in acks:
-                        rel = _shown(prefix + name)
-                        (sidecars.add(rel) if name[:-4] in names else orphans.append(rel))
-                if get is not None:
-                    which = getattr(cache, "has_rows", None)
-                    if which is not None:
-                        flags = which(prefix, md_names)
-                        to_stat = list(compress(md_entries, flags)) if flags is not None else []
-                    elif has_row is None:
-                        to_stat = md_entries
-                    else:
-                        to_stat = [e for e, n in zip(md_entries, md_names) if has_row(prefix + n)]
-                entries = ()  # classified: the loop below is for any other folder
-            else:
-                names = set(map(_entry_name, entries))
+            self.listing[rel_dir] = names_and_inodes(raw)
+            entries = sorted((e for e in raw if not e.name.startswith(".")), key=lambda e: e.name)
+            names = {e.name for e in entries}
             for entry in entries:
                 name = entry.name
                 if not name.endswith(".md"):
                     if name.endswith(".md.ack"):
                         rel = _shown(prefix + name)
-                        (sidecars.add(rel) if name[:-4] in names else orphans.append(rel))
+                        (self.sidecars.add(rel) if name[:-4] in names else self.orphans.append(rel))
                     continue
                 files += 1
-                if not name.isascii() and not _utf8(name):
+                if not _utf8(name):
                     # Such a name is never a letter's canonical name and cannot be shown or
                     # written to JSON as it is: listed, with its bytes escaped, never read.
-                    unsupported.append(Unsupported(_shown(prefix + name), "file name is not UTF-8"))
+                    listed.append(Unsupported(_shown(prefix + name), "file name is not UTF-8"))
                     continue
-                try:
-                    regular = entry.is_file(follow_symlinks=False)  # a symlink is never one
-                except OSError:
-                    regular = False
-                if not regular:
+                if not _regular(entry):
                     kind = _entry_kind(entry, regular=True)
                     if kind != "file":
                         if kind == "other":
@@ -394,71 +282,81 @@ class _Scan:
                             self.changed = True
                             files -= 1
                         else:
-                            unsupported.append(Unsupported(prefix + name, kind))
+                            listed.append(Unsupported(prefix + name, kind))
                         continue
-                candidates.append(name)
-                if get is not None and (has_row is None or has_row(prefix + name)):
-                    to_stat.append(entry)
-            # An unchanged letter costs a stat, never a read.
-            hits: dict[str, Letter | Unreadable] = {}
-            gone: set[str] = set()
-            for entry, st in zip(to_stat, self.reader.stat_entries(dir_fd, to_stat) if to_stat else ()):
-                name = entry.name
-                if type(st) is not tuple:  # the OSError its stat raised
-                    if isinstance(st, FileNotFoundError):
-                        self.changed = True
-                        files -= 1
-                    else:
-                        unsupported.append(Unsupported(prefix + name, _why(st)))
-                    gone.add(name)
-                    continue
-                size, mtime_ns, inode, ctime_ns = st
-                hit = get(prefix + name, size, mtime_ns, inode, ctime_ns)
-                if hit is not None:
-                    job.seen.add(name, st)
-                    hits[name] = hit
-                elif reuse is not None:
-                    job.recheck.add(name)
-            if gone:
-                candidates = [n for n in candidates if n not in gone]
-            job.order = [hits.get(n, n) for n in candidates] if hits else candidates
-            to_read = [n for n in job.order if type(n) is str] if hits else candidates
-            batches = getattr(self.reader, "iter_batches", None)
-            if to_read and batches is not None and not hits and not job.recheck:
-                job.batches = batches(dir_fd, to_read, (seat, folder, prefix))
-            else:
-                job.read = self.reader.iter_headers(dir_fd, to_read, (seat, folder, prefix)) if to_read else iter(())
+                item = self._file(dir_fd, entry, seat, folder, prefix, new_items, new_data, new_ctimes)
+                if item is None:  # vanished since the listing
+                    self.changed = True
+                    files -= 1
+                else:
+                    found.append(item)
         except OSError as exc:
+            found.append(Unsupported(rel_dir, _why(exc)))
+        finally:
             os.close(dir_fd)
-            return Unsupported(rel_dir, _why(exc))
-        except BaseException:
-            os.close(dir_fd)
-            raise
-        job.files = files
-        return job
+        self.files += files
+        self.unsupported.extend(listed)
+        for item in found:
+            if type(item) is Letter:
+                self.letters.append(item)
+            elif type(item) is Unreadable:
+                self.unreadable.append(item)
+            else:
+                self.unsupported.append(item)
+        if self.cache is not None and new_items:
+            self.cache.put_many(new_items, new_data, new_ctimes)
 
-    def _take(self, job: _Folder, letters, unreadable, unsupported, orphans) -> int:
-        """Add what the folder ``job`` found when listed, then every item of it in listing
-        order (``core.taking``); closes the folder. Returns how many files count."""
-        return take_folder(self, job, letters, unreadable, unsupported, orphans)
+    def _file(self, dir_fd, entry, seat, folder, prefix, new_items, new_data, new_ctimes):
+        """One regular-looking ``*.md`` entry: what the cache keeps of it while it stats
+        the same, else what its header says (recorded for the cache); None when it went
+        since the listing."""
+        name = entry.name
+        path = prefix + name
+        cache = self.cache
+        if cache is not None:
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except FileNotFoundError:
+                return None
+            except OSError as exc:
+                return Unsupported(path, _why(exc))
+            hit = cache.get(path, st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns)
+            if hit is not None:
+                return hit
+        try:
+            st, data = read_header(dir_fd, name)
+        except OSError as exc:
+            if exc.errno == errno.ENOENT:
+                return None
+            return Unsupported(path, _why(exc))
+        if data is None:
+            return Unsupported(path, _kind_mode(st.st_mode))
+        item = build(
+            parse_header(data), path=path, seat=seat, folder=folder, name=name, size=st.st_size,
+            mtime_ns=st.st_mtime_ns, inode=st.st_ino, ctime_ns=st.st_ctime_ns, id_time_is_utc=self.id_time_is_utc,
+        )
+        new_items.append(item)
+        new_data.append(data)
+        new_ctimes.append(st.st_ctime_ns)
+        return item
 
     def _saw_dir(self, rel: str, fd: int) -> None:
         try:
             st = os.fstat(fd)
-        except OSError:  # never seen to fail on an open directory; then no memo is kept
+        except OSError:  # never seen to fail on an open directory; then it is listed again
             self.dirs.append((rel, -1, -1, -1, -1))
             return
-        self.dirs.append((rel, st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_mode))
+        self.dirs.append((rel, st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_dev))
 
     def stable(self) -> bool:
         """Check every scanned folder again: True when nothing appeared, vanished or moved.
 
         A folder settled before the scan began that still stats the same is not listed
-        again (``_settled``); every other one is. Folders are reopened the way the scan opened them (relative, ``O_NOFOLLOW``), so a
-        folder swapped for a symlink is a change, never a listing of somewhere else. What
-        counts is the set of (name, inode) of a folder's letter entries (of a seat: of its
-        folders); the raw listings are compared first, and when they are the same, in the
-        same order, so are those sets (the common case costs two list comparisons).
+        again (``_settled``); every other one is. Folders are reopened the way the scan
+        opened them (relative, ``O_NOFOLLOW``), so a folder swapped for a symlink is a
+        change, never a listing of somewhere else. What counts is the set of (name, inode)
+        of a folder's letter entries (of a seat: of its folders); the listings are compared
+        first, and when they are the same, in the same order, so are those sets.
         """
         if self.changed:
             return False
@@ -501,3 +399,55 @@ class _Scan:
             for rel, ino, mtime, ctime, _ in self.dirs
             if ino >= 0 and mtime <= limit and ctime <= limit
         }
+
+
+# --- the second look: a directory reopened and listed again -----------------------------
+
+def unchanged(root_fd: int, rel: str, settled: dict[str, tuple[int, int, int]]) -> bool:
+    """True when the directory ``rel`` (reopened relative to the root, never through a
+    symlink) still stats as the settled directory the scan listed; False when it may have
+    changed (then it is listed again)."""
+    before = settled.get(rel)
+    if before is None:
+        return False
+    try:
+        with reopened(root_fd, rel) as fd:
+            st = os.fstat(fd)
+    except OSError:
+        return False
+    return (st.st_ino, st.st_mtime_ns, st.st_ctime_ns) == before
+
+
+@contextlib.contextmanager
+def reopened(root_fd: int, rel: str) -> Iterator[int]:
+    """The directory ``rel`` ("" for the root) reopened relative to the root the way the
+    scan opened it (``O_NOFOLLOW`` at every step); what was opened is closed after."""
+    fds: list[int] = []
+    fd = root_fd
+    try:
+        for part in rel.split("/") if rel else ():
+            fd = os.open(part, _DIR_FLAGS, dir_fd=fd)
+            fds.append(fd)
+        yield fd
+    finally:
+        for opened in reversed(fds):
+            os.close(opened)
+
+
+def names_and_inodes(entries: list[os.DirEntry]) -> tuple[list[str], list[int]]:
+    """Every entry's name and inode, in listing order."""
+    return [e.name for e in entries], [e.inode() for e in entries]
+
+
+def entry_set(listed: tuple[list[str], list[int]], *, seat_level: bool) -> frozenset[tuple[str, int]]:
+    """(name, inode) of the entries that matter: a seat's folders, a folder's non-dot entries."""
+    names, inodes = listed
+    if seat_level:
+        return frozenset((n, i) for n, i in zip(names, inodes) if n in SEAT_PARTS)
+    return frozenset((n, i) for n, i in zip(names, inodes) if not n.startswith("."))
+
+
+def listing(root_fd: int, rel: str) -> tuple[list[str], list[int]]:
+    """A folder's listing now, the folder reopened relative to the root."""
+    with reopened(root_fd, rel) as fd, os.scandir(fd) as it:
+        return names_and_inodes(list(it))

@@ -55,9 +55,6 @@ MACHINE_FILES = frozenset({"env.sh"} | {f"{m}-{kind}.tsv" for m in MULTIPLEXERS 
 #: a cached answer is reused only when everything it depends on is older than this
 RACY_SECONDS = 2.0
 _CACHE_VERSION = 2  # 2: the answer may be None (not kept in git)
-#: keep the answer in the user's cache directory (the CLI turns this off when the user
-#: switches every cache off; the core reads no switch of its own)
-KEEP = True
 
 
 @dataclass(frozen=True)
@@ -341,8 +338,6 @@ def token(block: dict[str, Any] | None) -> str:
 # --- the kept answer ------------------------------------------------------------------
 
 def _cache_file(repo: Repo) -> str | None:
-    if not KEEP:
-        return None
     try:
         from platformdirs import user_cache_dir
     except ImportError:  # pragma: no cover - a dependency

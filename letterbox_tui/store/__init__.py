@@ -49,6 +49,15 @@ def open_answers(
     """
     notice = _Once(notice)
     root_real = os.path.realpath(os.fspath(root))
+    answers = _answers(root, root_real, at, participants, id_time_is_utc, notice, use_store)
+    from letterbox_tui.core.sync import status
+
+    answers.snapshot.scope.sync = status(root_real)  # how current a copy kept in git is
+    return answers
+
+
+def _answers(root, root_real: str, at: datetime, participants, id_time_is_utc, notice: Notice,
+             use_store: bool) -> Answers:
     if id_time_is_utc is None:
         from letterbox_tui.core.settings import load_settings
 
@@ -134,7 +143,7 @@ class _HeaderCache:
         if (kept is None or kept[0] != size or kept[1] != mtime_ns or kept[2] != inode or kept[3] != ctime_ns
                 or max(mtime_ns, ctime_ns) >= kept[4] - RACY_NS):
             return None
-        item = decode_item(kept[6], kept[7], size, mtime_ns, inode)
+        item = decode_item(kept[6], kept[7], size, mtime_ns, inode, ctime_ns)
         if item.path != path:
             raise Damaged(f"the record kept for {path} is another file's")
         self.hit.add(path)

@@ -22,6 +22,8 @@ import zlib
 from collections.abc import Callable
 from pathlib import Path
 
+from letterbox_tui.core import flags as fsflags
+
 from .records import Damaged
 
 #: the store's layout: a store of another format is rebuilt
@@ -148,7 +150,7 @@ class Store:
         folder = os.path.dirname(path)
         try:
             os.makedirs(folder, mode=0o700, exist_ok=True)
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+            fd = os.open(path, fsflags.LOCK | os.O_CREAT, 0o600)
             try:
                 st = os.fstat(fd)
                 if not (st.st_mode & 0o170000 == 0o100000):

@@ -64,7 +64,7 @@ def item_record(item: Letter | Unreadable) -> bytes:
     return letter_record(item) if type(item) is Letter else unreadable_record(item)
 
 
-def decode_item(record: bytes, crc: int, size: int, mtime_ns: int, inode: int) -> Letter | Unreadable:
+def decode_item(record: bytes, crc: int, size: int, mtime_ns: int, inode: int, ctime_ns: int) -> Letter | Unreadable:
     """The letter or unreadable file ``item_record`` kept, with the stat given."""
     if zlib.crc32(record) != crc:
         raise Damaged("a file's record does not match its checksum")
@@ -72,7 +72,7 @@ def decode_item(record: bytes, crc: int, size: int, mtime_ns: int, inode: int) -
         text = record.decode()
         if text[:1] == "U":
             path, seat, folder, error, legible, illegible = json.loads(text[1:])
-            return Unreadable(path, seat, folder, error, legible, illegible, size, mtime_ns, inode)
+            return Unreadable(path, seat, folder, error, legible, illegible, size, mtime_ns, inode, ctime_ns)
         (kind, letter_id, sender, recipient, type_, re_, thread, priority, requires_ack, deadline, sent,
          supersedes, disputes, rules_on, upholds, subject, seat, folder, path, name, sent_code,
          deadline_code, flags, malformed, fields) = text.split(_PART)
@@ -89,7 +89,7 @@ def decode_item(record: bytes, crc: int, size: int, mtime_ns: int, inode: int) -
         letter_id, sender, recipient, type_, re_, thread, priority, requires_ack, deadline, sent, supersedes,
         _unitems(disputes), rules_on, upholds, subject, pairs, seat, folder, path, name,
         sent_at, parse_time(deadline) if deadline_code else None, _unitems(flags), _unitems(malformed),
-        size, mtime_ns, inode,
+        size, mtime_ns, inode, ctime_ns,
     )
 
 

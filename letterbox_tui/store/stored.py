@@ -138,6 +138,9 @@ class StoredAnswers:
     def open_disputes(self):
         return self.resolution.open_disputes()
 
+    def disputes_of(self, letter):
+        return self.resolution.disputes_of(letter)
+
     def rulings(self, dispute):
         return self.resolution.rulings(dispute)
 

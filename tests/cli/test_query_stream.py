@@ -1,14 +1,10 @@
-"""``query --json`` writes its rows a slice at a time (issue 15: the peak memory of a cold
-query), and what it writes is exactly the document encoded at once, also when a forked
-helper makes its second half (``cli.halves``) and when that helper fails; a large answer's
-memo is recorded from the pieces made again after the answer, and replays the same answer."""
+"""``query --json`` writes its rows a slice at a time (the peak memory of a large answer),
+and what it writes is exactly the document encoded at once."""
 
 from __future__ import annotations
 
 import functools
 import json
-import sys
-import time
 from datetime import datetime, timezone
 
 import pytest
@@ -18,8 +14,6 @@ from letterbox_tui.core.query import parse_query, run_query
 from letterbox_tui.core.resolve import resolve
 from letterbox_tui.core.rows import row
 from letterbox_tui.core.scan import scan
-from letterbox_tui.core.speed import after
-from letterbox_tui.core.speed import memo as memo_mod
 from tests.cli.helpers import cli
 
 
@@ -34,7 +28,6 @@ def mail(box):
     for seat in ("alpha", "beta"):  # one id in two files: its answers are unknown
         box.letter("2026-01-01T000300-alpha-request-twice-dddddddd", type="request", requires_ack="true",
                    seat=seat, folder="processed", subject=f"in {seat}")
-    time.sleep(0.05)
     return box
 
 
@@ -56,73 +49,8 @@ def test_the_parts_are_the_document_encoded_at_once(mail, monkeypatch, size):
 
 
 def test_the_command_writes_the_same_document(capsys, mail, monkeypatch):
-    monkeypatch.setenv("LETTERBOX_TUI_NO_CACHE", "1")  # no memo: the plain streamed path
     monkeypatch.setattr(output, "json_pieces", functools.partial(output.json_pieces, size=2))
     code, out, _ = cli(capsys, mail, "query", "answered=no", "--json")
     data = json.loads(out)
     assert out == output.dumps_json(data, indent=None) + "\n"
     assert len(data["matches"]) >= 8 and data["unknown"] and code == 0
-
-
-def test_a_large_answer_s_memo_is_made_again_after_the_answer_and_replays_it(capsys, mail, monkeypatch):
-    monkeypatch.setattr(memo_mod, "RACY_NS", 0)
-    monkeypatch.setattr(after, "BACKGROUND_ROWS", 0)  # "large": recorded from the parts made again
-    monkeypatch.setattr(memo_mod, "BACKGROUND_ROWS", 0)
-    monkeypatch.setattr(after, "detached", lambda work, ending=False: False)  # here, not forked
-    monkeypatch.setattr(output, "json_pieces", functools.partial(output.json_pieces, size=3))
-    made = []
-    real = read._query_json
-    monkeypatch.setattr(read, "_query_json", lambda *a: made.append(1) or real(*a))
-    code, first, _ = cli(capsys, mail, "query", "answered=no", "--json")
-    assert made == [1]
-
-    def refuse(*_a, **_k):
-        raise AssertionError("answered afresh, not replayed")
-
-    monkeypatch.setattr(read, "cmd_query", refuse)
-    code2, second, _ = cli(capsys, mail, "query", "answered=no", "--json")
-    strip = lambda t: {**json.loads(t), "scope": {**json.loads(t)["scope"], "scanned_at": None}}  # noqa: E731
-    assert (code2, strip(second)) == (code, strip(first))
-    assert second.endswith("}\n") and len(second) == len(first)
-
-
-def _pieces(n: int = 40):
-    return [functools.partial(lambda i: f"<{i}:{'x' * (i * 997 % 5000)}\u00e9>", i) for i in range(n)]
-
-
-@pytest.mark.parametrize("n", [0, 1, 15, 16, 17, 40])
-def test_two_halves_at_once_write_what_one_writes(capfd, n):
-    from letterbox_tui.cli.halves import write_pieces
-
-    whole = "".join(p() for p in _pieces(n)) + "\n"
-    write_pieces(_pieces(n), fork=True)  # the second half by a forked helper (from 16 pieces)
-    sys.stdout.flush()
-    assert capfd.readouterr().out == whole
-    write_pieces(_pieces(n), fork=False)
-    sys.stdout.flush()
-    assert capfd.readouterr().out == whole
-
-
-@pytest.mark.parametrize("how", ["raises", "killed"])
-def test_a_helper_that_fails_leaves_the_second_half_to_this_process(capfd, how):
-    import os
-    import signal
-
-    from letterbox_tui.cli import halves
-
-    me = os.getpid()
-    made_here = []
-
-    def fragile(i):
-        if os.getpid() != me:  # in the helper only
-            if how == "killed":
-                os.kill(os.getpid(), signal.SIGKILL)
-            raise RuntimeError("the helper fails")
-        made_here.append(i)
-        return f"[{i}]"
-
-    pieces = [functools.partial(fragile, i) for i in range(20)]
-    halves.write_pieces(pieces, fork=True)
-    sys.stdout.flush()
-    assert capfd.readouterr().out == "".join(f"[{i}]" for i in range(20)) + "\n"
-    assert made_here == list(range(20))  # the first half, then the second made here too

@@ -269,16 +269,14 @@ def test_hostile_header_values_print_literally(capsys, box):
 def test_a_non_atomic_scan_makes_absence_unknown(capsys, mail, monkeypatch):
     import letterbox_tui.cli.read as read
 
-    real = read.load
+    real = read.answers
 
-    def unsettled(args):
-        root, settings, snapshot = real(args)
-        snapshot.scope.atomic = False
-        return root, settings, snapshot
+    def unsettled(args, at):
+        root, settings, res = real(args, at)
+        res.snapshot.scope.atomic = False
+        return root, settings, res
 
-    monkeypatch.setattr(read, "load", unsettled)
-    # from scratch each time: the derived index would answer from a scan of its own
-    monkeypatch.setenv("LETTERBOX_TUI_NO_CACHE", "1")
+    monkeypatch.setattr(read, "answers", unsettled)
     code, data = cli_json(capsys, mail, "exists", "type=decision")
     assert code == 3
     assert data["exists"] == "unknown"

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from argparse import Namespace
 from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from letterbox_tui.cli.memoised import Memoised
 from tests.cli.helpers import cli, cli_json
 
 
@@ -51,12 +49,3 @@ def test_bad_relative_times_exit_2_in_one_line(capsys, recent, argv):
     code, out, err = cli(capsys, recent, *argv)
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
     assert "relative" in err
-
-
-def test_a_relative_query_is_never_replayed_from_the_memo(recent):
-    args = Namespace(json=True, terms=["since=-7d"], root=str(recent.root), participant=None)
-    assert Memoised.open(args, "query") is None
-    args.terms = ["type=info", "at=now"]
-    assert Memoised.open(args, "query") is None
-    args.terms = ["type=info", "since=2026-01-01T00:00:00Z"]
-    assert Memoised.open(args, "query") is not None

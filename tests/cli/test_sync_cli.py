@@ -72,10 +72,7 @@ def test_reading_commands_say_how_current_the_copy_is(tmp_path, capsys):
     assert out.startswith("yes") and "behind" not in out
 
 
-def test_a_memoised_answer_follows_the_copy_state(tmp_path, capsys, monkeypatch):
-    from letterbox_tui.core.speed import memo
-
-    monkeypatch.setattr(memo, "RACY_NS", 0)
+def test_an_answer_follows_the_copy_state(tmp_path, capsys):
     _, a, b = machines(tmp_path)
     first = json.loads(run(capsys, a, "query", "--json")[1])["scope"]["sync"]
     put(b, f"beta/inbox/{L1}.md", letter_text(L1))

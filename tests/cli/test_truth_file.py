@@ -219,56 +219,19 @@ def test_review_check_without_a_review_and_bad_input(capsys, box):
     assert box.tree_bytes() == before
 
 
-# --- the answer memo: an unchanged letterbox and an untouched file cost a stat ----------
-
-@pytest.fixture
-def memo_trusts_fresh_files(monkeypatch):
-    from letterbox_tui.core.speed import memo as memo_mod
-
-    monkeypatch.setattr(memo_mod, "RACY_NS", 0)
-
-
-def _no_derivation(monkeypatch):
-    from letterbox_tui.cli import common, truth
-
-    def derive(*args):
-        raise AssertionError("scanned and resolved")
-
-    monkeypatch.setattr(truth, "digest_file", derive)
-    monkeypatch.setattr(truth, "load", derive)
-    monkeypatch.setattr(common, "load", derive)
-
-
-def test_an_unchanged_letterbox_is_answered_without_a_scan(capsys, team, tmp_path, monkeypatch, memo_trusts_fresh_files):
-    path = tmp_path / "truth.md"
-    assert write(capsys, team, path)[0] == 0
-    before = (path.read_bytes(), os.stat(path).st_mtime_ns)
-    _no_derivation(monkeypatch)
-    code, out, _ = write(capsys, team, path)
-    assert code == 0 and out.strip() == f"{path}: unchanged: its letters and answers are as they were"
-    assert (path.read_bytes(), os.stat(path).st_mtime_ns) == before
-    code, out, _ = cli(capsys, team, "digest", "--at", AT, "--check", str(path))
-    assert code == 0 and out.strip() == f"{path}: current"
-    code, doc = cli_json(capsys, team, "digest", "--at", AT, "--check", str(path))
-    assert code == 0 and doc["status"] == "current" and doc["scope"]["scanned_at"]
-
-
-def test_the_memo_never_vouches_for_a_changed_letterbox_or_file(capsys, team, tmp_path, monkeypatch, memo_trusts_fresh_files):
-    from letterbox_tui.cli import truth
-
+def test_a_changed_letterbox_or_file_is_never_answered_unchanged(capsys, team, tmp_path):
     path = tmp_path / "truth.md"
     write(capsys, team, path)
-    real = truth.digest_file
-    calls = []
-    monkeypatch.setattr(truth, "digest_file", lambda *a: calls.append(1) or real(*a))
-    # a new letter that changes an answer: derived again, and the file rewritten
+    # a new letter that changes an answer: the file rewritten
     team.letter("done", frm="beta", to="alpha", type="result", re="ask-later")
     code, out, _ = write(capsys, team, path)
-    assert calls == [1] and "rewritten" in out
-    # nothing changed since that rewrite: answered by the memo
-    assert "unchanged" in write(capsys, team, path)[1] and len(calls) == 1
-    # the file replaced by the user's own: never answered "unchanged" from the memo
+    assert "rewritten" in out
+    # nothing changed since that rewrite
+    before = (path.read_bytes(), os.stat(path).st_mtime_ns)
+    assert "unchanged" in write(capsys, team, path)[1]
+    assert (path.read_bytes(), os.stat(path).st_mtime_ns) == before
+    # the file replaced by the user's own: refused, and kept
     path.write_text("my own notes\n")
     code, _, err = write(capsys, team, path)
-    assert code == 2 and "not a letterbox-tui digest" in err and len(calls) == 2
+    assert code == 2 and "not a letterbox-tui digest" in err
     assert path.read_text() == "my own notes\n"

@@ -77,38 +77,8 @@ def scan_within(root, seconds: float = 10.0, **kw) -> Snapshot:
     return out["snap"]  # type: ignore[return-value]
 
 
-def tamper_cached_row(root, rel: str, fields: dict[str, str], slots: dict | None = None, sent_code: int | None = None):
-    """Make the derived cache's row for ``rel`` say ``fields`` (and the Letter ``slots``
-    given) while every stat key still matches the file: what no stat can show, and what
-    ``check --verify`` is for. Saves the cache file."""
-    from letterbox_tui.core.letters import FIELD_SLOTS, restore, state
-    from letterbox_tui.core.speed import cache as cache_mod
-
-    c = cache_mod.HeaderCache(root, False)
-    row = list(c.rows[rel])
-    letter = restore(row[1])
-    keys, values = list(letter._field_keys), list(letter._field_values)
-    slot_of = {key: slot for key, slot, _, _ in FIELD_SLOTS}
-    for key, value in fields.items():
-        values[keys.index(key)] = value
-        setattr(letter, slot_of.get(key, key), value)
-    letter._field_values = tuple(values)
-    for slot, value in (slots or {}).items():
-        setattr(letter, slot, value)
-    if sent_code == 0:
-        letter.sent_at = None
-    row[1] = state(letter)
-    c.rows[rel] = tuple(row)
-    c._fresh, c._changed = dict(c.rows), True
-    assert c.save()
-
-
 def on_open(monkeypatch, hook):
-    """Call ``hook(name)`` each time the scanner opens something (before opening it).
-
-    Only the pure-Python reader opens files through ``os.open`` (the C accelerator makes no
-    Python call to hook), so it is the one scanning while the hook is in place."""
-    monkeypatch.setenv("LETTERBOX_TUI_PURE", "1")
+    """Call ``hook(name)`` each time the scanner opens something (before opening it)."""
     real_open = os.open
 
     def hooked(path, flags, mode=0o777, *, dir_fd=None):

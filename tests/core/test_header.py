@@ -323,7 +323,6 @@ def test_dashes_cut_at_the_read_boundary_are_not_taken_for_a_close(tmp_path):
     assert parse_header(got).fields is None  # '---x: ...' is not key: value
 
 
-@pytest.mark.usefixtures("pure_python_scan")
 def test_scanner_reads_one_4k_block_for_a_small_header_and_a_10mib_body(box, monkeypatch):
     path = box.letter("a-1", body="x" * (10 << 20))
     assert path.stat().st_size > 10 << 20

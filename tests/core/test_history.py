@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 from letterbox_tui.core.history import KEEP, QueryHistory
 
 
@@ -16,6 +18,7 @@ def test_history_keeps_the_newest_last_without_duplicates(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["h"]  # no temporary left
 
 
+@pytest.mark.slow
 def test_history_is_bounded(tmp_path):
     h = QueryHistory(tmp_path / "h")
     for i in range(KEEP + 20):

@@ -179,7 +179,6 @@ def test_sparse_20mib_file_of_nuls(box):
     assert len(item.illegible) <= MAX_HEADER  # only a bounded prefix is kept
 
 
-@pytest.mark.usefixtures("pure_python_scan")
 def test_sparse_20mib_body_after_a_good_header(box, monkeypatch):
     path = box.raw("beta/inbox/h-1.md", letter_bytes(body=b""))
     with open(path, "r+b") as fh:
@@ -335,7 +334,6 @@ def deny(monkeypatch, names: set[str]):
     monkeypatch.setattr(os, "open", guarded)
 
 
-@pytest.mark.usefixtures("pure_python_scan")
 def test_permission_denied_file(box, monkeypatch):
     box.raw("beta/inbox/h-1.md", letter_bytes())
     deny(monkeypatch, {"h-1.md"})
@@ -357,7 +355,6 @@ def test_permission_denied_root(box, monkeypatch):
     assert "Permission denied" in str(err.value)
 
 
-@pytest.mark.usefixtures("pure_python_scan")
 def test_read_error_mid_file(box, monkeypatch):
     box.raw("beta/inbox/h-1.md", letter_bytes())
     real_read = os.read

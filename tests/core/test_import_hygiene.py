@@ -23,10 +23,10 @@ def test_cli_module_does_not_import_textual():
     assert "textual" not in mods
 
 
-def test_the_memo_replay_path_loads_no_resolver_nor_rich():
-    """A replayed answer needs a stat of every file, not the reading commands' modules."""
-    mods = _imported("import letterbox_tui.cli, letterbox_tui.cli.memoised, letterbox_tui.core.speed.memo")
-    for heavy in ("textual", "rich", "letterbox_tui.core.resolve", "letterbox_tui.core.query", "letterbox_tui.cli.read"):
+def test_the_reading_commands_load_neither_textual_nor_rich():
+    """``--json`` output needs no terminal library: Rich is loaded only for text."""
+    mods = _imported("import letterbox_tui.cli, letterbox_tui.cli.read, letterbox_tui.store")
+    for heavy in ("textual", "rich"):
         assert heavy not in mods
 
 
@@ -64,13 +64,13 @@ def test_the_core_package_names_still_resolve():
         _ = core.NotAThing
 
 
-def test_the_core_loads_no_speed_wing_at_run_time():
-    """What a plain core user loads: the scan, resolving, querying never bring the speed
-    wing (nor the command line, nor Textual) with them."""
+def test_the_core_loads_no_face_at_run_time():
+    """What a plain core user loads: the scan, resolving, querying never bring the store,
+    the command line, the app or Textual with them."""
     mods = _imported(
         "import letterbox_tui.core.scan, letterbox_tui.core.resolve, letterbox_tui.core.query, "
         "letterbox_tui.core.rows, letterbox_tui.core.write, letterbox_tui.core.check"
     )
-    leaked = sorted(m for m in mods if m.startswith(("letterbox_tui.core.speed", "letterbox_tui.cli",
+    leaked = sorted(m for m in mods if m.startswith(("letterbox_tui.store", "letterbox_tui.cli",
                                                     "letterbox_tui.app", "textual")))
     assert leaked == []

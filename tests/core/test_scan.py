@@ -267,7 +267,6 @@ def deny(monkeypatch, names: set[str]):
     monkeypatch.setattr(os, "open", guarded)
 
 
-@pytest.mark.usefixtures("pure_python_scan")
 def test_permission_denied_letter_is_unsupported(box, monkeypatch):
     box.letter("a-1")
     box.letter("secret-1")
@@ -311,7 +310,6 @@ def test_scope_counts_files_letters_and_legacy_exactly(box):
     assert not scope.complete and scope.atomic and not scope.partial
 
 
-@pytest.mark.usefixtures("pure_python_scan")
 @pytest.mark.parametrize("cause", ["unreadable", "unsupported", "partial", "non-atomic"])
 def test_each_cause_makes_the_scope_incomplete(box, cause, monkeypatch):
     box.letter("a-1")
@@ -733,3 +731,17 @@ def test_answer_values_are_checked():
     with pytest.raises(ValueError):
         Answer("maybe")  # type: ignore[arg-type]
     assert list(Reason("fork", "current", "d", ("a",), ("p",)).to_json()) == ["code", "about", "detail", "letters", "paths"]
+
+
+def test_each_file_s_stat_identity_is_kept(box):
+    """What a store needs to know a file again: its device (one per folder), inode, size
+    and times, as ``os.stat`` gives them when it was read."""
+    box.letter("a-1")
+    box.raw("beta/inbox/broken.md", "---\nid: broken\nfrom alpha\n---\n")
+    snap = scan(box.root)
+    for item in [*snap.letters, *snap.unreadable]:
+        st = os.stat(box.root / item.path)
+        assert (item.size, item.mtime_ns, item.inode, item.ctime_ns) == (
+            st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns), item.path
+    assert snap.devices == {rel: os.stat(box.root / rel).st_dev
+                            for rel in ("alpha/inbox", "alpha/processed", "beta/inbox", "beta/processed")}

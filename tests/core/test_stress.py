@@ -90,6 +90,7 @@ def _scanner(root: str, out: str, deadline: float) -> None:
     Path(out).write_text(json.dumps(records))
 
 
+@pytest.mark.slow
 def test_eight_writers_two_scanners_lose_nothing_and_scans_are_honest(tmp_path):
     root = tmp_path / "box"
     make_box(root, *SEATS)
@@ -157,7 +158,6 @@ def test_eight_writers_two_scanners_lose_nothing_and_scans_are_honest(tmp_path):
           f"scans: {len(scans)} ({non_atomic} non-atomic); {elapsed:.1f} s")
 
 
-@pytest.mark.usefixtures("pure_python_scan")
 def test_a_letter_vanishing_mid_scan_is_not_counted_as_a_file(tmp_path, monkeypatch):
     """The deterministic companion of the run above: a letter moved away between the
     listing and the read makes the scan non-atomic, and ``files`` counts only the entries

@@ -74,6 +74,7 @@ def answers(root):
     return {x.id: letter_row(x, res) for x in snap.letters}
 
 
+@pytest.mark.slow
 def test_two_clones_converge_with_concurrent_writers(tmp_path, monkeypatch):
     monkeypatch.setattr(state, "RACY_SECONDS", 2.0)
     _, a, b = machines(tmp_path, seats=ON_A + ON_B)

@@ -9,6 +9,8 @@ import random
 import time
 from datetime import datetime, timedelta, timezone
 
+import pytest
+
 from letterbox_tui.core.model import Letter, Scope, Snapshot
 from letterbox_tui.core.resolve import Resolution, resolve
 from letterbox_tui.core.views.thread import ThreadView, thread_view
@@ -115,6 +117,7 @@ def _cpu_seconds(res: Resolution, n: int) -> float:
     return spent
 
 
+@pytest.mark.slow
 def test_a_deep_reply_chain_is_built_and_encoded_in_linear_time():
     """100,000 deep needs no recursion (json.dumps fails near 500); time grows linearly:
     sixteen times the letters take about sixteen times the processor time (a little more:

@@ -389,7 +389,6 @@ def cli(monkeypatch, capsys, *argv: str, stdin: str = "Hello.\n") -> tuple[int, 
 
 @pytest.mark.parametrize("fault", sorted(FAULTS))
 def test_cli_write_fault_exits_2_with_one_stderr_line(task_box, monkeypatch, capsys, fault):
-    monkeypatch.setenv("LETTERBOX_TUI_NO_CACHE", "1")
     root = str(task_box.root)
     before = task_box.tree_bytes()
     for argv in (
@@ -407,7 +406,6 @@ def test_cli_write_fault_exits_2_with_one_stderr_line(task_box, monkeypatch, cap
 
 
 def test_cli_file_on_read_only_folder_exits_2(task_box, monkeypatch, capsys):
-    monkeypatch.setenv("LETTERBOX_TUI_NO_CACHE", "1")
     before = task_box.tree_bytes()
     with monkeypatch.context() as m:
         m.setattr(os, "rename", refuse_rename(errno.EROFS))

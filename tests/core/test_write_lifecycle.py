@@ -277,8 +277,8 @@ def _race(root: Path, letter: str, kinds: tuple[str, str]) -> list[tuple[int, st
 ROUNDS = 50
 
 
+@pytest.mark.slow
 def test_two_writers_racing_nack_and_result_leave_exactly_one_terminal_reply(box, monkeypatch):
-    monkeypatch.setenv("LETTERBOX_TUI_NO_CACHE", "1")
     outcomes: dict[str, int] = {}
     for n in range(ROUNDS):
         letter = task(box, slug=f"race-{n}")
@@ -303,8 +303,8 @@ def test_two_writers_racing_nack_and_result_leave_exactly_one_terminal_reply(box
 ACK_ROUNDS = 60
 
 
+@pytest.mark.slow
 def test_ack_racing_result_by_one_seat_leaves_no_orphan_sidecar(box, monkeypatch):
-    monkeypatch.setenv("LETTERBOX_TUI_NO_CACHE", "1")
     outcomes = {"ack first": 0, "result first": 0}
     for n in range(ACK_ROUNDS):
         letter = task(box, slug=f"ack-{n}")
@@ -352,9 +352,9 @@ def test_the_lock_is_the_protocols_name_beside_the_letter(box):
 STALE_ROUNDS = 20
 
 
+@pytest.mark.slow
 def test_two_writers_racing_over_a_stale_lock_still_leave_one_terminal_reply(box, monkeypatch):
     """Both find the dead writer's lock, both try to take it over: one wins the letter."""
-    monkeypatch.setenv("LETTERBOX_TUI_NO_CACHE", "1")
     dead = dead_pid()
     for n in range(STALE_ROUNDS):
         letter = task(box, slug=f"stale-{n}")
@@ -383,10 +383,11 @@ def test_a_lock_released_while_waiting_is_then_taken(box):
 ROUNDS_REAL = 5
 
 
+@pytest.mark.slow
 def test_two_real_letterbox_tui_processes_racing_leave_one_terminal_reply(box):
     """The same race with the console's own entry point in fresh interpreters (fewer rounds:
     each start costs a few hundred milliseconds)."""
-    env = {**os.environ, "LETTERBOX_TUI_NO_CACHE": "1"}
+    env = dict(os.environ)
     for n in range(ROUNDS_REAL):
         letter = task(box, slug=f"real-{n}")
         procs = [subprocess.Popen([sys.executable, "-m", "letterbox_tui", "--root", str(box.root), "reply", letter,
@@ -430,7 +431,7 @@ def test_sigterm_while_waiting_for_the_lock_exits_143_in_one_line_and_leaves_the
     letter = task(box)
     holder = _holder(box, letter)
     before = box.tree_bytes()
-    env = {**os.environ, "LETTERBOX_TUI_NO_CACHE": "1", "LETTERBOX_TUI_LOCK_TIMEOUT": "30"}
+    env = {**os.environ, "LETTERBOX_TUI_LOCK_TIMEOUT": "30"}
     p = subprocess.Popen([sys.executable, "-m", "letterbox_tui", "--root", str(box.root), "reply", letter, "result",
                           "--as", "beta"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          env=env)

@@ -15,12 +15,13 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
 from ..sanitize import cleans
+from .write_parts import FIELD_KEYS
 
 
 class ProgressScreen(ModalScreen[str | None]):
     """Dismissed with the letter's id once the note is written, None when cancelled."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="progress.cancel")]
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="progress.cancel"), *FIELD_KEYS]
     DEFAULT_CSS = """
     ProgressScreen { align: center middle; }
     ProgressScreen > Vertical {

@@ -32,7 +32,7 @@ from ..sanitize import clean, clean_str, cleans
 from . import write_rules as rules
 from .choice import ChoiceScreen
 from .write_drafts import DraftKeeping
-from .write_parts import IdSuggester, about_text, bound_keys, duplicates_text, last_auditor
+from .write_parts import FIELD_KEYS, IdSuggester, about_text, bound_keys, duplicates_text, last_auditor
 
 KINDS = ("compose", "reply", "supersede", "dispute", "rule", "review")
 TITLES = {
@@ -81,8 +81,9 @@ class WriteScreen(DraftKeeping, ModalScreen[str | None]):
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="write.cancel"),
         Binding("ctrl+s", "send", "Send", id="write.send"),
-        # priority: the body (TextArea) would take ctrl+e as "end of line"
-        Binding("ctrl+e", "editor", "Edit body in $EDITOR", id="write.editor", priority=True),
+        # not ctrl+e: that is end-of-line in every field (a priority ctrl+e took it away)
+        Binding("ctrl+o", "editor", "Edit body in $EDITOR", id="write.editor"),
+        *FIELD_KEYS,
     ]
     DEFAULT_CSS = """
     WriteScreen { align: center middle; }
@@ -127,6 +128,12 @@ class WriteScreen(DraftKeeping, ModalScreen[str | None]):
         self._task_choice = True  # what the user last chose for "task", once they touched it
         self._sending = False
         self._done = False
+        #: the field widgets by name, found once on mount (``_collect_fields``)
+        self.fields: dict = {}
+        #: the seat the review's body was written for (a review's body is made for its seat)
+        self._review_seat = ""
+        #: what the status line and Send button show now (each is updated only on a change)
+        self._shown_status: tuple | None = None
         self._init_drafts()
 
     # --- layout -------------------------------------------------------------------
@@ -135,6 +142,7 @@ class WriteScreen(DraftKeeping, ModalScreen[str | None]):
         seat_options = [(s, s) for s in seats]
         x = self.target
         default_as = self._default_as(seats)
+        self._review_seat = default_as
         with Vertical() as v:
             v.border_title = TITLES[self.kind]
             yield Static(self._about(), id="w-about")
@@ -201,6 +209,7 @@ class WriteScreen(DraftKeeping, ModalScreen[str | None]):
                 w.cursor_blink = False
             for t in self.query(TextArea):
                 t.cursor_blink = False
+        self._collect_fields()
         self._initial = self.values()
         if self.restore is not None:
             self._apply(self.restore.fields)
@@ -215,15 +224,13 @@ class WriteScreen(DraftKeeping, ModalScreen[str | None]):
         return rules.pointers_for(self.model)
 
     def _first_field(self):
-        for sel in ("#w-upholds", "#w-to", "#w-slug", "#w-body"):  # a ruling's choice first
-            if self.kind == "reply" and sel == "#w-slug":
+        for name in ("upholds", "to", "slug", "body"):  # a ruling's choice first
+            if self.kind == "reply" and name == "slug":
                 continue
-            found = self.query(sel)
-            if found:
-                w = found.first()
-                if not (isinstance(w, Select) and w.value is not Select.NULL and sel == "#w-to"):
-                    return w
-        return self.query_one("#w-body")
+            w = self.fields.get(name)
+            if w is not None and not (name == "to" and w.value is not Select.NULL):
+                return w
+        return self.fields["body"]
 
     # --- defaults -----------------------------------------------------------------
     def _default_as(self, seats: list[str]) -> str:
@@ -279,7 +286,7 @@ class WriteScreen(DraftKeeping, ModalScreen[str | None]):
         if self.kind == "rule" and x is not None:
             return f"Ruling on dispute {x.id}.\n"
         if self.kind == "review":
-            return self._review_draft().body
+            return self._review_draft(self._review_seat).body
         if self.kind == "supersede" and x is not None:
             return self._shown_body(x)
         return ""
@@ -296,7 +303,7 @@ class WriteScreen(DraftKeeping, ModalScreen[str | None]):
     def _review_draft(self, seat: str | None = None):
         from letterbox_tui.core.write import review_draft
 
-        seat = seat or self._value("#w-as") or (self.model.snapshot.seats[0] if self.model.snapshot.seats else "")
+        seat = seat or self._value("as") or (self.model.snapshot.seats[0] if self.model.snapshot.seats else "")
         return review_draft(self.model.snapshot, seat, self.app.clock())
 
     def _about(self) -> Content:
@@ -306,11 +313,19 @@ class WriteScreen(DraftKeeping, ModalScreen[str | None]):
         return duplicates_text(self.duplicates)
 
     # --- values, drafts and validation -------------------------------------------
-    def _value(self, selector: str) -> str:
-        found = self.query(selector)
-        if not found:
-            return ""
-        w = found.first()
+    def _collect_fields(self) -> None:
+        """Find the form's field widgets once (``self.fields``, by name; and the status
+        line and Send button): the checks run on every keystroke, and a DOM query for
+        each field there cost most of a keystroke's time."""
+        self.fields = {w.id[2:]: w for w in self.query("Select, Input, Checkbox, TextArea")
+                       if w.id and w.id.startswith("w-") and w.id[2:] in FIELDS}
+        self._error_line = self.query_one("#w-error", Static)
+        self._send_button = self.query_one("#w-send", Button)
+        self._hint_line = self.query_one("#w-hint", Static)
+
+    def _value(self, name: str) -> str:
+        """The field ``name`` as plain text ("" when the form has no such field)."""
+        w = self.fields.get(name)
         if isinstance(w, Select):
             v = w.value
             return "" if v is Select.NULL or v is None else str(v)
@@ -323,25 +338,20 @@ class WriteScreen(DraftKeeping, ModalScreen[str | None]):
     def values(self) -> dict:
         """Every field of this form, as plain values (``upholds`` None: not chosen yet)."""
         out: dict = {}
-        for name in FIELDS:
-            found = self.query(f"#w-{name}")
-            if not found:
-                continue
-            w = found.first()
+        for name, w in self.fields.items():
             if isinstance(w, Checkbox):
                 out[name] = bool(w.value)
-            elif isinstance(w, Select) and name == "upholds":
+            elif name == "upholds" and isinstance(w, Select):
                 out[name] = None if w.value is Select.NULL else str(w.value)
             else:
-                out[name] = self._value(f"#w-{name}")
+                out[name] = self._value(name)
         return out
 
     def _apply(self, fields: dict) -> None:
         for name, value in fields.items():
-            found = self.query(f"#w-{name}") if name in FIELDS else None
-            if not found:
+            w = self.fields.get(name)
+            if w is None:
                 continue
-            w = found.first()
             if isinstance(w, Checkbox) and isinstance(value, bool):
                 w.value = value
                 self._task_touched, self._task_choice = True, value
@@ -367,23 +377,25 @@ class WriteScreen(DraftKeeping, ModalScreen[str | None]):
 
     def validate(self) -> bool:
         probs = self.problems()
-        err = self.query_one("#w-error", Static)
-        if probs:
-            err.update(cleans(("Not ready: ", "bold"), ("; ".join(probs), "")))
-        else:
-            note = rules.deadline_note(self._value("#w-deadline"), self.app.clock())
-            err.update(Content.assemble(Content.styled("Ready to send.", "$success"),
-                                        cleans(("  Deadline ", "$text-muted"), (note, "")) if note else Content("")))
-        self.query_one("#w-send", Button).disabled = bool(probs) or self._sending
+        note = "" if probs else rules.deadline_note(self._value("deadline"), self.app.clock())
+        shown = (tuple(probs), note)
+        if shown != self._shown_status:  # unchanged (most keystrokes): no new layout
+            self._shown_status = shown
+            if probs:
+                self._error_line.update(cleans(("Not ready: ", "bold"), ("; ".join(probs), "")))
+            else:
+                self._error_line.update(Content.assemble(
+                    Content.styled("Ready to send.", "$success"),
+                    cleans(("  Deadline ", "$text-muted"), (note, "")) if note else Content("")))
+        self._send_button.disabled = bool(probs) or self._sending
         return not probs
 
     def _sync_task(self) -> None:
         """Requests and delegates default to tasks; a delegate is always one."""
-        found = self.query("#w-task")
-        if not found or self.kind != "compose":
+        box = self.fields.get("task")
+        if box is None or self.kind != "compose":
             return
-        box = found.first()
-        kind = self._value("#w-type")
+        kind = self._value("type")
         if kind in rules.MUST_BE_TASK:
             self._task_auto = True
             box.value = True
@@ -398,8 +410,12 @@ class WriteScreen(DraftKeeping, ModalScreen[str | None]):
     @on(Select.Changed)
     @on(Checkbox.Changed)
     def _changed(self, event) -> None:
-        if self.kind == "review" and isinstance(event, Select.Changed) and event.select.id == "w-as":
-            self.query_one("#w-body", TextArea).text = self._review_draft(str(event.value)).body
+        if (self.kind == "review" and isinstance(event, Select.Changed) and event.select.id == "w-as"
+                and str(event.value) != self._review_seat):
+            # another seat: the body is written again for it (the Select also reports the
+            # seat it opened with, which changes nothing)
+            self._review_seat = str(event.value)
+            self.fields["body"].text = self._review_draft(self._review_seat).body
         if isinstance(event, Select.Changed) and event.select.id == "w-type":
             self._sync_task()
         if isinstance(event, Checkbox.Changed) and event.checkbox.id == "w-task" and event.value != self._task_auto:
@@ -410,15 +426,13 @@ class WriteScreen(DraftKeeping, ModalScreen[str | None]):
         self.validate()
         if self._initial is not None and not self._done:
             self._latest = self.values()
-            if not self._save_pending:  # at most one save each 0.3 s, of the latest values
-                self._save_pending = True
-                self.set_timer(0.3, self._autosave, name="autosave")
+            self._schedule_autosave()
 
     def _show_matches(self, key: str, text: str) -> None:
         if self.pointers is None:
             return
         found = self.pointers.complete(text, 3, thread=key == "thread") if len(text) >= 3 else []
-        hint = self.query_one("#w-hint", Static)
+        hint = self._hint_line
         if not text or text in found[:1]:
             hint.update(Content(""))
         elif found:
@@ -433,7 +447,7 @@ class WriteScreen(DraftKeeping, ModalScreen[str | None]):
         """Edit the body in ``$VISUAL`` / ``$EDITOR``; the form's checks and the gate still apply."""
         from .editor import edit_body
 
-        area = self.query_one("#w-body", TextArea)
+        area = self.fields["body"]
         text = edit_body(self, area.text)
         if text is not None:
             area.text = text
@@ -476,9 +490,9 @@ class WriteScreen(DraftKeeping, ModalScreen[str | None]):
         if self._sending or not self.validate():
             return
         now = self.app.clock()
-        when = rules.deadline_when(self._value("#w-deadline"), now)
+        when = rules.deadline_when(self._value("deadline"), now)
         if when is not None and when < now:
-            note = rules.deadline_note(self._value("#w-deadline"), now)
+            note = rules.deadline_note(self._value("deadline"), now)
             text = cleans(("The deadline ", ""), (note, "bold"), (" is in the past: the letter is late the moment it "
                                                                    "arrives. Send it anyway?", ""))
             self.app.push_screen(ChoiceScreen("Deadline in the past", text, [("send", "Send anyway"), ("back", "Back")],
@@ -493,8 +507,9 @@ class WriteScreen(DraftKeeping, ModalScreen[str | None]):
             self._refused(exc)
             return
         self._sending = True
-        self.query_one("#w-send", Button).disabled = True
-        self.query_one("#w-error", Static).update(Content.styled("Sending…", "$warning"))
+        self._send_button.disabled = True
+        self._shown_status = None
+        self._error_line.update(Content.styled("Sending…", "$warning"))
         self._write_in_worker(plan)
 
     @work(thread=True, exclusive=True, group="write", exit_on_error=False)
@@ -522,10 +537,11 @@ class WriteScreen(DraftKeeping, ModalScreen[str | None]):
             self.validate_keep_error()
 
     def validate_keep_error(self) -> None:
-        self.query_one("#w-send", Button).disabled = bool(self.problems())
+        self._send_button.disabled = bool(self.problems())
 
     def _refused(self, exc) -> None:
-        err = self.query_one("#w-error", Static)
+        err = self._error_line
+        self._shown_status = None  # the next check writes its line again
         if isinstance(exc, LetterboxError):
             err.update(cleans(("Refused: ", "bold $error"), (str(exc), "$error"), (" (nothing was written)", "$text-muted")))
         elif isinstance(exc, OSError):
@@ -535,9 +551,9 @@ class WriteScreen(DraftKeeping, ModalScreen[str | None]):
 
     def _sent(self, new_id: str) -> None:
         self._sending = False
-        self.app.last_seat = self._value("#w-as")
+        self.app.last_seat = self._value("as")
         self.written = new_id
-        note = rules.deadline_note(self._value("#w-deadline"), self.app.clock())
+        note = rules.deadline_note(self._value("deadline"), self.app.clock())
         if note:
             self.app.notify(cleans(("Deadline as you typed it: ", "bold"), (note, "")), timeout=6)
         self._leave(new_id, discard=True)
@@ -564,7 +580,7 @@ class WriteScreen(DraftKeeping, ModalScreen[str | None]):
             draft.body = body
         else:
             common = dict(sender=as_seat, recipient=v.get("to", ""), slug=v.get("slug", ""), body=body)
-            deadline = rules.absolute_deadline(v.get("deadline", ""), now)
+            deadline = v.get("deadline", "")  # as typed: the gate reads +2d against the same clock
             if self.kind == "compose":
                 draft = Draft(type=v["type"], subject=v["subject"], priority=v["priority"] or "next",
                               requires_ack=v["task"], deadline=deadline, thread=v["thread"], re=v["re"], **common)

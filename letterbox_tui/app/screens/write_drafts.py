@@ -1,5 +1,6 @@
-"""How a writing form keeps its draft: as it is typed (in a worker, at most one save each
-0.3 s, of the latest values), at once when asked (Esc, "Save draft"), and when the app
+"""How a writing form keeps its draft: as it is typed (debounced: once the keys pause for
+``QUIET`` seconds, or ``MOST`` seconds after the first unsaved key while they go on; in a
+worker, of the latest values), at once when asked (Esc, "Save draft"), and when the app
 closes with the form open. Saves that finish out of order never overwrite a newer one, and
 none brings a draft back after the form was sent or discarded. The drafts live in the
 user's XDG state directory (``core.draft_store``), never in the letterbox."""
@@ -7,6 +8,7 @@ user's XDG state directory (``core.draft_store``), never in the letterbox."""
 from __future__ import annotations
 
 import threading
+import time
 from datetime import datetime, timezone
 
 from textual import work
@@ -15,6 +17,12 @@ from letterbox_tui.core.draft_store import KeptDraft
 
 from ..sanitize import clean
 
+#: a draft is saved once the keys pause this long (seconds): on disk within 0.3 s of the
+#: last key, yet not once a keystroke while someone types
+QUIET = 0.2
+#: ... or this long after the first unsaved key, while the typing goes on
+MOST = 1.0
+
 
 class DraftKeeping:
     """Mixed into ``WriteScreen`` (which gives ``store``, ``draft_name``, ``kind``,
@@ -22,14 +30,26 @@ class DraftKeeping:
     ``_initial``/``_latest`` state)."""
 
     def _init_drafts(self) -> None:
-        self._save_pending = False
+        self._save_timer = None
+        self._unsaved_since: float | None = None  # monotonic time of the first unsaved change
         self._draft_lock = threading.Lock()
         self._draft_seq = 0  # saves asked for
         self._draft_written = 0  # the newest save on disk
         self._drafts_closed = False
 
+    def _schedule_autosave(self) -> None:
+        """A field changed: (re)start the quiet timer, so one save follows the last key."""
+        now = time.monotonic()
+        if self._unsaved_since is None:
+            self._unsaved_since = now
+        if self._save_timer is not None:
+            self._save_timer.stop()
+        delay = max(0.01, min(QUIET, self._unsaved_since + MOST - now))  # (a zero timer fails)
+        self._save_timer = self.set_timer(delay, self._autosave, name="autosave")
+
     def _autosave(self) -> None:
-        self._save_pending = False
+        self._save_timer = None
+        self._unsaved_since = None
         if self._done or self._sending:
             return
         if not self.changed():

@@ -9,7 +9,15 @@ from textual.suggester import Suggester
 
 from ..sanitize import cleans
 
-
+#: Tab and shift+Tab move between a form's fields with priority: they run as the key
+#: arrives, before the keys typed behind them, so those land in the field Tab moved to. As
+#: the screen's ordinary binding, Tab ran only once it had bubbled up from the focused
+#: field, and the keys typed right after it went into the field it was leaving.
+FIELD_KEYS = [
+    Binding("tab", "app.focus_next", "Next field", show=False, priority=True, id="form.next_field"),
+    Binding("shift+tab", "app.focus_previous", "Previous field", show=False, priority=True,
+            id="form.previous_field"),
+]
 
 class IdSuggester(Suggester):
     """Completes a pointer field with the letterbox's ids (newest first)."""

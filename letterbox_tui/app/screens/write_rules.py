@@ -113,18 +113,11 @@ def pointers_for(model) -> Pointers:
 
 
 def deadline_when(value: str, now: datetime) -> datetime | None:
-    """The deadline typed (RFC 3339 with an offset, or relative: ``+2d``), or None."""
+    """The deadline typed (RFC 3339 with an offset, or relative: ``+2d``), or None: read
+    with the query language's ``parse_when``, as the write gate reads it."""
     if not value:
         return None
     return parse_when(value, now)
-
-
-def absolute_deadline(value: str, now: datetime) -> str:
-    """What the gate is given: the typed time as it is, a relative one made absolute."""
-    when = deadline_when(value, now)
-    if when is None or not _relative(value):
-        return value
-    return when.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _relative(value: str) -> bool:

@@ -75,13 +75,16 @@ class LetterPane(Vertical):
     """Shows one row: a letter, or a finding from the Problems view."""
 
     #: reading: h reads the letter this one replies to (in the Thread tab, h moves there);
-    #: j/k scroll a line, space and - a page (mutt's pager; only the arrows scrolled)
+    #: j/k scroll a line, space and - a page, g/G to the top/bottom (mutt's pager; only
+    #: the arrows scrolled)
     BINDINGS = [
         Binding("h", "app.parent", "Read the letter it answers", show=False, id="letter.parent"),
         Binding("j", "scroll_lines(1)", "Scroll down", show=False, id="letter.down"),
         Binding("k", "scroll_lines(-1)", "Scroll up", show=False, id="letter.up"),
         Binding("space", "scroll_pages(1)", "Page down", show=False, id="letter.page_down"),
         Binding("minus", "scroll_pages(-1)", "Page up", show=False, id="letter.page_up"),
+        Binding("g", "scroll_edge(-1)", "Top", show=False, id="letter.top"),
+        Binding("G", "scroll_edge(1)", "Bottom", show=False, id="letter.bottom"),
     ]
 
     DEFAULT_CSS = """
@@ -156,13 +159,20 @@ class LetterPane(Vertical):
         w = self.app.focused
         return w if isinstance(w, VerticalScroll) and self in w.ancestors else None
 
+    # Scrolls are immediate: deferred to the next refresh (Textual's default), five quick
+    # j each scrolled from the same old position, one line in all.
     def action_scroll_lines(self, lines: int) -> None:
         if (w := self._scroller()) is not None:
-            w.scroll_relative(y=lines, animate=False)
+            w.scroll_relative(y=lines, animate=False, immediate=True)
 
     def action_scroll_pages(self, pages: int) -> None:
         if (w := self._scroller()) is not None:
-            w.scroll_relative(y=pages * max(1, w.scrollable_content_region.height - 1), animate=False)
+            w.scroll_relative(y=pages * max(1, w.scrollable_content_region.height - 1), animate=False, immediate=True)
+
+    def action_scroll_edge(self, end: int) -> None:
+        """``g``: the top of what is read, ``G``: its bottom."""
+        if (w := self._scroller()) is not None:
+            w.scroll_to(y=w.max_scroll_y if end > 0 else 0, animate=False, immediate=True)
 
     # --- public -------------------------------------------------------------------
     def show(self, model: AppModel | None, row, *, force: bool = False) -> None:

@@ -33,7 +33,6 @@ import copy
 from collections.abc import Callable
 from datetime import datetime
 
-from ..collector import paused_gc
 from ..model import Answer, Letter, Snapshot
 from .common import CLOSED, OPEN, TERMINAL_TYPES, StateAnswer, aware
 from .disputes import OpenDispute, open_disputes, rulings
@@ -78,16 +77,13 @@ class Resolution:
     late: Callable[..., Answer]
 
     def __init__(self, snapshot: Snapshot, at: datetime) -> None:
-        # indexing builds many small containers and no reference cycles: the collector
-        # would re-walk every letter alive many times over (3x the indexing time at 100,000)
-        with paused_gc():
-            self.snapshot = snapshot
-            self.at = aware(at)
-            fast = self._fast_paths
-            self.index = index = Index(snapshot)
-            self._supersession = sup = Supersession(index, fast)
-            self._replies = replies = Replies(index, sup, fast)
-            self._late = Late(replies, self.at)
+        self.snapshot = snapshot
+        self.at = aware(at)
+        fast = self._fast_paths
+        self.index = index = Index(snapshot)
+        self._supersession = sup = Supersession(index, fast)
+        self._replies = replies = Replies(index, sup, fast)
+        self._late = Late(replies, self.at)
         self.current = sup.current
         self.superseded = sup.superseded
         self.head = sup.head
@@ -170,6 +166,12 @@ class Resolution:
     # --- disputes -----------------------------------------------------------------
     def open_disputes(self) -> list[OpenDispute]:
         return open_disputes(self.index)
+
+    def disputes_of(self, letter: Letter) -> list[Letter]:
+        """The readable disputes naming this letter in their ``disputes``, sorted."""
+        from .common import sorted_letters
+
+        return sorted_letters(self.index.disputes_naming.get(letter.id, ()))
 
     def rulings(self, dispute: Letter) -> list[Letter]:
         return rulings(self.index, dispute)

@@ -52,14 +52,8 @@ def _progress(res: Resolution, letter: Letter) -> dict[str, Any] | None:
 def disputed_by(res: Resolution, letter: Letter) -> list[tuple[Letter, list[Letter]]]:
     """Every readable dispute naming ``letter`` in its ``disputes``, with the readable
     rulings on it, sorted (what the letter itself never says: neither disputed letter is
-    edited). Empty for answers that keep no index of disputes."""
-    from ..resolve.common import sorted_letters
-
-    index = getattr(res, "index", None)
-    naming = getattr(index, "disputes_naming", None)
-    if not naming:
-        return []
-    return [(d, res.rulings(d)) for d in sorted_letters(naming.get(letter.id, ()))]
+    edited)."""
+    return [(d, res.rulings(d)) for d in res.disputes_of(letter)]
 
 
 def dispute_line(dispute_id: str, ruled_by: list[str]) -> str:

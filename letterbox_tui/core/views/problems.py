@@ -23,7 +23,7 @@ class ProblemsView:
         return len(self.findings) - self.problems
 
     def with_findings(self, more: list[Finding]) -> ProblemsView:
-        """The view with ``more`` findings (``check --verify``'s stale cache rows) in order."""
+        """The view with ``more`` findings (``check``'s stale temporaries) in order."""
         from ..check import ordered
 
         return ProblemsView(tuple(ordered([*self.findings, *more])), self.res)

@@ -113,14 +113,25 @@ def id_stamp(moment: datetime) -> str:
     return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H%M%S")
 
 
-def normalize_deadline(value: str) -> str:
-    """A deadline with an offset, written back in UTC with ``Z`` (the protocol's form)."""
+def normalize_deadline(value: str, now: datetime | None = None) -> str:
+    """A deadline with an offset, or a time relative to ``now`` as the query language
+    reads it (``+2d``, ``+36h``, ``-90m``, SPEC 6; the one parser the forms use too),
+    written back in UTC with ``Z`` (the protocol's form)."""
+    from ..query import is_relative, parse_when
+
     if not value:
         return ""
     check_value("deadline", value)
-    parsed = parse_time(value)
+    if is_relative(value):
+        parsed = parse_when(value, utc(now))
+        if parsed is None:
+            raise LetterboxError(f"deadline {value!r} is out of range")
+        parsed = parsed.replace(microsecond=0)  # (the clock's fraction: whole seconds are written)
+    else:
+        parsed = parse_time(value)
     if parsed is None:
-        raise LetterboxError(f"deadline {value!r} needs a date, a time and an offset (e.g. 2026-12-01T17:00:00Z)")
+        raise LetterboxError(f"deadline {value!r} needs a date, a time and an offset (e.g. 2026-12-01T17:00:00Z) "
+                             "or a time from now (+2d, +36h)")
     if parsed.microsecond:
         raise LetterboxError(f"deadline {value!r}: whole seconds only")
     try:
@@ -403,7 +414,7 @@ def deliver(
     if d.priority not in PRIORITIES:
         raise LetterboxError(f"priority {d.priority!r} must be one of {', '.join(PRIORITIES)}")
     body = check_body(d.body)
-    deadline = normalize_deadline(d.deadline)
+    deadline = normalize_deadline(d.deadline, moment)
     subject = d.subject or ""
     if subject:
         check_value("subject", subject)
