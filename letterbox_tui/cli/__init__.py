@@ -46,6 +46,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "sync": ("sync:cmd_sync", "a letterbox in git: commit what is new, fetch, rebase, push"),
     "mcp": ("mcp:cmd_mcp", "a read-only MCP server over stdio: the reading commands as tools"),
     "status": ("write:cmd_status", "write a seat's status note (<seat>/status.md): working, idle or blocked"),
+    "inbox": ("inbox:cmd_inbox", "a seat's inbox as the protocol's check lists it: live first, stale last"),
 }
 
 
@@ -109,6 +110,8 @@ def _configure(name: str, p: argparse.ArgumentParser) -> None:
         p.add_argument("--fetch", action="store_true", help="a letterbox in git: fetch its upstream first")
     if name in ("query", "exists"):
         p.add_argument("terms", nargs="*", metavar="TERM")
+        if name == "query":  # --compat-v2, --max-names
+            importlib.import_module(f"{__name__}.compat").configure(p)
     elif name in ("show", "current", "answered", "thread"):
         p.add_argument("id", metavar="ID")
     elif name == "owed":
@@ -198,6 +201,8 @@ def _configure(name: str, p: argparse.ArgumentParser) -> None:
                        help="write nothing: exit 1 when the seat's last review is older than --every")
         p.add_argument("--every", metavar="INTERVAL", help="with --check: how often a review is due (1d, 12h, 90m, 2w)")
         p.add_argument("--json", action="store_true", help="with --check: print JSON")
+    elif name == "inbox":
+        importlib.import_module(f"{__name__}.inbox").configure(p)
     elif name == "schema":  # the names are checked by the command (core.schema stays unimported here)
         p.add_argument("name", nargs="?", metavar="COMMAND", help="a command with --json (default: all of them)")
 
@@ -264,6 +269,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return cmd_app(args)
         target, _ = COMMANDS[args.command]
+        if getattr(args, "compat_v2", False):  # the protocol's compat document (cli.compat)
+            target = "compat:cmd_compat"
         module_name, func_name = target.split(":")
         module = importlib.import_module(f"letterbox_tui.cli.{module_name}")
         return int(getattr(module, func_name)(args) or 0)

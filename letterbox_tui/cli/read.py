@@ -244,12 +244,11 @@ def thread_lines(view: Any, res: Resolution) -> list[str]:
 
 
 def cmd_thread(args: Namespace) -> int:
-    from letterbox_tui.core.views.letter import copies
+    from letterbox_tui.core.views.letter import thread_of
     from letterbox_tui.core.views.thread import thread_view
 
     res = _resolved(args, common.now())
-    letter = copies(res, args.id)[0]
-    view = thread_view(res, letter.thread_id)
+    view = thread_view(res, thread_of(res, args.id))
     scope = res.snapshot.scope
     if args.json:
         # the tree is encoded by the view without recursion (json.dumps recurses: a reply

@@ -54,10 +54,10 @@ def answered_document(answers: Answers, letter_id: str) -> dict[str, Any]:
 
 
 def thread_document(answers: Answers, letter_id: str) -> dict[str, Any]:
-    from .views.letter import copies
+    from .views.letter import thread_of
     from .views.thread import thread_view
 
-    view = thread_view(answers, copies(answers, letter_id)[0].thread_id)
+    view = thread_view(answers, thread_of(answers, letter_id))
     return {"thread": view.thread, "root": view.root, "tree": view.to_json(),
             "scope": answers.snapshot.scope.to_json()}
 

@@ -372,6 +372,35 @@ class LeasesDocument(TypedDict):
     scope: Scope
 
 
+class InboxCounts(TypedDict):
+    letters: int  # every readable letter in the inbox, hidden ones included
+    live: int
+    stale: int
+    hidden: int  # stale letters ``--recent`` left out
+
+
+class InboxItem(TypedDict):
+    """One letter of a seat's inbox: its activity as the protocol reckons it, and its row."""
+
+    display_id: str
+    activity: str
+    activity_from: Literal["id", "mtime", "acked_at", "progress_at"]
+    age: str
+    stale: bool
+    progress: Progress | None
+    letter: Row
+
+
+class InboxDocument(TypedDict):
+    seat: str
+    at: str
+    stale_days: int
+    counts: InboxCounts
+    letters: list[InboxItem]  # live first, then stale; each part newest activity first
+    unreadable: list[Unreadable]
+    scope: Scope
+
+
 #: Each command's ``--json`` document, by command name.
 DOCUMENTS: dict[str, Any] = {
     "query": QueryDocument,
@@ -387,6 +416,7 @@ DOCUMENTS: dict[str, Any] = {
     "review": ReviewCheckDocument,
     "sync": SyncDocument,
     "leases": LeasesDocument,
+    "inbox": InboxDocument,
 }
 
 

@@ -125,3 +125,13 @@ async def test_a_long_body_is_plain_text_and_bounded(box):
         await pilot.press("M")
         assert not pane.body.display and pane.plain_body.display
         assert "a long body: shown as written" in pane.body_mode.render().plain
+
+
+async def test_the_letter_option_takes_a_token(box):
+    """``--letter`` takes what every command takes (a token here: SPEC 7 "References")."""
+    box.letter("2026-11-28T160000-alpha-info-by-token-abcdef07", frm="alpha", to="beta",
+               sent="2026-11-28T16:00:00Z", body="found by its token\n")
+    app = app_for(box, letter="abcdef07")
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        assert "found by its token" in await body_of(pilot, app)

@@ -62,6 +62,8 @@ def _every_output(capsys, root, sample):
     yield "review", _json(capsys, root, "review", "--check", "--every", "1d", "--as", seat, "--at", AT)
     (root / "locks" / "src--auth.ts.lock").mkdir(parents=True, exist_ok=True)  # no lease file: a problem
     yield "leases", _json(capsys, root, "leases")
+    for seat in sorted(scan(root).seats):
+        yield "inbox", _json(capsys, root, "inbox", seat, "--at", AT)
     for letter_id in ids:
         for command in BY_ID:
             yield command, _json(capsys, root, command, letter_id)

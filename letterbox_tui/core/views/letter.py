@@ -9,6 +9,7 @@ from typing import Any
 
 from ..errors import LetterboxError
 from ..model import Letter
+from ..references import resolve_reference, thread_reference
 from ..resolve import Resolution
 from ..rows import answers, row
 from ..text import clean
@@ -17,14 +18,28 @@ from .letterfile import BODY_MAX, read_letter
 
 
 def copies(res: Resolution, letter_id: str) -> list[Letter]:
-    """Every readable copy of ``letter_id`` by path, or ``LetterboxError`` naming the
+    """Every readable copy of the letter ``letter_id`` refers to (a full id, a display id,
+    a token or a path: ``core.references``) by path, or ``LetterboxError`` naming the
     scope's completeness (SPEC 7: "no letter <id> in scope")."""
-    found = res.by_id(letter_id)
+    found_id = resolve_reference(res.snapshot, letter_id)
+    found = res.by_id(found_id) if found_id is not None else []
     if not found:
-        scope = res.snapshot.scope
-        done = "complete scope" if scope.complete else "incomplete scope: " + ", ".join(scope.why_incomplete())
-        raise LetterboxError(f"no letter {clean(letter_id, single_line=True)} in scope ({done})")
+        raise LetterboxError(f"no letter {clean(letter_id, single_line=True)} in scope ({_done(res)})")
     return sorted(found, key=lambda x: x.path)
+
+
+def _done(res: Resolution) -> str:
+    scope = res.snapshot.scope
+    return "complete scope" if scope.complete else "incomplete scope: " + ", ".join(scope.why_incomplete())
+
+
+def thread_of(res: Resolution, reference: str) -> str:
+    """The thread ``thread`` shows: that of the letter ``reference`` refers to, or a free
+    thread label (``core.references.thread_reference``); else ``LetterboxError``."""
+    found = thread_reference(res.snapshot, reference)
+    if found is None:
+        raise LetterboxError(f"no letter {clean(reference, single_line=True)} in scope ({_done(res)})")
+    return found
 
 
 def _progress(res: Resolution, letter: Letter) -> dict[str, Any] | None:

@@ -29,6 +29,7 @@ from ..grammar import ADDED_TYPES, PRIORITIES, PROTOCOL_TYPES, REPLY_KINDS, SLUG
 from ..header import MAX_HEADER, MAX_LINE, parse_header
 from ..letters import build
 from ..model import Letter, Snapshot
+from ..references import resolve_reference
 from ..settings import Settings, load_settings
 from .fs import open_dir, publish_bytes
 
@@ -279,12 +280,15 @@ class IdIndex:
         a letter seen in both its seat's ``inbox/`` and ``processed/`` under one name is a
         move caught in flight between the scan's two listings (another writer closing it):
         the ``processed/`` copy, so that the lifecycle lock's re-check says what happened."""
+        reference = letter_id
+        letter_id = resolve_reference(self.snapshot, reference) or reference  # a display id, token, path
         held = self.letters.get(letter_id, [])
         if not held and self._rescan is not None:
             # A letter another writer moves as this scan reads its folders can be seen in
             # neither (CI saw it once under load): look again before saying it is not there.
             self._index(self._rescan())
             self._rescan = None
+            letter_id = resolve_reference(self.snapshot, reference) or reference
             held = self.letters.get(letter_id, [])
         if len(held) == 2 and letter_id not in self.unreadable:
             a, b = held
