@@ -4,10 +4,10 @@ before it starts, showing that the letterbox is being read. A file event (``watc
 ``reading.py``), the cheap poll where no watcher runs, the clock moving on, a letter
 written here, or ``ctrl+r`` reads it again, keeping the selection.
 
-The model's built-in views are built when first wanted: the opening view and All letters
-(where any letter is found) with the answers, each other view in a worker when it is
-first opened (the list says it is being built meanwhile), and again with each later read
-once opened.
+The model's built-in views are built when first wanted: the opening view, Owed & late (its
+count is the daily review at a glance) and All letters (where any letter is found) with
+the answers; each other view in a worker when it is first opened (the list says it is
+being built meanwhile), and again with each later read once opened.
 
 Handlers here are ``on_<message>`` methods (a plain mixin's ``@on`` decorators are not
 collected by Textual's message pump metaclass).
@@ -48,8 +48,8 @@ class ScanDone(Message):
 
     model: AppModel
     fingerprint: tuple
-    #: the views the model is built with, as asked (those after the first two follow)
-    views: tuple[str, ...] = ()
+    #: the views still being built for it, after this message (``ViewBuilt`` each)
+    later: tuple[str, ...] = ()
 
 
 @dataclass
@@ -73,20 +73,21 @@ class ScanningMixin:
         self.scan_started = time.monotonic()
         self.scanning = True
         self._update_topbar()
-        self.scan_letterbox(self._views_wanted())
+        now, later = self._views_wanted()
+        self.scan_letterbox(now, later)
 
-    def _views_wanted(self) -> tuple[str, ...]:
-        """The views the next model is built with: the one shown first, All letters (where
-        a letter written or asked for on the command line is found), then those opened on
-        the model before it (their counts stay in the sidebar)."""
+    def _views_wanted(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The views the next model is built with before it is shown (the one shown, Owed &
+        late, All letters: where a letter written or asked for on the command line is
+        found), and after (those opened on the model before it, so their counts stay)."""
         first = self.mailbox_id if self.mailbox_id in BUILDERS else "view:owed"
-        wanted = [first, "view:all"]
-        if self.model is not None:
-            wanted += [vid for vid in BUILDERS if self.model.built(vid)]
-        return tuple(dict.fromkeys(wanted))
+        now = tuple(dict.fromkeys([first, "view:owed", "view:all"]))
+        before = self.model
+        later = tuple(vid for vid in BUILDERS if before is not None and before.built(vid) and vid not in now)
+        return now, later
 
     @work(thread=True, exclusive=True, group="scan", exit_on_error=False)
-    def scan_letterbox(self, views: tuple[str, ...]) -> None:
+    def scan_letterbox(self, now: tuple[str, ...], later: tuple[str, ...] = ()) -> None:
         worker = get_current_worker()
         at = self.clock()
         fingerprint = folder_fingerprint(self.root)
@@ -95,17 +96,16 @@ class ScanningMixin:
         res = open_answers(self.root, at, participants=self.participants, id_time_is_utc=settings.id_time_is_utc)
         if worker.is_cancelled:
             return
-        self.post_message(ScanProgress(f"building {views[0][5:]}"))
-        model = AppModel.build(self.root, settings, res, at, views=views[:2])
+        self.post_message(ScanProgress(f"building {now[0][5:]}"))
+        model = AppModel.build(self.root, settings, res, at, views=now)
         if worker.is_cancelled:
             return
-        self.post_message(ScanDone(model, fingerprint, views))
-        for vid in views[2:]:  # opened on the model before: built again, after the first is shown
+        self.post_message(ScanDone(model, fingerprint, later))
+        for vid in later:  # opened on the model before: built again, once this one is shown
             if worker.is_cancelled:
                 return
-            if not model.built(vid):
-                model.compute(vid)
-                self.post_message(ViewBuilt(model, vid))
+            model.compute(vid)
+            self.post_message(ViewBuilt(model, vid))
 
     def build_view(self, vid: str) -> None:
         """Build the view ``vid`` of the current model in a worker (``ViewBuilt`` says when)."""
@@ -142,7 +142,7 @@ class ScanningMixin:
         self.scan_seconds = time.monotonic() - self.scan_started
         self.scan_error = None
         self.scan_count += 1
-        self.views_building = frozenset(vid for vid in message.views if not message.model.built(vid))
+        self.views_building = frozenset(message.later)
         self.fingerprint = message.fingerprint
         first = self.model is None
         if first or message.model.settings != self.settings:

@@ -80,7 +80,7 @@ def test_each_view_is_built_once_when_first_opened_and_the_ui_thread_reads_no_fi
         async with app.run_test(size=SIZE) as pilot:
             files.on = True
             await scanned(pilot, app)
-            # the opening view and All letters (where any letter is found), no other
+            # the opening view, which is Owed & late, and All letters (where any letter is found)
             assert sorted(calls) == ["arranged", "view:all", "view:owed"]
             mailboxes = app.mailbox_list
             prompts = [mailboxes.get_option_at_index(i).prompt.plain for i in range(mailboxes.option_count)]

@@ -104,3 +104,26 @@ def test_the_app_reads_answers_only_through_open_answers():
     assert bad == []
     assert store == [("scanning.py", "letterbox_tui.store", ("open_answers",))]
     assert not (APP / "early.py").exists() and not (APP / "outside.py").exists()
+
+
+async def test_a_view_opened_for_the_first_time_is_built_in_a_worker_and_says_so(letterbox, monkeypatch):
+    import threading
+
+    from letterbox_tui.app import model as model_mod
+
+    release, build = threading.Event(), model_mod.BUILDERS["view:disputes"]
+    monkeypatch.setitem(model_mod.BUILDERS, "view:disputes", lambda m: (release.wait(10), build(m))[1])
+    app = app_for(letterbox)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        assert not app.model.built("view:disputes")
+        await pilot.press("2")
+        await pilot.pause()
+        assert "Building this view…" in screen_text(app) and app.views_building == {"view:disputes"}
+        await pilot.press("j", "1")  # the app keeps answering meanwhile
+        await pilot.pause()
+        assert app.mailbox_id == "view:owed" and letters(app).rows
+        await pilot.press("2")
+        release.set()
+        await scanned(pilot, app)
+        assert "Plan and budget disagree" in list_text(app)[0] and app.model.counts["view:disputes"] == 1
