@@ -228,6 +228,8 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
         self.query_one("#mailboxes-pane", Vertical).border_title = "Mailboxes"
         self.query_one("#right", Vertical).border_title = "Letters"
         self.letter_list.empty_text = reading_text()
+        self.scanning = True  # (the first frame says so: the worker starts after it)
+        self.scan_stage = "reading the letterbox"
         self._update_topbar()
         self.letter_list.focus()
         # (the ids are collected from the screens' classes, which imports them: only for a keymap)
@@ -240,7 +242,6 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
         if self.theme_errors:
             self.notify(clean("Theme problems:\n" + "\n".join(self.theme_errors)), title="Themes", severity="warning", timeout=10)
         # draw first, then read: the worker thread competes for the interpreter
-        self.scanning = True
         self.call_after_refresh(self.start_scan)
         if self.poll_interval:
             self.set_interval(self.poll_interval, self._poll, name="poll")
@@ -273,7 +274,8 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
         self.notify(clean(self.scan_error), title="Scan failed", severity="error")
 
     # --- header, banner, mailboxes --------------------------------------------------
-    scan_stage = "starting"
+    #: what the reading worker is doing (the top bar says it)
+    scan_stage = "reading the letterbox"
 
     def _update_topbar(self) -> None:
         self.topbar.update(topbar_text(self))

@@ -20,24 +20,26 @@ from datetime import datetime, timedelta
 
 from textual.content import Content
 
+from typing import TYPE_CHECKING
+
 from letterbox_tui.core.check import Finding
 from letterbox_tui.core.errors import LetterboxError
-from letterbox_tui.core.leases import Lease, read_leases
+from letterbox_tui.core.leases import Lease
 from letterbox_tui.core.model import Answer, Letter, Reason, Snapshot
-from letterbox_tui.core.query import QueryResult
-from letterbox_tui.core.resolve import Resolution
 from letterbox_tui.core.settings import Settings
 from letterbox_tui.core.text import span
-from letterbox_tui.core.views.disputes import DisputesView, disputes_view
 from letterbox_tui.core.views.attention import standing
-from letterbox_tui.core.views.exists import Exists, exists_view
-from letterbox_tui.core.views.letterfile import status_line
-from letterbox_tui.core.views.mailboxes import mailbox_letters, seat_mailboxes
 from letterbox_tui.core.views.order import newest_first as by_newest
-from letterbox_tui.core.views.owed import OwedItem, OwedView, owed_view
-from letterbox_tui.core.views.problems import ProblemsView, problems_view
-from letterbox_tui.core.views.thread import ThreadView, thread_view
-from letterbox_tui.core.views.truth import TruthView, truth_view
+
+if TYPE_CHECKING:  # the views themselves are imported where they are built, in a worker
+    from letterbox_tui.core.query import QueryResult
+    from letterbox_tui.core.resolve import Resolution
+    from letterbox_tui.core.views.disputes import DisputesView
+    from letterbox_tui.core.views.exists import Exists
+    from letterbox_tui.core.views.owed import OwedItem, OwedView
+    from letterbox_tui.core.views.problems import ProblemsView
+    from letterbox_tui.core.views.thread import ThreadView
+    from letterbox_tui.core.views.truth import TruthView
 
 from .sanitize import clean, cleans
 from .widgets.letter_list import ListRow
@@ -109,6 +111,9 @@ class AppModel:
         the last review, leases, what is not pushed) and the built-in ``views`` named;
         every other view is built when first wanted (``compute``). Run in a worker: it
         reads the status notes and the leases."""
+        from letterbox_tui.core.leases import read_leases
+        from letterbox_tui.core.views.mailboxes import seat_mailboxes
+
         snapshot = res.snapshot
         model = cls(root, settings, snapshot, res, at)
         model.counts = {"view:all": len(snapshot.letters)}
@@ -159,6 +164,8 @@ class AppModel:
 
         from .owed_rows import group_counts, tallies
 
+        from letterbox_tui.core.views.owed import owed_view
+
         self.owed = view = owed_view(self.res)
         self.arranged.clear()  # (what was arranged from another view)
         tally = tallies(self)
@@ -180,6 +187,8 @@ class AppModel:
         return rows
 
     def _dispute_rows(self) -> list[ListRow]:
+        from letterbox_tui.core.views.disputes import disputes_view
+
         self.disputes = view = disputes_view(self.res)
         rows: list[ListRow] = []
         for od in view.disputes:
@@ -192,6 +201,8 @@ class AppModel:
         """Current truth: decisions in force; then rulings and the heads of other
         supersession chains; then chains whose head the record cannot settle, each
         candidate head with its reasons (``core.views.truth``)."""
+        from letterbox_tui.core.views.truth import truth_view
+
         self.truth = view = truth_view(self.res)
         out: list[ListRow] = []
         for key, title, items, style in (
@@ -218,12 +229,16 @@ class AppModel:
 
     def thread(self, thread_id: str) -> ThreadView:
         """The thread's reply tree (``core.views.thread``), built once per scan."""
+        from letterbox_tui.core.views.thread import thread_view
+
         view = self._threads.get(thread_id)
         if view is None:
             view = self._threads[thread_id] = thread_view(self.res, thread_id)
         return view
 
     def _problem_rows(self) -> list[ListRow]:
+        from letterbox_tui.core.views.problems import problems_view
+
         self.problems = problems_view(self.res)
         self.findings = list(self.problems.findings)
         rows = []
@@ -263,6 +278,8 @@ class AppModel:
         if self.unpushed is not None:
             out.append(Mailbox("sync:unpushed", "Not pushed", sum(1 for x in self.snapshot.letters if x.path in self.unpushed)))
         if self._seats is None:
+            from letterbox_tui.core.views.mailboxes import seat_mailboxes
+
             self._seats = seat_mailboxes(self.snapshot)
         for seat in self._seats:
             status = clean(seat.status, single_line=True) if seat.status else None
@@ -274,6 +291,8 @@ class AppModel:
         return out
 
     def status_note(self, seat: str) -> Content | None:
+        from letterbox_tui.core.views.letterfile import status_line
+
         line = status_line(self.root, self.snapshot.status_notes.get(seat), STATUS_LIMIT)
         return clean(line, single_line=True) if line else None
 
@@ -290,6 +309,8 @@ class AppModel:
             rows = [ListRow(f"lease:{x.name}", None, item=x, note_style="$error" if x.problems else "")
                     for x in self.leases]
         elif mailbox_id.startswith("seat:"):
+            from letterbox_tui.core.views.mailboxes import mailbox_letters
+
             _, seat, *rest = mailbox_id.split(":")
             folder = rest[0] if rest else "inbox"
             rows = [ListRow(x.path, x) for x in mailbox_letters(self.snapshot, seat, folder)]
@@ -308,6 +329,7 @@ class AppModel:
         """A query in SPEC 6 terms, and its ``exists`` verdict (as the command line has
         them); raises ``LetterboxError`` for a bad query."""
         from letterbox_tui.core.query import parse_query, run_query
+        from letterbox_tui.core.views.exists import exists_view
 
         try:
             terms = shlex.split(text)

@@ -24,7 +24,6 @@ from textual.message import Message
 from textual.worker import get_current_worker
 
 from letterbox_tui.core.settings import load_settings
-from letterbox_tui.store import open_answers
 
 from .model import BUILDERS, AppModel
 from .owed_rows import most_urgent_key
@@ -93,6 +92,8 @@ class ScanningMixin:
         fingerprint = folder_fingerprint(self.root)
         settings = load_settings(self.root)
         self.post_message(ScanProgress("reading the letterbox"))
+        from letterbox_tui.store import open_answers  # (imported here: the first frame does not wait for it)
+
         res = open_answers(self.root, at, participants=self.participants, id_time_is_utc=settings.id_time_is_utc)
         if worker.is_cancelled:
             return

@@ -19,20 +19,19 @@ def app_for(box, **kw):
 
 
 def hold_scans(monkeypatch, timeout: float = 10.0):
-    """Make the app's reads of the letterbox (``store.open_answers``, as the app calls it)
-    wait until the returned event is set (or ``timeout``), so a test can act while the
+    """Make the app's reads of the letterbox (``store.open_answers``) wait until the returned event is set (or ``timeout``), so a test can act while the
     first read is still running."""
     import threading
 
-    from letterbox_tui.app import scanning
+    from letterbox_tui import store
 
-    release, answers = threading.Event(), scanning.open_answers
+    release, answers = threading.Event(), store.open_answers
 
     def held(*a, **kw):
         release.wait(timeout)
         return answers(*a, **kw)
 
-    monkeypatch.setattr(scanning, "open_answers", held)
+    monkeypatch.setattr(store, "open_answers", held)
     return release
 
 

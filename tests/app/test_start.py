@@ -35,6 +35,7 @@ async def test_the_first_frame_says_the_letterbox_is_being_read_then_owed_fills(
         first, reading = frames[0]
         top = first.splitlines()[0]
         assert "letterbox-tui" in top and os.path.basename(letterbox.root) in top  # the banner line
+        assert "⟳ reading the letterbox" in top
         assert "Reading the letterbox…" in first and reading
         assert "owes" not in first
         await pilot.pause()

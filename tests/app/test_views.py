@@ -364,13 +364,13 @@ async def test_unknown_keymap_ids_are_reported(letterbox):
 
 
 async def test_a_failed_scan_is_shown_not_raised(letterbox, monkeypatch):
-    from letterbox_tui.app import scanning
+    from letterbox_tui import store
     from letterbox_tui.core.errors import LetterboxError as LE
 
     def broken(*a, **kw):
         raise LE("cannot open letterbox: gone")
 
-    monkeypatch.setattr(scanning, "open_answers", broken)
+    monkeypatch.setattr(store, "open_answers", broken)
     app = app_for(letterbox)
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.scan_error is not None)
