@@ -306,7 +306,7 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
         banner.display = True
 
     def _refresh_mailboxes(self) -> None:
-        m = self.shown_model
+        m = self.model
         if m is None:
             return
         width = self.mailbox_list.scrollable_content_region.width or 28
@@ -341,7 +341,7 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
         return Content(mailbox_id)
 
     def _show_mailbox(self, keep: str | None = None) -> None:
-        m = self.shown_model
+        m = self.model
         lst = self.letter_list
         if m is None:
             return
@@ -422,10 +422,10 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
             pane = self.letter_pane
         except NoMatches:  # the app is shutting down
             return
-        pane.show(self.shown_model, row, force=force)
+        pane.show(self.model, row, force=force)
 
     def _describe(self, row: ListRow, width: int) -> Content:
-        m = self.shown_model
+        m = self.model
         if m is None:
             return Content(row.key)
         owed = self.mailbox_id == "view:owed" and self.query_text is None

@@ -63,11 +63,6 @@ class ScanningMixin:
     #: the built-in views a worker is building for the current model
     views_building: frozenset[str] = frozenset()
 
-    @property
-    def shown_model(self) -> AppModel | None:
-        """What the list and the letter pane show."""
-        return self.model
-
     def start_scan(self) -> None:
         self.scan_started = time.monotonic()
         self.scanning = True
