@@ -33,7 +33,7 @@ from letterbox_tui.core.views.order import newest_first as by_newest
 
 if TYPE_CHECKING:  # the views themselves are imported where they are built, in a worker
     from letterbox_tui.core.query import QueryResult
-    from letterbox_tui.core.resolve import Resolution
+    from letterbox_tui.core.answers import Answers
     from letterbox_tui.core.views.disputes import DisputesView
     from letterbox_tui.core.views.exists import Exists
     from letterbox_tui.core.views.owed import OwedItem, OwedView
@@ -76,7 +76,7 @@ class AppModel:
     root: str
     settings: Settings
     snapshot: Snapshot
-    res: Resolution
+    res: Answers
     at: datetime
     views: dict[str, list[ListRow]] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)
@@ -105,7 +105,7 @@ class AppModel:
 
     # --- building -----------------------------------------------------------------
     @classmethod
-    def build(cls, root: str, settings: Settings, res: Resolution, at: datetime,
+    def build(cls, root: str, settings: Settings, res: Answers, at: datetime,
               views: Sequence[str] = ("view:owed",)) -> AppModel:
         """The model of the answers ``res``: the cheap parts (seats and their status notes,
         the last review, leases, what is not pushed) and the built-in ``views`` named;
@@ -340,9 +340,7 @@ class AppModel:
         query = parse_query(terms, self.at)  # relative times (since=-7d) count from the scan's clock
         res = self.res
         if query.at is not None and query.at != self.at:
-            from letterbox_tui.core.resolve import resolve
-
-            res = resolve(self.snapshot, query.at)  # at=T: "now" for late
+            res = res.with_clock(query.at)  # at=T: "now" for late
         result = run_query(query, res)
         return result, exists_view(result, self.snapshot)
 
@@ -454,7 +452,7 @@ def owed_note(item: OwedItem) -> tuple[str, str]:
     return "no deadline", "$text-muted"
 
 
-def letter_mark(x: Letter, res: Resolution) -> tuple[str, str]:
+def letter_mark(x: Letter, res: Answers) -> tuple[str, str]:
     """One glyph for the list's first column, in ``core.views.attention.standing``'s order
     (superseded, current unknown, then late: a superseded request that had passed its
     deadline showed "!" beside "superseded by …", and is owed by nobody)."""
@@ -476,7 +474,7 @@ def letter_mark(x: Letter, res: Resolution) -> tuple[str, str]:
     return " ", ""
 
 
-def status_note(x: Letter, res: Resolution) -> str:
+def status_note(x: Letter, res: Answers) -> str:
     """The status column's word: ``core.views.attention`` (the rule lives there)."""
     return standing(x, res).word
 
@@ -484,7 +482,7 @@ def status_note(x: Letter, res: Resolution) -> str:
 _STANDING_STYLE = {"late": "bold $late", "unknown": "$unknown", "superseded": "$closed", "closed": "$closed"}
 
 
-def status_style(x: Letter, res: Resolution) -> str:
+def status_style(x: Letter, res: Answers) -> str:
     return _STANDING_STYLE.get(standing(x, res).kind, "")
 
 

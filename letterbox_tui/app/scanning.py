@@ -49,6 +49,9 @@ class ScanDone(Message):
     fingerprint: tuple
     #: the views still being built for it, after this message (``ViewBuilt`` each)
     later: tuple[str, ...] = ()
+    #: what the store said it could not do (one line each: damaged, locked...; the answers
+    #: are the letters' own)
+    notices: tuple[str, ...] = ()
 
 
 @dataclass
@@ -89,14 +92,16 @@ class ScanningMixin:
         self.post_message(ScanProgress("reading the letterbox"))
         from letterbox_tui.store import open_answers  # (imported here: the first frame does not wait for it)
 
-        res = open_answers(self.root, at, participants=self.participants, id_time_is_utc=settings.id_time_is_utc)
+        notices: list[str] = []  # (never on stderr: the terminal is the app's)
+        res = open_answers(self.root, at, participants=self.participants, id_time_is_utc=settings.id_time_is_utc,
+                           notice=notices.append)
         if worker.is_cancelled:
             return
         self.post_message(ScanProgress(f"building {now[0][5:]}"))
         model = AppModel.build(self.root, settings, res, at, views=now)
         if worker.is_cancelled:
             return
-        self.post_message(ScanDone(model, fingerprint, later))
+        self.post_message(ScanDone(model, fingerprint, later, tuple(notices)))
         for vid in later:  # opened on the model before: built again, once this one is shown
             if worker.is_cancelled:
                 return
@@ -139,6 +144,8 @@ class ScanningMixin:
         self.scan_error = None
         self.scan_count += 1
         self.views_building = frozenset(message.later)
+        if message.notices:
+            self.notify(clean("\n".join(message.notices)), title="Store", severity="warning", timeout=10)
         self.fingerprint = message.fingerprint
         first = self.model is None
         if first or message.model.settings != self.settings:

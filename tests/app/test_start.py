@@ -128,3 +128,34 @@ async def test_a_view_opened_for_the_first_time_is_built_in_a_worker_and_says_so
         release.set()
         await scanned(pilot, app)
         assert "Plan and budget disagree" in list_text(app)[0] and app.model.counts["view:disputes"] == 1
+
+
+async def test_a_damaged_store_is_one_notification_and_the_answers_are_the_letters(letterbox):
+    from letterbox_tui.store import open_answers
+    from letterbox_tui.store.db import store_path
+    from tests.app.letterboxes import NOW
+
+    open_answers(letterbox.root, NOW), open_answers(letterbox.root, NOW)  # the store, made and used
+    path = store_path(os.path.realpath(letterbox.root))
+    with open(path, "r+b") as f:
+        f.truncate(os.path.getsize(path) // 2)
+    app = app_for(letterbox)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        said = [str(n.message) for n in app._notifications if n.title == "Store"]
+        assert len(said) == 1 and "store" in said[0], said
+        assert {r.letter.id for r in letters(app).rows if r.letter is not None} == {PLAN, DOCS, NOTES, BUDGET}
+
+
+async def test_an_unchanged_letterbox_opens_on_the_stored_answers(letterbox):
+    from letterbox_tui.store import open_answers
+    from letterbox_tui.store.stored import StoredAnswers
+    from tests.app.letterboxes import NOW
+
+    open_answers(letterbox.root, NOW)  # the store, made
+    app = app_for(letterbox)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        assert isinstance(app.model.res, StoredAnswers)
+        assert not [n for n in app._notifications if n.title == "Store"]
+        assert {r.letter.id for r in letters(app).rows if r.letter is not None} == {PLAN, DOCS, NOTES, BUDGET}
