@@ -374,8 +374,9 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
             # the letters a dispute names are rows under it: 1 dispute read "3 rows"
             n, noun = sum(1 for r in rows if r.heading is None and r.depth == 0), "dispute"
         self.shown_noun = noun
+        count = "" if self._showing_pending else f"  {n} {noun}{'s' if n != 1 else ''}"  # (none while it is built)
         self.list_title.update(
-            Content.assemble(Content.styled(" ", ""), title.stylize_before("bold"), (f"  {n} {noun}{'s' if n != 1 else ''}", "$text-muted")))
+            Content.assemble(Content.styled(" ", ""), title.stylize_before("bold"), (count, "$text-muted")))
         lst.set_rows(rows, keep=keep, empty=empty)
         if self._select_now and not self._showing_pending:
             # a letter just written: the cursor goes to it (a new version, a dispute...);

@@ -121,6 +121,8 @@ async def test_a_view_opened_for_the_first_time_is_built_in_a_worker_and_says_so
         await pilot.press("2")
         await pilot.pause()
         assert "Building this view…" in screen_text(app) and app.views_building == {"view:disputes"}
+        assert app.list_title.render().plain.strip() == "Open disputes"  # no count of rows not built
+        assert "0 rows" not in app.status_line.render().plain
         await pilot.press("j", "1")  # the app keeps answering meanwhile
         await pilot.pause()
         assert app.mailbox_id == "view:owed" and letters(app).rows
