@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 
-import pytest
 
 from letterbox_tui.app.model import AppModel
 from letterbox_tui.app.widgets.letter_text import head_text
@@ -38,8 +37,6 @@ def test_the_body_header_of_each_disputed_letter_names_its_dispute_and_ruling(bo
         assert f"Disputed by {d.id} / ruled by {g.id}" in header(box, letter_id, NOW + timedelta(hours=2))
 
 
-@pytest.mark.xfail(strict=True, reason="core.views.letter.disputed_by reads Resolution.index, which stored answers "
-                                       "do not have: the Answers interface needs the disputes naming a letter")
 def test_a_disputed_letter_names_its_dispute_when_the_answers_are_stored(box):
     from letterbox_tui.store import open_answers
     from letterbox_tui.store.stored import StoredAnswers
