@@ -54,7 +54,7 @@ async def _bench(root: Path, forms: tuple[str, ...], keys: int, now, profile=Non
     async with app.run_test(size=(160, 48)) as pilot:
         for _ in range(2000):
             await pilot.pause()
-            if app.scan_count and not app.scanning and not app.views_pending:
+            if app.scan_count and not app.scanning and not app.views_building:
                 break
             await asyncio.sleep(0.02)
         for spec in forms:

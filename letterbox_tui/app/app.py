@@ -1,11 +1,13 @@
 """The letterbox app: mailboxes, the letter list and the selected letter.
 
-The scan runs in a worker thread and posts its result as a message, so the first paint
-happens before the scan ends. A cheap poll (directory mtimes) notices new letters and
-rescans in the same worker group, keeping the selection.
+The answers are read in a worker thread (``store.open_answers``) and posted as a message,
+so the first frame, saying the letterbox is being read, comes before them. A file event
+(or, without a native watcher, a cheap poll of directory mtimes) reads them again in the
+same worker group, keeping the selection.
 
-By concern, in mixins of ``LetterboxApp``: scanning (``scanning.py``), reading and
-layout (``reading.py``), writing (``writing.py``), the pager and pipe (``outside.py``), git
+By concern, in mixins of ``LetterboxApp``: reading the letterbox (``scanning.py``), reading
+letters and layout (``reading.py``), writing (``writing.py``), the raw file in a pager or a
+pipe (``raw_file.py``), git
 sync (``sync_mixin.py``), the truth file (``truth_file.py``). Here: the widgets, the header,
 banner, mailboxes and status line, the query bar and the ``@on`` handlers (Textual collects
 those only from the app class itself).
@@ -36,9 +38,9 @@ from .commands import LetterboxCommands
 from .model import VIEW_BY_NAME, VIEWS, AppModel
 from .sanitize import clean, cleans
 from .owed_rows import owed_rows
-from .outside import OutsideMixin
+from .raw_file import RawFileMixin
 from .reading import ReadingMixin
-from .scanning import ScanDone, ScanningMixin, ScanProgress, ViewsDone  # noqa: F401 - the messages, as before
+from .scanning import ScanDone, ScanningMixin, ScanProgress, ViewBuilt, reading_text  # noqa: F401 - the messages
 from .sync_mixin import SyncMixin, sync_banner
 from .truth_file import TruthFileMixin
 from .writing import WritingMixin
@@ -55,7 +57,7 @@ from .widgets.top_bar import topbar_text
 Clock = Callable[[], datetime]
 
 
-class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, OutsideMixin, SyncMixin, TruthFileMixin, App[int]):
+class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, SyncMixin, TruthFileMixin, App[int]):
     """Humans auditing seats: what is owed and late, what is in dispute, what is true."""
 
     CSS_PATH = "app.tcss"
@@ -104,7 +106,7 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, OutsideMixin, Sync
         Binding("escape", "escape", "Close bar / back to list", show=False, id="app.escape"),
     ]
 
-    #: what the last scan built (None until the first scan is done)
+    #: the model of the last answers read (None until the first are in)
     model: AppModel | None = None
 
     topbar = getters.query_one("#topbar", Static)
@@ -159,7 +161,7 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, OutsideMixin, Sync
         self.scanning = False
         self.scan_count = 0
         self.scan_error: str | None = None
-        self.views_pending = False
+        #: the list shows a built-in view still being built (``build_view``)
         self._showing_pending = False
         self.scan_started = time.monotonic()
         self.scan_seconds = 0.0
@@ -185,7 +187,6 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, OutsideMixin, Sync
         self.theme = wanted
         if self.user_settings.keymap:
             self.set_keymap(dict(self.user_settings.keymap))
-        self.prefetch_owed()  # Owed & late from the derived index, while Textual starts
 
     # --- layout -------------------------------------------------------------------
     def get_theme_variable_defaults(self) -> dict[str, str]:
@@ -226,7 +227,9 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, OutsideMixin, Sync
         self.banner.display = False
         self.query_one("#mailboxes-pane", Vertical).border_title = "Mailboxes"
         self.query_one("#right", Vertical).border_title = "Letters"
-        self.letter_list.empty_text = Content("Scanning the letterbox…")
+        self.letter_list.empty_text = reading_text()
+        self.scanning = True  # (the first frame says so: the worker starts after it)
+        self.scan_stage = "reading the letterbox"
         self._update_topbar()
         self.letter_list.focus()
         # (the ids are collected from the screens' classes, which imports them: only for a keymap)
@@ -238,9 +241,7 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, OutsideMixin, Sync
                         title="Settings", severity="warning", timeout=10)
         if self.theme_errors:
             self.notify(clean("Theme problems:\n" + "\n".join(self.theme_errors)), title="Themes", severity="warning", timeout=10)
-        self.show_ready_preview()  # Owed & late from the index, when it is made already
-        # paint first, then scan: the worker thread competes for the interpreter
-        self.scanning = True
+        # draw first, then read: the worker thread competes for the interpreter
         self.call_after_refresh(self.start_scan)
         if self.poll_interval:
             self.set_interval(self.poll_interval, self._poll, name="poll")
@@ -254,15 +255,27 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, OutsideMixin, Sync
 
     @on(Worker.StateChanged)
     def _worker_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker.group == "scan" and event.state == WorkerState.ERROR:
-            self.scanning = False
-            err = event.worker.error
-            self.scan_error = str(err) if isinstance(err, LetterboxError) else f"{type(err).__name__}: {err}"
-            self._update_topbar()
-            self.notify(clean(self.scan_error), title="Scan failed", severity="error")
+        if event.worker.group not in ("scan", "view") or event.state != WorkerState.ERROR:
+            return
+        err = event.worker.error
+        why = str(err) if isinstance(err, LetterboxError) else f"{type(err).__name__}: {err}"
+        if event.worker.group == "view":  # the view says so; opening it again tries again
+            self.views_building = frozenset()
+            if self._showing_pending and self.query("#letters"):
+                self.letter_list.set_rows([], empty=cleans(("Could not build this view: ", "bold $error"), (why, "$error")))
+            self.notify(clean(why), title="View failed", severity="error")
+            return
+        self.scanning = False
+        self.scan_error = why
+        if self.model is None and self.query("#letters"):
+            self.letter_list.empty_text = cleans(("Could not read the letterbox: ", "bold $error"), (why, "$error"))
+            self.letter_list.refresh()
+        self._update_topbar()
+        self.notify(clean(self.scan_error), title="Scan failed", severity="error")
 
     # --- header, banner, mailboxes --------------------------------------------------
-    scan_stage = "starting"
+    #: what the reading worker is doing (the top bar says it)
+    scan_stage = "reading the letterbox"
 
     def _update_topbar(self) -> None:
         self.topbar.update(topbar_text(self))
@@ -293,7 +306,7 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, OutsideMixin, Sync
         banner.display = True
 
     def _refresh_mailboxes(self) -> None:
-        m = self.shown_model
+        m = self.model
         if m is None:
             return
         width = self.mailbox_list.scrollable_content_region.width or 28
@@ -328,7 +341,7 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, OutsideMixin, Sync
         return Content(mailbox_id)
 
     def _show_mailbox(self, keep: str | None = None) -> None:
-        m = self.shown_model
+        m = self.model
         lst = self.letter_list
         if m is None:
             return
@@ -350,9 +363,10 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, OutsideMixin, Sync
             from .thread_rows import threaded_rows
 
             rows = threaded_rows(m, rows, self.thread_folded)
-        if rows is None:
+        if rows is None:  # a built-in view opened for the first time
+            self.build_view(self.mailbox_id)
             rows = []
-            empty = Content.styled("Computing this view… (the other views are ready first)", "$warning")
+            empty = Content.styled("Building this view…", "bold $warning")
         if not rows and self.mailbox_id == "view:owed" and self.query_text is None:
             empty = Content("Nothing is owed: every task is answered, closed or superseded.")
         n, noun = m.letter_rows(rows), "row"
@@ -360,8 +374,9 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, OutsideMixin, Sync
             # the letters a dispute names are rows under it: 1 dispute read "3 rows"
             n, noun = sum(1 for r in rows if r.heading is None and r.depth == 0), "dispute"
         self.shown_noun = noun
+        count = "" if self._showing_pending else f"  {n} {noun}{'s' if n != 1 else ''}"  # (none while it is built)
         self.list_title.update(
-            Content.assemble(Content.styled(" ", ""), title.stylize_before("bold"), (f"  {n} {noun}{'s' if n != 1 else ''}", "$text-muted")))
+            Content.assemble(Content.styled(" ", ""), title.stylize_before("bold"), (count, "$text-muted")))
         lst.set_rows(rows, keep=keep, empty=empty)
         if self._select_now and not self._showing_pending:
             # a letter just written: the cursor goes to it (a new version, a dispute...);
@@ -408,10 +423,10 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, OutsideMixin, Sync
             pane = self.letter_pane
         except NoMatches:  # the app is shutting down
             return
-        pane.show(self.shown_model, row, force=force)
+        pane.show(self.model, row, force=force)
 
     def _describe(self, row: ListRow, width: int) -> Content:
-        m = self.shown_model
+        m = self.model
         if m is None:
             return Content(row.key)
         owed = self.mailbox_id == "view:owed" and self.query_text is None

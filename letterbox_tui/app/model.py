@@ -1,17 +1,18 @@
-"""What the app shows, from one scan: the core's views as list rows, mailboxes, counts and
-row text.
+"""What the app shows, from one set of answers (``store.open_answers``): the core's views
+as list rows, mailboxes, counts and row text.
 
 Every view is computed in core (``letterbox_tui.core.views``), the same function the
-command line prints; this module only turns them into rows and ``Content``. The model
-keeps each view it rendered (``owed``, ``disputes``, ``truth``, ``problems``, ``digest``;
-``thread()`` and ``query_view()`` on demand) so what a face shows can be checked against
-the other face. Built in the scan worker (a thread); widgets only read it. Every string
+command line prints; this module only turns them into rows and ``Content``. A built-in
+view is built when it is first wanted (``compute``, in a worker: the opening view and All
+letters with the scan, the others when first opened) and kept, with its count, for the
+life of the model; the model keeps each view it rendered (``owed``, ``disputes``,
+``truth``, ``problems``, ``digest``; ``thread()`` and ``query_view()`` on demand) so what
+a face shows can be checked against the other face. Widgets only read it. Every string
 that came from a letter is turned into ``Content`` through ``sanitize.clean``.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -19,24 +20,26 @@ from datetime import datetime, timedelta
 
 from textual.content import Content
 
+from typing import TYPE_CHECKING
+
 from letterbox_tui.core.check import Finding
 from letterbox_tui.core.errors import LetterboxError
-from letterbox_tui.core.leases import Lease, read_leases
+from letterbox_tui.core.leases import Lease
 from letterbox_tui.core.model import Answer, Letter, Reason, Snapshot
-from letterbox_tui.core.query import QueryResult
-from letterbox_tui.core.resolve import Resolution
 from letterbox_tui.core.settings import Settings
 from letterbox_tui.core.text import span
-from letterbox_tui.core.views.disputes import DisputesView, disputes_view
 from letterbox_tui.core.views.attention import standing
-from letterbox_tui.core.views.exists import Exists, exists_view
-from letterbox_tui.core.views.letterfile import status_line
-from letterbox_tui.core.views.mailboxes import mailbox_letters, seat_mailboxes
 from letterbox_tui.core.views.order import newest_first as by_newest
-from letterbox_tui.core.views.owed import OwedItem, OwedView, owed_view
-from letterbox_tui.core.views.problems import ProblemsView, problems_view
-from letterbox_tui.core.views.thread import ThreadView, thread_view
-from letterbox_tui.core.views.truth import TruthView, truth_view
+
+if TYPE_CHECKING:  # the views themselves are imported where they are built, in a worker
+    from letterbox_tui.core.query import QueryResult
+    from letterbox_tui.core.answers import Answers
+    from letterbox_tui.core.views.disputes import DisputesView
+    from letterbox_tui.core.views.exists import Exists
+    from letterbox_tui.core.views.owed import OwedItem, OwedView
+    from letterbox_tui.core.views.problems import ProblemsView
+    from letterbox_tui.core.views.thread import ThreadView
+    from letterbox_tui.core.views.truth import TruthView
 
 from .sanitize import clean, cleans
 from .widgets.letter_list import ListRow
@@ -73,7 +76,7 @@ class AppModel:
     root: str
     settings: Settings
     snapshot: Snapshot
-    res: Resolution
+    res: Answers
     at: datetime
     views: dict[str, list[ListRow]] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)
@@ -94,25 +97,27 @@ class AppModel:
     _cache: dict[str, list[ListRow]] = field(default_factory=dict)
     #: each seat's mailboxes and status note, read in the scan worker (``build``)
     _seats: list | None = None
-    #: Owed & late alone, from the derived index (``from_preview``), while the whole
-    #: letterbox loads: every other view and mailbox is pending (``rows`` gives None)
-    partial: bool = False
     #: Owed & late's rows per (order, folded seats), and its most urgent row
-    #: (``owed_rows``): each made once, in the scan worker for the default
+    #: (``owed_rows``): each made once, the default one where the view is built
     arranged: dict = field(default_factory=dict)
-    #: a partial model's ``OwedPreview``: its rows' letters and notes (``from_preview``)
-    _from_index: object = None
     #: what the UI thread asks again and again, made once (``dispute_letters``, ``letter_rows``)
     _once: dict = field(default_factory=dict)
 
     # --- building -----------------------------------------------------------------
     @classmethod
-    def build(cls, root: str, settings: Settings, snapshot: Snapshot, res: Resolution, at: datetime,
-              first: str = "view:owed") -> AppModel:
-        """The cheap parts and the ``first`` view; ``finish()`` computes the other views."""
+    def build(cls, root: str, settings: Settings, res: Answers, at: datetime,
+              views: Sequence[str] = ("view:owed",)) -> AppModel:
+        """The model of the answers ``res``: the cheap parts (seats and their status notes,
+        the last review, leases, what is not pushed) and the built-in ``views`` named;
+        every other view is built when first wanted (``compute``). Run in a worker: it
+        reads the status notes and the leases."""
+        from letterbox_tui.core.leases import read_leases
+        from letterbox_tui.core.views.mailboxes import seat_mailboxes
+
+        snapshot = res.snapshot
         model = cls(root, settings, snapshot, res, at)
         model.counts = {"view:all": len(snapshot.letters)}
-        model._seats = seat_mailboxes(snapshot)  # reads the status notes: not on the UI thread
+        model._seats = seat_mailboxes(snapshot)
         reviews = [x for x in snapshot.letters if x.type == "review" and x.sent_at is not None]
         model.last_review = max(reviews, key=lambda x: x.sent_at) if reviews else None
         model.leases = read_leases(root, snapshot.seats)[0]  # read, never taken or broken
@@ -121,58 +126,18 @@ class AppModel:
         snapshot.scope.sync = status(root)  # taken here, in the scan worker
         if snapshot.scope.sync is not None:
             model.unpushed = unpushed(root)
-        if first in BUILDERS:
-            model.compute(first)
+        for vid in views:
+            if vid in BUILDERS and vid not in model.views:
+                model.compute(vid)
         return model
 
-    @classmethod
-    def from_preview(cls, root: str, settings: Settings, preview, at: datetime) -> AppModel:
-        """Owed & late from the index's owed letters and their stored answers
-        (``core.speed.index_owed.OwedPreview``), built as ``build`` builds it: the rows
-        are the ones the whole letterbox gives (tests/app/test_owed_first.py), each
-        row's letter and progress note made when it is first drawn (``owed_rows.LazyRow``),
-        those of the first screen read here (the rest in a thread once it is drawn)."""
-        from .owed_rows import WINDOW, most_urgent_key, owed_rows
-
-        model = cls(root, settings, preview.snapshot, preview.res, at, partial=True)
-        model._from_index = preview
-        # the status notes (the counts of a partial model are not shown)
-        model._seats = seat_mailboxes(dataclasses.replace(preview.snapshot, letters=[]))
-        model.compute("view:owed")
-        # what a key shows at once is read now: the rows around the cursor the list opens on,
-        # and around each seat's heading (``{``/``}``, the top and the bottom, and so also the
-        # two ends of the other order: each seat's first and last items are its most and its
-        # least overdue)
-        rows = owed_rows(model) or []
-        keys = [r.key for r in rows]
-        urgent = most_urgent_key(model)
-        anchors = [i for i, r in enumerate(rows) if r.heading is not None]
-        anchors += [keys.index(urgent) if urgent is not None else 0, len(keys)]
-        preview.load([k for i in anchors for k in keys[max(0, i - WINDOW): i + WINDOW]])  # (headings: not letters)
-        return model
-
-    def read_rest(self) -> None:
-        """A partial model: read the letters and notes of the rows not read yet (the first
-        screen's were), in this thread (``OwedPreview.go``: the scan worker, before it reads
-        the letterbox; not a third thread taking turns with the UI's); a row asked for
-        meanwhile waits for them."""
-        if self._from_index is not None:
-            self._from_index.go(here=True)
-
-    def finish(self, cancelled=lambda: False) -> None:
-        """Every built-in view not computed yet (run in the scan worker)."""
-        for vid in BUILDERS:
-            if cancelled():
-                return
-            if vid not in self.views:
-                self.compute(vid)
-
-    @property
-    def finished(self) -> bool:
-        return all(vid in self.views for vid in BUILDERS)
+    def built(self, vid: str) -> bool:
+        """Is the built-in view ``vid`` built (its rows and count known)?"""
+        return vid in self.views
 
     def compute(self, vid: str) -> list[ListRow]:
-        """Compute one built-in view and its count (safe to call from a worker)."""
+        """Build one built-in view and its count (in a worker: the UI thread only reads
+        ``views``, which holds a view once it is whole)."""
         rows = BUILDERS[vid](self)
         if vid == "view:owed":
             from .owed_rows import most_urgent_key, owed_rows
@@ -197,18 +162,18 @@ class AppModel:
     def _owed_rows(self) -> list[ListRow]:
         from letterbox_tui.core.sidecar import progress_of
 
-        from .owed_rows import LazyRow, group_counts, tallies
+        from .owed_rows import group_counts, tallies
+
+        from letterbox_tui.core.views.owed import owed_view
 
         # the index's preview cannot give attention codes (its rows, in core.owed's order,
         # are the whole letterbox's all the same); the whole letterbox's view has them
         from letterbox_tui.core.views.attention import Rules
 
-        self.owed = view = owed_view(self.res, rules=Rules.of(self.settings), with_attention=not self.partial)
+        self.owed = view = owed_view(self.res, rules=Rules.of(self.settings))
         self.arranged.clear()  # (what was arranged from another view)
         tally = tallies(self)
         rows: list[ListRow] = []
-        # (a partial model's rows: not the model's methods, which holds them: no cycle)
-        made = _FromIndex(self._from_index, self.at) if self.partial else None
         for group in view.groups:
             heading = Content.assemble(
                 (" ", ""), clean(group.seat, single_line=True, style="bold"), (" owes ", ""),
@@ -216,9 +181,6 @@ class AppModel:
             )
             rows.append(ListRow(f"group:{group.seat}", heading=heading))
             for item in group.items:
-                if self.partial:  # from the index: the letter and the notes are made when the row is drawn
-                    rows.append(LazyRow(item.letter.path, made, item))
-                    continue
                 note, style = owed_note(item)
                 row = ListRow(item.letter.path, item.letter, note=note, note_style=style)
                 progress = progress_of(self.root, item.letter, self.snapshot)  # the holder's note, from its ack sidecar
@@ -229,6 +191,8 @@ class AppModel:
         return rows
 
     def _dispute_rows(self) -> list[ListRow]:
+        from letterbox_tui.core.views.disputes import disputes_view
+
         self.disputes = view = disputes_view(self.res)
         rows: list[ListRow] = []
         for od in view.disputes:
@@ -241,6 +205,8 @@ class AppModel:
         """Current truth: decisions in force; then rulings and the heads of other
         supersession chains; then chains whose head the record cannot settle, each
         candidate head with its reasons (``core.views.truth``)."""
+        from letterbox_tui.core.views.truth import truth_view
+
         self.truth = view = truth_view(self.res)
         out: list[ListRow] = []
         for key, title, items, style in (
@@ -267,12 +233,16 @@ class AppModel:
 
     def thread(self, thread_id: str) -> ThreadView:
         """The thread's reply tree (``core.views.thread``), built once per scan."""
+        from letterbox_tui.core.views.thread import thread_view
+
         view = self._threads.get(thread_id)
         if view is None:
             view = self._threads[thread_id] = thread_view(self.res, thread_id)
         return view
 
     def _problem_rows(self) -> list[ListRow]:
+        from letterbox_tui.core.views.problems import problems_view
+
         self.problems = problems_view(self.res)
         self.findings = list(self.problems.findings)
         rows = []
@@ -304,20 +274,16 @@ class AppModel:
 
     # --- mailboxes ----------------------------------------------------------------
     def mailboxes(self) -> list[Mailbox]:
+        # (a view not built yet has no count: None)
         out = [Mailbox(vid, label, self.counts.get(vid), late=self.late_count if vid == "view:owed" else 0)
                for vid, label, _ in VIEWS]
-        if self.partial:  # the seats, without counts, until the whole letterbox is loaded
-            for seat in self._seats or ():
-                status = clean(seat.status, single_line=True) if seat.status else None
-                out.append(Mailbox(f"seat:{seat.seat}", seat.seat, seat=seat.seat, status=status))
-                out.extend(Mailbox(f"seat:{seat.seat}:{folder}", label, None, seat=seat.seat)
-                           for folder, label in SEAT_FOLDERS)
-            return out
         if self.leases:
             out.append(Mailbox(LEASES, "Leases", len(self.leases)))
         if self.unpushed is not None:
             out.append(Mailbox("sync:unpushed", "Not pushed", sum(1 for x in self.snapshot.letters if x.path in self.unpushed)))
         if self._seats is None:
+            from letterbox_tui.core.views.mailboxes import seat_mailboxes
+
             self._seats = seat_mailboxes(self.snapshot)
         for seat in self._seats:
             status = clean(seat.status, single_line=True) if seat.status else None
@@ -329,15 +295,17 @@ class AppModel:
         return out
 
     def status_note(self, seat: str) -> Content | None:
+        from letterbox_tui.core.views.letterfile import status_line
+
         line = status_line(self.root, self.snapshot.status_notes.get(seat), STATUS_LIMIT)
         return clean(line, single_line=True) if line else None
 
     def rows(self, mailbox_id: str) -> list[ListRow] | None:
-        """The rows of a mailbox (None: a built-in view still being computed by the
-        worker); raises ``LetterboxError`` for a bad saved query."""
+        """The rows of a mailbox (None: a built-in view not built yet, see ``compute``);
+        raises ``LetterboxError`` for a bad saved query."""
         if mailbox_id in self.views:
             return self.views[mailbox_id]
-        if mailbox_id in BUILDERS or self.partial:
+        if mailbox_id in BUILDERS:
             return None
         if mailbox_id in self._cache:
             return self._cache[mailbox_id]
@@ -345,6 +313,8 @@ class AppModel:
             rows = [ListRow(f"lease:{x.name}", None, item=x, note_style="$error" if x.problems else "")
                     for x in self.leases]
         elif mailbox_id.startswith("seat:"):
+            from letterbox_tui.core.views.mailboxes import mailbox_letters
+
             _, seat, *rest = mailbox_id.split(":")
             folder = rest[0] if rest else "inbox"
             rows = [ListRow(x.path, x) for x in mailbox_letters(self.snapshot, seat, folder)]
@@ -363,6 +333,7 @@ class AppModel:
         """A query in SPEC 6 terms, and its ``exists`` verdict (as the command line has
         them); raises ``LetterboxError`` for a bad query."""
         from letterbox_tui.core.query import parse_query, run_query
+        from letterbox_tui.core.views.exists import exists_view
 
         try:
             terms = shlex.split(text)
@@ -373,9 +344,7 @@ class AppModel:
         query = parse_query(terms, self.at)  # relative times (since=-7d) count from the scan's clock
         res = self.res
         if query.at is not None and query.at != self.at:
-            from letterbox_tui.core.resolve import resolve
-
-            res = resolve(self.snapshot, query.at)  # at=T: "now" for late
+            res = res.with_clock(query.at)  # at=T: "now" for late
         result = run_query(query, res)
         return result, exists_view(result, self.snapshot)
 
@@ -472,30 +441,6 @@ def lease_line(x: Lease, at: datetime) -> Content:
     )
 
 
-class _FromIndex:
-    """What a partial model's ``LazyRow`` is made of: a row's letter and extra fields,
-    and an owed item's note, as ``AppModel._owed_rows`` makes them for a whole letterbox."""
-
-    __slots__ = ("preview", "at")
-
-    def __init__(self, preview, at: datetime) -> None:
-        self.preview, self.at = preview, at
-
-    def row(self, key: str) -> tuple:
-        from letterbox_tui.core.speed.index_owed import NotInPreview
-
-        try:
-            progress = self.preview.progress(key)  # the holder's note, from its ack sidecar
-            letter = self.preview.letter(key)
-        except NotInPreview:  # the index failed to give it (a damaged file): a row without its
-            return None, {}  # letter until the whole letterbox replaces the preview, never a crash
-        return letter, ({"progress": progress.line(self.at)} if progress is not None else {})
-
-    @staticmethod
-    def note(item: OwedItem) -> tuple[str, str]:
-        return owed_note(item)
-
-
 def owed_note(item: OwedItem) -> tuple[str, str]:
     """How an owed task stands (``core.views.owed``): late by how much, due when, or
     unknown and why."""
@@ -511,7 +456,7 @@ def owed_note(item: OwedItem) -> tuple[str, str]:
     return "no deadline", "$text-muted"
 
 
-def letter_mark(x: Letter, res: Resolution) -> tuple[str, str]:
+def letter_mark(x: Letter, res: Answers) -> tuple[str, str]:
     """One glyph for the list's first column, in ``core.views.attention.standing``'s order
     (superseded, current unknown, then late: a superseded request that had passed its
     deadline showed "!" beside "superseded by …", and is owed by nobody)."""
@@ -533,7 +478,7 @@ def letter_mark(x: Letter, res: Resolution) -> tuple[str, str]:
     return " ", ""
 
 
-def status_note(x: Letter, res: Resolution) -> str:
+def status_note(x: Letter, res: Answers) -> str:
     """The status column's word: ``core.views.attention`` (the rule lives there)."""
     return standing(x, res).word
 
@@ -541,7 +486,7 @@ def status_note(x: Letter, res: Resolution) -> str:
 _STANDING_STYLE = {"late": "bold $late", "unknown": "$unknown", "superseded": "$closed", "closed": "$closed"}
 
 
-def status_style(x: Letter, res: Resolution) -> str:
+def status_style(x: Letter, res: Answers) -> str:
     return _STANDING_STYLE.get(standing(x, res).kind, "")
 
 

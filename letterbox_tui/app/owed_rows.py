@@ -2,9 +2,10 @@
 or unfolds them all, ``{``/``}`` jump between them) or most overdue first across seats
 (``o`` switches). Both orders come from the core's ``OwedView`` (``core.views.owed``);
 here they only become list rows. The rows of a letter are the model's own (built in the
-scan worker, with the holder's progress note), so switching costs no file read. Each
-arrangement is made once per model (``model.arranged``): the default one in the scan
-worker (``model.compute``), so opening or returning to the view rebuilds nothing.
+worker that builds the view, with the holder's progress note), so switching costs no file
+read. Each arrangement is made once per model (``model.arranged``): the default one where
+the view is built (``model.compute``), so opening or returning to the view rebuilds
+nothing.
 """
 
 from __future__ import annotations
@@ -15,97 +16,8 @@ from .sanitize import clean
 from .widgets.letter_list import ListRow
 
 BY_SEAT = "seat"
-#: a partial model (from the index) reads the letters and notes of this many rows each
-#: side of the cursor the list opens on and of each seat's heading, before it is shown
-#: (a terminal this high opens, and goes to the top, the bottom or a seat, without waiting
-#: for the rest: ``AppModel.from_preview``)
-WINDOW = 80
 MOST_OVERDUE = "overdue"
 ORDER_WORDS = {BY_SEAT: "by owing seat, late first", MOST_OVERDUE: "most overdue first, across seats"}
-
-
-_SLOT = {name: ListRow.__dict__[name] for name in ("key", "letter", "heading", "note", "note_style", "depth",
-                                                  "item", "extra")}  # ListRow's slots, each set as is
-_LETTER, _EXTRA, _NOTE, _STYLE = _SLOT["letter"], _SLOT["extra"], _SLOT["note"], _SLOT["note_style"]
-
-
-class LazyRow(ListRow):
-    """A row whose letter and extra fields (the holder's progress note) are made by
-    ``make.row(key)`` (a pair), and whose note and its style by ``make.note(item)``, each
-    when first asked for: Owed & late from the derived index has 16,000 rows at 100,000
-    letters and draws a screenful."""
-
-    __slots__ = ("_make", "_item")
-
-    def __init__(self, key: str, make, item) -> None:
-        # (not ListRow's own: each field it set would go through the properties below)
-        _SLOT["key"].__set__(self, key)
-        _SLOT["heading"].__set__(self, None)
-        _SLOT["depth"].__set__(self, 0)
-        _SLOT["item"].__set__(self, None)
-        _LETTER.__set__(self, None)
-        _EXTRA.__set__(self, None)
-        self._make = make
-        self._item = item
-
-    def _made(self) -> None:
-        letter, extra = self._make.row(_SLOT["key"].__get__(self))
-        _EXTRA.__set__(self, extra)
-        _LETTER.__set__(self, letter)
-
-    def _noted(self) -> None:
-        note, style = self._make.note(self._item)
-        _NOTE.__set__(self, note)
-        _STYLE.__set__(self, style)
-        self._item = None
-
-    @property  # type: ignore[override]
-    def letter(self):
-        got = _LETTER.__get__(self)
-        if got is None:
-            self._made()
-            got = _LETTER.__get__(self)
-        return got
-
-    @letter.setter
-    def letter(self, value) -> None:
-        _LETTER.__set__(self, value)
-
-    @property  # type: ignore[override]
-    def extra(self) -> dict:
-        got = _EXTRA.__get__(self)
-        if got is None:
-            self._made()
-            got = _EXTRA.__get__(self)
-        return got
-
-    @extra.setter
-    def extra(self, value: dict) -> None:
-        _EXTRA.__set__(self, value)
-
-    @property  # type: ignore[override]
-    def note(self) -> str:
-        if self._item is not None:
-            self._noted()
-        return _NOTE.__get__(self)
-
-    @note.setter
-    def note(self, value: str) -> None:
-        if self._item is not None:
-            self._noted()
-        _NOTE.__set__(self, value)
-
-    @property  # type: ignore[override]
-    def note_style(self) -> str:
-        if self._item is not None:
-            self._noted()
-        return _STYLE.__get__(self)
-
-    @note_style.setter
-    def note_style(self, value: str) -> None:
-        if self._item is not None:
-            self._noted()
-        _STYLE.__set__(self, value)
 
 
 def owed_rows(model, order: str = BY_SEAT, folded: frozenset[str] | set[str] = frozenset()) -> list[ListRow] | None:

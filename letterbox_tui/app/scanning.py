@@ -1,17 +1,13 @@
-"""Scanning, as a mixin of ``LetterboxApp``: the scan runs in a worker thread and posts
-its progress and result as messages, so the first paint happens before the scan ends; a
-cheap poll (directory mtimes, or only the clock while the native watcher runs) rescans,
-keeping the selection.
+"""Reading the letterbox, as a mixin of ``LetterboxApp``: one worker asks the one entry,
+``store.open_answers``, and builds the model of its answers; the first frame is drawn
+before it starts, showing that the letterbox is being read. A file event (``watchfiles``,
+``reading.py``), the cheap poll where no watcher runs, the clock moving on, a letter
+written here, or ``ctrl+r`` reads it again, keeping the selection.
 
-At start-up on an unchanged letterbox, Owed & late (the opening view) is shown first from
-the derived index (``prefetch_owed``: a thread started with the app, before the first
-paint; ``core.speed.index_owed``), its rows built as the whole letterbox builds them, and
-shown as soon as it is made (in the first frame when made before the app mounts,
-``show_ready_preview``); the scan worker then loads the whole letterbox (header cache) and
-the model replaces it. When
-the index could not serve that start (none yet, or the letterbox changed since), the first
-scan leaves a ``letterbox-tui query`` behind it, in a process of its own, which builds or
-refreshes the index as any command does: the next start reads no header it has seen.
+The model's built-in views are built when first wanted: the opening view, Owed & late (its
+count is the daily review at a glance) and All letters (where any letter is found) with
+the answers; each other view in a worker when it is first opened (the list says it is
+being built meanwhile), and again with each later read once opened.
 
 Handlers here are ``on_<message>`` methods (a plain mixin's ``@on`` decorators are not
 collected by Textual's message pump metaclass).
@@ -19,10 +15,7 @@ collected by Textual's message pump metaclass).
 
 from __future__ import annotations
 
-import gc
-import threading
 import time
-from concurrent.futures import Future
 from dataclasses import dataclass
 
 from textual import work
@@ -33,223 +26,114 @@ from textual.worker import get_current_worker
 from letterbox_tui.core.references import start_id
 from letterbox_tui.core.settings import load_settings
 
-from . import early
-from .model import AppModel
+from .model import BUILDERS, AppModel
 from .owed_rows import most_urgent_key
 from .sanitize import clean, cleans
 from .watch import folder_fingerprint
 
+#: what the list says until the first answers arrive
+READING = "Reading the letterbox…"
+
 
 @dataclass
 class ScanProgress(Message):
+    """What the reading worker is doing (the top bar says it)."""
+
     stage: str
-    step: int
-    steps: int
 
 
 @dataclass
 class ScanDone(Message):
-    """The scan is resolved and its first view is ready (the app is usable)."""
+    """The answers are in and the model's first view is built (the app is usable)."""
 
     model: AppModel
     fingerprint: tuple
-    #: derived files this scan did not use, one line each (``core.speed.files.take_notices``)
+    #: the views still being built for it, after this message (``ViewBuilt`` each)
+    later: tuple[str, ...] = ()
+    #: what the store said it could not do (one line each: damaged, locked...; the answers
+    #: are the letters' own)
     notices: tuple[str, ...] = ()
 
 
 @dataclass
-class OwedShown(Message):
-    """Owed & late from the derived index (``AppModel.from_preview``), to show while the
-    whole letterbox loads; ``shown`` is set once the frame showing it is drawn."""
+class ViewBuilt(Message):
+    """The built-in view ``view`` of ``model`` is built (its rows and count)."""
 
     model: AppModel
-    shown: threading.Event
-
-
-class PreviewReady(Message):
-    """The preview from the index is made (``show_ready_preview``)."""
-
-
-@dataclass
-class ViewsDone(Message):
-    """Every built-in view of ``model`` is computed (counts are final)."""
-
-    model: AppModel
+    view: str
 
 
 class ScanningMixin:
-    #: Owed & late from the index, shown until the first scan is done (``model`` is None
-    #: until then, so everything that needs the whole letterbox waits for it)
-    preview: AppModel | None = None
-    _preview_future: Future | None = None
-    #: the first scan may leave the index to be brought up to date (``_keep_index``)
-    _index_wanted = False
-
-    @property
-    def shown_model(self) -> AppModel | None:
-        """What the list and the letter pane show: the scan's model, else the preview."""
-        return self.model if self.model is not None else self.preview
-
-    def prefetch_owed(self) -> None:
-        """Read Owed & late from the derived index in a thread of its own, started with the
-        app: the stat proof (without the GIL) and SQLite overlap Textual's start-up. Only
-        for a first scan that opens on Owed & late over the whole letterbox, with the
-        derived files allowed; the scan worker takes the result."""
-        from letterbox_tui.core.speed.files import cache_wanted
-
-        if self.participants or self.start_letter or self.start_view != "view:owed" or not cache_wanted():
-            return
-        self._index_wanted = True
-        self._preview_future = early.take(self.root, self.settings)  # the command line's, begun before Textual
-        if self._preview_future is not None:
-            return
-        future: Future = Future()
-        root, settings, at = self.root, self.settings, self.clock()
-
-        def run() -> None:
-            try:
-                future.set_result(early.owed_preview_model(root, settings, at))
-            except Exception as exc:  # noqa: BLE001 - a head start only: the scan answers
-                future.set_exception(exc)
-
-        self._preview_future = future
-        threading.Thread(target=run, name="owed-preview", daemon=True).start()
-
-    def _take_preview(self) -> AppModel | None:
-        future, self._preview_future = self._preview_future, None
-        if future is None:
-            return None
-        try:
-            return future.result()
-        except Exception:  # noqa: BLE001 - shown in tests (test_owed_first); the scan goes on
-            return None
+    #: the built-in views a worker is building for the current model
+    views_building: frozenset[str] = frozenset()
 
     def start_scan(self) -> None:
         self.scan_started = time.monotonic()
         self.scanning = True
         self._update_topbar()
-        self.scan_letterbox()
+        now, later = self._views_wanted()
+        self.scan_letterbox(now, later)
+
+    def _views_wanted(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The views the next model is built with before it is shown (the one shown, Owed &
+        late, All letters: where a letter written or asked for on the command line is
+        found), and after (those opened on the model before it, so their counts stay)."""
+        first = self.mailbox_id if self.mailbox_id in BUILDERS else "view:owed"
+        now = tuple(dict.fromkeys([first, "view:owed", "view:all"]))
+        before = self.model
+        later = tuple(vid for vid in BUILDERS if before is not None and before.built(vid) and vid not in now)
+        return now, later
 
     @work(thread=True, exclusive=True, group="scan", exit_on_error=False)
-    def scan_letterbox(self) -> None:
-        from letterbox_tui.core.speed.choice import scan_letterbox
-        from letterbox_tui.core.speed.files import take_notices
-
+    def scan_letterbox(self, now: tuple[str, ...], later: tuple[str, ...] = ()) -> None:
         worker = get_current_worker()
-        preview = self._take_preview() if self.scan_count == 0 else None
-        keep_index = self._index_wanted and preview is None
-        self._index_wanted = False
-        if preview is not None and not worker.is_cancelled:
-            shown = threading.Event()
-            self.post_message(OwedShown(preview, shown))
-            # the scan below holds the interpreter for long stretches: it starts once the
-            # owed rows are on the screen, not while the UI thread is drawing them
-            shown.wait(5.0)
-            preview.read_rest()  # the other rows' letters and notes (a row drawn meanwhile waits)
         at = self.clock()
-        self.post_message(ScanProgress("reading headers", 1, 4))
         fingerprint = folder_fingerprint(self.root)
         settings = load_settings(self.root)
-        # with the derived cache (outside the letterbox) unless switched off: an unchanged
-        # letter costs a stat. freeze: a big scan's letters leave the collector's sight at
-        # once (else its next passes walk them all, ~0.2 s each at 100,000 letters); the app
-        # re-freezes the whole heap once the scan is shown (``_freeze_heap``).
-        take_notices()  # what came before this scan is not about it
-        snapshot = scan_letterbox(
-            self.root, self.participants, id_time_is_utc=settings.id_time_is_utc, now=at, freeze=True
-        )
+        self.post_message(ScanProgress("reading the letterbox"))
+        from letterbox_tui.store import open_answers  # (imported here: the first frame does not wait for it)
+
+        notices: list[str] = []  # (never on stderr: the terminal is the app's)
+        res = open_answers(self.root, at, participants=self.participants, id_time_is_utc=settings.id_time_is_utc,
+                           notice=notices.append)
         if worker.is_cancelled:
             return
-        # resolving and building make millions of objects and no cycles: the collector's
-        # passes over them held the interpreter for 50-100 ms at a time while the user
-        # moved in the opening view; what they made leaves its sight at the end
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
-            model = self._resolve_and_build(worker, snapshot, settings, fingerprint, at)
-        finally:
-            if len(snapshot.letters) >= early.PREVIEW_MIN_LETTERS:  # (a test's stays collectable)
-                gc.freeze()
-            if collecting:
-                gc.enable()
-        big = len(snapshot.letters) >= early.PREVIEW_MIN_LETTERS
-        if model is not None and keep_index and big and not snapshot.scope.partial:
-            keep_index_fresh(self.root)
+        self.post_message(ScanProgress(f"building {now[0][5:]}"))
+        model = AppModel.build(self.root, settings, res, at, views=now)
+        if worker.is_cancelled:
+            return
+        self.post_message(ScanDone(model, fingerprint, later, tuple(notices)))
+        for vid in later:  # opened on the model before: built again, once this one is shown
+            if worker.is_cancelled:
+                return
+            model.compute(vid)
+            self.post_message(ViewBuilt(model, vid))
 
-    def _resolve_and_build(self, worker, snapshot, settings, fingerprint, at) -> AppModel | None:
-        from letterbox_tui.core.resolve import resolve
-        from letterbox_tui.core.speed.files import take_notices
+    def build_view(self, vid: str) -> None:
+        """Build the view ``vid`` of the current model in a worker (``ViewBuilt`` says when)."""
+        model = self.model
+        if model is None or model.built(vid) or vid in self.views_building:
+            return
+        self.views_building = self.views_building | {vid}
+        self._update_topbar()
+        self.run_worker(lambda: self._build_view(model, vid), thread=True, group="view", exit_on_error=False)
 
-        self.post_message(ScanProgress("resolving answers", 2, 4))
-        res = resolve(snapshot, at)
-        if worker.is_cancelled:
-            return None
-        first = self.mailbox_id if self.mailbox_id.startswith("view:") else "view:owed"
-        self.post_message(ScanProgress(f"building {first[5:]}", 3, 4))
-        model = AppModel.build(self.root, settings, snapshot, res, at, first=first)
-        if self.start_letter and self.scan_count == 0:
-            model.compute("view:all")  # where --letter is looked for
-        if worker.is_cancelled:
-            return None
-        self.post_message(ScanDone(model, fingerprint, tuple(take_notices())))
-        self.post_message(ScanProgress("building the other views", 4, 4))
-        model.finish(cancelled=lambda: worker.is_cancelled)
-        if worker.is_cancelled:
-            return None
-        self.post_message(ViewsDone(model))
-        return model
+    def _build_view(self, model: AppModel, vid: str) -> None:
+        model.compute(vid)
+        self.post_message(ViewBuilt(model, vid))
 
     def on_scan_progress(self, message: ScanProgress) -> None:
         if not self.query("#letters"):  # the app is shutting down
             return
-        self.scan_stage = f"{message.stage} ({message.step}/{message.steps})"
-        self._update_topbar()
-        if self.model is None:
-            self.letter_list.empty_text = Content(f"Scanning the letterbox… {self.scan_stage}")
-            self.letter_list.refresh()
-
-    def show_ready_preview(self) -> None:
-        """At mount: a preview made already (the command line begins it before Textual is
-        imported) is shown in the first frame; one still being made is shown as soon as it
-        is (``PreviewReady``). Not once the scan worker, which starts after the first frame,
-        has taken it and posted it (``OwedShown``, which then only says it is on the screen)."""
-        future = self._preview_future
-        if future is None:
-            return
-        if not future.done():
-            future.add_done_callback(lambda _: self.post_message(PreviewReady()))  # (from the preview's thread)
-            return
-        if future.exception() is not None:
-            return
-        model = future.result()
-        if model is not None and self.model is None and self.preview is None:
-            self._put_preview(model)
-
-    def on_preview_ready(self, message: PreviewReady) -> None:
-        future = self._preview_future
-        if future is not None and self.query("#letters"):  # (None: the worker took it)
-            self.show_ready_preview()
-
-    def _put_preview(self, model: AppModel) -> None:
-        self.preview = model
-        self._refresh_mailboxes()
-        self._show_mailbox(keep=most_urgent_key(model))  # the review starts at the most urgent
+        self.scan_stage = message.stage
         self._update_topbar()
 
-    def on_owed_shown(self, message: OwedShown) -> None:
-        if self.model is not None or not self.query("#letters"):
-            message.shown.set()
-            return
-        if self.preview is not message.model:  # (else shown at mount)
-            self._put_preview(message.model)
-        self.call_after_refresh(message.shown.set)
-
-    def on_views_done(self, message: ViewsDone) -> None:
+    def on_view_built(self, message: ViewBuilt) -> None:
         if message.model is not self.model or not self.query("#letters"):
             return
-        self.views_pending = False
+        self.views_building = self.views_building - {message.view}
         self._refresh_mailboxes()
-        if self.letter_list.rows == () or self._showing_pending:
+        if self._showing_pending and self.mailbox_id == message.view:
             self._show_mailbox(keep=self._selected_key())
         self._update_topbar()
 
@@ -258,20 +142,17 @@ class ScanningMixin:
             return
         self.scanning = False
         self.scan_seconds = time.monotonic() - self.scan_started
-        self.views_pending = not message.model.finished
         self.scan_error = None
         self.scan_count += 1
-        if message.notices:  # a damaged or outdated derived file: answered from the letters
-            self.notify(clean("\n".join(message.notices)), title="Derived files", severity="warning", timeout=10)
+        self.views_building = frozenset(message.later)
+        if message.notices:
+            self.notify(clean("\n".join(message.notices)), title="Store", severity="warning", timeout=10)
         self.fingerprint = message.fingerprint
         first = self.model is None
-        previewed = self.preview is not None  # the user may have moved in it: kept
-        self.preview = None
         if first or message.model.settings != self.settings:
             self._saved_query_problems(message.model.settings)
         self.settings = message.model.settings
         self.model = message.model
-        _freeze_heap(self.scan_count)
         self._after_scan_seen(first)
         self._refresh_mailboxes()
         keep = self._selected_key()
@@ -291,7 +172,7 @@ class ScanningMixin:
             else:
                 self._show_mailbox()
                 self.notify(cleans(("no letter ", ""), (self.start_letter, "bold"), (" in scope", "")), severity="error")
-        elif first and self.mailbox_id == "view:owed" and not previewed:
+        elif first and self.mailbox_id == "view:owed":
             self._show_mailbox(keep=most_urgent_key(message.model))  # the review starts at the most urgent
         else:
             self._show_mailbox(keep=keep)
@@ -306,9 +187,10 @@ class ScanningMixin:
             self.start_scan()
 
     def _poll(self) -> None:
-        """Rescan when a folder changed, or when the clock has moved on enough that
-        lateness may have changed (at most every minute, and never more than a tenth
-        of the time, so a letterbox that takes 10 s to resolve is re-read every 100 s)."""
+        """Read the letterbox again when a folder changed (where no native watcher runs),
+        or when the clock has moved on enough that lateness may have changed (at most
+        every minute, and never more than a tenth of the time, so a letterbox that takes
+        10 s to read is re-read every 100 s)."""
         if self.scanning:
             return
         if not self.watching and folder_fingerprint(self.root) != self.fingerprint:
@@ -324,31 +206,8 @@ class ScanningMixin:
         self.start_scan()
 
 
-def keep_index_fresh(root: str) -> None:
-    """Bring the derived index of ``root`` up to date in a process of its own: a query
-    (its answer thrown away) builds it when there is none, refreshes what changed, or
-    finds it fresh, as every command does (``cli.indexed``). Best effort: the index is only
-    ever a head start."""
-    import subprocess
-    import sys
-
-    try:
-        child = subprocess.Popen(
-            [sys.executable, "-m", "letterbox_tui", "--root", root, "query", "id=-"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-    except OSError:
-        return
-    threading.Thread(target=child.wait, name="index-keeper", daemon=True).start()  # reaped when done
-
-
-def _freeze_heap(scans: int) -> None:
-    """Move what the scan built (100,000 letters and their answers) out of the garbage
-    collector's sight: a full collection would otherwise walk every letter again and
-    again, which showed up as pauses of seconds while scrolling. Cyclic garbage from
-    older scans is collected every tenth scan."""
-    gc.unfreeze()
-    if scans % 10 == 0:
-        gc.collect()
-    gc.freeze()
+def reading_text(stage: str | None = None) -> Content:
+    """What the list says until the first answers arrive."""
+    if stage:
+        return cleans((READING, "bold"), (f"  {stage}", "$text-muted"))
+    return clean(READING, style="bold")

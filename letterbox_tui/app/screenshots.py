@@ -58,7 +58,7 @@ def write_demo_letterbox() -> Path:
 async def _wait_scanned(app, pilot) -> None:
     for _ in range(500):
         await pilot.pause()
-        if app.scan_count and not app.scanning and not app.views_pending:
+        if app.scan_count and not app.scanning and not app.views_building:
             await pilot.pause()
             return
         await asyncio.sleep(0.02)

@@ -19,33 +19,41 @@ def app_for(box, **kw):
 
 
 def hold_scans(monkeypatch, timeout: float = 10.0):
-    """Make the app's whole-letterbox scans wait until the returned event is set (or
-    ``timeout``), so a test can act while the first scan is still running."""
+    """Make the app's reads of the letterbox (``store.open_answers``) wait until the returned event is set (or ``timeout``), so a test can act while the
+    first read is still running."""
     import threading
 
-    from letterbox_tui.core.speed import choice
+    from letterbox_tui import store
 
-    release, whole = threading.Event(), choice.scan_letterbox
+    release, answers = threading.Event(), store.open_answers
 
     def held(*a, **kw):
         release.wait(timeout)
-        return whole(*a, **kw)
+        return answers(*a, **kw)
 
-    monkeypatch.setattr(choice, "scan_letterbox", held)
+    monkeypatch.setattr(store, "open_answers", held)
     return release
 
 
 async def scanned(pilot, app, count: int = 1, timeout: float = 10.0) -> None:
-    """Wait until the app has finished ``count`` scans and processed the result."""
+    """Wait until the app has finished ``count`` scans and processed the result, and no
+    view is being built."""
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
     while loop.time() < end:
         await pilot.pause()
-        if app.scan_count >= count and not app.scanning and not app.views_pending:
+        if app.scan_count >= count and not app.scanning and not app.views_building:
             await pilot.pause()
             return
         await asyncio.sleep(0.02)
     raise AssertionError(f"scan did not finish (scans: {app.scan_count}, error: {app.scan_error})")
+
+
+async def view_built(pilot, app, timeout: float = 10.0) -> None:
+    """Wait until the view just opened is built and shown (a built-in view opened for the
+    first time is built in a worker)."""
+    await until(pilot, lambda: not app.views_building and not app._showing_pending, timeout)
+    await pilot.pause()
 
 
 async def until(pilot, predicate, timeout: float = 10.0) -> None:

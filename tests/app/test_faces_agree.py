@@ -12,25 +12,30 @@ from datetime import datetime, timezone
 
 import pytest
 
-from letterbox_tui.cli import main, read
+from letterbox_tui.cli import common, main
 from letterbox_tui.core.demo import DEMO_NOW, write_demo
 from letterbox_tui.core.owed import format_time
 from letterbox_tui.app.widgets.letter_text import thread_lines
-from tests.app.helpers import SIZE, scanned
+from tests.app.helpers import SIZE, scanned, view_built
 
 GEN_NOW = datetime(2026, 12, 1, 9, 0, tzinfo=timezone.utc)
 
 
 def _running_model(root, now):
-    """The model of the app opened on ``root`` at ``now``, once every view is built."""
+    """The model of the app opened on ``root`` at ``now``, once every view is opened (and so
+    built)."""
     from letterbox_tui.app import make_app
+    from letterbox_tui.app.model import BUILDERS
     from letterbox_tui.core.settings import UserSettings
 
     async def run():
         app = make_app(root, now=lambda: now, poll_interval=None, user_settings=UserSettings())
         async with app.run_test(size=SIZE) as pilot:
             await scanned(pilot, app)
-            assert app.model.finished
+            for key in "2345":
+                await pilot.press(key)
+                await view_built(pilot, app)
+            assert all(app.model.built(vid) for vid in BUILDERS)
             return app.model
 
     return asyncio.run(run())
@@ -54,7 +59,7 @@ def opened(request, tmp_path_factory):
 @pytest.fixture
 def cli_json(opened, capsys, monkeypatch):
     root, model = opened
-    monkeypatch.setattr(read, "_now", lambda: model.at)  # the commands without --at: the app's clock
+    monkeypatch.setattr(common, "now", lambda: model.at)  # the commands without --at: the app's clock
 
     def run(*argv):
         code = main(["--root", str(root), *argv, "--json"])

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.app.helpers import app_for, body_of, letters, scanned, until
+from tests.app.helpers import app_for, body_of, letters, scanned, until, view_built
 
 BUDGET = "2026-11-21T090000-builder-request-budget-aaaa0004"
 LATE_WORD = "2026-11-26T090000-planner-info-budget-eeee0001"
@@ -109,6 +109,7 @@ async def test_a_dispute_and_its_ruling(letterbox, size):
         assert "marked" not in _status(app)
 
         await pilot.press("2")
+        await view_built(pilot, app)
         assert "oldest dispute first" in _status(app)
         assert "· 2 disputes" in _status(app)  # not the rows of the letters they name
         shown = [r.letter.id for r in lst.rows if r.letter is not None and r.letter.type == "dispute"]

@@ -40,7 +40,7 @@ _CHILD = textwrap.dedent("""
         async with app.run_test(size=(160, 48)) as pilot:
             for _ in range(500):  # the whole demo scanned and shown, a letter selected
                 await pilot.pause(0.01)
-                if app.scan_count and not app.scanning and not app.views_pending:
+                if app.scan_count and not app.scanning and not app.views_building:
                     break
             await pilot.pause(0.2)
             shown = len(app.letter_list.rows)

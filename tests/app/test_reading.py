@@ -198,7 +198,7 @@ async def test_e_opens_the_raw_file_in_the_pager_and_pipe_runs_a_command(letterb
         await pilot.press("enter")
         await until(pilot, lambda: piped.exists() and piped.stat().st_size == len(raw))
         assert piped.read_bytes() == raw
-        assert app.last_outside == (f"cat > {piped}", True)
+        assert app.last_program == (f"cat > {piped}", True)
         assert app.is_running and app.focused is letters(app)
 
 

@@ -11,4 +11,4 @@ async def test_scan_progress_after_the_app_has_gone_is_ignored(letterbox):
     app = app_for(letterbox)
     async with app.run_test(size=SIZE):
         pass
-    app.on_scan_progress(ScanProgress("reading headers", 1, 4))  # raised NoMatches('#topbar')
+    app.on_scan_progress(ScanProgress("reading the letterbox"))  # raised NoMatches('#topbar')

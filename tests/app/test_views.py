@@ -10,7 +10,8 @@ from textual.widgets import Input, OptionList, Static, TabbedContent
 from letterbox_tui.app import make_app
 from letterbox_tui.app.widgets.letter_pane import LetterPane
 from letterbox_tui.core.errors import LetterboxError
-from tests.app.helpers import SIZE, app_for, body_of, letters, list_text, scanned, screen_text, thread_text, until, user_config
+from tests.app.helpers import (SIZE, app_for, body_of, hold_scans, letters, list_text, scanned, screen_text, thread_text,
+                               until, user_config, view_built)
 
 PLAN = "2026-11-20T090000-planner-request-renewal-plan-aaaa0001"
 BUDGET = "2026-11-21T090000-builder-request-budget-aaaa0004"
@@ -61,6 +62,7 @@ async def test_each_builtin_view(letterbox):
     async with app.run_test(size=SIZE) as pilot:
         await scanned(pilot, app)
         await pilot.press("2")
+        await view_built(pilot, app)
         rows = list_text(app)
         assert app.mailbox_id == "view:disputes"
         assert "Plan and budget disagree" in rows[0] and "open dispute" in rows[0]
@@ -68,6 +70,7 @@ async def test_each_builtin_view(letterbox):
         assert len(rows) == 3  # the ruled dispute is not open
 
         await pilot.press("3")
+        await view_built(pilot, app)
         rows = list_text(app)
         assert rows[0].strip() == "Decisions in force (1)"
         assert "Use Postgres 17 with replicas" in rows[1] and "in force (ruled)" in rows[1]
@@ -80,6 +83,7 @@ async def test_each_builtin_view(letterbox):
         assert len([r for r in letters(app).rows if r.heading is None]) == 14
 
         await pilot.press("5")
+        await view_built(pilot, app)
         rows = list_text(app)
         assert app.mailbox_id == "view:problems"
         assert any("settled-fork" in r for r in rows)
@@ -195,6 +199,7 @@ async def test_banner_appears_opens_problems_and_goes_away(incomplete_box):
         assert "incomplete" in static_text(app, "#topbar")
         await pilot.press("p")
         assert app.mailbox_id == "view:problems"
+        await view_built(pilot, app)
         rows = list_text(app)
         assert "unreadable-file" in rows[0] and "builder/inbox/broken.md" in rows[0]
         assert "unreadable-file" in static_text(app, "#letter-head")
@@ -332,32 +337,20 @@ async def test_quit_key(letterbox):
 
 
 async def test_first_paint_happens_before_the_scan_ends(letterbox, monkeypatch):
-    """The scan runs in a worker: the app paints and reacts while it is still going."""
-    import threading
-
-    import importlib
-
-    scan_mod = importlib.import_module("letterbox_tui.core.scan")
-
-    gate = threading.Event()
-    real = scan_mod.scan
-
-    def slow_scan(*a, **kw):
-        gate.wait(5)
-        return real(*a, **kw)
-
-    monkeypatch.setattr(scan_mod, "scan", slow_scan)
+    """The answers are read in a worker: the app paints and reacts while it is still going."""
+    held = hold_scans(monkeypatch)
     app = app_for(letterbox)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert app.scanning and app.model is None
-        assert "scanning" in static_text(app, "#topbar")
-        assert "Scanning the letterbox" in screen_text(app)
-        await pilot.press("2")  # the app responds while the scan runs
+        assert "reading the letterbox" in static_text(app, "#topbar")
+        assert "Reading the letterbox" in screen_text(app)
+        await pilot.press("2")  # the app responds while the answers are read
         assert app.mailbox_id == "view:disputes"
-        gate.set()
+        held.set()
         await scanned(pilot, app)
-        assert app.model is not None and "scanning" not in static_text(app, "#topbar")
+        assert app.model is not None and "reading" not in static_text(app, "#topbar")
+        assert "Plan and budget disagree" in list_text(app)[0]  # the view asked for meanwhile
 
 
 async def test_unknown_keymap_ids_are_reported(letterbox):
@@ -371,20 +364,18 @@ async def test_unknown_keymap_ids_are_reported(letterbox):
 
 
 async def test_a_failed_scan_is_shown_not_raised(letterbox, monkeypatch):
-    import importlib
-
+    from letterbox_tui import store
     from letterbox_tui.core.errors import LetterboxError as LE
-
-    choice_mod = importlib.import_module("letterbox_tui.core.speed.choice")
 
     def broken(*a, **kw):
         raise LE("cannot open letterbox: gone")
 
-    monkeypatch.setattr(choice_mod, "scan_letterbox", broken)
+    monkeypatch.setattr(store, "open_answers", broken)
     app = app_for(letterbox)
     async with app.run_test(size=SIZE) as pilot:
         await until(pilot, lambda: app.scan_error is not None)
         assert "scan failed: cannot open letterbox: gone" in static_text(app, "#topbar")
+        assert "Could not read the letterbox: cannot open letterbox: gone" in screen_text(app)  # not "Reading…"
         assert app.is_running
 
 

@@ -31,7 +31,7 @@ from letterbox_tui.core.views.letterfile import read_body, sha256_of
 
 from ..model import BODY_LIMIT, AppModel, Finding
 from ..sanitize import clean, clean_str
-from .letter_text import (ThreadLine, chain_text, finding_lines, group_lines, head_text, provenance_text,
+from .letter_text import (chain_text, finding_lines, group_lines, head_text, provenance_text,
                           thread_lines)
 from .thread_view import ThreadView
 
@@ -208,12 +208,6 @@ class LetterPane(Vertical):
         if self.body_key != key:
             self._set_body("", pending=True)
         self._read_body(model.root, x.path, key)
-        if model.partial:  # Owed & late from the index: the thread and chain need every letter
-            wait = Content.styled("Loading the whole letterbox: shown in a moment.", "italic $text-muted")
-            self.thread_view.show_lines([ThreadLine(wait)])
-            self.chain_text.update(wait)
-            self.provenance_text.update(wait)
-            return
         self.thread_view.show_lines(thread_lines(model, x), selected=x)
         self.chain_text.update(chain_text(model, x))
         self.provenance_text.update(Content(""))
@@ -266,7 +260,7 @@ class LetterPane(Vertical):
         self.head.update(self._head_content)
 
     def _fill_provenance(self) -> None:
-        if self.model is None or self.model.partial or self.letter is None or self._provenance_for is self.letter:
+        if self.model is None or self.letter is None or self._provenance_for is self.letter:
             return
         self._provenance_for = self.letter
         self.provenance_text.update(provenance_text(self.model, self.letter, "(computing…)"))

@@ -91,8 +91,8 @@ def head_text(model: AppModel, x: Letter) -> Content:
                             Content.styled("  upholds ", "$text-muted"), (x.upholds or "(nothing: closes without settling)", "")))
     from letterbox_tui.core.views.letter import dispute_line, disputed_by
 
-    # what the letter itself never says (a partial model, owed letters only, knows no dispute)
-    for dispute, rulings in ([] if model.partial else disputed_by(res, x)):
+    # what the letter itself never says
+    for dispute, rulings in disputed_by(res, x):
         text = dispute_line(dispute.id, [r.id for r in rulings])
         lines.append(cleans((text[:1].upper() + text[1:], "$dispute" if not rulings else "")))
     return Content("\n").join(lines)

@@ -92,9 +92,9 @@ class MailboxList(OptionList):
 
 
 def _n(count: int | None) -> str:
-    """A count for the mailboxes pane: "…" while computing, 16.5k when large."""
+    """A count for the mailboxes pane: none for a view not built yet, 16.5k when large."""
     if count is None:
-        return "…"
+        return ""
     if count >= 100_000:
         return f"{count // 1000}k"
     if count >= 10_000:

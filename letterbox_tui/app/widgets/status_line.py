@@ -42,7 +42,8 @@ def status_text(app) -> Content:
         parts += [sep, Content.styled("threaded", "bold")]
     n = getattr(app, "shown_rows", 0)
     noun = getattr(app, "shown_noun", "row")
-    parts += [sep, Content.styled(f"{n} {noun}{'s' if n != 1 else ''}", "$text-muted")]
+    if not getattr(app, "_showing_pending", False):  # (a view being built has no rows yet)
+        parts += [sep, Content.styled(f"{n} {noun}{'s' if n != 1 else ''}", "$text-muted")]
     if app.fresh_count:
         parts += [sep, Content.styled(f"◆ {app.fresh_count} new", "bold $success")]
     marked = len(app.letter_list.marked)

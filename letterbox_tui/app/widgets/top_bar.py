@@ -1,5 +1,5 @@
 """The top bar: the letterbox's path, its letter count and scope, how long since the last
-review, and the scan's progress. What does not fit the width goes, least needed first (who
+review, and what the reading worker is doing. What does not fit the width goes, least needed first (who
 reviewed, then the letter count): at 80 columns its end was cut off."""
 
 from __future__ import annotations
@@ -28,9 +28,9 @@ def topbar_text(app) -> Content:
         review = [review_text(m, by=True)]
     tail: list[Content] = []
     if app.scanning:
-        tail.append(Content.styled(f"  ⟳ scanning: {app.scan_stage}", "bold $warning"))
-    elif app.views_pending:
-        tail.append(Content.styled("  ⟳ computing the other views", "$warning"))
+        tail.append(Content.styled(f"  ⟳ {app.scan_stage}", "bold $warning"))
+    elif app.views_building:
+        tail.append(Content.styled("  ⟳ building a view", "$warning"))
     if app.scan_error:
         tail.append(cleans(Content.styled("  scan failed: ", "bold $error"), (app.scan_error, "$error")))
     brief = [review_text(m, by=False)] if m is not None else []

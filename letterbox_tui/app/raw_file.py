@@ -1,4 +1,4 @@
-"""Handing a letter to a program outside the app, as mutt does: ``e`` opens the raw file in
+"""A letter's raw file, handed to another program as mutt does: ``e`` opens it in
 ``$PAGER`` (``less`` when unset), ``|`` pipes it to a shell command and waits for Enter.
 
 The app is suspended properly (``App.suspend``: the terminal is restored, then taken back
@@ -40,7 +40,7 @@ def pager_argv() -> list[str]:
     return argv or ["less"]
 
 
-class OutsideMixin:
+class RawFileMixin:
     """``e`` (pager) and ``|`` (pipe) for ``LetterboxApp``."""
 
     def action_pager(self) -> None:
@@ -65,7 +65,7 @@ class OutsideMixin:
         if command.strip() and x is not None:
             self._read_raw(x.path, "pipe", command)
 
-    @work(thread=True, exclusive=True, group="outside", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="raw-file", exit_on_error=False)
     def _read_raw(self, rel: str, purpose: str, command: str) -> None:
         f = read_file(self.root, rel, keep=RAW_LIMIT, hashing=False)
         self.post_message(RawRead(purpose, command, f.data, f.error or ""))
@@ -78,9 +78,9 @@ class OutsideMixin:
             argv, shell, wait = pager_argv(), False, False
         else:
             argv, shell, wait = message.command, True, True
-        self.run_outside(argv, message.data, shell=shell, wait=wait)
+        self.run_program(argv, message.data, shell=shell, wait=wait)
 
-    def run_outside(self, argv, data: bytes, *, shell: bool, wait: bool) -> int | None:
+    def run_program(self, argv, data: bytes, *, shell: bool, wait: bool) -> int | None:
         """Run a program on the real terminal with ``data`` on its standard input."""
         from textual.app import SuspendNotSupported
 
@@ -97,7 +97,7 @@ class OutsideMixin:
                     pass
             return done.returncode
 
-        self.last_outside = (argv, shell)
+        self.last_program = (argv, shell)
         if self.is_headless:  # tests: there is no terminal to give away
             return run()
         try:
