@@ -246,20 +246,8 @@ class _Tree:
             p = parent.get(v)
             if p is None:
                 continue
-            best_lose = lose.get(p)
-            best_win = win.get(p)
             w = winner_of.get(p)
-            if w is not None and w not in on_cycle:
-                mark = rank[p]
-                if v == w:
-                    if best_win is None or mark[0] < best_win[0]:
-                        best_win = mark
-                elif best_lose is None or mark[0] < best_lose[0]:
-                    best_lose = mark
-            if best_lose is not None:
-                lose[v] = best_lose
-            if best_win is not None:
-                win[v] = best_win
+            _inherit(v, p, None if w in on_cycle else w, rank, lose, win)
         losing = {m: mark[1] for m, mark in lose.items()}
         winning = {m: mark[2] for m, mark in win.items() if m not in lose}
         return losing, winning
@@ -455,20 +443,7 @@ class _Dag:
             if p == -1 or reach[c]:
                 continue
             (v,), (pid,) = nodes[c], nodes[p]  # a plain node and its parent: one letter each
-            best_lose = lose.get(pid)
-            best_win = win.get(pid)
-            w = winner_of.get(pid)
-            if w is not None:
-                mark = rank[pid]
-                if v == w:
-                    if best_win is None or mark[0] < best_win[0]:
-                        best_win = mark
-                elif best_lose is None or mark[0] < best_lose[0]:
-                    best_lose = mark
-            if best_lose is not None:
-                lose[v] = best_lose
-            if best_win is not None:
-                win[v] = best_win
+            _inherit(v, pid, winner_of.get(pid), rank, lose, win)
         node_of = self.node_of
         holds = self.holds
         forks = [(rank[f], node_of[w], [node_of[s] for s in self.superseder_ids[f] if s != w]) for f, w, _d, _r in settled]
@@ -523,3 +498,23 @@ def _general(
     for m in losing:
         winning.pop(m, None)
     return [s for s, _b in settled], losing, winning
+
+
+def _inherit(v: str, p: str, winner: str | None, rank: dict, lose: dict, win: dict) -> None:
+    """Mark ``v`` from its parent ``p`` (parents are marked first): ``v`` keeps the losing
+    and winning marks ``p`` has, and when ``p`` is a settled fork won by ``winner``, ``v``
+    wins (it is the winner) or loses by that fork; of several marks the fork with the
+    smallest id gives the reason."""
+    best_lose = lose.get(p)
+    best_win = win.get(p)
+    if winner is not None:
+        mark = rank[p]
+        if v == winner:
+            if best_win is None or mark[0] < best_win[0]:
+                best_win = mark
+        elif best_lose is None or mark[0] < best_lose[0]:
+            best_lose = mark
+    if best_lose is not None:
+        lose[v] = best_lose
+    if best_win is not None:
+        win[v] = best_win
