@@ -15,7 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
 from ..sanitize import cleans
-from .write_parts import FIELD_KEYS
+from .write_parts import FIELD_KEYS, FieldInput
 
 
 class ProgressScreen(ModalScreen[str | None]):
@@ -46,7 +46,7 @@ class ProgressScreen(ModalScreen[str | None]):
             if self.current:
                 about += cleans(("\nNow: ", "$text-muted"), (self.current, ""))
             yield Static(about, id="progress-about")
-            yield Input(placeholder="one line: what is done, what is next", id="progress-note")
+            yield FieldInput(placeholder="one line: what is done, what is next", id="progress-note")
             yield Static("", id="progress-error")
             with Horizontal(id="progress-buttons"):
                 yield Button("Write (enter)", id="progress-write", variant="primary", compact=True)

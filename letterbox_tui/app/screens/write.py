@@ -32,7 +32,7 @@ from ..sanitize import clean, clean_str, cleans
 from . import write_rules as rules
 from .choice import ChoiceScreen
 from .write_drafts import DraftKeeping
-from .write_parts import FIELD_KEYS, IdSuggester, about_text, bound_keys, duplicates_text, last_auditor
+from .write_parts import FIELD_KEYS, FieldInput, IdSuggester, about_text, bound_keys, duplicates_text, last_auditor
 
 KINDS = ("compose", "reply", "supersede", "dispute", "rule", "review")
 TITLES = {
@@ -130,6 +130,8 @@ class WriteScreen(DraftKeeping, ModalScreen[str | None]):
         self._done = False
         #: the field widgets by name, found once on mount (``_collect_fields``)
         self.fields: dict = {}
+        #: the form's values as of the last change (each change reads only its own field)
+        self._current: dict = {}
         #: the seat the review's body was written for (a review's body is made for its seat)
         self._review_seat = ""
         #: what the status line and Send button show now (each is updated only on a change)
@@ -168,15 +170,15 @@ class WriteScreen(DraftKeeping, ModalScreen[str | None]):
                     yield from self._row("Upholds", Select(options, prompt="choose: one letter, or none", id="w-upholds", compact=True))
                 if self.kind != "review":
                     hint = "only for info replies" if self.kind == "reply" else "a-z0-9 and -"
-                    yield from self._row("Slug", Input(value=self._default_slug(), id="w-slug", placeholder=hint, compact=True))
+                    yield from self._row("Slug", FieldInput(value=self._default_slug(), id="w-slug", placeholder=hint, compact=True))
                 if self.kind in ("compose", "supersede"):
                     old = x if (x and self.kind == "supersede") else None
-                    yield from self._row("Subject", Input(value=clean_str(old.subject, single_line=True) if old else "",
+                    yield from self._row("Subject", FieldInput(value=clean_str(old.subject, single_line=True) if old else "",
                                                           id="w-subject", placeholder="optional, one line", compact=True))
                     yield from self._row("Priority", Select([(p, p) for p in PRIORITIES],
                                                             value=(old.priority if old and old.priority in PRIORITIES else "next"),
                                                             allow_blank=False, id="w-priority", compact=True))
-                    yield from self._row("Deadline", Input(value=old.deadline if old else "", id="w-deadline", compact=True,
+                    yield from self._row("Deadline", FieldInput(value=old.deadline if old else "", id="w-deadline", compact=True,
                                                            placeholder="optional: 2026-12-01T17:00:00+01:00 or +2d"))
                     task = bool(old.task) if old else True  # compose starts as a request: a task
                     self._task_auto = task
@@ -184,9 +186,9 @@ class WriteScreen(DraftKeeping, ModalScreen[str | None]):
                         yield Label("")
                         yield Checkbox("Task: the recipient owes an ack, nack or result", value=task, id="w-task", compact=True)
                 if self.kind == "compose":
-                    yield from self._row("Thread", Input(id="w-thread", placeholder="optional: a thread label (id shape)",
+                    yield from self._row("Thread", FieldInput(id="w-thread", placeholder="optional: a thread label (id shape)",
                                                          suggester=IdSuggester(lambda: self.pointers, thread=True), compact=True))
-                    yield from self._row("Re", Input(id="w-re", placeholder="optional: the id this answers (→ completes)",
+                    yield from self._row("Re", FieldInput(id="w-re", placeholder="optional: the id this answers (→ completes)",
                                                      suggester=IdSuggester(lambda: self.pointers), compact=True))
             yield Label("Body (Markdown)" if self.kind != "review" else "Body (written for you: what is owed and late now)",
                         id="w-body-label")
@@ -211,6 +213,7 @@ class WriteScreen(DraftKeeping, ModalScreen[str | None]):
                 t.cursor_blink = False
         self._collect_fields()
         self._initial = self.values()
+        self._current = dict(self._initial)
         if self.restore is not None:
             self._apply(self.restore.fields)
         self._sync_task()
@@ -335,17 +338,19 @@ class WriteScreen(DraftKeeping, ModalScreen[str | None]):
             return w.text
         return ""
 
+    def _field_value(self, name: str):
+        """One field as ``values()`` holds it."""
+        w = self.fields[name]
+        if isinstance(w, Checkbox):
+            return bool(w.value)
+        if name == "upholds" and isinstance(w, Select):
+            return None if w.value is Select.NULL else str(w.value)
+        return self._value(name)
+
     def values(self) -> dict:
-        """Every field of this form, as plain values (``upholds`` None: not chosen yet)."""
-        out: dict = {}
-        for name, w in self.fields.items():
-            if isinstance(w, Checkbox):
-                out[name] = bool(w.value)
-            elif name == "upholds" and isinstance(w, Select):
-                out[name] = None if w.value is Select.NULL else str(w.value)
-            else:
-                out[name] = self._value(name)
-        return out
+        """Every field of this form, as plain values (``upholds`` None: not chosen yet),
+        read from the widgets now."""
+        return {name: self._field_value(name) for name in self.fields}
 
     def _apply(self, fields: dict) -> None:
         for name, value in fields.items():
@@ -368,16 +373,21 @@ class WriteScreen(DraftKeeping, ModalScreen[str | None]):
     def changed(self) -> bool:
         return self._initial is not None and self.values() != self._initial
 
-    def problems(self) -> list[str]:
-        """What is wrong with the form now, all at once (empty: ready to send)."""
+    def problems(self, values: dict | None = None) -> list[str]:
+        """What is wrong with the form now, all at once (empty: ready to send);
+        ``values``: the form as the change handler keeps it (else read from the widgets)."""
         x = self.target
         kind_type = {"compose": None, "supersede": x.type if x else "", "dispute": "dispute", "rule": "ruling",
                      "review": "review"}.get(self.kind)
-        return rules.problems(self.kind, self.values(), self.pointers, self.app.clock(), letter_type=kind_type)
+        v = self.values() if values is None else values
+        return rules.problems(self.kind, v, self.pointers, self.app.clock(), letter_type=kind_type)
 
-    def validate(self) -> bool:
-        probs = self.problems()
-        note = "" if probs else rules.deadline_note(self._value("deadline"), self.app.clock())
+    def validate(self, values: dict | None = None) -> bool:
+        """Check the form and show the outcome; ``values`` as for ``problems``."""
+        if values is None:
+            values = self._current = self.values()
+        probs = self.problems(values)
+        note = "" if probs else rules.deadline_note(values.get("deadline", ""), self.app.clock())
         shown = (tuple(probs), note)
         if shown != self._shown_status:  # unchanged (most keystrokes): no new layout
             self._shown_status = shown
@@ -416,6 +426,7 @@ class WriteScreen(DraftKeeping, ModalScreen[str | None]):
             # seat it opened with, which changes nothing)
             self._review_seat = str(event.value)
             self.fields["body"].text = self._review_draft(self._review_seat).body
+            self._current["body"] = self.fields["body"].text
         if isinstance(event, Select.Changed) and event.select.id == "w-type":
             self._sync_task()
         if isinstance(event, Checkbox.Changed) and event.checkbox.id == "w-task" and event.value != self._task_auto:
@@ -423,9 +434,14 @@ class WriteScreen(DraftKeeping, ModalScreen[str | None]):
             self._task_choice = event.value
         if isinstance(event, Input.Changed) and event.input.id in ("w-re", "w-thread"):
             self._show_matches(event.input.id[2:], event.value.strip())
-        self.validate()
+        # only the field that changed is read again (a keystroke in the body reads the
+        # body, never the other fields' widgets)
+        name = (event.control.id or "")[2:]
+        if name in self.fields:
+            self._current[name] = self._field_value(name)
+        self.validate(self._current)
         if self._initial is not None and not self._done:
-            self._latest = self.values()
+            self._latest = dict(self._current)
             self._schedule_autosave()
 
     def _show_matches(self, key: str, text: str) -> None:

@@ -32,20 +32,32 @@ class DraftKeeping:
     def _init_drafts(self) -> None:
         self._save_timer = None
         self._unsaved_since: float | None = None  # monotonic time of the first unsaved change
+        self._last_change = 0.0  # monotonic time of the last change
         self._draft_lock = threading.Lock()
         self._draft_seq = 0  # saves asked for
         self._draft_written = 0  # the newest save on disk
         self._drafts_closed = False
+        self._fields_written: dict | None = None  # the fields of the newest save on disk
 
     def _schedule_autosave(self) -> None:
-        """A field changed: (re)start the quiet timer, so one save follows the last key."""
+        """A field changed: one save follows the last key by ``QUIET`` (or the first
+        unsaved key by ``MOST``). A key only notes its time; the one timer running looks
+        at it when it fires and waits again while the keys go on (no timer made and
+        stopped per key)."""
         now = time.monotonic()
+        self._last_change = now
         if self._unsaved_since is None:
             self._unsaved_since = now
-        if self._save_timer is not None:
-            self._save_timer.stop()
-        delay = max(0.01, min(QUIET, self._unsaved_since + MOST - now))  # (a zero timer fails)
-        self._save_timer = self.set_timer(delay, self._autosave, name="autosave")
+        if self._save_timer is None:
+            self._save_timer = self.set_timer(QUIET, self._autosave_due, name="autosave")
+
+    def _autosave_due(self) -> None:
+        now = time.monotonic()
+        due = min(self._last_change + QUIET, (self._unsaved_since or now) + MOST)
+        if now < due - 0.005:
+            self._save_timer = self.set_timer(due - now, self._autosave_due, name="autosave")
+            return
+        self._autosave()
 
     def _autosave(self) -> None:
         self._save_timer = None
@@ -85,6 +97,7 @@ class DraftKeeping:
                 return
             self.store.save(draft)
             self._draft_written = seq
+            self._fields_written = draft.fields
 
     @work(thread=True, group="draft", exit_on_error=False)
     def _write_draft_in_worker(self, draft: KeptDraft, seq: int) -> None:
@@ -95,6 +108,7 @@ class DraftKeeping:
         ``close``: no save still under way may bring it back."""
         with self._draft_lock:
             self._draft_written = self._draft_seq
+            self._fields_written = None
             self._drafts_closed = self._drafts_closed or close
             try:
                 self.store.discard(self.draft_name)
@@ -105,8 +119,11 @@ class DraftKeeping:
         # the app closing with the form open: keep what was typed (as last changed: the
         # widgets may be gone by now)
         if not self._done and self._latest is not None and self._latest != self._initial:
+            draft = self._draft_of(self._latest)
+            if draft.fields == self._fields_written:
+                return  # already on disk as it stands (the last autosave)
             try:
                 self._draft_seq += 1
-                self._write_draft(self._draft_of(self._latest), self._draft_seq)
+                self._write_draft(draft, self._draft_seq)
             except OSError:
                 pass

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from textual.binding import Binding
 from textual.content import Content
+from textual.geometry import Size
+from textual.reactive import Reactive
 from textual.suggester import Suggester
+from textual.widgets import Input
 
 from ..sanitize import cleans
 
@@ -18,6 +21,17 @@ FIELD_KEYS = [
     Binding("shift+tab", "app.focus_previous", "Previous field", show=False, priority=True,
             id="form.previous_field"),
 ]
+
+class FieldInput(Input):
+    """A form's one-line field. Textual's ``Input`` sets its virtual size to the width of
+    its text on every key, and that reactive asks for a layout of the whole screen: on a
+    form of a dozen rows, that layout was most of a keystroke's time. A field's own size
+    is fixed by the form's CSS (one line, the row's width), so a longer text needs only a
+    repaint of the field; its horizontal scrolling reads the virtual size directly.
+    (Only for a field with no ``auto`` width or height: the tests check each form's.)"""
+
+    virtual_size = Reactive(Size(0, 0), layout=False)
+
 
 class IdSuggester(Suggester):
     """Completes a pointer field with the letterbox's ids (newest first)."""
