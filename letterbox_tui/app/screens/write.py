@@ -121,6 +121,8 @@ class WriteScreen(DraftKeeping, ModalScreen[str | None]):
         self.store = DraftStore(model.root)
         self.draft_name = restore.name if restore is not None else DraftStore.new_name()
         self.duplicates = rules.duplicate_disputes(model.res, self.marked) if kind == "dispute" else []
+        #: a reply's letter is already acked (a second ack is refused as the form is filled)
+        self._accepted = kind == "reply" and target is not None and model.res.accepted(target).value == "yes"
         self._initial: dict | None = None
         self._latest: dict | None = None  # the form as last changed (kept when the app closes)
         self._task_auto: bool | None = None
@@ -153,7 +155,9 @@ class WriteScreen(DraftKeeping, ModalScreen[str | None]):
             with VerticalScroll(id="w-fields"):
                 yield from self._row("As seat", Select(seat_options, value=default_as, allow_blank=False, id="w-as", compact=True))
                 if self.kind == "reply":
-                    yield from self._row("Kind", Select([(k, k) for k in ("ack", "nack", "result", "info")], value="ack",
+                    assert x is not None
+                    kind = rules.reply_kind(x, default_as, self._accepted)
+                    yield from self._row("Kind", Select([(k, k) for k in ("ack", "nack", "result", "info")], value=kind,
                                                         allow_blank=False, id="w-kind", compact=True))
                 if self.kind in ("compose", "supersede", "dispute", "rule"):
                     to_default = self._default_to(default_as)
@@ -380,7 +384,8 @@ class WriteScreen(DraftKeeping, ModalScreen[str | None]):
         kind_type = {"compose": None, "supersede": x.type if x else "", "dispute": "dispute", "rule": "ruling",
                      "review": "review"}.get(self.kind)
         v = self.values() if values is None else values
-        return rules.problems(self.kind, v, self.pointers, self.app.clock(), letter_type=kind_type)
+        return rules.problems(self.kind, v, self.pointers, self.app.clock(), letter_type=kind_type,
+                              reply_to=x if self.kind == "reply" else None, accepted=self._accepted)
 
     def validate(self, values: dict | None = None) -> bool:
         """Check the form and show the outcome; ``values`` as for ``problems``."""

@@ -142,12 +142,30 @@ def deadline_note(value: str, now: datetime) -> str:
     return f"{shown}" + ("" if same else f" (written in UTC: {stamp})") + f", {far}"
 
 
-def problems(kind: str, v: dict, pointers: Pointers | None, now: datetime, *, letter_type: str | None = None) -> list[str]:
+def reply_kind(x: Letter, seat: str, accepted: bool) -> str:
+    """The reply kind a reply form starts with: the first the gate's rule allows this seat
+    (``ack`` on a task not yet acked; ``result`` once it is, or on a letter that is not a
+    task; ``info`` when the seat may not close it)."""
+    from letterbox_tui.core.write import REPLY_ORDER, reply_refusal
+
+    return next((k for k in REPLY_ORDER if reply_refusal(x, k, seat, accepted=accepted) is None), "info")
+
+
+def problems(kind: str, v: dict, pointers: Pointers | None, now: datetime, *, letter_type: str | None = None,
+             reply_to: Letter | None = None, accepted: bool = False) -> list[str]:
     """Everything that stops this form from being sent, at once (empty: ready).
-    ``letter_type``: the type the letter will have when the form has no Type field."""
+    ``letter_type``: the type the letter will have when the form has no Type field;
+    ``reply_to``: the letter a reply form answers (``accepted``: whether it is acked),
+    checked with the write gate's own rule as the seat and kind are chosen."""
     out = []
     if not v.get("as"):
         out.append("choose the seat you write as")
+    elif kind == "reply" and reply_to is not None:
+        from letterbox_tui.core.write import reply_refusal
+
+        why = reply_refusal(reply_to, str(v.get("kind") or ""), v["as"], accepted=accepted)
+        if why:
+            out.append(why)
     if kind in ("compose", "supersede", "dispute", "rule") and not v.get("to"):
         out.append("choose the seat it goes to")
     if kind == "rule" and v.get("upholds") is None:

@@ -39,7 +39,7 @@ from .gate import (
     writer_seat,
     writer_session,
 )
-from .replies import file_letter, reply
+from .replies import REPLY_ORDER, file_letter, reply, reply_refusal
 
 __all__ = [
     "MAX_ATTEMPTS", "MAX_SUBJECT", "MAX_WRITTEN_ID", "agent_seat", "valid_written_id", "writer_seat",
@@ -47,6 +47,6 @@ __all__ = [
     "check_seat", "default_slug", "deliver", "dispute_draft", "file_letter", "header_fields",
     "id_room_problem", "id_stamp",
     "init_letterbox", "move_to_processed", "normalize_deadline", "notify_drafts", "publish_bytes",
-    "random_token", "read_body", "render", "reply", "review_draft", "ruling_draft", "sent_stamp",
+    "random_token", "read_body", "render", "reply", "reply_refusal", "REPLY_ORDER", "review_draft", "ruling_draft", "sent_stamp",
     "supersede_draft", "utc_now",
 ]

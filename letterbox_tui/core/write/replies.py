@@ -55,6 +55,36 @@ def _own_letter(index: IdIndex, letter_id: str, seat: str, action: str) -> Lette
     return letter
 
 
+#: the reply kinds in the order a form offers them: the first the rule allows is the default
+REPLY_ORDER = ("ack", "result", "nack", "info")
+
+
+def reply_refusal(parent: Letter, kind: str, seat: str, *, accepted: bool | None, shown: str = "") -> str | None:
+    """Why ``seat`` may not reply ``kind`` (ack, nack, result or info) to ``parent`` as its
+    record stands, or None: the one rule, asked by ``reply`` before it writes and by the
+    app's reply form as it is filled. ``accepted``: whether the letter is already acked
+    (a second ack is refused) and its folder says whether it is closed; None (the gate):
+    those two are decided from the folders under the lifecycle lock instead, where the
+    very same reply again is a retry that finishes the job. ``shown``: how to name the
+    letter (the reference the user gave; its id by default)."""
+    name = shown or parent.id
+    if kind == "info":
+        return None
+    if parent.recipient != seat:
+        return f"only {parent.recipient!r}, its recipient, may {kind} {name}"
+    if parent.seat != seat:
+        return f"{name} lies in {parent.seat}/{parent.folder}/, not in your folders; not replying"
+    if parent.folder != "inbox":
+        return None if accepted is None else f"already closed: {name} (it lies in {seat}/processed/)"
+    if parent.requires_ack not in ("true", "false"):
+        return f"{name} has no valid requires_ack ({parent.requires_ack!r}); not replying"
+    if kind == "ack" and parent.requires_ack != "true":
+        return f"ack is only for tasks; {name} is not one (reply result, or file it)"
+    if kind == "ack" and accepted:
+        return f"already acked: {name} (an ack is sent once; reply result or nack to close it)"
+    return None
+
+
 def reply(
     root: str | os.PathLike[str],
     letter_id: str,
@@ -93,10 +123,9 @@ def reply(
                   body=body, priority=priority, re=parent.id, thread=thread),
             now=moment, snapshot=index.snapshot, token=token,
         )
-    if parent.recipient != seat:
-        raise LetterboxError(f"only {parent.recipient!r}, its recipient, may {kind} {letter_id}")
-    if parent.seat != seat:
-        raise LetterboxError(f"{letter_id} lies in {parent.seat}/{parent.folder}/, not in your folders; not replying")
+    refusal = reply_refusal(parent, kind, seat, accepted=None, shown=letter_id)
+    if refusal:
+        raise LetterboxError(refusal)
     if priority not in PRIORITIES:
         raise LetterboxError(f"priority {priority!r} must be one of {', '.join(PRIORITIES)}")
     check_seat(root_p, parent.sender, "the letter's sender")
@@ -105,11 +134,6 @@ def reply(
         raise LetterboxError(f"the reply id would be {len(reply_id)} characters (at most {MAX_WRITTEN_ID})")
     data_body = check_body(body)
     name = reply_id + ".md"
-    if parent.folder == "inbox":
-        if parent.requires_ack not in ("true", "false"):
-            raise LetterboxError(f"{letter_id} has no valid requires_ack ({parent.requires_ack!r}); not replying")
-        if kind == "ack" and parent.requires_ack != "true":
-            raise LetterboxError(f"ack is only for tasks; {letter_id} is not one (reply result, or file it)")
     session = writer_session()
     fields = header_fields(
         letter_id=reply_id, sent=sent_stamp(moment), sender=seat, recipient=parent.sender, type=kind,
