@@ -80,7 +80,7 @@ def _answers(root, root_real: str, at: datetime, participants, id_time_is_utc, n
         context = context_of(snapshot, id_time_is_utc)
         if whole and cache.fresh(snapshot) and store.meta.get("context") == context:
             try:
-                answers = _stored(store, snapshot, at)
+                answers = _stored(store, snapshot, at, notice)
                 if cache.same:  # the same headers under another stat: keep the stat now
                     _write(store, cache, snapshot, None, context)
                 return answers
@@ -98,15 +98,18 @@ def _answers(root, root_real: str, at: datetime, participants, id_time_is_utc, n
         store.close()
 
 
-def _stored(store: Store, snapshot: Snapshot, at: datetime) -> StoredAnswers:
+def _stored(store: Store, snapshot: Snapshot, at: datetime, notice: Notice) -> StoredAnswers:
+    """The answers kept for ``snapshot``'s letters; each record's checksum is checked when
+    the record is first read (``StoredAnswers``)."""
     kept = store.answers()
     if len(kept) != len(snapshot.letters):
         raise Damaged("it holds answers for another number of letters")
-    for letter in snapshot.letters:
-        got = kept.get(letter.path)
-        if got is None or answers_checksum(letter.path, got[0]) != got[1]:
-            raise Damaged(f"the answers kept for {letter.path} do not match their checksum")
-    return StoredAnswers(snapshot, at, kept)
+
+    def damaged(why: Damaged) -> None:
+        notice(f"the store {_clean(store.path)} is damaged ({why}): answered from the letters")
+        _discard(store)  # the next command builds it anew
+
+    return StoredAnswers(snapshot, at, kept, damaged)
 
 
 def _write(store: Store, cache: _HeaderCache, snapshot: Snapshot, res: Resolution | None, context: str) -> bool:

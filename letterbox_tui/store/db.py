@@ -27,7 +27,7 @@ from letterbox_tui.core import flags as fsflags
 from .records import Damaged
 
 #: the store's layout: a store of another format is rebuilt
-FORMAT = "letterbox-tui-store-1"
+FORMAT = "letterbox-tui-store-2"
 #: a reading command waits at most this long for the store (seconds)
 BUSY_TIMEOUT = 2.0
 

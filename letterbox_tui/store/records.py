@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import zlib
-from functools import lru_cache
 
 from letterbox_tui.core.grammar import id_time, parse_time
 from letterbox_tui.core.model import Answer, Letter, Reason, Unreadable
@@ -99,28 +98,23 @@ def decode_item(record: bytes, crc: int, size: int, mtime_ns: int, inode: int, c
 #: clock, and is derived from ``state`` and ``answered`` at the clock asked)
 KEPT = ("state", "answered", "accepted", "current", "superseded")
 
-_PLAIN: dict[str, Answer | StateAnswer] = {
-    v: Answer(v) for v in ("yes", "no", "unknown")
-} | {v: StateAnswer(v) for v in ("open", "closed")}
+#: the parts of an answers record: the values of ``KEPT``, the head's path, then the
+#: reasons of each value of ``KEPT`` ("" for none), each decoded only when its answer is asked
+ANSWER_PARTS = 2 * len(KEPT) + 1
+_HEAD = len(KEPT)
+
+_VALUES = {"state": ("open", "closed", "unknown")} | {name: ("yes", "no", "unknown") for name in KEPT[1:]}
 
 
 def answers_record(found: dict[str, Answer | StateAnswer], head_path: str) -> bytes:
     """``found`` (every name of ``KEPT``) and the path of the letter's head ("" for none)."""
     parts = [found[name].value for name in KEPT]
     parts.append(head_path)
-    reasons = [[[r.code, r.about, r.detail, list(r.letters), list(r.paths)] for r in found[name].reasons]
-               for name in KEPT]
-    if any(reasons):
-        parts.append(json.dumps(reasons, ensure_ascii=False, separators=(",", ":")))
+    for name in KEPT:
+        why = found[name].reasons
+        parts.append(json.dumps([[r.code, r.about, r.detail, list(r.letters), list(r.paths)] for r in why],
+                                ensure_ascii=False, separators=(",", ":")) if why else "")
     return _PART.join(parts).encode()
-
-
-@lru_cache(maxsize=4096)
-def _reasons(text: str) -> tuple[tuple[Reason, ...], ...]:
-    """The reasons of each kept answer. Many letters share theirs (a cycle's members, a
-    chain in doubt, every letter to the external bridge): each text is decoded once."""
-    return tuple(tuple(Reason(c, a, d, tuple(ls), tuple(ps)) for c, a, d, ls, ps in why)
-                 for why in json.loads(text))
 
 
 def answers_checksum(path: str, record: bytes) -> int:
@@ -128,24 +122,53 @@ def answers_checksum(path: str, record: bytes) -> int:
     return zlib.crc32(record, zlib.crc32(path.encode() + b"\0"))
 
 
-def decode_answers(path: str, record: bytes, crc: int) -> tuple[dict[str, Answer | StateAnswer], str]:
-    """The answers and head path ``answers_record`` kept for the letter at ``path``."""
+#: the values part of a record -> its answers without reasons (a few dozen combinations)
+_PLAINS: dict[tuple[bytes, ...], tuple[Answer | StateAnswer, ...]] = {}
+
+
+def _plain(values: tuple[bytes, ...]) -> tuple[Answer | StateAnswer, ...]:
+    found = _PLAINS.get(values)
+    if found is None:
+        texts = [v.decode() for v in values]
+        for name, value in zip(KEPT, texts):
+            if value not in _VALUES[name]:
+                raise Damaged(f"a letter's {name} is not one of {', '.join(_VALUES[name])}")
+        found = _PLAINS[values] = tuple(
+            StateAnswer(v) if name == "state" else Answer(v) for name, v in zip(KEPT, texts))  # type: ignore[arg-type]
+    return found
+
+
+def decode_answers(path: str, record: bytes, crc: int) -> list:
+    """The parts of the answers ``answers_record`` kept for the letter at ``path``: at
+    ``i`` < ``len(KEPT)`` the answer without its reasons, then the head's path (bytes),
+    then each answer's reasons as kept (see ``with_reasons``)."""
     if answers_checksum(path, record) != crc:
         raise Damaged("a letter's answers do not match their checksum")
+    parts = record.split(_PART.encode())
+    if len(parts) != ANSWER_PARTS:
+        raise Damaged("a letter's answers have another shape")
+    kept: list = list(_plain(tuple(parts[:_HEAD])))
+    kept.extend(parts[_HEAD:])
+    return kept
+
+
+def with_reasons(kept: list, i: int) -> Answer | StateAnswer:
+    """The ``i``-th answer of ``KEPT`` in ``kept`` (from ``decode_answers``), its reasons
+    decoded."""
+    plain = kept[i]
+    why = kept[_HEAD + 1 + i]
+    if not why:
+        return plain
     try:
-        parts = record.decode().split(_PART)
-        values, head = parts[:5], parts[5]
-        if len(parts) == 6:
-            found = {name: _PLAIN[v] if name != "state" or v != "unknown" else StateAnswer(v)
-                     for name, v in zip(KEPT, values)}
-            if any(type(found[name]) is not Answer for name in KEPT[1:]):
-                raise ValueError("an answer is not yes, no or unknown")
-        else:
-            found = {}
-            for name, v, kept in zip(KEPT, values, _reasons(parts[6]), strict=True):
-                found[name] = StateAnswer(v, kept) if name == "state" else Answer(v, kept)
-    except (ValueError, TypeError, KeyError, IndexError, UnicodeDecodeError) as exc:
-        raise Damaged(f"a letter's answers have another shape ({exc})") from None
-    if found["state"].value not in ("open", "closed", "unknown"):
-        raise Damaged("a letter's state is not one of open, closed, unknown")
-    return found, head
+        reasons = tuple(Reason(c, a, d, tuple(ls), tuple(ps)) for c, a, d, ls, ps in json.loads(why))
+    except (ValueError, TypeError, UnicodeDecodeError) as exc:
+        raise Damaged(f"a letter's reasons have another shape ({exc})") from None
+    return type(plain)(plain.value, reasons)
+
+
+def head_path(kept: list) -> str:
+    """The path of the head kept in ``kept`` ("" for none)."""
+    try:
+        return kept[_HEAD].decode()
+    except UnicodeDecodeError:
+        raise Damaged("a letter's head is not a path") from None

@@ -88,6 +88,29 @@ def test_a_truncated_store(demo, truth):
     assert isinstance(asked(demo), StoredAnswers)  # rebuilt
 
 
+@pytest.mark.parametrize("damage", [
+    "UPDATE answers SET crc = crc + 1 WHERE rowid = (SELECT max(rowid) FROM answers)",
+    "UPDATE answers SET record = CAST('open' AS BLOB), crc = 0 WHERE rowid = (SELECT min(rowid) FROM answers)",
+    "UPDATE answers SET path = path || 'x' WHERE rowid = (SELECT min(rowid) FROM answers)",
+])
+def test_a_damaged_answer_found_when_read(demo, truth, damage):
+    """An answers record is checked when first read, not when the store is opened: the
+    damage is found while the answer is made, said once, and the rest is computed."""
+    asked(demo), asked(demo)
+    path = store_path(str(demo))
+    con = sqlite3.connect(path)
+    con.execute(damage)
+    con.commit()
+    con.close()
+    said: list[str] = []
+    got = asked(demo, said)
+    assert isinstance(got, StoredAnswers)  # the damage is found on reading, not opening
+    assert answer(got) == truth
+    assert len(said) == 1 and "damaged" in said[0], said
+    assert not os.path.exists(path)  # the next command builds it anew
+    assert answer(asked(demo)) == truth
+
+
 def _set_meta(path, key, value):
     import zlib
 
