@@ -146,9 +146,7 @@ class _HeaderCache:
         if (kept is None or kept[0] != size or kept[1] != mtime_ns or kept[2] != inode or kept[3] != ctime_ns
                 or max(mtime_ns, ctime_ns) >= kept[4] - RACY_NS):
             return None
-        item = decode_item(kept[6], kept[7], size, mtime_ns, inode, ctime_ns)
-        if item.path != path:
-            raise Damaged(f"the record kept for {path} is another file's")
+        item = decode_item(path, kept[6], kept[7], size, mtime_ns, inode, ctime_ns)
         self.hit.add(path)
         return item
 
@@ -161,7 +159,7 @@ class _HeaderCache:
             if digest is not None and kept is not None and kept[5] == digest and kept[6] == record:
                 self.same.add(item.path)
             self.new[item.path] = (
-                item.size, item.mtime_ns, item.inode, ctime_ns, self.began, digest, record, checksum(record))
+                item.size, item.mtime_ns, item.inode, ctime_ns, self.began, digest, record, checksum(item.path, record))
 
     def row(self, item: Letter | Unreadable) -> tuple:
         path = item.path

@@ -11,7 +11,9 @@ Decoding checks the checksum first and the shape after; a record that fails eith
 from __future__ import annotations
 
 import json
+import sys
 import zlib
+from operator import itemgetter
 
 from letterbox_tui.core.grammar import id_time, parse_time
 from letterbox_tui.core.model import Answer, Letter, Reason, Unreadable
@@ -27,28 +29,59 @@ class Damaged(Exception):
     """A stored record does not match its checksum or its shape."""
 
 
-def checksum(record: bytes) -> int:
-    return zlib.crc32(record)
+def checksum(path: str, record: bytes) -> int:
+    """The checksum of a file's record, the path it belongs to included."""
+    return zlib.crc32(record, zlib.crc32(path.encode()))
 
 
 def _items(values: tuple[str, ...]) -> str:
     return "".join(_ITEM + v for v in values)
 
 
+#: the header fields whose values few letters do not share (seats, types, yes/no): one
+#: string object each, however many letters carry it
+_SHARED_KEYS = frozenset(("from", "to", "type", "priority", "requires_ack"))
+#: the header fields a Letter names, in the order ``decode_item`` takes them
+_NAMED = ("id", "from", "to", "type", "re", "thread", "priority", "requires_ack", "deadline", "sent",
+          "supersedes", "rules_on", "upholds", "subject")
+#: a record's key line -> (its keys, the positions of ``_SHARED_KEYS`` among them, a getter
+#: of the ``_NAMED`` values from its values with "" appended); most letters of a letterbox
+#: are written by a few writers, in a few key orders
+_KEY_LINES: dict[str, tuple[tuple[str, ...], tuple[int, ...], itemgetter]] = {}
+#: a record's flags, malformed or disputes text -> its tuple
+_TUPLES: dict[str, tuple[str, ...]] = {"": ()}
+
+
+def _keys(line: str) -> tuple[tuple[str, ...], tuple[int, ...], itemgetter]:
+    found = _KEY_LINES.get(line)
+    if found is None:
+        keys = tuple(sys.intern(k) for k in line.split(_PAIR)) if line else ()
+        at = {k: i for i, k in enumerate(keys)}
+        found = (keys, tuple(i for i, k in enumerate(keys) if k in _SHARED_KEYS),
+                 itemgetter(*(at.get(k, len(keys)) for k in _NAMED)))
+        if len(_KEY_LINES) < 4096:
+            _KEY_LINES[line] = found
+    return found
+
+
 def _unitems(text: str) -> tuple[str, ...]:
-    return tuple(text[1:].split(_ITEM)) if text else ()
+    found = _TUPLES.get(text)
+    if found is None:
+        found = tuple(sys.intern(v) for v in text[1:].split(_ITEM))
+        if len(_TUPLES) < 4096:
+            _TUPLES[text] = found
+    return found
 
 
 def letter_record(letter: Letter) -> bytes:
-    """The record of a readable letter (its stat is kept in columns of its own)."""
+    """The record of a readable letter: its header lines as written, and what the header
+    alone does not say. Its path and stat are kept in columns of their own; its named
+    fields are its header's values (``letters.build``), so they are not kept twice."""
     sent_code = "" if letter.sent_at is None else ("2" if "time-from-id" in letter.flags else "1")
     return _PART.join((
-        "L", letter.id, letter.sender, letter.recipient, letter.type, letter.re, letter.thread,
-        letter.priority, letter.requires_ack, letter.deadline, letter.sent, letter.supersedes,
-        _items(letter.disputes), letter.rules_on, letter.upholds, letter.subject,
-        letter.seat, letter.folder, letter.path, letter.name, sent_code,
-        "" if letter.deadline_at is None else "1", _items(letter.flags), _items(letter.malformed),
-        _PAIR.join(k + _KEY + v for k, v in letter.fields),
+        "L", _PAIR.join(k for k, _ in letter.fields), _PAIR.join(v for _, v in letter.fields),
+        _items(letter.disputes), sent_code, "" if letter.deadline_at is None else "1",
+        _items(letter.flags), _items(letter.malformed),
     )).encode()
 
 
@@ -63,31 +96,40 @@ def item_record(item: Letter | Unreadable) -> bytes:
     return letter_record(item) if type(item) is Letter else unreadable_record(item)
 
 
-def decode_item(record: bytes, crc: int, size: int, mtime_ns: int, inode: int, ctime_ns: int) -> Letter | Unreadable:
-    """The letter or unreadable file ``item_record`` kept, with the stat given."""
-    if zlib.crc32(record) != crc:
+def decode_item(path: str, record: bytes, crc: int, size: int, mtime_ns: int, inode: int,
+                ctime_ns: int) -> Letter | Unreadable:
+    """The letter or unreadable file at ``path`` that ``item_record`` kept, with the stat
+    given."""
+    if zlib.crc32(record, zlib.crc32(path.encode())) != crc:
         raise Damaged("a file's record does not match its checksum")
     try:
         text = record.decode()
         if text[:1] == "U":
-            path, seat, folder, error, legible, illegible = json.loads(text[1:])
+            kept_path, seat, folder, error, legible, illegible = json.loads(text[1:])
+            if kept_path != path:
+                raise Damaged(f"the record kept for {path} is another file's")
             return Unreadable(path, seat, folder, error, legible, illegible, size, mtime_ns, inode, ctime_ns)
-        (kind, letter_id, sender, recipient, type_, re_, thread, priority, requires_ack, deadline, sent,
-         supersedes, disputes, rules_on, upholds, subject, seat, folder, path, name, sent_code,
-         deadline_code, flags, malformed, fields) = text.split(_PART)
+        kind, key_line, value_line, disputes, sent_code, deadline_code, flags, malformed = text.split(_PART)
+        seat, folder, name = path.split("/")
     except (ValueError, TypeError, UnicodeDecodeError) as exc:
         raise Damaged(f"a file's record has another shape ({exc})") from None
-    if kind != "L":
+    keys, shared, named = _keys(key_line)
+    values = value_line.split(_PAIR) if keys else []
+    if kind != "L" or len(values) != len(keys):
         raise Damaged("a file's record has another shape")
-    flat = fields.replace(_KEY, _PAIR).split(_PAIR) if fields else []
-    if len(flat) % 2:
-        raise Damaged("a file's record has another shape")
-    pairs = tuple(zip(flat[::2], flat[1::2]))
+    for i in shared:
+        values[i] = sys.intern(values[i])
+    fields = tuple(zip(keys, values))
+    values.append("")
+    (letter_id, sender, recipient, type_, re_, thread, priority, requires_ack, deadline, sent, supersedes,
+     rules_on, upholds, subject) = named(values)
     sent_at = None if not sent_code else (parse_time(sent) if sent_code == "1" else id_time(letter_id))
     return Letter(
         letter_id, sender, recipient, type_, re_, thread, priority, requires_ack, deadline, sent, supersedes,
-        _unitems(disputes), rules_on, upholds, subject, pairs, seat, folder, path, name,
-        sent_at, parse_time(deadline) if deadline_code else None, _unitems(flags), _unitems(malformed),
+        _unitems(disputes) if disputes else (), rules_on, upholds, subject,
+        fields, sys.intern(seat), sys.intern(folder), path, name,
+        sent_at, parse_time(deadline) if deadline_code else None,
+        _unitems(flags) if flags else (), _unitems(malformed) if malformed else (),
         size, mtime_ns, inode, ctime_ns,
     )
 
