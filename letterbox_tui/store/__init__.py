@@ -114,6 +114,10 @@ def _stored(store: Store, snapshot: Snapshot, at: datetime, notice: Notice) -> S
 
 def _write(store: Store, cache: _HeaderCache, snapshot: Snapshot, res: Resolution | None, context: str) -> bool:
     """Keep this scan's files and (``res``) the answers the resolver computed for them."""
+    refused = store.refused()
+    if refused is not None:  # said once here, and the records are not even made
+        store.notice(f"the store {_clean(store.path)} is not written: {refused}")
+        return False
     files = {item.path: cache.row(item) for item in (*snapshot.letters, *snapshot.unreadable)}
     answers = None
     if res is not None:
