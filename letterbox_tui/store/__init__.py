@@ -105,9 +105,13 @@ def _stored(store: Store, snapshot: Snapshot, at: datetime, notice: Notice) -> S
     if len(kept) != len(snapshot.letters):
         raise Damaged("it holds answers for another number of letters")
 
+    path = store.path  # not the store: its files' rows are not kept alive by the answers
+
     def damaged(why: Damaged) -> None:
-        notice(f"the store {_clean(store.path)} is damaged ({why}): answered from the letters")
-        _discard(store)  # the next command builds it anew
+        from .db import _remove
+
+        notice(f"the store {_clean(path)} is damaged ({why}): answered from the letters")
+        _remove(path)  # the next command builds it anew
 
     return StoredAnswers(snapshot, at, kept, damaged)
 

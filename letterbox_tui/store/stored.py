@@ -63,8 +63,12 @@ class StoredAnswers:
             try:
                 kept = self._kept.get(path)
                 if kept is None:
+                    found = self._found.get(path)  # decoded meanwhile (its record then let go)
+                    if found is not None:
+                        return found
                     raise Damaged(f"no answers kept for {path}")
                 found = self._found[path] = decode_answers(path, *kept)
+                self._kept.pop(path, None)  # decoded once: the record is not kept twice
             except Damaged as why:
                 self._give_up(why)
                 return None
