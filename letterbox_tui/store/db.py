@@ -298,11 +298,17 @@ class Store:
                 conn.executemany(
                     "INSERT OR REPLACE INTO files (path, size, mtime_ns, inode, ctime_ns, seen_ns, header, "
                     "record, crc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", changed)
-                if answers is None:  # the same answers: only files whose stat moved
-                    pass
-                else:
-                    conn.execute("DELETE FROM answers")
-                    conn.executemany("INSERT INTO answers (path, record, crc) VALUES (?, ?, ?)", answers)
+                if answers is not None:  # None: the same answers, only files whose stat moved
+                    # only the rows whose answers changed are written: after a few arrivals
+                    # the resolver's answers for most letters are the ones kept
+                    kept = {path: (record, crc) for path, record, crc in conn.execute(
+                        "SELECT path, record, crc FROM answers")}
+                    new = {path for path, _, _ in answers}
+                    gone = [(p,) for p in kept if p not in new]
+                    if gone:
+                        conn.executemany("DELETE FROM answers WHERE path = ?", gone)
+                    conn.executemany("INSERT OR REPLACE INTO answers (path, record, crc) VALUES (?, ?, ?)",
+                                     [row for row in answers if kept.get(row[0]) != row[1:]])
                 generation = str(int(gen[0]) + 1)
                 self._put_meta({"generation": generation, "files": str(len(files)), "context": context})
                 conn.execute("COMMIT")
