@@ -48,6 +48,8 @@ _NAMED = ("id", "from", "to", "type", "re", "thread", "priority", "requires_ack"
 #: of the ``_NAMED`` values from its values with "" appended); most letters of a letterbox
 #: are written by a few writers, in a few key orders
 _KEY_LINES: dict[str, tuple[tuple[str, ...], tuple[int, ...], itemgetter]] = {}
+#: a header line of ``_SHARED_KEYS`` -> one (key, value) pair for every letter carrying it
+_PAIRS: dict[tuple[str, str], tuple[str, str]] = {}
 #: a record's flags, malformed or disputes text -> its tuple
 _TUPLES: dict[str, tuple[str, ...]] = {"": ()}
 
@@ -117,9 +119,21 @@ def decode_item(path: str, record: bytes, crc: int, size: int, mtime_ns: int, in
     values = value_line.split(_PAIR) if keys else []
     if kind != "L" or len(values) != len(keys):
         raise Damaged("a file's record has another shape")
-    for i in shared:
-        values[i] = sys.intern(values[i])
-    fields = tuple(zip(keys, values))
+    if shared:
+        pairs = list(zip(keys, values))
+        for i in shared:
+            pair = _PAIRS.get(pairs[i])
+            if pair is None:
+                pair = (keys[i], sys.intern(values[i]))
+                if len(_PAIRS) < 4096:
+                    _PAIRS[pair] = pair
+                pairs[i] = pair
+            else:
+                pairs[i] = pair
+            values[i] = pair[1]
+        fields = tuple(pairs)
+    else:
+        fields = tuple(zip(keys, values))
     values.append("")
     (letter_id, sender, recipient, type_, re_, thread, priority, requires_ack, deadline, sent, supersedes,
      rules_on, upholds, subject) = named(values)

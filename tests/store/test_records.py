@@ -49,6 +49,8 @@ def test_letters_read_back_share_their_common_strings(items):
     for x in many[1:]:
         assert x.sender is first.sender
         assert x.fields[0][0] is first.fields[0][0]  # the keys
+        pair = next(f for f in x.fields if f[0] == "from")
+        assert pair is next(f for f in first.fields if f[0] == "from")  # one header line for all
     inbox = [x.folder for x in letters if x.folder == "inbox"]
     assert len(inbox) > 1 and all(f is inbox[0] for f in inbox)
     for x in letters:  # a named field is its header value, not a copy of it
