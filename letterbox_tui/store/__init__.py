@@ -80,7 +80,7 @@ def _answers(root, root_real: str, at: datetime, participants, id_time_is_utc, n
         context = context_of(snapshot, id_time_is_utc)
         if whole and cache.fresh(snapshot) and store.meta.get("context") == context:
             try:
-                answers = _stored(store, snapshot, at)
+                answers = _stored(store, snapshot, at, notice)
                 if cache.same:  # the same headers under another stat: keep the stat now
                     _write(store, cache, snapshot, None, context)
                 return answers
@@ -98,19 +98,30 @@ def _answers(root, root_real: str, at: datetime, participants, id_time_is_utc, n
         store.close()
 
 
-def _stored(store: Store, snapshot: Snapshot, at: datetime) -> StoredAnswers:
+def _stored(store: Store, snapshot: Snapshot, at: datetime, notice: Notice) -> StoredAnswers:
+    """The answers kept for ``snapshot``'s letters; each record's checksum is checked when
+    the record is first read (``StoredAnswers``)."""
     kept = store.answers()
     if len(kept) != len(snapshot.letters):
         raise Damaged("it holds answers for another number of letters")
-    for letter in snapshot.letters:
-        got = kept.get(letter.path)
-        if got is None or answers_checksum(letter.path, got[0]) != got[1]:
-            raise Damaged(f"the answers kept for {letter.path} do not match their checksum")
-    return StoredAnswers(snapshot, at, kept)
+
+    path = store.path  # not the store: its files' rows are not kept alive by the answers
+
+    def damaged(why: Damaged) -> None:
+        from .db import _remove
+
+        notice(f"the store {_clean(path)} is damaged ({why}): answered from the letters")
+        _remove(path)  # the next command builds it anew
+
+    return StoredAnswers(snapshot, at, kept, damaged)
 
 
 def _write(store: Store, cache: _HeaderCache, snapshot: Snapshot, res: Resolution | None, context: str) -> bool:
     """Keep this scan's files and (``res``) the answers the resolver computed for them."""
+    refused = store.refused()
+    if refused is not None:  # said once here, and the records are not even made
+        store.notice(f"the store {_clean(store.path)} is not written: {refused}")
+        return False
     files = {item.path: cache.row(item) for item in (*snapshot.letters, *snapshot.unreadable)}
     answers = None
     if res is not None:
@@ -143,9 +154,7 @@ class _HeaderCache:
         if (kept is None or kept[0] != size or kept[1] != mtime_ns or kept[2] != inode or kept[3] != ctime_ns
                 or max(mtime_ns, ctime_ns) >= kept[4] - RACY_NS):
             return None
-        item = decode_item(kept[6], kept[7], size, mtime_ns, inode, ctime_ns)
-        if item.path != path:
-            raise Damaged(f"the record kept for {path} is another file's")
+        item = decode_item(path, kept[6], kept[7], size, mtime_ns, inode, ctime_ns)
         self.hit.add(path)
         return item
 
@@ -158,7 +167,7 @@ class _HeaderCache:
             if digest is not None and kept is not None and kept[5] == digest and kept[6] == record:
                 self.same.add(item.path)
             self.new[item.path] = (
-                item.size, item.mtime_ns, item.inode, ctime_ns, self.began, digest, record, checksum(record))
+                item.size, item.mtime_ns, item.inode, ctime_ns, self.began, digest, record, checksum(item.path, record))
 
     def row(self, item: Letter | Unreadable) -> tuple:
         path = item.path

@@ -18,6 +18,7 @@ import json
 import os
 import sqlite3
 import sys
+import time
 import zlib
 from collections.abc import Callable
 from pathlib import Path
@@ -27,9 +28,17 @@ from letterbox_tui.core import flags as fsflags
 from .records import Damaged
 
 #: the store's layout: a store of another format is rebuilt
-FORMAT = "letterbox-tui-store-1"
+FORMAT = "letterbox-tui-store-2"
 #: a reading command waits at most this long for the store (seconds)
 BUSY_TIMEOUT = 2.0
+#: once a write failed for want of space or permission, the store is not written again for
+#: this long (seconds) ...
+RETRY_AFTER_S = 600.0
+#: ... unless this much more space is free in its folder than when it failed (bytes)
+RETRY_FREE_BYTES = 64 << 20
+#: the SQLite result codes of a write that would fail again: full, read-only, I/O error,
+#: cannot open, permission
+_UNWRITABLE = frozenset((13, 8, 10, 14, 3))
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL, crc INTEGER NOT NULL);
@@ -289,11 +298,17 @@ class Store:
                 conn.executemany(
                     "INSERT OR REPLACE INTO files (path, size, mtime_ns, inode, ctime_ns, seen_ns, header, "
                     "record, crc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", changed)
-                if answers is None:  # the same answers: only files whose stat moved
-                    pass
-                else:
-                    conn.execute("DELETE FROM answers")
-                    conn.executemany("INSERT INTO answers (path, record, crc) VALUES (?, ?, ?)", answers)
+                if answers is not None:  # None: the same answers, only files whose stat moved
+                    # only the rows whose answers changed are written: after a few arrivals
+                    # the resolver's answers for most letters are the ones kept
+                    kept = {path: (record, crc) for path, record, crc in conn.execute(
+                        "SELECT path, record, crc FROM answers")}
+                    new = {path for path, _, _ in answers}
+                    gone = [(p,) for p in kept if p not in new]
+                    if gone:
+                        conn.executemany("DELETE FROM answers WHERE path = ?", gone)
+                    conn.executemany("INSERT OR REPLACE INTO answers (path, record, crc) VALUES (?, ?, ?)",
+                                     [row for row in answers if kept.get(row[0]) != row[1:]])
                 generation = str(int(gen[0]) + 1)
                 self._put_meta({"generation": generation, "files": str(len(files)), "context": context})
                 conn.execute("COMMIT")
@@ -305,12 +320,78 @@ class Store:
                 conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
         except sqlite3.Error as exc:
             self.broken = isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError)
+            unwritable = getattr(exc, "sqlite_errorcode", 0) & 0xFF in _UNWRITABLE
+            if unwritable:
+                self._remember_refusal(_why(exc))
             self.notice(f"the store {clean(self.path)} could not be written ({_why(exc)}): "
-                        + ("it is removed, to be built anew" if self.broken else "it is left as it was"))
+                        + ("it is removed, to be built anew" if self.broken else
+                           f"not tried again for {int(RETRY_AFTER_S // 60)} minutes or until more space is free"
+                           if unwritable else "it is left as it was"))
             return False
+        self._forget_refusal()
         self.files = files
         self.meta.update(generation=generation, files=str(len(files)), context=context)
         return True
+
+
+    # --- a write that failed, remembered -------------------------------------------------
+    @property
+    def _refusal_path(self) -> str:
+        return self.path + ".unwritable"
+
+    def refused(self) -> str | None:
+        """Why the store is not to be written now: a write failed for want of space or
+        permission less than ``RETRY_AFTER_S`` ago and no more space is free since (the
+        reason, as one line); None when it is to be tried."""
+        try:
+            fd = os.open(self._refusal_path, fsflags.READ)
+        except OSError:
+            return None
+        try:
+            data = os.read(fd, 4096)
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+        try:
+            kept = json.loads(data)
+            at, why, free = float(kept["at"]), str(kept["why"]), int(kept["free"])
+        except (ValueError, TypeError, KeyError):
+            self._forget_refusal()
+            return None
+        now = time.time()
+        if not 0 <= now - at < RETRY_AFTER_S or _free_bytes(os.path.dirname(self.path)) - free >= RETRY_FREE_BYTES:
+            return None
+        when = time.strftime("%H:%M", time.localtime(at))
+        again = time.strftime("%H:%M", time.localtime(at + RETRY_AFTER_S))
+        return f"it could not be written at {when} ({clean(why)}); tried again after {again} or when more space is free"
+
+    def _remember_refusal(self, why: str) -> None:
+        data = json.dumps({"at": time.time(), "why": why, "free": _free_bytes(os.path.dirname(self.path))})
+        try:
+            fd = os.open(self._refusal_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        except OSError:
+            return  # nowhere to remember it: the next command tries again
+        try:
+            os.write(fd, data.encode())
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+
+    def _forget_refusal(self) -> None:
+        try:
+            os.unlink(self._refusal_path)
+        except OSError:
+            pass
+
+
+def _free_bytes(folder: str) -> int:
+    try:
+        st = os.statvfs(folder)
+    except OSError:
+        return 0
+    return st.f_bavail * st.f_frsize
 
 
 def _remove(path: str) -> bool:

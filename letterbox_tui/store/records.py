@@ -11,8 +11,9 @@ Decoding checks the checksum first and the shape after; a record that fails eith
 from __future__ import annotations
 
 import json
+import sys
 import zlib
-from functools import lru_cache
+from operator import itemgetter
 
 from letterbox_tui.core.grammar import id_time, parse_time
 from letterbox_tui.core.model import Answer, Letter, Reason, Unreadable
@@ -28,28 +29,61 @@ class Damaged(Exception):
     """A stored record does not match its checksum or its shape."""
 
 
-def checksum(record: bytes) -> int:
-    return zlib.crc32(record)
+def checksum(path: str, record: bytes) -> int:
+    """The checksum of a file's record, the path it belongs to included."""
+    return zlib.crc32(record, zlib.crc32(path.encode()))
 
 
 def _items(values: tuple[str, ...]) -> str:
     return "".join(_ITEM + v for v in values)
 
 
+#: the header fields whose values few letters do not share (seats, types, yes/no): one
+#: string object each, however many letters carry it
+_SHARED_KEYS = frozenset(("from", "to", "type", "priority", "requires_ack"))
+#: the header fields a Letter names, in the order ``decode_item`` takes them
+_NAMED = ("id", "from", "to", "type", "re", "thread", "priority", "requires_ack", "deadline", "sent",
+          "supersedes", "rules_on", "upholds", "subject")
+#: a record's key line -> (its keys, the positions of ``_SHARED_KEYS`` among them, a getter
+#: of the ``_NAMED`` values from its values with "" appended); most letters of a letterbox
+#: are written by a few writers, in a few key orders
+_KEY_LINES: dict[str, tuple[tuple[str, ...], tuple[int, ...], itemgetter]] = {}
+#: a header line of ``_SHARED_KEYS`` -> one (key, value) pair for every letter carrying it
+_PAIRS: dict[tuple[str, str], tuple[str, str]] = {}
+#: a record's flags, malformed or disputes text -> its tuple
+_TUPLES: dict[str, tuple[str, ...]] = {"": ()}
+
+
+def _keys(line: str) -> tuple[tuple[str, ...], tuple[int, ...], itemgetter]:
+    found = _KEY_LINES.get(line)
+    if found is None:
+        keys = tuple(sys.intern(k) for k in line.split(_PAIR)) if line else ()
+        at = {k: i for i, k in enumerate(keys)}
+        found = (keys, tuple(i for i, k in enumerate(keys) if k in _SHARED_KEYS),
+                 itemgetter(*(at.get(k, len(keys)) for k in _NAMED)))
+        if len(_KEY_LINES) < 4096:
+            _KEY_LINES[line] = found
+    return found
+
+
 def _unitems(text: str) -> tuple[str, ...]:
-    return tuple(text[1:].split(_ITEM)) if text else ()
+    found = _TUPLES.get(text)
+    if found is None:
+        found = tuple(sys.intern(v) for v in text[1:].split(_ITEM))
+        if len(_TUPLES) < 4096:
+            _TUPLES[text] = found
+    return found
 
 
 def letter_record(letter: Letter) -> bytes:
-    """The record of a readable letter (its stat is kept in columns of its own)."""
+    """The record of a readable letter: its header lines as written, and what the header
+    alone does not say. Its path and stat are kept in columns of their own; its named
+    fields are its header's values (``letters.build``), so they are not kept twice."""
     sent_code = "" if letter.sent_at is None else ("2" if "time-from-id" in letter.flags else "1")
     return _PART.join((
-        "L", letter.id, letter.sender, letter.recipient, letter.type, letter.re, letter.thread,
-        letter.priority, letter.requires_ack, letter.deadline, letter.sent, letter.supersedes,
-        _items(letter.disputes), letter.rules_on, letter.upholds, letter.subject,
-        letter.seat, letter.folder, letter.path, letter.name, sent_code,
-        "" if letter.deadline_at is None else "1", _items(letter.flags), _items(letter.malformed),
-        _PAIR.join(k + _KEY + v for k, v in letter.fields),
+        "L", _PAIR.join(k for k, _ in letter.fields), _PAIR.join(v for _, v in letter.fields),
+        _items(letter.disputes), sent_code, "" if letter.deadline_at is None else "1",
+        _items(letter.flags), _items(letter.malformed),
     )).encode()
 
 
@@ -64,31 +98,52 @@ def item_record(item: Letter | Unreadable) -> bytes:
     return letter_record(item) if type(item) is Letter else unreadable_record(item)
 
 
-def decode_item(record: bytes, crc: int, size: int, mtime_ns: int, inode: int, ctime_ns: int) -> Letter | Unreadable:
-    """The letter or unreadable file ``item_record`` kept, with the stat given."""
-    if zlib.crc32(record) != crc:
+def decode_item(path: str, record: bytes, crc: int, size: int, mtime_ns: int, inode: int,
+                ctime_ns: int) -> Letter | Unreadable:
+    """The letter or unreadable file at ``path`` that ``item_record`` kept, with the stat
+    given."""
+    if zlib.crc32(record, zlib.crc32(path.encode())) != crc:
         raise Damaged("a file's record does not match its checksum")
     try:
         text = record.decode()
         if text[:1] == "U":
-            path, seat, folder, error, legible, illegible = json.loads(text[1:])
+            kept_path, seat, folder, error, legible, illegible = json.loads(text[1:])
+            if kept_path != path:
+                raise Damaged(f"the record kept for {path} is another file's")
             return Unreadable(path, seat, folder, error, legible, illegible, size, mtime_ns, inode, ctime_ns)
-        (kind, letter_id, sender, recipient, type_, re_, thread, priority, requires_ack, deadline, sent,
-         supersedes, disputes, rules_on, upholds, subject, seat, folder, path, name, sent_code,
-         deadline_code, flags, malformed, fields) = text.split(_PART)
+        kind, key_line, value_line, disputes, sent_code, deadline_code, flags, malformed = text.split(_PART)
+        seat, folder, name = path.split("/")
     except (ValueError, TypeError, UnicodeDecodeError) as exc:
         raise Damaged(f"a file's record has another shape ({exc})") from None
-    if kind != "L":
+    keys, shared, named = _keys(key_line)
+    values = value_line.split(_PAIR) if keys else []
+    if kind != "L" or len(values) != len(keys):
         raise Damaged("a file's record has another shape")
-    flat = fields.replace(_KEY, _PAIR).split(_PAIR) if fields else []
-    if len(flat) % 2:
-        raise Damaged("a file's record has another shape")
-    pairs = tuple(zip(flat[::2], flat[1::2]))
+    if shared:
+        pairs = list(zip(keys, values))
+        for i in shared:
+            pair = _PAIRS.get(pairs[i])
+            if pair is None:
+                pair = (keys[i], sys.intern(values[i]))
+                if len(_PAIRS) < 4096:
+                    _PAIRS[pair] = pair
+                pairs[i] = pair
+            else:
+                pairs[i] = pair
+            values[i] = pair[1]
+        fields = tuple(pairs)
+    else:
+        fields = tuple(zip(keys, values))
+    values.append("")
+    (letter_id, sender, recipient, type_, re_, thread, priority, requires_ack, deadline, sent, supersedes,
+     rules_on, upholds, subject) = named(values)
     sent_at = None if not sent_code else (parse_time(sent) if sent_code == "1" else id_time(letter_id))
     return Letter(
         letter_id, sender, recipient, type_, re_, thread, priority, requires_ack, deadline, sent, supersedes,
-        _unitems(disputes), rules_on, upholds, subject, pairs, seat, folder, path, name,
-        sent_at, parse_time(deadline) if deadline_code else None, _unitems(flags), _unitems(malformed),
+        _unitems(disputes) if disputes else (), rules_on, upholds, subject,
+        fields, sys.intern(seat), sys.intern(folder), path, name,
+        sent_at, parse_time(deadline) if deadline_code else None,
+        _unitems(flags) if flags else (), _unitems(malformed) if malformed else (),
         size, mtime_ns, inode, ctime_ns,
     )
 
@@ -99,28 +154,23 @@ def decode_item(record: bytes, crc: int, size: int, mtime_ns: int, inode: int, c
 #: clock, and is derived from ``state`` and ``answered`` at the clock asked)
 KEPT = ("state", "answered", "accepted", "current", "superseded")
 
-_PLAIN: dict[str, Answer | StateAnswer] = {
-    v: Answer(v) for v in ("yes", "no", "unknown")
-} | {v: StateAnswer(v) for v in ("open", "closed")}
+#: the parts of an answers record: the values of ``KEPT``, the head's path, then the
+#: reasons of each value of ``KEPT`` ("" for none), each decoded only when its answer is asked
+ANSWER_PARTS = 2 * len(KEPT) + 1
+_HEAD = len(KEPT)
+
+_VALUES = {"state": ("open", "closed", "unknown")} | {name: ("yes", "no", "unknown") for name in KEPT[1:]}
 
 
 def answers_record(found: dict[str, Answer | StateAnswer], head_path: str) -> bytes:
     """``found`` (every name of ``KEPT``) and the path of the letter's head ("" for none)."""
     parts = [found[name].value for name in KEPT]
     parts.append(head_path)
-    reasons = [[[r.code, r.about, r.detail, list(r.letters), list(r.paths)] for r in found[name].reasons]
-               for name in KEPT]
-    if any(reasons):
-        parts.append(json.dumps(reasons, ensure_ascii=False, separators=(",", ":")))
+    for name in KEPT:
+        why = found[name].reasons
+        parts.append(json.dumps([[r.code, r.about, r.detail, list(r.letters), list(r.paths)] for r in why],
+                                ensure_ascii=False, separators=(",", ":")) if why else "")
     return _PART.join(parts).encode()
-
-
-@lru_cache(maxsize=4096)
-def _reasons(text: str) -> tuple[tuple[Reason, ...], ...]:
-    """The reasons of each kept answer. Many letters share theirs (a cycle's members, a
-    chain in doubt, every letter to the external bridge): each text is decoded once."""
-    return tuple(tuple(Reason(c, a, d, tuple(ls), tuple(ps)) for c, a, d, ls, ps in why)
-                 for why in json.loads(text))
 
 
 def answers_checksum(path: str, record: bytes) -> int:
@@ -128,24 +178,53 @@ def answers_checksum(path: str, record: bytes) -> int:
     return zlib.crc32(record, zlib.crc32(path.encode() + b"\0"))
 
 
-def decode_answers(path: str, record: bytes, crc: int) -> tuple[dict[str, Answer | StateAnswer], str]:
-    """The answers and head path ``answers_record`` kept for the letter at ``path``."""
+#: the values part of a record -> its answers without reasons (a few dozen combinations)
+_PLAINS: dict[tuple[bytes, ...], tuple[Answer | StateAnswer, ...]] = {}
+
+
+def _plain(values: tuple[bytes, ...]) -> tuple[Answer | StateAnswer, ...]:
+    found = _PLAINS.get(values)
+    if found is None:
+        texts = [v.decode() for v in values]
+        for name, value in zip(KEPT, texts):
+            if value not in _VALUES[name]:
+                raise Damaged(f"a letter's {name} is not one of {', '.join(_VALUES[name])}")
+        found = _PLAINS[values] = tuple(
+            StateAnswer(v) if name == "state" else Answer(v) for name, v in zip(KEPT, texts))  # type: ignore[arg-type]
+    return found
+
+
+def decode_answers(path: str, record: bytes, crc: int) -> list:
+    """The parts of the answers ``answers_record`` kept for the letter at ``path``: at
+    ``i`` < ``len(KEPT)`` the answer without its reasons, then the head's path (bytes),
+    then each answer's reasons as kept (see ``with_reasons``)."""
     if answers_checksum(path, record) != crc:
         raise Damaged("a letter's answers do not match their checksum")
+    parts = record.split(_PART.encode())
+    if len(parts) != ANSWER_PARTS:
+        raise Damaged("a letter's answers have another shape")
+    kept: list = list(_plain(tuple(parts[:_HEAD])))
+    kept.extend(parts[_HEAD:])
+    return kept
+
+
+def with_reasons(kept: list, i: int) -> Answer | StateAnswer:
+    """The ``i``-th answer of ``KEPT`` in ``kept`` (from ``decode_answers``), its reasons
+    decoded."""
+    plain = kept[i]
+    why = kept[_HEAD + 1 + i]
+    if not why:
+        return plain
     try:
-        parts = record.decode().split(_PART)
-        values, head = parts[:5], parts[5]
-        if len(parts) == 6:
-            found = {name: _PLAIN[v] if name != "state" or v != "unknown" else StateAnswer(v)
-                     for name, v in zip(KEPT, values)}
-            if any(type(found[name]) is not Answer for name in KEPT[1:]):
-                raise ValueError("an answer is not yes, no or unknown")
-        else:
-            found = {}
-            for name, v, kept in zip(KEPT, values, _reasons(parts[6]), strict=True):
-                found[name] = StateAnswer(v, kept) if name == "state" else Answer(v, kept)
-    except (ValueError, TypeError, KeyError, IndexError, UnicodeDecodeError) as exc:
-        raise Damaged(f"a letter's answers have another shape ({exc})") from None
-    if found["state"].value not in ("open", "closed", "unknown"):
-        raise Damaged("a letter's state is not one of open, closed, unknown")
-    return found, head
+        reasons = tuple(Reason(c, a, d, tuple(ls), tuple(ps)) for c, a, d, ls, ps in json.loads(why))
+    except (ValueError, TypeError, UnicodeDecodeError) as exc:
+        raise Damaged(f"a letter's reasons have another shape ({exc})") from None
+    return type(plain)(plain.value, reasons)
+
+
+def head_path(kept: list) -> str:
+    """The path of the head kept in ``kept`` ("" for none)."""
+    try:
+        return kept[_HEAD].decode()
+    except UnicodeDecodeError:
+        raise Damaged("a letter's head is not a path") from None

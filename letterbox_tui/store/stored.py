@@ -12,6 +12,7 @@ when first needed: there is one resolver, and it is never asked to decide twice.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from datetime import datetime
 
 from letterbox_tui.core.model import Answer, Letter, Snapshot
@@ -19,20 +20,30 @@ from letterbox_tui.core.resolve import Resolution, StateAnswer, resolve
 from letterbox_tui.core.resolve.common import aware
 from letterbox_tui.core.resolve.late import late_at
 
-from .records import Damaged, decode_answers
+from .records import KEPT, Damaged, decode_answers, head_path, with_reasons
+
+_REASONS = len(KEPT) + 1  # where a decoded record's reasons begin
 
 
 class StoredAnswers:
     """Every derived answer over ``snapshot`` at ``at``, read from ``kept`` (path ->
-    (record, crc), every record's checksum already checked)."""
+    (record, crc), one for each letter of the scan).
 
-    def __init__(self, snapshot: Snapshot, at: datetime, kept: dict[str, tuple[bytes, int]]) -> None:
+    A letter's record is decoded, and its checksum checked, when one of its answers is
+    first asked; a reason only when its answer is. A record found damaged is given to
+    ``damaged`` (which says so and discards the store), and every answer from then on is
+    the resolver's over the same scan: the same answers, computed."""
+
+    def __init__(self, snapshot: Snapshot, at: datetime, kept: dict[str, tuple[bytes, int]],
+                 damaged: Callable[[Damaged], None] | None = None) -> None:
         self.snapshot = snapshot
         self.at = aware(at)
         self._kept = kept
-        self._found: dict[str, tuple[dict[str, Answer | StateAnswer], str]] = {}
+        self._found: dict[str, list] = {}
         self._by_path: dict[str, Letter] | None = None
         self._resolution: Resolution | None = None
+        self._on_damage = damaged
+        self._damaged = False
 
     def with_clock(self, at: datetime) -> StoredAnswers:
         """The same answers at another clock (only ``late`` depends on it)."""
@@ -42,49 +53,88 @@ class StoredAnswers:
             other._resolution = self._resolution.with_clock(other.at)
         return other
 
-    def _answers(self, letter: Letter) -> tuple[dict[str, Answer | StateAnswer], str]:
+    def _kept_of(self, letter: Letter) -> list | None:
+        """The decoded record of ``letter``; None once the store was found damaged."""
+        if self._damaged:
+            return None
         path = letter.path
         found = self._found.get(path)
         if found is None:
-            kept = self._kept.get(path)
-            if kept is None:
-                raise Damaged(f"no answers kept for {path}")
-            found = self._found[path] = decode_answers(path, *kept)
+            try:
+                kept = self._kept.get(path)
+                if kept is None:
+                    found = self._found.get(path)  # decoded meanwhile (its record then let go)
+                    if found is not None:
+                        return found
+                    raise Damaged(f"no answers kept for {path}")
+                found = self._found[path] = decode_answers(path, *kept)
+                self._kept.pop(path, None)  # decoded once: the record is not kept twice
+            except Damaged as why:
+                self._give_up(why)
+                return None
         return found
 
+    def _give_up(self, why: Damaged) -> None:
+        self._damaged = True
+        if self._on_damage is not None:
+            self._on_damage(why)
+
+    def _answer(self, letter: Letter, i: int):
+        found = self._kept_of(letter)
+        if found is not None:
+            got = found[i]
+            if found[_REASONS + i]:
+                try:
+                    got = found[i] = with_reasons(found, i)
+                except Damaged as why:
+                    self._give_up(why)
+                    found = None
+                else:
+                    found[_REASONS + i] = b""
+            if found is not None:
+                return got
+        return getattr(self.resolution, KEPT[i])(letter)
+
     def state(self, letter: Letter) -> StateAnswer:
-        return self._answers(letter)[0]["state"]  # type: ignore[return-value]
+        return self._answer(letter, 0)
 
     def answered(self, letter: Letter) -> Answer:
-        return self._answers(letter)[0]["answered"]  # type: ignore[return-value]
+        return self._answer(letter, 1)
 
     def accepted(self, letter: Letter) -> Answer:
-        return self._answers(letter)[0]["accepted"]  # type: ignore[return-value]
+        return self._answer(letter, 2)
 
     def current(self, letter: Letter) -> Answer:
-        return self._answers(letter)[0]["current"]  # type: ignore[return-value]
+        return self._answer(letter, 3)
 
     def superseded(self, letter: Letter) -> Answer:
-        return self._answers(letter)[0]["superseded"]  # type: ignore[return-value]
+        return self._answer(letter, 4)
 
     def late(self, letter: Letter, at: datetime | None = None) -> Answer:
         if letter.requires_ack != "true":
             return _NO
-        found = self._answers(letter)[0]
-        state = found["state"]
-        answered = found["answered"] if state.value == "open" else None
+        state = self.state(letter)
+        answered = self.answered(letter) if state.value == "open" else None
+        if self._damaged:
+            return self.resolution.late(letter, at)
         return late_at(letter, state, answered, self.at if at is None else aware(at))  # type: ignore[arg-type]
 
     def head(self, letter: Letter) -> Letter | None:
-        path = self._answers(letter)[1]
-        if not path:
-            return None
-        if self._by_path is None:
-            self._by_path = {x.path: x for x in self.snapshot.letters}
-        head = self._by_path.get(path)
-        if head is None:
-            raise Damaged(f"the head kept for {letter.path} is not a letter of the scan")
-        return head
+        found = self._kept_of(letter)
+        if found is not None:
+            try:
+                path = head_path(found)
+                if not path:
+                    return None
+                if self._by_path is None:
+                    self._by_path = {x.path: x for x in self.snapshot.letters}
+                head = self._by_path.get(path)
+                if head is None:
+                    raise Damaged(f"the head kept for {letter.path} is not a letter of the scan")
+                return head
+            except Damaged as why:
+                self._give_up(why)
+        return self.resolution.head(letter)
 
     # --- the structure: the resolver over the same scan ------------------------------
     @property

@@ -88,6 +88,29 @@ def test_a_truncated_store(demo, truth):
     assert isinstance(asked(demo), StoredAnswers)  # rebuilt
 
 
+@pytest.mark.parametrize("damage", [
+    "UPDATE answers SET crc = crc + 1 WHERE rowid = (SELECT max(rowid) FROM answers)",
+    "UPDATE answers SET record = CAST('open' AS BLOB), crc = 0 WHERE rowid = (SELECT min(rowid) FROM answers)",
+    "UPDATE answers SET path = path || 'x' WHERE rowid = (SELECT min(rowid) FROM answers)",
+])
+def test_a_damaged_answer_found_when_read(demo, truth, damage):
+    """An answers record is checked when first read, not when the store is opened: the
+    damage is found while the answer is made, said once, and the rest is computed."""
+    asked(demo), asked(demo)
+    path = store_path(str(demo))
+    con = sqlite3.connect(path)
+    con.execute(damage)
+    con.commit()
+    con.close()
+    said: list[str] = []
+    got = asked(demo, said)
+    assert isinstance(got, StoredAnswers)  # the damage is found on reading, not opening
+    assert answer(got) == truth
+    assert len(said) == 1 and "damaged" in said[0], said
+    assert not os.path.exists(path)  # the next command builds it anew
+    assert answer(asked(demo)) == truth
+
+
 def _set_meta(path, key, value):
     import zlib
 
@@ -230,3 +253,79 @@ def test_files_are_private_whatever_the_umask(demo, tmp_path, monkeypatch):
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
     assert stat.S_IMODE(os.stat(os.path.dirname(path)).st_mode) == 0o700
     assert FORMAT
+
+
+# --- a store that cannot be written: given up once, tried again later -----------------------
+
+def _full_disk(monkeypatch):
+    """Every write of the store meets a full disk (SQLite's own limit on the file's pages,
+    so the failure is SQLite's real one); returns the list of writes tried."""
+    from letterbox_tui.store import db
+
+    tried: list[int] = []
+    write = db.Store.write
+
+    def full(self, *args, **kwargs):
+        tried.append(1)
+        pages = self.conn.execute("PRAGMA page_count").fetchone()[0]
+        self.conn.execute(f"PRAGMA max_page_count = {pages}")
+        return write(self, *args, **kwargs)
+
+    monkeypatch.setattr(db.Store, "write", full)
+    return tried
+
+
+def _arrive(root, n, tag):
+    for i in range(n):
+        (root / "planner" / "inbox" / f"zz-{tag}-{i}.md").write_text(
+            f"---\nid: zz-{tag}-{i}\nfrom: builder\nto: planner\ntype: info\nrequires_ack: false\n"
+            f"sent: 2026-11-20T00:00:00Z\nsubject: {'s' * 1500}\n---\nbody\n")
+
+
+def test_a_store_that_cannot_be_written_is_given_up_once(tmp_path, monkeypatch):
+    from letterbox_tui.store import db
+
+    _cache(monkeypatch, tmp_path / "cache")
+    root = tmp_path / "box"
+    write_demo(root)
+    asked(root)
+    tried = _full_disk(monkeypatch)
+    _arrive(root, 30, "a")
+    said: list[str] = []
+    assert answer(asked(root, said)) == answer(resolve(scan(root), AT))
+    assert tried == [1] and len(said) == 1 and "could not be written" in said[0], said
+    marker = store_path(str(root.resolve())) + ".unwritable"
+    assert os.path.exists(marker) and stat.S_IMODE(os.stat(marker).st_mode) == 0o600
+
+    # later commands do not try again, and say so in one line
+    _arrive(root, 1, "b")
+    said = []
+    assert answer(asked(root, said)) == answer(resolve(scan(root), AT))
+    assert tried == [1] and len(said) == 1 and "not written" in said[0] and "tried again after" in said[0], said
+
+    # when the time has passed (or more space is free) it is tried again; once written, forgotten
+    monkeypatch.undo()  # the disk has room again
+    _cache(monkeypatch, tmp_path / "cache")
+    monkeypatch.setattr(db, "RETRY_AFTER_S", 0.0)
+    said = []
+    assert answer(asked(root, said)) == answer(resolve(scan(root), AT))
+    assert said == [] and not os.path.exists(marker)
+    assert isinstance(asked(root), StoredAnswers)
+
+
+def test_more_free_space_tries_the_write_again(tmp_path, monkeypatch):
+    from letterbox_tui.store import db
+
+    _cache(monkeypatch, tmp_path / "cache")
+    root = tmp_path / "box"
+    write_demo(root)
+    asked(root)
+    tried = _full_disk(monkeypatch)
+    _arrive(root, 30, "a")
+    asked(root)
+    assert tried == [1]
+    free = db._free_bytes(str(tmp_path / "cache"))
+    monkeypatch.setattr(db, "_free_bytes", lambda folder: free + 2 * db.RETRY_FREE_BYTES)
+    _arrive(root, 1, "b")
+    asked(root)
+    assert tried == [1, 1]

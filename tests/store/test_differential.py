@@ -217,3 +217,43 @@ def test_hypothesis_letterboxes(tmp_path_factory, letters):
         box.letter(letter_id, frm=frm, to=to, type=kind, folder=folder, name=f"{letter_id}-{n}.md"
                    if n else None, **fields)
     same(root)
+
+
+def test_arrivals_rewrite_only_the_answers_that_changed(tmp_path, monkeypatch):
+    """A few letters arriving into one inbox: the store's answers equal the resolver's, and
+    only the rows of files and letters that changed are written."""
+    from letterbox_tui.store import db
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr("letterbox_tui.store.RACY_NS", -(10**12))  # the files count as settled
+    root = tmp_path / "box"
+    write_demo(root)
+    open_answers(root, AT)
+    changes: list[int] = []
+    write = db.Store.write
+
+    def counted(self, *args, **kwargs):
+        before = self.conn.total_changes
+        try:
+            return write(self, *args, **kwargs)
+        finally:
+            changes.append(self.conn.total_changes - before)
+
+    monkeypatch.setattr(db.Store, "write", counted)
+    letters = len(scan(root).letters)
+    for n in range(3):
+        (root / "planner" / "inbox" / f"zz-arrival-{n}.md").write_text(
+            f"---\nid: zz-arrival-{n}\nfrom: builder\nto: planner\ntype: info\nrequires_ack: false\n"
+            f"sent: 2026-11-20T00:00:0{n}Z\n---\nbody\n")
+        changes.clear()
+        open_answers(root, AT)
+        assert changes and changes[0] < letters // 2, (changes, letters)
+        got = open_answers(root, AT)
+        assert isinstance(got, StoredAnswers)
+        fresh = resolve(scan(root), AT)
+        for letter in fresh.snapshot.letters:
+            for name in ("state", "answered", "accepted", "current", "superseded"):
+                assert getattr(got, name)(letter) == getattr(fresh, name)(letter), (letter.path, name)
+            heads = got.head(letter), fresh.head(letter)
+            paths = [h.path if h is not None else None for h in heads]
+            assert paths[0] == paths[1], (letter.path, "head")

@@ -1,0 +1,65 @@
+"""A file's record in the store gives back the letter it was made of, field for field, and
+letters read back share the strings many letters carry instead of copying them."""
+
+from __future__ import annotations
+
+import pytest
+
+from letterbox_tui.core.demo import write_demo
+from letterbox_tui.core.model import Letter
+from letterbox_tui.core.scan import scan
+from letterbox_tui.store.records import Damaged, checksum, decode_item, item_record
+
+
+@pytest.fixture(scope="module")
+def items(tmp_path_factory):
+    root = tmp_path_factory.mktemp("demo") / "box"
+    write_demo(root)
+    (root / "planner" / "inbox" / "broken.md").write_text("---\nid: \nfrom: x\n---\n")
+    snap = scan(root)
+    assert snap.unreadable
+    return [*snap.letters, *snap.unreadable]
+
+
+def _read_back(item):
+    record = item_record(item)
+    return decode_item(item.path, record, checksum(item.path, record), item.size, item.mtime_ns, item.inode,
+                       item.ctime_ns)
+
+
+def test_every_item_comes_back_whole(items):
+    for item in items:
+        back = _read_back(item)
+        assert type(back) is type(item)
+        if type(item) is Letter:
+            for name in Letter.__slots__:
+                assert getattr(back, name) == getattr(item, name), (item.path, name)
+        else:
+            assert back == item
+
+
+def test_letters_read_back_share_their_common_strings(items):
+    letters = [_read_back(x) for x in items if type(x) is Letter]
+    by_sender: dict[str, list[Letter]] = {}
+    for x in letters:
+        by_sender.setdefault(x.sender, []).append(x)
+    many = max(by_sender.values(), key=len)
+    assert len(many) > 1
+    first = many[0]
+    for x in many[1:]:
+        assert x.sender is first.sender
+        assert x.fields[0][0] is first.fields[0][0]  # the keys
+        pair = next(f for f in x.fields if f[0] == "from")
+        assert pair is next(f for f in first.fields if f[0] == "from")  # one header line for all
+    inbox = [x.folder for x in letters if x.folder == "inbox"]
+    assert len(inbox) > 1 and all(f is inbox[0] for f in inbox)
+    for x in letters:  # a named field is its header value, not a copy of it
+        assert x.id is next(v for k, v in x.fields if k == "id")
+
+
+def test_a_record_under_another_path_is_damaged(items):
+    letter = next(x for x in items if type(x) is Letter)
+    record = item_record(letter)
+    other = letter.path.rsplit("/", 1)[0] + "/other.md"
+    with pytest.raises(Damaged):
+        decode_item(other, record, checksum(letter.path, record), 0, 0, 0, 0)
