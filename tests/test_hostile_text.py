@@ -201,3 +201,15 @@ def test_every_error_line_goes_through_the_sanitizer(tmp_path, capsys, monkeypat
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and not _raw_in(err), err
         assert "\u241b" in err or "\\x1b" in err
+
+
+def test_the_stores_notice_shows_a_hostile_cache_path_as_placeholders(tmp_path, capsys, monkeypatch):
+    """Issue 28 item 14: the notice naming an unusable cache prints its path sanitized."""
+    box = _box(tmp_path)
+    cache = tmp_path / "cache\x1b]0;t\x07\x1b[2J\u202e"
+    cache.write_text("a file, not a folder")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    assert main(["--root", str(box.root), "query", "state=any"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cache" in err, err
+    assert not _raw_in(err), err

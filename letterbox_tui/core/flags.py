@@ -14,6 +14,8 @@ import os
 
 #: A folder, relative to its parent's descriptor.
 DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+#: A folder of the user's own, where their symlink to it is theirs to follow.
+DIR_FOLLOWING = DIR & ~os.O_NOFOLLOW
 #: A file to read (``fstat`` it before reading: it may be a FIFO or a device).
 READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 #: A file to read where the user's own symlink is theirs to follow (their config file).

@@ -43,6 +43,7 @@ from typing import Any
 from .sync_git import (  # noqa: F401  (re-exported: what sync's callers import from here)
     READING, SyncError, SyncTimeout, git, git_env, last_line, run_git, user_git,
 )
+from .user_files import replace_atomically
 
 #: entries at these names are shared although hidden (they keep empty folders in git)
 SHARED_HIDDEN = frozenset({".gitkeep", ".gitignore"})
@@ -420,17 +421,10 @@ def _remember(repo: Repo, key_path: str, block: dict[str, Any] | None, extra: li
     if newest >= began - RACY_SECONDS:
         return  # something changed too recently to vouch for the answer next time
     kept = {"v": _CACHE_VERSION, "top": repo.top, "extra": extra, "marks": marks, "block": block}
-    tmp = f"{key_path}.{os.getpid()}.tmp"
     try:
-        os.makedirs(os.path.dirname(key_path), exist_ok=True)
-        with open(tmp, "w", encoding="utf-8") as f:
-            json.dump(kept, f)
-        os.replace(tmp, key_path)
+        replace_atomically(key_path, json.dumps(kept))
     except OSError:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
+        pass
 
 
 def unpushed(root: str | os.PathLike[str]) -> frozenset[str] | None:

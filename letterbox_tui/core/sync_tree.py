@@ -20,7 +20,7 @@ from . import flags as fsflags
 from .sync import Repo, SyncError
 from .sync_losses import Change, Loss, letter_losses, tree_changes
 from .sync import user_git as git  # sync's steps run the user's hooks, as git does
-from .write.fs import write_temporary
+from .replace import forget, replace_in, write_temporary
 
 ZERO = "0" * 40
 #: how long the update waits for a letter's lifecycle lock (a writer holds it briefly)
@@ -261,20 +261,16 @@ def _publish(path: str, data: bytes, mode: int, *, replace: bool) -> bool:
     os.makedirs(folder, exist_ok=True)
     dfd = os.open(folder, fsflags.DIR)
     try:
+        if replace:
+            replace_in(dfd, name, data, mode=mode or 0o644)
+            return True
         tmp = write_temporary(dfd, name, data, mode or 0o644)
         try:
-            if replace:
-                os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
-                return True
-            try:
-                os.link(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd, follow_symlinks=False)
-            except FileExistsError:
-                return False  # the same file arrived here meanwhile (checked identical above)
-            return True
+            os.link(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd, follow_symlinks=False)
+        except FileExistsError:
+            return False  # the same file arrived here meanwhile (checked identical above)
         finally:
-            try:
-                os.unlink(tmp, dir_fd=dfd)
-            except FileNotFoundError:
-                pass
+            forget(dfd, tmp)
+        return True
     finally:
         os.close(dfd)

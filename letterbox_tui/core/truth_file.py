@@ -13,6 +13,7 @@ anything at PATH that is not a letterbox-tui digest is never overwritten.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
@@ -33,7 +34,7 @@ from .model import Letter, Scope
 from .owed import format_time
 from .resolve import Resolution
 from .text import clean
-from .user_files import replace_atomically
+from .replace import replace_in
 from .views.attention import UNKNOWN, counts_text
 
 GENERATOR = "letterbox-tui"
@@ -213,20 +214,103 @@ class Existing:
     left_out: bool
 
 
-def refuse_inside(path: Path, root: Path) -> None:
-    """PATH may not lie inside the letterbox: reading never writes there."""
-    parent = Path(os.path.realpath(path.parent if str(path.parent) else "."))
-    real_root = Path(os.path.realpath(root))
-    if parent == real_root or real_root in parent.parents:
+def open_folder(path: Path) -> int:
+    """The folder ``path`` lives in, opened once and never through a symlink: the check
+    and the write both happen in the folder this descriptor holds, so a folder moved or
+    swapped after the check never receives the file or its temporary."""
+    directory = path.parent if str(path.parent) else Path(".")
+    try:
+        return os.open(directory, fsflags.DIR)
+    except (FileNotFoundError, NotADirectoryError):
+        raise LetterboxError(f"{path}: the directory {directory} does not exist") from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise LetterboxError(f"{path}: the directory {directory} is a symlink; not followed") from None
+        raise LetterboxError(f"{path}: {exc.strerror or exc}") from None
+
+
+def _letterbox_folders(root: Path) -> set[tuple[int, int]]:
+    """(device, inode) of the letterbox's root, its seats and their folders: the same
+    folders reached by another path (a bind mount, a second mount) have the same pair."""
+    try:
+        st = os.stat(root)
+    except OSError as exc:
+        raise LetterboxError(f"{root}: {exc.strerror or exc}") from None
+    found = {(st.st_dev, st.st_ino)}
+    level = [os.fspath(root)]
+    for _ in range(2):
+        below = []
+        for folder in level:
+            try:
+                with os.scandir(folder) as it:
+                    for entry in it:
+                        if entry.is_dir(follow_symlinks=False):
+                            est = entry.stat(follow_symlinks=False)
+                            found.add((est.st_dev, est.st_ino))
+                            below.append(entry.path)
+            except OSError:
+                continue
+        level = below
+    return found
+
+
+#: a folder chain deeper than this is not walked further (and counts as inside)
+_MAX_DEPTH = 4096
+
+
+def _inside(dfd: int, folders: set[tuple[int, int]]) -> bool:
+    """Does the folder ``dfd`` holds, or any folder above it, belong to the letterbox?
+    Walked by ``..`` from the descriptor, so no path is taken twice."""
+    fd = os.dup(dfd)
+    try:
+        st = os.fstat(fd)
+        for _ in range(_MAX_DEPTH):
+            if (st.st_dev, st.st_ino) in folders:
+                return True
+            up = os.open("..", fsflags.DIR, dir_fd=fd)
+            os.close(fd)
+            fd = up
+            above = os.fstat(fd)
+            if (above.st_dev, above.st_ino) == (st.st_dev, st.st_ino):
+                return False  # the top of the file system
+            st = above
+        return True
+    finally:
+        os.close(fd)
+
+
+def refuse_inside(path: Path, root: Path, dfd: int | None = None) -> None:
+    """PATH may not lie inside the letterbox, by any path to it: reading never writes
+    there. Decided by the device and inode of every folder from PATH's up to the top
+    (``dfd``: PATH's folder, already opened; otherwise it is opened here, and a folder
+    that does not exist yet is left for the write to report)."""
+    own = dfd is None
+    if own:
+        try:
+            dfd = open_folder(path)
+        except LetterboxError:
+            if os.path.isdir(path.parent if str(path.parent) else "."):
+                raise
+            return
+    try:
+        inside = _inside(dfd, _letterbox_folders(root))
+    except OSError as exc:
+        raise LetterboxError(f"{path}: cannot tell whether it is inside the letterbox ({exc.strerror or exc})") from None
+    finally:
+        if own:
+            os.close(dfd)
+    if inside:
         raise LetterboxError(f"{path}: inside the letterbox {root}; the digest file must live outside it")
 
 
-def read_existing(path: Path) -> Existing | None:
-    """The digest already at ``path``, None when nothing is there. Anything that is not a
-    regular letterbox-tui digest file is refused (never overwritten): a symlink, a FIFO, a
-    directory, an unreadable or oversized file, a file of the user's own."""
+def read_existing(path: Path, dfd: int | None = None) -> Existing | None:
+    """The digest already at ``path`` (``dfd``: its folder, already opened), None when
+    nothing is there. Anything that is not a regular letterbox-tui digest file is refused
+    (never overwritten): a symlink, a FIFO, a directory, an unreadable or oversized file, a
+    file of the user's own."""
+    where = path if dfd is None else path.name
     try:
-        st = os.lstat(path)
+        st = os.stat(where, dir_fd=dfd, follow_symlinks=False)
     except FileNotFoundError:
         return None
     except OSError as exc:
@@ -240,7 +324,7 @@ def read_existing(path: Path) -> Existing | None:
     if st.st_size > _READ_MAX:
         raise LetterboxError(f"{path}: {st.st_size} bytes, too large to be a letterbox-tui digest; not overwritten")
     try:
-        fd = os.open(path, fsflags.READ)
+        fd = os.open(where, fsflags.READ, dir_fd=dfd)
     except OSError as exc:
         raise LetterboxError(f"{path}: {exc.strerror or exc}") from None
     try:
@@ -277,28 +361,31 @@ def read_existing(path: Path) -> Existing | None:
     return Existing(source, cited, left_out)
 
 
-def write_atomically(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` (``core.user_files``: a hidden temporary beside it,
-    fsync, rename, fsync of the folder). A crash before the rename leaves the old file as
-    it was."""
-    directory = path.parent if str(path.parent) else Path(".")
-    if not directory.is_dir():
-        raise LetterboxError(f"{path}: the directory {directory} does not exist")
+def write_atomically(path: Path, text: str, dfd: int | None = None) -> None:
+    """Replace ``path`` with ``text`` through its folder's descriptor (``dfd``, or opened
+    here): ``core.replace``, a hidden temporary beside it, fsync, rename, fsync of the
+    folder. A crash before the rename leaves the old file as it was, and no temporary."""
+    own = dfd is None
+    if own:
+        dfd = open_folder(path)
 
     def still_a_file() -> None:
         # the target may have changed since it was read: still never replace a symlink,
         # a directory or anything but a regular file
         try:
-            st = os.lstat(path)
+            st = os.stat(path.name, dir_fd=dfd, follow_symlinks=False)
         except FileNotFoundError:
             return
         if not stat.S_ISREG(st.st_mode):
             raise LetterboxError(f"{path}: changed into something that is not a regular file; not replaced")
 
     try:
-        replace_atomically(path, text, dir_mode=None, file_mode=0o644, before_replace=still_a_file)
+        replace_in(dfd, path.name, text.encode("utf-8"), mode=0o644, before_replace=still_a_file)
     except OSError as exc:
         raise LetterboxError(f"{path}: cannot write it ({exc.strerror or exc})") from None
+    finally:
+        if own:
+            os.close(dfd)
 
 
 @dataclass(frozen=True, slots=True)
@@ -367,14 +454,18 @@ def write_digest(path: Path, root: Path, res: Resolution, seat: str | None, *, g
     """``digest --write PATH``: the file rewritten only when its ``source`` changed."""
     if max_lines < 0:
         raise LetterboxError(f"--max-lines {max_lines}: expected 0 or more")
-    refuse_inside(path, root)
-    old = read_existing(path)
-    data, items, source = _derive(res, seat)
-    if old is not None and old.source == source:
-        return Outcome(str(path), "unchanged", source, len(items), "unchanged: its letters and answers are as they were")
-    text = render(data, res.snapshot.scope, source=source, items=items, version=__version__,
-                  generated_at=generated_at, max_lines=max_lines)
-    write_atomically(path, text)
+    dfd = open_folder(path)
+    try:
+        refuse_inside(path, root, dfd)
+        old = read_existing(path, dfd)
+        data, items, source = _derive(res, seat)
+        if old is not None and old.source == source:
+            return Outcome(str(path), "unchanged", source, len(items), "unchanged: its letters and answers are as they were")
+        text = render(data, res.snapshot.scope, source=source, items=items, version=__version__,
+                      generated_at=generated_at, max_lines=max_lines)
+        write_atomically(path, text, dfd)
+    finally:
+        os.close(dfd)
     detail = "written" if old is None else "rewritten: " + staleness(old, source, items).describe().removeprefix("stale: ")
     return Outcome(str(path), "written", source, len(items), detail)
 

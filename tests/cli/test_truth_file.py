@@ -184,7 +184,7 @@ def test_a_crash_before_the_rename_leaves_the_old_file(capsys, team, tmp_path, m
     old = path.read_bytes()
     team.letter("ask-new", frm="alpha", to="beta", type="request", requires_ack="true", deadline=FUTURE)
 
-    def crash(src, dst):
+    def crash(*_a, **_k):
         raise KeyboardInterrupt  # the process dies between the temporary file and the rename
 
     monkeypatch.setattr(truth_file.os, "replace", crash)
@@ -241,3 +241,87 @@ def test_a_changed_letterbox_or_file_is_never_answered_unchanged(capsys, team, t
     code, _, err = write(capsys, team, path)
     assert code == 2 and "not a letterbox-tui digest" in err
     assert path.read_text() == "my own notes\n"
+
+
+# --- the folder checked is the folder written (issue 28, item 9) ----------------------
+
+
+@pytest.fixture
+def bound(team, tmp_path):
+    """The letterbox bind-mounted at another path (as root); skipped where mounting is not
+    allowed. Unmounted again whatever the test did."""
+    import subprocess
+
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    done = subprocess.run(["mount", "--bind", str(team.root), str(mnt)], capture_output=True)
+    if done.returncode != 0:
+        pytest.skip("mount --bind is not allowed here")
+    try:
+        yield mnt
+    finally:
+        if subprocess.run(["umount", str(mnt)], capture_output=True).returncode != 0:
+            subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
+
+
+def test_a_bind_mount_of_the_letterbox_is_inside_it(capsys, team, bound):
+    # the same folders under another path: realpath never meets the letterbox's own path
+    _refused(capsys, team, bound / "beta" / "inbox" / "MEMORY.md", why="inside the letterbox")
+    _refused(capsys, team, bound / "MEMORY.md", why="inside the letterbox")
+    os.makedirs(team.root / "beta" / "inbox" / "deep")
+    try:
+        _refused(capsys, team, bound / "beta" / "inbox" / "deep" / "MEMORY.md", why="inside the letterbox")
+    finally:
+        os.rmdir(team.root / "beta" / "inbox" / "deep")
+
+
+def _swap_into_the_letterbox(out, team):
+    """Another user's move: the checked folder goes away and its name now leads into an
+    inbox."""
+    out.rename(out.with_name("out-moved"))
+    out.symlink_to(team.root / "beta" / "inbox", target_is_directory=True)
+
+
+@pytest.mark.parametrize("when", ["after the check", "before the rename"])
+def test_a_folder_swapped_after_the_check_never_receives_the_digest(capsys, team, tmp_path, monkeypatch, when):
+    out = tmp_path / "out"
+    out.mkdir()
+    path = out / "MEMORY.md"
+    before = team.tree_bytes()
+    if when == "after the check":
+        real = truth_file.render
+
+        def swapping(*a, **k):
+            _swap_into_the_letterbox(out, team)
+            return real(*a, **k)
+
+        monkeypatch.setattr(truth_file, "render", swapping)
+    else:
+        real_replace = os.replace
+
+        def swapping(*a, **k):
+            _swap_into_the_letterbox(out, team)
+            return real_replace(*a, **k)
+
+        monkeypatch.setattr(os, "replace", swapping)
+    code, _, err = write(capsys, team, path)
+    monkeypatch.undo()
+    assert team.tree_bytes() == before  # nothing in the inbox, not even a hidden temporary
+    moved = tmp_path / "out-moved"
+    assert code == 0, err
+    assert os.listdir(moved) == ["MEMORY.md"]  # the digest is in the folder that was checked
+    assert frontmatter.loads((moved / "MEMORY.md").read_text()).metadata["generator"] == "letterbox-tui"
+
+
+def test_a_failed_write_leaves_nothing_behind(capsys, team, tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    out.mkdir()
+
+    def full(*_a, **_k):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    code, out_text, err = write(capsys, team, out / "MEMORY.md")
+    monkeypatch.undo()
+    assert code == 2 and out_text == "" and "No space left" in err
+    assert os.listdir(out) == []

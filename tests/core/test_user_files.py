@@ -37,8 +37,8 @@ def test_a_failed_replace_keeps_the_old_file_and_leaves_no_temporary(tmp_path, m
 def test_a_symlink_at_the_temporary_name_is_never_followed(tmp_path, monkeypatch):
     elsewhere = tmp_path / "elsewhere"
     elsewhere.write_text("theirs\n")
-    monkeypatch.setattr("secrets.token_hex", lambda _n: "abcd1234")
-    (tmp_path / ".drafts.json.abcd1234.tmp").symlink_to(elsewhere)
+    monkeypatch.setattr("letterbox_tui.core.replace._token", lambda: "abcd1234abcd")
+    (tmp_path / ".drafts.json.tmp.abcd1234abcd").symlink_to(elsewhere)
     with pytest.raises(FileExistsError):
         replace_atomically(tmp_path / "drafts.json", "{}")
     assert elsewhere.read_text() == "theirs\n" and not (tmp_path / "drafts.json").exists()

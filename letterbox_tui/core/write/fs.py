@@ -6,7 +6,6 @@ Nothing here rewrites or deletes a letter, or writes into another seat's ``proce
 from __future__ import annotations
 
 import os
-import secrets
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -15,10 +14,10 @@ from ..errors import LetterboxError
 from ..files import read_file
 from ..grammar import valid_seat
 from ..header import MAX_HEADER, body_offset
+from ..replace import forget, replace_in, write_temporary
 from ..temporaries import sweep_own
 
 _DIR_FLAGS = fsflags.DIR
-_NEW_FILE_FLAGS = fsflags.CREATE
 
 def open_dir(root: Path, *parts: str) -> int:
     """Open ``root/parts...`` as a directory, following no symlink below the root."""
@@ -37,66 +36,35 @@ def open_dir(root: Path, *parts: str) -> int:
     return fd
 
 
-def write_temporary(dfd: int, name: str, data: bytes, mode: int = 0o644) -> str:
-    """A new hidden temporary ``.<name>.tmp.<12 hex>`` in the folder ``dfd`` holding
-    ``data``, fsynced and closed; its name. Removed again when writing it fails. The
-    protocol's writers and ours name their temporaries so (``core.temporaries``)."""
-    tmp = f".{name}.tmp.{secrets.token_hex(6)}"
-    fd = os.open(tmp, _NEW_FILE_FLAGS, mode, dir_fd=dfd)
-    try:
-        try:
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-    except BaseException:
-        _forget(dfd, tmp)
-        raise
-    return tmp
-
-
-def _forget(dfd: int, tmp: str) -> None:
-    """Remove a temporary if it is still there (gone once renamed into place)."""
-    try:
-        os.unlink(tmp, dir_fd=dfd)
-    except OSError:
-        pass
-
-
-def _place(root: Path, folder: tuple[str, ...], name: str, data: bytes, put) -> None:
-    """Write ``data`` to a temporary in ``root/folder``, ``put(tmp, dfd)`` it in place,
-    then fsync the folder and sweep our own stale temporaries there."""
-    dfd = open_dir(root, *folder)
-    try:
-        tmp = write_temporary(dfd, name, data)
-        try:
-            put(tmp, dfd)
-        finally:
-            _forget(dfd, tmp)
-        os.fsync(dfd)
-        sweep_own(dfd)  # our own temporaries a killed writer left here over a day ago
-    finally:
-        os.close(dfd)
-
-
 def publish_bytes(root: Path, folder: tuple[str, ...], name: str, data: bytes) -> None:
     """Publish ``data`` as ``root/folder/name``: hidden temporary, fsync, exclusive link.
 
     Raises ``FileExistsError`` when ``name`` exists (it is never overwritten); a reader
     sees either no file or the whole file.
     """
-    _place(root, folder, name, data,
-           lambda tmp, dfd: os.link(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd, follow_symlinks=False))
+    dfd = open_dir(root, *folder)
+    try:
+        tmp = write_temporary(dfd, name, data)
+        try:
+            os.link(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd, follow_symlinks=False)
+        finally:
+            forget(dfd, tmp)
+        os.fsync(dfd)
+        sweep_own(dfd)  # our own temporaries a killed writer left here over a day ago
+    finally:
+        os.close(dfd)
 
 
 def replace_bytes(root: Path, folder: tuple[str, ...], name: str, data: bytes) -> None:
     """Replace ``root/folder/name`` with ``data`` the protocol's way for metadata (the ack
-    sidecar): a hidden temporary, fsync, ``rename`` over the old file, fsync of the folder.
-    Never used for a letter (letters are never rewritten)."""
-    _place(root, folder, name, data,
-           lambda tmp, dfd: os.rename(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd))
+    sidecar, the status note): ``core.replace`` through the folder opened without following
+    a symlink below the root. Never used for a letter (letters are never rewritten)."""
+    dfd = open_dir(root, *folder)
+    try:
+        replace_in(dfd, name, data, mode=0o644)
+        sweep_own(dfd)
+    finally:
+        os.close(dfd)
 
 
 def exists(root: Path, folder: tuple[str, ...], name: str) -> bool:
