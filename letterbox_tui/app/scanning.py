@@ -23,7 +23,6 @@ from textual.content import Content
 from textual.message import Message
 from textual.worker import get_current_worker
 
-from letterbox_tui.core.references import start_id
 from letterbox_tui.core.settings import load_settings
 
 from .model import BUILDERS, AppModel
@@ -163,6 +162,8 @@ class ScanningMixin:
         self._refresh_mailboxes()
         keep = self._selected_key()
         if first and self.start_letter:
+            from letterbox_tui.core.references import start_id
+
             wanted = start_id(message.model.snapshot, self.start_letter)  # an id, token, display id, path
             found = [x for x in message.model.snapshot.letters if x.id == wanted]
             if found:
