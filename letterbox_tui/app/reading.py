@@ -240,6 +240,7 @@ class ReadingMixin:
         """``h`` while reading: read the letter this one replies to."""
         pane = self.letter_pane
         x = pane.letter
+        pane.fill_tab("tab-thread")  # (filled when first looked at: h is asked from the Body too)
         line = next((ln for ln in pane.thread_view.lines if x is not None and ln.letter is x), None)
         if line is None or line.parent is None:
             self.notify("This letter replies to nothing in its thread.", timeout=2)
