@@ -441,6 +441,7 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
         order = ["tab-body", "tab-thread", "tab-chain", "tab-provenance"]
         i = order.index(tabs.active) if tabs.active in order else 0
         tabs.active = order[(i + step) % len(order)]
+        self.letter_pane.fill_tab(tabs.active)  # (before the thread view takes the keys)
         focused = self.focused
         reading = focused is not None and self.letter_pane in focused.ancestors_with_self
         if reading or self.screen_stack[0].has_class("-short"):
@@ -461,6 +462,7 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
 
     def action_show_tab(self, name: str) -> None:
         self.letter_pane.tabs.active = f"tab-{name}"
+        self.letter_pane.fill_tab(f"tab-{name}")
 
     def action_query(self) -> None:
         bar = self.query_bar

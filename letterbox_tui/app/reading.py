@@ -61,9 +61,16 @@ class ReadingMixin:
 
     def fresh_letters(self) -> list:
         m = self.model
-        if m is None or self.seen.watermark is None:
+        mark = self.seen.watermark
+        if m is None or mark is None:
             return []
-        return [x for x in m.snapshot.letters if self.seen.is_new(x)]
+        # the letters newer than the mark, found once per model (the mailboxes ask on every
+        # refresh: a walk of every letter on the UI thread); then those not opened since
+        key = ("newer than", mark)
+        newer = m._once.get(key)
+        if newer is None:
+            newer = m._once[key] = [x for x in m.snapshot.letters if x.mtime_ns > mark]
+        return [x for x in newer if self.seen.is_new(x)]
 
     def new_counts(self) -> dict[str, int]:
         """Letters that arrived since the user last looked, per mailbox id."""
@@ -240,6 +247,7 @@ class ReadingMixin:
         """``h`` while reading: read the letter this one replies to."""
         pane = self.letter_pane
         x = pane.letter
+        pane.fill_tab("tab-thread")  # (filled when first looked at: h is asked from the Body too)
         line = next((ln for ln in pane.thread_view.lines if x is not None and ln.letter is x), None)
         if line is None or line.parent is None:
             self.notify("This letter replies to nothing in its thread.", timeout=2)

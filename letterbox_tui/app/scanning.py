@@ -4,10 +4,10 @@ before it starts, showing that the letterbox is being read. A file event (``watc
 ``reading.py``), the cheap poll where no watcher runs, the clock moving on, a letter
 written here, or ``ctrl+r`` reads it again, keeping the selection.
 
-The model's built-in views are built when first wanted: the opening view, Owed & late (its
-count is the daily review at a glance) and All letters (where any letter is found) with
-the answers; each other view in a worker when it is first opened (the list says it is
-being built meanwhile), and again with each later read once opened.
+The model's built-in views are built when first wanted: the opening view and Owed & late
+(its count is the daily review at a glance) with the answers; each other view, All letters
+too, in a worker when it is first opened (the list says it is being built meanwhile), and
+again with each later read once opened.
 
 Handlers here are ``on_<message>`` methods (a plain mixin's ``@on`` decorators are not
 collected by Textual's message pump metaclass).
@@ -23,7 +23,6 @@ from textual.content import Content
 from textual.message import Message
 from textual.worker import get_current_worker
 
-from letterbox_tui.core.references import start_id
 from letterbox_tui.core.settings import load_settings
 
 from .model import BUILDERS, AppModel
@@ -75,11 +74,17 @@ class ScanningMixin:
         self.scan_letterbox(now, later)
 
     def _views_wanted(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        """The views the next model is built with before it is shown (the one shown, Owed &
-        late, All letters: where a letter written or asked for on the command line is
-        found), and after (those opened on the model before it, so their counts stay)."""
+        """The views the next model is built with before it is shown (the one shown, and
+        Owed & late, whose count is the review at a glance; All letters too on the first
+        read when a letter was asked for on the command line: it is looked for there), and
+        after (those opened on the model before it, so their counts stay). Every other
+        view waits until it is first opened: at 100,000 letters All letters alone is a
+        row per letter, sorted."""
         first = self.mailbox_id if self.mailbox_id in BUILDERS else "view:owed"
-        now = tuple(dict.fromkeys([first, "view:owed", "view:all"]))
+        wanted = [first, "view:owed"]
+        if self.model is None and self.start_letter:
+            wanted.append("view:all")
+        now = tuple(dict.fromkeys(wanted))
         before = self.model
         later = tuple(vid for vid in BUILDERS if before is not None and before.built(vid) and vid not in now)
         return now, later
@@ -157,6 +162,8 @@ class ScanningMixin:
         self._refresh_mailboxes()
         keep = self._selected_key()
         if first and self.start_letter:
+            from letterbox_tui.core.references import start_id
+
             wanted = start_id(message.model.snapshot, self.start_letter)  # an id, token, display id, path
             found = [x for x in message.model.snapshot.letters if x.id == wanted]
             if found:

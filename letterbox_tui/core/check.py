@@ -5,10 +5,12 @@ and files. Problems make ``check`` exit 1; warnings do not.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .model import Letter, Snapshot
-from .resolve import Resolution
+
+if TYPE_CHECKING:  # (the app's first frame imports Finding, not the resolver)
+    from .resolve import Resolution
 
 PROBLEM = "problem"
 WARNING = "warning"

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from .model import Letter
-from .resolve import Resolution
 from .views.order import time_key
+
+if TYPE_CHECKING:  # (the app's first frame imports this module, not the resolver)
+    from .resolve import Resolution
 
 
 @dataclass(slots=True)

@@ -17,9 +17,11 @@ from tests.app.helpers import SIZE, app_for, body_of, scanned
 
 #: what showing a body as written never needs (each was imported by every start before)
 NO_MARKDOWN = ("markdown_it", "textual.widgets._markdown", "letterbox_tui.app.widgets.body")
-#: nor the first frame (the screens were imported to check a keymap there was none of)
+#: nor the first frame (the screens were imported to check a keymap there was none of; the
+#: store, the resolver and the evaluator are the reading worker's, after it)
 NOT_IN_THE_FIRST_FRAME = NO_MARKDOWN + ("letterbox_tui.app.screens.help", "letterbox_tui.app.screens.write",
-                                        "letterbox_tui.app.screens.progress")
+                                        "letterbox_tui.app.screens.progress", "letterbox_tui.store",
+                                        "letterbox_tui.core.resolve", "letterbox_tui.core.query")
 
 _CHILD = textwrap.dedent("""
     import asyncio, json, sys

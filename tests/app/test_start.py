@@ -12,8 +12,10 @@ import sys
 from pathlib import Path
 
 from letterbox_tui.app import scanning
+from letterbox_tui.app.model import BUILDERS
 from tests.app.helpers import SIZE, app_for, hold_scans, letters, list_text, scanned, screen_text, until
 from tests.app.test_owed import BUDGET, DOCS, NOTES, PLAN
+from tests.app.test_views import static_text
 
 APP = Path(scanning.__file__).resolve().parent
 
@@ -45,6 +47,18 @@ async def test_the_first_frame_says_the_letterbox_is_being_read_then_owed_fills(
         shown = screen_text(app)
         assert "Reading the letterbox" not in shown and "builder owes" in shown
         assert {r.letter.id for r in letters(app).rows if r.letter is not None} == {PLAN, DOCS, NOTES, BUDGET}
+        # nothing not yet looked at is built: no other view, and the selected letter's
+        # Thread and Chain tabs (the first thread asked about maps every letter's thread)
+        assert [vid for vid in BUILDERS if app.model.built(vid)] == ["view:owed"]
+        pane = app.letter_pane
+        assert pane.letter is not None and pane.tabs.active == "tab-body"
+        assert app.model._threads == {} and pane.thread_view.lines == []
+        assert static_text(app, "#letter-chain").strip() == ""
+        app.action_show_tab("thread")
+        await until(pilot, lambda: any(ln.letter is pane.letter for ln in pane.thread_view.lines))
+        assert len(app.model._threads) == 1
+        app.action_show_tab("chain")
+        await until(pilot, lambda: static_text(app, "#letter-chain").strip() != "")
 
 
 async def test_a_letter_written_by_another_process_appears_after_the_file_event(letterbox, monkeypatch):

@@ -508,9 +508,13 @@ async def test_deep_threads_and_long_chains_do_not_recurse_or_flood(tmp_path):
     app = app_for(box, view="all", letter="t02999")
     async with app.run_test(size=SIZE) as pilot:
         await scanned(pilot, app, timeout=60)
+        app.action_show_tab("thread")
+        await pilot.pause()
         thread = thread_text(app)
         assert "more letters in this thread" in thread
         assert len(thread.splitlines()) < 420
+        app.action_show_tab("chain")
+        await pilot.pause()
         chain = static_text(app, "#letter-chain")
         assert "more letters in this chain" in chain
         assert max(len(line) for line in thread.splitlines()) < 200

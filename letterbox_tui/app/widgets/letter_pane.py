@@ -115,6 +115,9 @@ class LetterPane(Vertical):
         #: False: as written (the default); True: rendered as Markdown
         self.markdown = False
         self._provenance_for: Letter | None = None
+        #: the Thread and Chain tabs filled for the letter shown (each is filled when it is
+        #: first looked at: the first thread asked about maps every letter's thread)
+        self._filled: set[str] = set()
         #: the Markdown rendering, once made (``body``)
         self._body: LetterBody | None = None
 
@@ -185,6 +188,7 @@ class LetterPane(Vertical):
         letter = getattr(row, "letter", None)
         self.letter = letter if isinstance(letter, Letter) else None
         self._provenance_for = None
+        self._filled = set()
         if model is None or row is None:
             self._blank("No letter selected.")
             return
@@ -208,11 +212,26 @@ class LetterPane(Vertical):
         if self.body_key != key:
             self._set_body("", pending=True)
         self._read_body(model.root, x.path, key)
-        self.thread_view.show_lines(thread_lines(model, x), selected=x)
-        self.chain_text.update(chain_text(model, x))
+        self.thread_view.show_lines([])
+        self.chain_text.update(Content(""))
         self.provenance_text.update(Content(""))
-        if self.tabs.active == "tab-provenance":
+        self.fill_tab(self.tabs.active)
+
+    def fill_tab(self, tab_id: str) -> None:
+        """Fill the tab ``tab_id`` for the letter shown, when it is not filled yet (the
+        tabs not looked at are left empty: see ``_filled``)."""
+        if tab_id == "tab-provenance":
             self._fill_provenance()
+            return
+        if tab_id not in ("tab-thread", "tab-chain") or tab_id in self._filled:
+            return
+        if self.model is None or self.letter is None:
+            return
+        self._filled.add(tab_id)
+        if tab_id == "tab-thread":
+            self.thread_view.show_lines(thread_lines(self.model, self.letter), selected=self.letter)
+        else:
+            self.chain_text.update(chain_text(self.model, self.letter))
 
     def toggle_markdown(self) -> bool:
         self.markdown = not self.markdown
@@ -268,8 +287,8 @@ class LetterPane(Vertical):
 
     @on(TabbedContent.TabActivated)
     def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
-        if event.pane.id == "tab-provenance":
-            self._fill_provenance()
+        if event.pane.id:
+            self.fill_tab(event.pane.id)
 
     # --- the body -------------------------------------------------------------------
     def _set_body(self, body: str, truncated: bool = False, *, pending: bool = False, error: str = "") -> None:

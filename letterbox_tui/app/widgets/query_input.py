@@ -12,13 +12,14 @@ from textual.widgets import Input
 
 from letterbox_tui.core.grammar import ADDED_TYPES, PRIORITIES, PROTOCOL_TYPES
 from letterbox_tui.core.history import QueryHistory
-from letterbox_tui.core.query import KEYS, choices, operators
 
 
 def complete_term(text: str, model, ids: Callable[[str], list[str]] | None = None) -> str | None:
     """``text`` with its last term completed, or None. ``model``: the app's model (its
     seats), or None while the first scan runs; ``ids(part)``: the letterbox's ids and thread
     labels that start with ``part``, newest first."""
+    from letterbox_tui.core.query import KEYS, operators  # (the evaluator: not before the first frame)
+
     if not text or text.endswith(" "):
         return None
     head, _, term = text.rpartition(" ")
@@ -43,6 +44,8 @@ def _values(key: str, model, ids, part: str) -> list[str] | tuple[str, ...]:
         return PROTOCOL_TYPES + ADDED_TYPES
     if key == "priority":
         return PRIORITIES
+    from letterbox_tui.core.query import choices
+
     fixed = choices(key)
     if fixed:
         return fixed

@@ -16,12 +16,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from ..model import Answer, Letter
 from ..owed import format_time
 from ..records import Records, Sign
-from ..resolve import Resolution
 from ..text import span
+
+if TYPE_CHECKING:  # (the app's first frame imports this module, not the resolver)
+    from ..resolve import Resolution
 
 #: what a standing is, for a face to style it
 KINDS = ("superseded", "unknown", "late", "closed", "accepted", "open", "")
