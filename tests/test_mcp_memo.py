@@ -1,0 +1,109 @@
+"""The MCP server's memory of results (``mcp.Memo``), in process on the demo: a result kept
+for a generation is the one a fresh computation gives at the asked clock, on either side of
+every deadline, and ``at`` left to default follows the server's clock."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from letterbox_tui import mcp
+from letterbox_tui.core.demo import write_demo
+from letterbox_tui.core.query import parse_query
+from letterbox_tui.store import open_answers
+
+
+def unclocked(doc):
+    if isinstance(doc, dict):
+        return {k: unclocked(v) for k, v in doc.items() if k not in ("scanned_at", "changed_since_scan")}
+    if isinstance(doc, list):
+        return [unclocked(v) for v in doc]
+    return doc
+
+
+@pytest.fixture
+def box(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    root = tmp_path / "box"
+    write_demo(root)
+    resident = mcp.Resident(str(root))
+    yield root, resident
+    resident.close()
+
+
+_RESOLVED = {}
+
+
+def fresh(root, name, arguments, at):
+    """The document computed from the letters (resolved once per letterbox, no store) at
+    ``at``, with no memory of results."""
+    if root not in _RESOLVED:
+        _RESOLVED.clear()
+        _RESOLVED[root] = open_answers(root, at, use_store=False)
+    answers = _RESOLVED[root].with_clock(at)
+    query = parse_query(arguments.get("terms", []), at) if name in ("query", "exists") else None
+    return mcp._document(name, answers, arguments, query, arguments.get("seat"))
+
+
+def deadlines(resident):
+    mcp.call(resident, "leases", {})  # opens the answers
+    letters = resident._answers.snapshot.letters
+    return sorted({x.deadline_at for x in letters if x.deadline_at is not None}), letters
+
+
+def test_a_kept_result_is_the_fresh_one_on_either_side_of_every_deadline(box, monkeypatch):
+    root, resident = box
+    times, letters = deadlines(resident)
+    assert len(times) >= 3
+    task = next(x for x in letters if x.deadline_at == times[len(times) // 2])
+    clocks = sorted({t + d for t in times[::3] for d in (timedelta(seconds=-1), timedelta(0), timedelta(seconds=1))})
+    asks = [
+        ("query", {"terms": ["late=yes"]}),
+        ("query", {"terms": ["state=open"]}),
+        ("exists", {"terms": ["late=yes"]}),
+        ("current", {"id": task.id}),
+        ("answered", {"id": task.id}),
+        ("thread", {"id": task.id}),
+        ("disputes", {}),
+        ("owed", {}),
+        ("digest", {}),
+    ]
+    for name, arguments in asks:
+        for at in clocks:  # the clock asked for, or the server's clock where the tool takes none
+            asked = {**arguments, "at": at.isoformat()} if "at" in mcp.TOOLS[name][1]["properties"] else arguments
+            monkeypatch.setattr(mcp, "clock", lambda: at)
+            doc, meta = mcp.call(resident, name, asked)
+            assert meta["generation"] == 1
+            assert unclocked(doc) == unclocked(fresh(root, name, asked, at)), (name, at)
+    assert resident.memo.hits > 0  # clocks with one place among the deadlines shared a result
+    late = {at: len(mcp.call(resident, "query", {"terms": ["late=yes"], "at": at.isoformat()})[0]["matches"])
+            for at in clocks}
+    assert len(set(late.values())) > 1  # and the clock did move the answer
+
+
+def test_at_left_to_default_follows_the_servers_clock(box, monkeypatch):
+    root, resident = box
+    times, letters = deadlines(resident)
+    late_task = None
+    for t in times:  # a deadline that makes some open task late once passed
+        before = fresh(root, "query", {"terms": ["late=yes"]}, t)
+        after = fresh(root, "query", {"terms": ["late=yes"]}, t + timedelta(seconds=1))
+        if len(after["matches"]) > len(before["matches"]):
+            late_task = t
+            break
+    assert late_task is not None
+    now = [late_task - timedelta(seconds=5)]
+    monkeypatch.setattr(mcp, "clock", lambda: now[0])
+    first, _ = mcp.call(resident, "query", {"terms": ["late=yes"]})
+    again, meta = mcp.call(resident, "query", {"terms": ["late=yes"]})
+    assert meta["reused"] and again == first
+    owed_then, _ = mcp.call(resident, "owed", {})
+    now[0] = late_task + timedelta(seconds=1)  # the clock passes the deadline; nothing was written
+    later, meta = mcp.call(resident, "query", {"terms": ["late=yes"]})
+    assert meta["generation"] == 1 and not meta["reused"]
+    assert len(later["matches"]) > len(first["matches"])
+    assert unclocked(later) == unclocked(fresh(root, "query", {"terms": ["late=yes"]}, now[0]))
+    owed_now, _ = mcp.call(resident, "owed", {})
+    assert owed_now["at"] != owed_then["at"]
+    assert unclocked(owed_now) == unclocked(fresh(root, "owed", {}, now[0]))
