@@ -106,6 +106,8 @@ class Resident:
         self.notices: list[str] = []
         self.generation = 0  # how many times the answers were opened
         self.memo = Memo()
+        self._opening = threading.Lock()  # one opening of the answers at a time
+        self._wake = threading.Event()  # an event came: re-open now, not at the next call
 
     # --- watching ---------------------------------------------------------------------
     def watch(self) -> None:
@@ -114,9 +116,25 @@ class Resident:
             return
         if not os.path.isdir(self.root):
             return
-        self._watcher = threading.Thread(target=self._watch, args=(self._stop,), name="letterbox-watch", daemon=True)
+        stop = self._stop = threading.Event()  # this watcher's, and its refresher's
+        self._watcher = threading.Thread(target=self._watch, args=(stop,), name="letterbox-watch", daemon=True)
         self._watching = True
         self._watcher.start()
+        threading.Thread(target=self._refresher, args=(stop,), name="letterbox-refresh", daemon=True).start()
+
+    def _refresher(self, stop: threading.Event) -> None:
+        """Re-open the answers as soon as an event is in, so that the next call finds them
+        open (or waits only for the rest of the opening); a failure here is the next call's
+        to report, since it opens again."""
+        while not stop.is_set():
+            self._wake.wait()
+            self._wake.clear()
+            if stop.is_set():
+                return
+            try:
+                self._refresh(clock())
+            except Exception:
+                pass
 
     def _watch(self, stop: threading.Event) -> None:
         try:
@@ -126,6 +144,7 @@ class Resident:
                                   raise_interrupt=False, yield_on_timeout=False):
                 with self._lock:
                     self.events += 1
+                self._wake.set()
         except Exception:  # no native watcher, or the letterbox vanished: prove every call
             pass
         finally:
@@ -133,9 +152,12 @@ class Resident:
                 if stop is self._stop:
                     self._watching = False
                 self.events += 1  # what the watcher may have missed since
+            stop.set()  # its refresher ends with it
+            self._wake.set()
 
     def close(self) -> None:
         self._stop.set()
+        self._wake.set()
 
     # --- answering --------------------------------------------------------------------
     def answers(self, at: datetime, participants: list[str] | None = None) -> tuple[Answers, dict[str, Any]]:
@@ -158,20 +180,32 @@ class Resident:
         if here is None:
             return self.open(self.root, at, notice=self.notices.append), {}  # says why it cannot
         self.watch()
-        with self._lock:
-            events = self.events
-            stale = self._answers is None or not self._watching or events != self._reflected
-        if stale:
+        while True:
+            self._refresh(at)
+            with self._lock:
+                if self._answers is not None:  # (another thread's opening may have failed since)
+                    answers = self._answers.with_clock(at)
+                    meta = {"generation": self.generation, "events_reflected": self._reflected,
+                            "changes_pending": self.events != self._reflected, "watching": self._watching}
+                    return answers, meta
+
+    def _stale(self) -> bool:
+        return self._answers is None or not self._watching or self.events != self._reflected
+
+    def _refresh(self, at: datetime) -> None:
+        """Open the answers again unless the kept ones reflect every event seen."""
+        with self._opening:
+            with self._lock:
+                if not self._stale():
+                    return
+                events = self.events
+                self._answers = None  # nothing kept holds the old answers while the new open
+                self.memo.begin(-1, None)
             answers = self.open(self.root, at, notice=self.notices.append)
             with self._lock:
                 self._answers, self._reflected = answers, events
                 self.generation += 1
                 self.memo.begin(self.generation, answers)
-        with self._lock:
-            answers = self._answers.with_clock(at)
-            meta = {"generation": self.generation, "events_reflected": self._reflected,
-                    "changes_pending": self.events != self._reflected, "watching": self._watching}
-        return answers, meta
 
 
 class Memo:
@@ -187,7 +221,7 @@ class Memo:
         self._lock = threading.Lock()
         self.hits = self.misses = 0
 
-    def begin(self, generation: int, answers: Answers) -> None:
+    def begin(self, generation: int, answers: Answers | None) -> None:
         with self._lock:
             self.generation, self._answers, self._deadlines = generation, answers, None
             self._kept.clear()
