@@ -107,3 +107,27 @@ def test_at_left_to_default_follows_the_servers_clock(box, monkeypatch):
     owed_now, _ = mcp.call(resident, "owed", {})
     assert owed_now["at"] != owed_then["at"]
     assert unclocked(owed_now) == unclocked(fresh(root, "owed", {}, now[0]))
+
+
+def test_an_event_opens_the_next_generation_before_any_call(box):
+    """The watcher's event re-opens the answers at once: the next call finds them open."""
+    import os
+    import time
+
+    root, resident = box
+    first, meta = mcp.call(resident, "query", {"terms": ["type=request"]})
+    assert meta["generation"] == 1
+    letter_id = "2026-11-29T100000-planner-request-early-0000ffff"
+    path = root / "builder" / "inbox" / f"{letter_id}.md"
+    tmp = path.with_name("." + path.name + ".tmp")
+    tmp.write_text(f"---\nid: {letter_id}\nfrom: planner\nto: builder\ntype: request\nrequires_ack: true\n"
+                   "sent: 2026-11-29T10:00:00Z\n---\nbody\n")
+    os.rename(tmp, path)
+    end = time.monotonic() + 30
+    while resident.generation < 2:  # no call is made meanwhile
+        assert time.monotonic() < end, "the event never opened the answers again"
+        time.sleep(0.02)
+    doc, meta = mcp.call(resident, "query", {"terms": ["type=request"]})
+    assert meta["generation"] >= 2 and not meta["reused"]
+    assert any(r["id"] == letter_id for r in doc["matches"])
+    assert unclocked(doc) == unclocked(fresh(root, "query", {"terms": ["type=request"]}, mcp.clock()))
