@@ -37,8 +37,11 @@ from letterbox_tui.core.text import clean
 
 #: how much of a body ``show`` returns when asked for it
 BODY_LIMIT = 64 * 1024
-#: results kept for the current generation (the least recently asked go first)
+#: results kept for the current generation, at most this many and about this many bytes
+#: (a document is taken as four times its JSON text); the least recently asked go first,
+#: but the newest is always kept
 MEMO_SIZE = 64
+MEMO_BYTES = 96 * 1024 * 1024
 #: tools whose result is kept for the clock's place among the deadlines (only late reads the clock)
 BY_DEADLINES = frozenset({"query", "exists", "current", "answered", "thread", "disputes"})
 #: tools whose result shows the clock itself: kept for that exact clock only
@@ -212,8 +215,8 @@ class Memo:
     """The results computed from one generation of the answers, by tool, arguments and
     clock key; dropped whole when another generation begins."""
 
-    def __init__(self, size: int = MEMO_SIZE) -> None:
-        self.size = size
+    def __init__(self, size: int = MEMO_SIZE, budget: int = MEMO_BYTES) -> None:
+        self.size, self.budget, self.held = size, budget, 0
         self.generation = -1
         self._deadlines: list[datetime] | None = None
         self._answers: Answers | None = None
@@ -225,6 +228,7 @@ class Memo:
         with self._lock:
             self.generation, self._answers, self._deadlines = generation, answers, None
             self._kept.clear()
+            self.held = 0
 
     def place(self, at: datetime) -> int:
         """How many of the generation's deadlines lie before ``at``: two clocks with the same
@@ -244,15 +248,19 @@ class Memo:
                 return None
             self.hits += 1
             self._kept.move_to_end(key)
-            return self._kept[key]
+            return self._kept[key][0]
 
-    def put(self, generation: int, key: tuple, value: Any) -> None:
+    def put(self, generation: int, key: tuple, value: Any, size: int = 0) -> None:
+        """Keep ``value`` (about ``size`` bytes) for ``generation``, if it is still current."""
         with self._lock:
             if generation != self.generation:
                 return  # computed from answers a newer generation replaced
-            self._kept[key] = value
-            while len(self._kept) > self.size:
-                self._kept.popitem(last=False)
+            if key in self._kept:
+                self.held -= self._kept.pop(key)[1]
+            self._kept[key] = (value, size)
+            self.held += size
+            while len(self._kept) > 1 and (len(self._kept) > self.size or self.held > self.budget):
+                self.held -= self._kept.popitem(last=False)[1][1]
 
 
 def clock() -> datetime:
@@ -336,7 +344,7 @@ def answer(resident: Resident, name: str, arguments: dict[str, Any]) -> tuple[di
         doc = _document(name, answers, arguments, query, seat)
     text = json.dumps(doc, ensure_ascii=False)
     if key is not None:
-        memo.put(generation, key, (doc, text))
+        memo.put(generation, key, (doc, text), 4 * len(text))
     return doc, {**meta, "reused": False} if meta else meta, text
 
 

@@ -131,3 +131,18 @@ def test_an_event_opens_the_next_generation_before_any_call(box):
     assert meta["generation"] >= 2 and not meta["reused"]
     assert any(r["id"] == letter_id for r in doc["matches"])
     assert unclocked(doc) == unclocked(fresh(root, "query", {"terms": ["type=request"]}, mcp.clock()))
+
+
+def test_the_memo_is_bounded_and_keeps_the_newest():
+    memo = mcp.Memo(size=3, budget=100)
+    memo.begin(1, None)
+    for n in range(5):
+        memo.put(1, ("k", n), n, 10)
+    assert [memo.get(1, ("k", n)) for n in range(5)] == [None, None, 2, 3, 4]  # at most three
+    memo.put(1, ("big",), "big", 500)  # over the budget alone: kept, the older ones go
+    assert memo.get(1, ("big",)) == "big" and memo.get(1, ("k", 4)) is None
+    memo.put(1, ("k", 5), 5, 10)
+    assert memo.get(1, ("big",)) is None and memo.get(1, ("k", 5)) == 5 and memo.held == 10
+    assert memo.get(2, ("k", 5)) is None  # another generation's
+    memo.put(0, ("old",), "old", 1)  # computed from answers since replaced: not kept
+    assert memo.get(1, ("old",)) is None
