@@ -16,7 +16,9 @@ evaluator's output, never a second evaluator, dropped whole when the next genera
 opened. Only ``late`` depends on the clock in those results, and it changes only when the
 clock passes a deadline, so a result is kept for the clock's place among the generation's
 deadlines; a result that shows the clock itself (owed, digest) is kept for that exact
-clock. ``show`` and ``leases`` read files each call and are never kept.
+clock. ``show`` and ``leases`` read files each call and are never kept. A change event
+opens the next generation at once, in the background, and answers there the last questions
+asked of the one before (``REASK``), so that a repeated question finds its result ready.
 """
 
 from __future__ import annotations
@@ -46,6 +48,8 @@ MEMO_BYTES = 96 * 1024 * 1024
 BY_DEADLINES = frozenset({"query", "exists", "current", "answered", "thread", "disputes"})
 #: tools whose result shows the clock itself: kept for that exact clock only
 BY_CLOCK = frozenset({"owed", "digest"})
+#: how many of the last generation's most recently asked questions a new one answers at once
+REASK = 2
 
 INSTRUCTIONS = (
     "Every answer is yes, no or unknown: unknown always names its reasons, and no is only "
@@ -136,6 +140,10 @@ class Resident:
                 return
             try:
                 self._refresh(clock())
+                for name, arguments in self.memo.asked[-REASK:]:  # the questions an agent repeats
+                    if self._wake.is_set() or stop.is_set():
+                        break  # more changes: open the answers again first
+                    answer(self, name, arguments)
             except Exception:
                 pass
 
@@ -221,12 +229,15 @@ class Memo:
         self._deadlines: list[datetime] | None = None
         self._answers: Answers | None = None
         self._kept: OrderedDict[tuple, Any] = OrderedDict()
+        self.asked: list[tuple[str, dict[str, Any]]] = []  # the questions kept, least recent first
         self._lock = threading.Lock()
         self.hits = self.misses = 0
 
     def begin(self, generation: int, answers: Answers | None) -> None:
         with self._lock:
             self.generation, self._answers, self._deadlines = generation, answers, None
+            if self._kept:  # what was asked of the last generation stays known (``asked``)
+                self.asked = [v[2] for v, _ in self._kept.values() if isinstance(v, tuple) and len(v) == 3]
             self._kept.clear()
             self.held = 0
 
@@ -344,7 +355,7 @@ def answer(resident: Resident, name: str, arguments: dict[str, Any]) -> tuple[di
         doc = _document(name, answers, arguments, query, seat)
     text = json.dumps(doc, ensure_ascii=False)
     if key is not None:
-        memo.put(generation, key, (doc, text), 4 * len(text))
+        memo.put(generation, key, (doc, text, (name, arguments)), 4 * len(text))
     return doc, {**meta, "reused": False} if meta else meta, text
 
 
