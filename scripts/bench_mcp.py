@@ -201,8 +201,9 @@ def notmuch(src: Path, tmp: Path, out: dict) -> None:
                              env=env, capture_output=True, text=True)
         searches.append(time.perf_counter() - t)
         count = len(json.loads(got.stdout or "[]"))
+    said = done.stderr.strip().splitlines()
     out["notmuch"] = {"new_s": new_s, "new_rc": done.returncode, "search_s": statistics.median(searches),
-                      "threads": count, "note": say(done.stderr.strip().splitlines()[-1]) if done.stderr.strip() else ""}
+                      "threads": count, "note": say(said[-1]) if said else ""}
 
 
 def main(argv: list[str] | None = None) -> int:
