@@ -9,13 +9,25 @@ change under the letterbox; where no watcher runs (it could not start, or the le
 vanished), every call re-opens them (the store's stat proof). A call made while changes are
 still arriving says, in its result's ``_meta``, how many change events its answers reflect
 and whether more are pending. Nothing here writes into a letterbox.
+
+Each opening of the answers is a generation. While it is current, a tool's result for the
+same arguments is the one already computed from it (``Memo``): a memory of the one
+evaluator's output, never a second evaluator, dropped whole when the next generation is
+opened. Only ``late`` depends on the clock in those results, and it changes only when the
+clock passes a deadline, so a result is kept for the clock's place among the generation's
+deadlines; a result that shows the clock itself (owed, digest) is kept for that exact
+clock. ``show`` and ``leases`` read files each call and are never kept. A change event
+opens the next generation at once, in the background, and answers there the last questions
+asked of the one before (``REASK``), so that a repeated question finds its result ready.
 """
 
 from __future__ import annotations
 
+import bisect
 import json
 import os
 import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import Any
@@ -27,6 +39,17 @@ from letterbox_tui.core.text import clean
 
 #: how much of a body ``show`` returns when asked for it
 BODY_LIMIT = 64 * 1024
+#: results kept for the current generation, at most this many and about this many bytes
+#: (a document is taken as four times its JSON text); the least recently asked go first,
+#: but the newest is always kept
+MEMO_SIZE = 64
+MEMO_BYTES = 96 * 1024 * 1024
+#: tools whose result is kept for the clock's place among the deadlines (only late reads the clock)
+BY_DEADLINES = frozenset({"query", "exists", "current", "answered", "thread", "disputes"})
+#: tools whose result shows the clock itself: kept for that exact clock only
+BY_CLOCK = frozenset({"owed", "digest"})
+#: how many of the last generation's most recently asked questions a new one answers at once
+REASK = 2
 
 INSTRUCTIONS = (
     "Every answer is yes, no or unknown: unknown always names its reasons, and no is only "
@@ -88,6 +111,10 @@ class Resident:
         self._watcher: threading.Thread | None = None
         self._identity: tuple[int, int] | None = None  # the watched letterbox's (device, inode)
         self.notices: list[str] = []
+        self.generation = 0  # how many times the answers were opened
+        self.memo = Memo()
+        self._opening = threading.Lock()  # one opening of the answers at a time
+        self._wake = threading.Event()  # an event came: re-open now, not at the next call
 
     # --- watching ---------------------------------------------------------------------
     def watch(self) -> None:
@@ -96,9 +123,29 @@ class Resident:
             return
         if not os.path.isdir(self.root):
             return
-        self._watcher = threading.Thread(target=self._watch, args=(self._stop,), name="letterbox-watch", daemon=True)
+        stop = self._stop = threading.Event()  # this watcher's, and its refresher's
+        self._watcher = threading.Thread(target=self._watch, args=(stop,), name="letterbox-watch", daemon=True)
         self._watching = True
         self._watcher.start()
+        threading.Thread(target=self._refresher, args=(stop,), name="letterbox-refresh", daemon=True).start()
+
+    def _refresher(self, stop: threading.Event) -> None:
+        """Re-open the answers as soon as an event is in, so that the next call finds them
+        open (or waits only for the rest of the opening); a failure here is the next call's
+        to report, since it opens again."""
+        while not stop.is_set():
+            self._wake.wait()
+            self._wake.clear()
+            if stop.is_set():
+                return
+            try:
+                self._refresh(clock())
+                for name, arguments in self.memo.asked[-REASK:]:  # the questions an agent repeats
+                    if self._wake.is_set() or stop.is_set():
+                        break  # more changes: open the answers again first
+                    answer(self, name, arguments)
+            except Exception:
+                pass
 
     def _watch(self, stop: threading.Event) -> None:
         try:
@@ -108,6 +155,7 @@ class Resident:
                                   raise_interrupt=False, yield_on_timeout=False):
                 with self._lock:
                     self.events += 1
+                self._wake.set()
         except Exception:  # no native watcher, or the letterbox vanished: prove every call
             pass
         finally:
@@ -115,13 +163,17 @@ class Resident:
                 if stop is self._stop:
                     self._watching = False
                 self.events += 1  # what the watcher may have missed since
+            stop.set()  # its refresher ends with it
+            self._wake.set()
 
     def close(self) -> None:
         self._stop.set()
+        self._wake.set()
 
     # --- answering --------------------------------------------------------------------
     def answers(self, at: datetime, participants: list[str] | None = None) -> tuple[Answers, dict[str, Any]]:
-        """The answers at ``at`` and what they reflect (for the result's ``_meta``)."""
+        """The answers at ``at`` and what they reflect (for the result's ``_meta``: with
+        ``generation`` when they are the kept ones, whose results ``memo`` may hold)."""
         if participants:  # a partial scope is asked afresh each time
             return self.open(self.root, at, participants=participants, notice=self.notices.append), {}
         try:  # the letterbox itself moved, vanished or was replaced: nothing kept holds
@@ -139,24 +191,97 @@ class Resident:
         if here is None:
             return self.open(self.root, at, notice=self.notices.append), {}  # says why it cannot
         self.watch()
-        with self._lock:
-            events = self.events
-            stale = self._answers is None or not self._watching or events != self._reflected
-        if stale:
+        while True:
+            self._refresh(at)
+            with self._lock:
+                if self._answers is not None:  # (another thread's opening may have failed since)
+                    answers = self._answers.with_clock(at)
+                    meta = {"generation": self.generation, "events_reflected": self._reflected,
+                            "changes_pending": self.events != self._reflected, "watching": self._watching}
+                    return answers, meta
+
+    def _stale(self) -> bool:
+        return self._answers is None or not self._watching or self.events != self._reflected
+
+    def _refresh(self, at: datetime) -> None:
+        """Open the answers again unless the kept ones reflect every event seen."""
+        with self._opening:
+            with self._lock:
+                if not self._stale():
+                    return
+                events = self.events
+                self._answers = None  # nothing kept holds the old answers while the new open
+                self.memo.begin(-1, None)
             answers = self.open(self.root, at, notice=self.notices.append)
             with self._lock:
                 self._answers, self._reflected = answers, events
+                self.generation += 1
+                self.memo.begin(self.generation, answers)
+
+
+class Memo:
+    """The results computed from one generation of the answers, by tool, arguments and
+    clock key; dropped whole when another generation begins."""
+
+    def __init__(self, size: int = MEMO_SIZE, budget: int = MEMO_BYTES) -> None:
+        self.size, self.budget, self.held = size, budget, 0
+        self.generation = -1
+        self._deadlines: list[datetime] | None = None
+        self._answers: Answers | None = None
+        self._kept: OrderedDict[tuple, Any] = OrderedDict()
+        self.asked: list[tuple[str, dict[str, Any]]] = []  # the questions kept, least recent first
+        self._lock = threading.Lock()
+        self.hits = self.misses = 0
+
+    def begin(self, generation: int, answers: Answers | None) -> None:
         with self._lock:
-            answers = self._answers.with_clock(at)
-            meta = {"events_reflected": self._reflected, "changes_pending": self.events != self._reflected,
-                    "watching": self._watching}
-        return answers, meta
+            self.generation, self._answers, self._deadlines = generation, answers, None
+            if self._kept:  # what was asked of the last generation stays known (``asked``)
+                self.asked = [v[2] for v, _ in self._kept.values() if isinstance(v, tuple) and len(v) == 3]
+            self._kept.clear()
+            self.held = 0
+
+    def place(self, at: datetime) -> int:
+        """How many of the generation's deadlines lie before ``at``: two clocks with the same
+        place see every letter's ``late`` alike (late is ``deadline < at``)."""
+        with self._lock:
+            if self._deadlines is None:
+                snapshot = self._answers.snapshot if self._answers is not None else None
+                self._deadlines = sorted(x.deadline_at for x in (snapshot.letters if snapshot else ())
+                                         if x.deadline_at is not None)
+            deadlines = self._deadlines
+        return bisect.bisect_left(deadlines, at)
+
+    def get(self, generation: int, key: tuple) -> Any:
+        with self._lock:
+            if generation != self.generation or key not in self._kept:
+                self.misses += 1
+                return None
+            self.hits += 1
+            self._kept.move_to_end(key)
+            return self._kept[key][0]
+
+    def put(self, generation: int, key: tuple, value: Any, size: int = 0) -> None:
+        """Keep ``value`` (about ``size`` bytes) for ``generation``, if it is still current."""
+        with self._lock:
+            if generation != self.generation:
+                return  # computed from answers a newer generation replaced
+            if key in self._kept:
+                self.held -= self._kept.pop(key)[1]
+            self._kept[key] = (value, size)
+            self.held += size
+            while len(self._kept) > 1 and (len(self._kept) > self.size or self.held > self.budget):
+                self.held -= self._kept.popitem(last=False)[1][1]
 
 
-def _at(arguments: dict[str, Any]) -> datetime:
+def clock() -> datetime:
+    """The server's one clock: now, in UTC (what ``at`` defaults to)."""
+    return datetime.now(timezone.utc)
+
+
+def _at(arguments: dict[str, Any], now: datetime) -> datetime:
     from letterbox_tui.core.query import parse_when
 
-    now = datetime.now(timezone.utc)
     value = arguments.get("at")
     if value is None:
         return now
@@ -177,6 +302,12 @@ def _terms(arguments: dict[str, Any]) -> list[str]:
 def call(resident: Resident, name: str, arguments: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     """The document the tool ``name`` returns, and its ``_meta``; ``LetterboxError`` for
     bad input, with the command line's one-line message."""
+    doc, meta, _text = answer(resident, name, arguments)
+    return doc, meta
+
+
+def answer(resident: Resident, name: str, arguments: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], str]:
+    """``call``'s document and ``_meta``, with the document's JSON text (kept beside it)."""
     from letterbox_tui.core.query import parse_query
 
     if name not in TOOLS:
@@ -189,11 +320,11 @@ def call(resident: Resident, name: str, arguments: dict[str, Any]) -> tuple[dict
     if participants is not None and (not isinstance(participants, list)
                                      or not all(isinstance(p, str) for p in participants)):
         raise LetterboxError("participant: a list of seat names")
-    now = datetime.now(timezone.utc)
+    now = clock()
     query = None
     if name in ("query", "exists"):
         query = parse_query(_terms(arguments), now)  # bad terms are refused before any scan
-    at = (query.at if query is not None and query.at is not None else None) or _at(arguments)
+    at = (query.at if query is not None and query.at is not None else None) or _at(arguments, now)
     for key in ("id", "seat"):
         if key in arguments and not isinstance(arguments[key], str):
             raise LetterboxError(f"{key}: a string")
@@ -201,11 +332,39 @@ def call(resident: Resident, name: str, arguments: dict[str, Any]) -> tuple[dict
     seat = arguments.get("seat")
     if seat is not None and seat not in answers.snapshot.seats:
         raise LetterboxError(f"no seat {clean(seat, single_line=True)!r} in {answers.snapshot.root}")
+    generation = meta.get("generation")
+    memo = resident.memo
+    key = None
+    if generation is not None and name in BY_DEADLINES | BY_CLOCK:
+        rest = {k: v for k, v in arguments.items() if k not in ("terms", "at")}
+        when = ("at", at.isoformat()) if name in BY_CLOCK else ("place", memo.place(at))
+        key = (name, repr(query), json.dumps(rest, sort_keys=True), when)
+        kept = memo.get(generation, key)
+        if kept is not None:
+            return kept[0], {**meta, "reused": True}, kept[1]
+    if name == "check" and generation is not None:
+        problems_key = ("check-problems",)
+        problems = memo.get(generation, problems_key)
+        if problems is None:
+            from letterbox_tui.core.views.problems import problems_view
+
+            problems = problems_view(answers)
+            memo.put(generation, problems_key, problems)
+        doc = documents.check_document(answers, problems)
+    else:
+        doc = _document(name, answers, arguments, query, seat)
+    text = json.dumps(doc, ensure_ascii=False)
+    if key is not None:
+        memo.put(generation, key, (doc, text, (name, arguments)), 4 * len(text))
+    return doc, {**meta, "reused": False} if meta else meta, text
+
+
+def _document(name: str, answers: Answers, arguments: dict[str, Any], query, seat: str | None) -> dict[str, Any]:
     if name == "query":
-        doc = documents.query_document(answers, query)
-    elif name == "exists":
-        doc = documents.exists_document(answers, query)
-    elif name == "show":
+        return documents.query_document(answers, query)
+    if name == "exists":
+        return documents.exists_document(answers, query)
+    if name == "show":
         wanted = bool(arguments.get("body", False))
         doc = documents.show_document(answers, arguments["id"], BODY_LIMIT if wanted else 0)
         for item in doc["letters"]:
@@ -213,13 +372,12 @@ def call(resident: Resident, name: str, arguments: dict[str, Any]) -> tuple[dict
                 item["body"] = clean(item["body"]) if item["body"] is not None else None
             else:
                 item["body"], item["body_truncated"] = None, False
-    elif name in ("current", "answered", "thread"):
-        doc = getattr(documents, f"{name}_document")(answers, arguments["id"])
-    elif name in ("owed", "digest"):
-        doc = getattr(documents, f"{name}_document")(answers, seat)
-    else:
-        doc = getattr(documents, f"{name}_document")(answers)
-    return doc, meta
+        return doc
+    if name in ("current", "answered", "thread"):
+        return getattr(documents, f"{name}_document")(answers, arguments["id"])
+    if name in ("owed", "digest"):
+        return getattr(documents, f"{name}_document")(answers, seat)
+    return getattr(documents, f"{name}_document")(answers)
 
 
 def _summary(doc: dict[str, Any]) -> str:
@@ -267,13 +425,13 @@ def build_server(root: str):
 
     async def call_tool(ctx, params) -> types.CallToolResult:
         try:
-            doc, meta = await anyio.to_thread.run_sync(call, resident, params.name, dict(params.arguments or {}))
+            doc, meta, text = await anyio.to_thread.run_sync(answer, resident, params.name,
+                                                             dict(params.arguments or {}))
         except LetterboxError as exc:
             return types.CallToolResult(content=[types.TextContent(type="text", text=str(exc))], isError=True)
         except Exception as exc:  # never die on one call: say what went wrong, keep serving
             message = f"internal error: {type(exc).__name__}: {clean(str(exc), single_line=True)}"
             return types.CallToolResult(content=[types.TextContent(type="text", text=message)], isError=True)
-        text = json.dumps(doc, ensure_ascii=False)
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=_summary(doc)), types.TextContent(type="text", text=text)],
             structuredContent=doc, _meta={"letterbox-tui": meta} if meta else None,

@@ -234,3 +234,33 @@ def test_bad_input_and_a_damaged_world_give_tool_errors_and_it_keeps_serving(dem
     assert said[5][0] is True
     assert said[6][1] is not None  # the vanished letterbox: a tool error, not a dead server
     assert said[7][0] is True
+
+
+def test_a_kept_result_is_dropped_after_a_write(demo):
+    """A result kept for the current generation is given again while nothing changes, and
+    after a letter is written the answer is the command line's for the new state."""
+    new = "2026-11-29T100000-planner-request-kept-0000eeee"
+    seen = {}
+
+    async def scenario(session):
+        metas = []
+        for _ in range(2):
+            result = await session.call_tool("query", {"terms": ["type=request"]})
+            metas.append(result.meta["letterbox-tui"])
+        owed = await session.call_tool("owed", {"at": "2026-11-29T12:00:00Z"})
+        owed_again = await session.call_tool("owed", {"at": "2026-11-29T12:00:00Z"})
+        seen["before"] = metas + [owed.meta["letterbox-tui"], owed_again.meta["letterbox-tui"]]
+        _letter(demo, "builder", new)
+        seen["query"] = await _until(session, "query", lambda d: any(r["id"] == new for r in d["matches"]),
+                                     terms=["type=request"])
+        result = await session.call_tool("owed", {"at": "2026-11-29T12:00:00Z"})
+        seen["owed"], seen["after"] = result.structured_content, result.meta["letterbox-tui"]
+
+    serve(demo, scenario)
+    first, again, owed, owed_again = seen["before"]
+    assert not first["reused"] and again["reused"] and again["generation"] == first["generation"]
+    assert not owed["reused"] and owed_again["reused"]
+    assert seen["after"]["generation"] > first["generation"]  # (reused: answered anew in the background)
+    assert unclocked(seen["query"]) == unclocked(cli_json(demo, "query", "type=request"))
+    assert unclocked(seen["owed"]) == unclocked(cli_json(demo, "owed", "--at", "2026-11-29T12:00:00Z"))
+    assert new in json.dumps(seen["owed"])

@@ -74,14 +74,16 @@ def disputes_document(answers: Answers) -> dict[str, Any]:
     return disputes_view(answers).to_json()
 
 
-def check_view(answers: Answers):
-    """Every problem and warning: the problems view and a killed writer's temporaries."""
+def check_view(answers: Answers, problems=None):
+    """Every problem and warning: the problems view (``problems``, when the caller kept the
+    one made from these answers) and what is read afresh each time: a killed writer's
+    temporaries (their age counts on the clock) and, in git, the upstream's losses."""
     from .check import Finding
     from .temporaries import find_stale
     from .views.problems import problems_view
 
     snapshot = answers.snapshot
-    view = problems_view(answers)
+    view = problems_view(answers) if problems is None else problems
     temporaries = find_stale(str(snapshot.root), snapshot.seats)  # a killed writer's, over a day old
     if temporaries:
         view = view.with_findings([Finding("stale-temporary", "a writer's hidden temporary over a day old "
@@ -96,8 +98,8 @@ def check_view(answers: Answers):
     return view
 
 
-def check_document(answers: Answers) -> dict[str, Any]:
-    return check_view(answers).to_json()
+def check_document(answers: Answers, problems=None) -> dict[str, Any]:
+    return check_view(answers, problems).to_json()
 
 
 def digest_document(answers: Answers, seat: str | None = None) -> dict[str, Any]:

@@ -1,0 +1,173 @@
+"""The MCP server's memory of results (``mcp.Memo``), in process on the demo: a result kept
+for a generation is the one a fresh computation gives at the asked clock, on either side of
+every deadline, and ``at`` left to default follows the server's clock."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from letterbox_tui import mcp
+from letterbox_tui.core.demo import write_demo
+from letterbox_tui.core.query import parse_query
+from letterbox_tui.store import open_answers
+
+
+def unclocked(doc):
+    if isinstance(doc, dict):
+        return {k: unclocked(v) for k, v in doc.items() if k not in ("scanned_at", "changed_since_scan")}
+    if isinstance(doc, list):
+        return [unclocked(v) for v in doc]
+    return doc
+
+
+@pytest.fixture
+def box(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    root = tmp_path / "box"
+    write_demo(root)
+    resident = mcp.Resident(str(root))
+    yield root, resident
+    resident.close()
+
+
+_RESOLVED = {}
+
+
+def fresh(root, name, arguments, at):
+    """The document computed from the letters (resolved once per letterbox, no store) at
+    ``at``, with no memory of results."""
+    if root not in _RESOLVED:
+        _RESOLVED.clear()
+        _RESOLVED[root] = open_answers(root, at, use_store=False)
+    answers = _RESOLVED[root].with_clock(at)
+    query = parse_query(arguments.get("terms", []), at) if name in ("query", "exists") else None
+    return mcp._document(name, answers, arguments, query, arguments.get("seat"))
+
+
+def deadlines(resident):
+    mcp.call(resident, "leases", {})  # opens the answers
+    letters = resident._answers.snapshot.letters
+    return sorted({x.deadline_at for x in letters if x.deadline_at is not None}), letters
+
+
+def test_a_kept_result_is_the_fresh_one_on_either_side_of_every_deadline(box, monkeypatch):
+    root, resident = box
+    times, letters = deadlines(resident)
+    assert len(times) >= 3
+    task = next(x for x in letters if x.deadline_at == times[len(times) // 2])
+    clocks = sorted({t + d for t in times[::3] for d in (timedelta(seconds=-1), timedelta(0), timedelta(seconds=1))})
+    asks = [
+        ("query", {"terms": ["late=yes"]}),
+        ("query", {"terms": ["state=open"]}),
+        ("exists", {"terms": ["late=yes"]}),
+        ("current", {"id": task.id}),
+        ("answered", {"id": task.id}),
+        ("thread", {"id": task.id}),
+        ("disputes", {}),
+        ("owed", {}),
+        ("digest", {}),
+    ]
+    for name, arguments in asks:
+        for at in clocks:  # the clock asked for, or the server's clock where the tool takes none
+            asked = {**arguments, "at": at.isoformat()} if "at" in mcp.TOOLS[name][1]["properties"] else arguments
+            monkeypatch.setattr(mcp, "clock", lambda: at)
+            doc, meta = mcp.call(resident, name, asked)
+            assert meta["generation"] == 1
+            assert unclocked(doc) == unclocked(fresh(root, name, asked, at)), (name, at)
+    assert resident.memo.hits > 0  # clocks with one place among the deadlines shared a result
+    late = {at: len(mcp.call(resident, "query", {"terms": ["late=yes"], "at": at.isoformat()})[0]["matches"])
+            for at in clocks}
+    assert len(set(late.values())) > 1  # and the clock did move the answer
+
+
+def test_at_left_to_default_follows_the_servers_clock(box, monkeypatch):
+    root, resident = box
+    times, letters = deadlines(resident)
+    late_task = None
+    for t in times:  # a deadline that makes some open task late once passed
+        before = fresh(root, "query", {"terms": ["late=yes"]}, t)
+        after = fresh(root, "query", {"terms": ["late=yes"]}, t + timedelta(seconds=1))
+        if len(after["matches"]) > len(before["matches"]):
+            late_task = t
+            break
+    assert late_task is not None
+    now = [late_task - timedelta(seconds=5)]
+    monkeypatch.setattr(mcp, "clock", lambda: now[0])
+    first, _ = mcp.call(resident, "query", {"terms": ["late=yes"]})
+    again, meta = mcp.call(resident, "query", {"terms": ["late=yes"]})
+    assert meta["reused"] and again == first
+    owed_then, _ = mcp.call(resident, "owed", {})
+    now[0] = late_task + timedelta(seconds=1)  # the clock passes the deadline; nothing was written
+    later, meta = mcp.call(resident, "query", {"terms": ["late=yes"]})
+    assert meta["generation"] == 1 and not meta["reused"]
+    assert len(later["matches"]) > len(first["matches"])
+    assert unclocked(later) == unclocked(fresh(root, "query", {"terms": ["late=yes"]}, now[0]))
+    owed_now, _ = mcp.call(resident, "owed", {})
+    assert owed_now["at"] != owed_then["at"]
+    assert unclocked(owed_now) == unclocked(fresh(root, "owed", {}, now[0]))
+
+
+def test_an_event_opens_the_next_generation_before_any_call(box):
+    """The watcher's event re-opens the answers at once: the next call finds them open."""
+    import os
+    import time
+
+    root, resident = box
+    first, meta = mcp.call(resident, "query", {"terms": ["type=request"]})
+    assert meta["generation"] == 1
+    letter_id = "2026-11-29T100000-planner-request-early-0000ffff"
+    path = root / "builder" / "inbox" / f"{letter_id}.md"
+    tmp = path.with_name("." + path.name + ".tmp")
+    tmp.write_text(f"---\nid: {letter_id}\nfrom: planner\nto: builder\ntype: request\nrequires_ack: true\n"
+                   "sent: 2026-11-29T10:00:00Z\n---\nbody\n")
+    os.rename(tmp, path)
+    end = time.monotonic() + 30
+    while resident.generation < 2:  # no call is made meanwhile
+        assert time.monotonic() < end, "the event never opened the answers again"
+        time.sleep(0.02)
+    doc, meta = mcp.call(resident, "query", {"terms": ["type=request"]})
+    assert meta["generation"] >= 2
+    assert any(r["id"] == letter_id for r in doc["matches"])
+    assert unclocked(doc) == unclocked(fresh(root, "query", {"terms": ["type=request"]}, mcp.clock()))
+
+
+def test_the_memo_is_bounded_and_keeps_the_newest():
+    memo = mcp.Memo(size=3, budget=100)
+    memo.begin(1, None)
+    for n in range(5):
+        memo.put(1, ("k", n), n, 10)
+    assert [memo.get(1, ("k", n)) for n in range(5)] == [None, None, 2, 3, 4]  # at most three
+    memo.put(1, ("big",), "big", 500)  # over the budget alone: kept, the older ones go
+    assert memo.get(1, ("big",)) == "big" and memo.get(1, ("k", 4)) is None
+    memo.put(1, ("k", 5), 5, 10)
+    assert memo.get(1, ("big",)) is None and memo.get(1, ("k", 5)) == 5 and memo.held == 10
+    assert memo.get(2, ("k", 5)) is None  # another generation's
+    memo.put(0, ("old",), "old", 1)  # computed from answers since replaced: not kept
+    assert memo.get(1, ("old",)) is None
+
+
+def test_a_new_generation_answers_the_last_questions_before_they_are_asked(box):
+    """After a change event the last questions asked are answered from the new answers in
+    the background: the next such call is a reused result, and the right one."""
+    import os
+    import time
+
+    root, resident = box
+    asked = {"terms": ["type=request"]}
+    mcp.call(resident, "query", asked)
+    letter_id = "2026-11-29T100000-planner-request-again-0000abab"
+    path = root / "builder" / "inbox" / f"{letter_id}.md"
+    tmp = path.with_name("." + path.name + ".tmp")
+    tmp.write_text(f"---\nid: {letter_id}\nfrom: planner\nto: builder\ntype: request\nrequires_ack: true\n"
+                   "sent: 2026-11-29T10:00:00Z\n---\nbody\n")
+    os.rename(tmp, path)
+    end = time.monotonic() + 30
+    while resident.generation < 2 or not resident.memo._kept:  # no call is made meanwhile
+        assert time.monotonic() < end, "the new generation never answered the last question"
+        time.sleep(0.02)
+    doc, meta = mcp.call(resident, "query", asked)
+    assert meta["reused"] and meta["generation"] >= 2
+    assert any(r["id"] == letter_id for r in doc["matches"])
+    assert unclocked(doc) == unclocked(fresh(root, "query", asked, mcp.clock()))
