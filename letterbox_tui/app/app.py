@@ -509,6 +509,9 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
         if focused is not None and self.letter_pane in focused.ancestors_with_self:
             self.letter_list.focus()
             return
+        if self.body_matches is not None:
+            self.end_body_search()
+            return
         if self.query_text is not None:
             self.query_text = None
             self._show_mailbox()
@@ -531,6 +534,8 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
         self.search_bar.display = False
         self.letter_list.focus()
         self.search_text = text or None
+        if text and self.body_matches is not None:
+            self.end_body_search()  # (n/N repeat the newest search)
         self._update_status()
         if text:
             self._find(1, include_current=True)

@@ -117,6 +117,9 @@ class LetterPane(Vertical):
         self._provenance_for: Letter | None = None
         #: the Markdown rendering, once made (``body``)
         self._body: LetterBody | None = None
+        #: a body search's matches to highlight: (the letter, the needle, which match is
+        #: current, "match k of N"); see ``highlight_match``
+        self._matches: tuple[object, str, int, str] | None = None
 
     @property
     def body(self) -> LetterBody:
@@ -213,6 +216,15 @@ class LetterPane(Vertical):
         self.provenance_text.update(Content(""))
         if self.tabs.active == "tab-provenance":
             self._fill_provenance()
+
+    def highlight_match(self, letter, needle: str, nth: int, label: str) -> None:
+        """Highlight ``needle`` in ``letter``'s body as written, its ``nth`` match as the
+        current one, scrolled into view (``letter`` None: no highlights)."""
+        had = self._matches
+        self._matches = (letter, needle, nth, label) if letter is not None and needle else None
+        shown = self.letter is not None and self.letter in (letter, had and had[0])
+        if shown and self.body_key == self.shown_key:
+            self._render_body()
 
     def toggle_markdown(self) -> bool:
         self.markdown = not self.markdown
@@ -318,7 +330,40 @@ class LetterPane(Vertical):
         shown = body[:PLAIN_LIMIT]
         if len(body) > PLAIN_LIMIT:
             note = f"… the first {PLAIN_LIMIT // 1024} KiB are shown; the whole letter is at the path in Provenance."
-        self.plain_body.update(clean(shown) + Content.styled("\n" + note if note else "", "italic $text-muted"))
+        text = clean(shown)
+        matches = self._matches
+        if matches is not None and matches[0] is self.letter:
+            text = self._highlighted(text, matches)
+        self.plain_body.update(text + Content.styled("\n" + note if note else "", "italic $text-muted"))
+
+    def _highlighted(self, text: Content, matches: tuple) -> Content:
+        """``text`` (sanitized) with a body search's matches styled (spans, never markup),
+        the current one marked apart, and scrolled to once it is laid out."""
+        from ..screens.body_search import match_spans
+
+        _, needle, nth, label = matches
+        spans = match_spans(text.plain, needle)
+        for i, (a, b) in enumerate(spans):
+            text = text.stylize("bold reverse $accent" if i == nth else "reverse $secondary", a, b)
+        self.body_mode.update(Content.assemble(Content.styled(label, "bold"),
+                                               Content.styled(" · n/N: next/previous match · Esc in the list: end", "italic")))
+        if spans:
+            start = spans[min(nth, len(spans) - 1)][0]
+            self.call_after_refresh(self._scroll_to_offset, text.plain, start)
+        return text
+
+    def _scroll_to_offset(self, plain: str, start: int) -> None:
+        """Scroll the body so the line holding offset ``start`` is in view (a third down)."""
+        from textual.content import Content as C
+
+        scroll = self.query_one("#body-scroll", VerticalScroll)
+        width = max(1, self.plain_body.content_region.width)
+        before = plain[:plain.rfind("\n", 0, start) + 1] if "\n" in plain[:start] else ""
+        rows = len(C(before.rstrip("\n")).wrap(width)) if before else 0
+        line = C(plain[len(before):start]).wrap(width)
+        rows += max(0, len(line) - 1)
+        y = self.plain_body.virtual_region.y + rows
+        scroll.scroll_to(y=max(0, y - scroll.scrollable_content_region.height // 3), animate=False, immediate=True)
 
     def _blank(self, message: str) -> None:
         self.head.update(Content(message))
