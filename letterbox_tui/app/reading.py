@@ -173,6 +173,7 @@ class ReadingMixin:
         except NoMatches:
             return
         pane.display = self.sidebar_chosen if self.sidebar_chosen is not None else width >= NARROW
+        self.set_class(width < NARROW, "-narrow")  # (toasts become a strip: app.tcss)
         self.screen_stack[0].set_class(height < SHORT, "-short")
         self.letter_list.invalidate()
 
