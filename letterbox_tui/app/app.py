@@ -19,6 +19,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterable
+from functools import partial
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -243,6 +244,8 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
             self.notify(clean("Theme problems:\n" + "\n".join(self.theme_errors)), title="Themes", severity="warning", timeout=10)
         # draw first, then read: the worker thread competes for the interpreter
         self.call_after_refresh(self.start_scan)
+        # a theme chosen from now on (the palette's "Change theme") is kept for next time
+        self._theme_kept = self.theme
         if self.poll_interval:
             self.set_interval(self.poll_interval, self._poll, name="poll")
             self._watch_letterbox()
@@ -272,6 +275,27 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
             self.letter_list.refresh()
         self._update_topbar()
         self.notify(clean(self.scan_error), title="Scan failed", severity="error")
+
+    # --- the theme, kept in the user's own config ---------------------------------------
+    _theme_kept: str | None = None
+
+    def watch_theme(self, theme: str) -> None:
+        """A theme chosen in the app is written to the user's ``config.toml`` (XDG config
+        directory, never the letterbox), in a worker; the one it opened with is not."""
+        if self._theme_kept is None or theme == self._theme_kept or not self.user_settings.path:
+            return  # (before the first frame; or a run that must not touch the user's files)
+        self._theme_kept = theme
+        self.run_worker(partial(self._keep_theme, theme, self.user_settings.path), thread=True,
+                        group="keep-theme", exclusive=True, exit_on_error=False)
+
+    def _keep_theme(self, theme: str, path: str) -> None:
+        from letterbox_tui.core.settings import write_user_setting
+
+        try:
+            write_user_setting("theme", None, theme, path=path)
+        except (LetterboxError, OSError) as exc:
+            self.call_from_thread(self.notify, clean(f"The theme is not kept for next time: {exc}"),
+                                  title="Settings", severity="warning")
 
     # --- header, banner, mailboxes --------------------------------------------------
     #: what the reading worker is doing (the top bar says it)
