@@ -29,7 +29,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.css.query import NoMatches
-from textual.widgets import Footer, Input, OptionList, Static
+from textual.widgets import Input, OptionList, Static
 from textual.worker import Worker, WorkerState
 
 from letterbox_tui.core.errors import LetterboxError
@@ -47,6 +47,8 @@ from .truth_file import TruthFileMixin
 from .writing import WritingMixin
 from .themes import BUILTIN, DEFAULT_THEME, APP_VARIABLES, load_themes, shipped_themes_dir, user_themes_dir
 from .seen import Seen, newest_time
+from .widgets import footer
+from .widgets.footer import ContextFooter
 from .widgets.letter_list import LetterList, ListRow
 from .widgets.letter_pane import LetterPane
 from .widgets.query_input import QueryInput
@@ -214,7 +216,7 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
             yield Static(Content("|"), id="pipe-label")
             yield Input(placeholder="pipe the letter file to a shell command (Enter: run, Esc: close)", id="pipe", compact=True)
         yield Static(Content(""), id="status")
-        yield Footer()
+        yield ContextFooter()
 
     def on_mount(self) -> None:
         self.letter_list.describe = self._describe
@@ -275,6 +277,21 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
             self.letter_list.refresh()
         self._update_topbar()
         self.notify(clean(self.scan_error), title="Scan failed", severity="error")
+
+    def footer_keys(self) -> footer.FooterKeys | None:
+        """The footer's keys for the focused pane (``widgets.footer``)."""
+        focused = self.focused
+        if focused is None:
+            return footer.LIST
+        if focused is self.letter_list:
+            return footer.LIST
+        if focused is self.mailbox_list:
+            return footer.MAILBOXES
+        if isinstance(focused, Input):
+            return footer.BAR
+        if self.letter_pane in focused.ancestors_with_self:
+            return footer.THREAD if focused is self.letter_pane.thread_view else footer.LETTER
+        return None
 
     # --- the theme, kept in the user's own config ---------------------------------------
     _theme_kept: str | None = None

@@ -27,6 +27,8 @@ from textual.worker import get_current_worker
 from letterbox_tui.core.views.letterfile import read_body
 
 from ..model import BODY_LIMIT
+from ..widgets import footer
+from ..widgets.footer import ContextFooter
 from ..sanitize import clean, clean_str, cleans
 from ..widgets.letter_list import ListRow
 
@@ -108,6 +110,8 @@ class Finished(Message):
 
 
 class BodySearchScreen(ModalScreen[object]):
+    #: the footer's keys here (``widgets.footer``)
+    FOOTER_KEYS = footer.BODY_SEARCH
     BINDINGS = [
         Binding("escape", "cancel_or_close", "Cancel/close", id="bodysearch.close"),
         Binding("j", "results_down", "Down", show=False, id="bodysearch.down"),
@@ -145,6 +149,7 @@ class BodySearchScreen(ModalScreen[object]):
             yield ProgressBar(total=max(1, len(self.letters)), show_eta=False, id="bs-progress")
             yield Static(Content(""), id="bs-status")
             yield OptionList(id="bs-results")
+        yield ContextFooter()
 
     def on_mount(self) -> None:
         self.query_one("#bs-progress", ProgressBar).display = False  # until a search starts
