@@ -10,7 +10,6 @@ across the matching letters, as less does; the pane highlights them.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from textual import on, work
@@ -31,24 +30,13 @@ from ..widgets import footer
 from ..widgets.footer import ContextFooter
 from ..sanitize import clean, clean_str, cleans
 from ..widgets.letter_list import ListRow
+from ..widgets.letter_pane import PLAIN_LIMIT, match_spans
 
 MAX_RESULTS = 1000
-#: matches walked in one letter at most (a body of one repeated word)
-MAX_MATCHES = 1000
-
-
-def match_spans(text: str, needle: str) -> list[tuple[int, int]]:
-    """Where ``needle`` occurs in ``text``, case-insensitive: (start, end) offsets."""
-    if not needle:
-        return []
-    found = re.finditer(re.escape(needle), text, re.IGNORECASE)
-    return [m.span() for _, m in zip(range(MAX_MATCHES), found)]
 
 
 def shown_body(body: str) -> str:
     """The body as the letter pane shows it as written (sanitized, the first part only)."""
-    from ..widgets.letter_pane import PLAIN_LIMIT
-
     return clean_str(body)[:PLAIN_LIMIT]
 
 

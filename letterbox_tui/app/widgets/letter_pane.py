@@ -14,6 +14,7 @@ module, markdown-it and Textual's Markdown, is made the first time it is asked f
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -44,6 +45,16 @@ MARKDOWN_LIMIT = 24 * 1024
 MARKDOWN_LINES = 600
 #: How much of a long body is shown (as written).
 PLAIN_LIMIT = 32 * 1024
+#: a body search's matches highlighted in one letter at most (a body of one repeated word)
+MAX_MATCHES = 1000
+
+
+def match_spans(text: str, needle: str) -> list[tuple[int, int]]:
+    """Where ``needle`` occurs in ``text``, case-insensitive: (start, end) offsets."""
+    if not needle:
+        return []
+    found = re.finditer(re.escape(needle), text, re.IGNORECASE)
+    return [m.span() for _, m in zip(range(MAX_MATCHES), found)]
 
 
 @dataclass
@@ -339,8 +350,6 @@ class LetterPane(Vertical):
     def _highlighted(self, text: Content, matches: tuple) -> Content:
         """``text`` (sanitized) with a body search's matches styled (spans, never markup),
         the current one marked apart, and scrolled to once it is laid out."""
-        from ..screens.body_search import match_spans
-
         _, needle, nth, label = matches
         spans = match_spans(text.plain, needle)
         for i, (a, b) in enumerate(spans):
