@@ -19,6 +19,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterable
+from functools import partial
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -28,7 +29,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.css.query import NoMatches
-from textual.widgets import Footer, Input, OptionList, Static
+from textual.widgets import Input, OptionList, Static
 from textual.worker import Worker, WorkerState
 
 from letterbox_tui.core.errors import LetterboxError
@@ -46,6 +47,8 @@ from .truth_file import TruthFileMixin
 from .writing import WritingMixin
 from .themes import BUILTIN, DEFAULT_THEME, APP_VARIABLES, load_themes, shipped_themes_dir, user_themes_dir
 from .seen import Seen, newest_time
+from .widgets import footer
+from .widgets.footer import ContextFooter
 from .widgets.letter_list import LetterList, ListRow
 from .widgets.letter_pane import LetterPane
 from .widgets.query_input import QueryInput
@@ -213,7 +216,7 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
             yield Static(Content("|"), id="pipe-label")
             yield Input(placeholder="pipe the letter file to a shell command (Enter: run, Esc: close)", id="pipe", compact=True)
         yield Static(Content(""), id="status")
-        yield Footer()
+        yield ContextFooter()
 
     def on_mount(self) -> None:
         self.letter_list.describe = self._describe
@@ -243,6 +246,8 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
             self.notify(clean("Theme problems:\n" + "\n".join(self.theme_errors)), title="Themes", severity="warning", timeout=10)
         # draw first, then read: the worker thread competes for the interpreter
         self.call_after_refresh(self.start_scan)
+        # a theme chosen from now on (the palette's "Change theme") is kept for next time
+        self._theme_kept = self.theme
         if self.poll_interval:
             self.set_interval(self.poll_interval, self._poll, name="poll")
             self._watch_letterbox()
@@ -272,6 +277,42 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
             self.letter_list.refresh()
         self._update_topbar()
         self.notify(clean(self.scan_error), title="Scan failed", severity="error")
+
+    def footer_keys(self) -> footer.FooterKeys | None:
+        """The footer's keys for the focused pane (``widgets.footer``)."""
+        focused = self.focused
+        if focused is None:
+            return footer.LIST
+        if focused is self.letter_list:
+            return footer.LIST
+        if focused is self.mailbox_list:
+            return footer.MAILBOXES
+        if isinstance(focused, Input):
+            return footer.BAR
+        if self.letter_pane in focused.ancestors_with_self:
+            return footer.THREAD if focused is self.letter_pane.thread_view else footer.LETTER
+        return None
+
+    # --- the theme, kept in the user's own config ---------------------------------------
+    _theme_kept: str | None = None
+
+    def watch_theme(self, theme: str) -> None:
+        """A theme chosen in the app is written to the user's ``config.toml`` (XDG config
+        directory, never the letterbox), in a worker; the one it opened with is not."""
+        if self._theme_kept is None or theme == self._theme_kept or not self.user_settings.path:
+            return  # (before the first frame; or a run that must not touch the user's files)
+        self._theme_kept = theme
+        self.run_worker(partial(self._keep_theme, theme, self.user_settings.path), thread=True,
+                        group="keep-theme", exclusive=True, exit_on_error=False)
+
+    def _keep_theme(self, theme: str, path: str) -> None:
+        from letterbox_tui.core.settings import write_user_setting
+
+        try:
+            write_user_setting("theme", None, theme, path=path)
+        except (LetterboxError, OSError) as exc:
+            self.call_from_thread(self.notify, clean(f"The theme is not kept for next time: {exc}"),
+                                  title="Settings", severity="warning")
 
     # --- header, banner, mailboxes --------------------------------------------------
     #: what the reading worker is doing (the top bar says it)
@@ -511,6 +552,9 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
         if focused is not None and self.letter_pane in focused.ancestors_with_self:
             self.letter_list.focus()
             return
+        if self.body_matches is not None:
+            self.end_body_search()
+            return
         if self.query_text is not None:
             self.query_text = None
             self._show_mailbox()
@@ -533,6 +577,8 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
         self.search_bar.display = False
         self.letter_list.focus()
         self.search_text = text or None
+        if text and self.body_matches is not None:
+            self.end_body_search()  # (n/N repeat the newest search)
         self._update_status()
         if text:
             self._find(1, include_current=True)

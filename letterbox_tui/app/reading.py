@@ -180,6 +180,7 @@ class ReadingMixin:
         except NoMatches:
             return
         pane.display = self.sidebar_chosen if self.sidebar_chosen is not None else width >= NARROW
+        self.set_class(width < NARROW, "-narrow")  # (toasts become a strip: app.tcss)
         self.screen_stack[0].set_class(height < SHORT, "-short")
         self.letter_list.invalidate()
 
@@ -197,10 +198,17 @@ class ReadingMixin:
         self.call_after_refresh(self.letter_list.scroll_to_cursor, True)
 
     def action_next_match(self, step: int) -> None:
-        """``n``/``N``: the next/previous row matching the search; with no search, the
+        """``n``/``N``: the next/previous match of the last search (a body search ``F``:
+        the next match in the bodies; ``/``: the next row); with no search, the
         next/previous row that needs attention (late, unknown, or a task nobody has
         accepted yet)."""
-        if self.search_text:
+        if self.body_matches is not None:
+            wrapped = self.body_matches.step(step)
+            self._show_body_match()
+            if wrapped:
+                where = "the first match (search hit the bottom)" if step > 0 else "the last match (search hit the top)"
+                self.notify(f"Wrapped around to {where}", timeout=3)
+        elif self.search_text:
             self._find(step)
         else:
             self.action_next_attention(step)
@@ -394,11 +402,30 @@ class ReadingMixin:
         label = self._mailbox_label(self.mailbox_id)
         self.push_screen(BodySearchScreen(letters, label), self._body_search_done)
 
-    def _body_search_done(self, letter) -> None:
+    #: the walk of the last body search's matches (``n``/``N``), or None
+    body_matches = None
+
+    def _body_search_done(self, walk) -> None:
         """Enter on a result reads that letter (at 80x24 it only moved the list's cursor,
-        the body stayed hidden)."""
-        if letter is not None:
+        the body stayed hidden), its first match highlighted; n/N walk on from it."""
+        if walk is not None:
+            self.body_matches = walk
+            self.search_text = None  # (n/N repeat the newest search)
+            self._show_body_match()
+
+    def _show_body_match(self) -> None:
+        walk = self.body_matches
+        letter, nth = walk.current()
+        self.letter_pane.highlight_match(letter, walk.needle, nth, f"match {walk.at + 1} of {walk.total}")
+        if self.letter_pane.letter is not letter or self.focused is None or self.letter_pane not in self.focused.ancestors_with_self:
             self.read_letter(letter)
+        self._update_status()
+
+    def end_body_search(self) -> None:
+        """Esc in the list, or a new list search: the body search's walk and highlights end."""
+        self.body_matches = None
+        self.letter_pane.highlight_match(None, "", 0, "")
+        self._update_status()
 
     # --- a threaded list (T) -----------------------------------------------------------
     threaded = False

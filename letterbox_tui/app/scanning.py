@@ -28,7 +28,7 @@ from letterbox_tui.core.settings import load_settings
 from .model import BUILDERS, AppModel
 from .owed_rows import most_urgent_key
 from .sanitize import clean, cleans
-from .watch import folder_fingerprint
+from .watch import folder_fingerprint, git_fingerprint
 
 #: what the list says until the first answers arrive
 READING = "Reading the letterbox…"
@@ -47,6 +47,8 @@ class ScanDone(Message):
 
     model: AppModel
     fingerprint: tuple
+    #: ``git_fingerprint`` taken before the answers were read (a fetch after it rescans)
+    git_marks: tuple = ()
     #: the views still being built for it, after this message (``ViewBuilt`` each)
     later: tuple[str, ...] = ()
     #: what the store said it could not do (one line each: damaged, locked...; the answers
@@ -63,6 +65,8 @@ class ViewBuilt(Message):
 
 
 class ScanningMixin:
+    #: ``git_fingerprint`` of the answers shown (() outside git)
+    git_marks: tuple = ()
     #: the built-in views a worker is building for the current model
     views_building: frozenset[str] = frozenset()
 
@@ -94,6 +98,7 @@ class ScanningMixin:
         worker = get_current_worker()
         at = self.clock()
         fingerprint = folder_fingerprint(self.root)
+        git_marks = git_fingerprint(self.root)
         settings = load_settings(self.root)
         self.post_message(ScanProgress("reading the letterbox"))
         from letterbox_tui.store import open_answers  # (imported here: the first frame does not wait for it)
@@ -107,7 +112,7 @@ class ScanningMixin:
         model = AppModel.build(self.root, settings, res, at, views=now)
         if worker.is_cancelled:
             return
-        self.post_message(ScanDone(model, fingerprint, later, tuple(notices)))
+        self.post_message(ScanDone(model, fingerprint, git_marks, later, tuple(notices)))
         for vid in later:  # opened on the model before: built again, once this one is shown
             if worker.is_cancelled:
                 return
@@ -153,6 +158,7 @@ class ScanningMixin:
         if message.notices:
             self.notify(clean("\n".join(message.notices)), title="Store", severity="warning", timeout=10)
         self.fingerprint = message.fingerprint
+        self.git_marks = message.git_marks
         first = self.model is None
         if first or message.model.settings != self.settings:
             self._saved_query_problems(message.model.settings)
@@ -197,11 +203,15 @@ class ScanningMixin:
         """Read the letterbox again when a folder changed (where no native watcher runs),
         or when the clock has moved on enough that lateness may have changed (at most
         every minute, and never more than a tenth of the time, so a letterbox that takes
-        10 s to read is re-read every 100 s)."""
+        10 s to read is re-read every 100 s); in git, also when a fetch or a commit moved
+        a ref (the watcher skips ``.git``)."""
         if self.scanning:
             return
         if not self.watching and folder_fingerprint(self.root) != self.fingerprint:
             self.start_scan()
+            return
+        if self.git_marks and git_fingerprint(self.root) != self.git_marks:
+            self.start_scan()  # a fetch or commit made outside the app: the banner follows
             return
         m = self.model
         if m is not None:

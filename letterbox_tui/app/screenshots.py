@@ -37,7 +37,27 @@ SHOTS: tuple[Shot, ...] = (
     ("owed-80x24.svg", "owed", "letterbox-dark", "80x24"),
     ("reading-80x24.svg", "owed", "letterbox-dark", "80x24 read"),
     ("owed-by-urgency.svg", "owed", "letterbox-dark", "by urgency"),
+    # the forms, the help, the command palette and the git banner, at both sizes
+    ("compose.svg", "owed", "letterbox-dark", "compose"),
+    ("compose-80x24.svg", "owed", "letterbox-dark", "80x24 compose"),
+    ("reply.svg", "owed", "letterbox-dark", "reply"),
+    ("reply-80x24.svg", "owed", "letterbox-dark", "80x24 reply"),
+    ("help.svg", "owed", "letterbox-dark", "help"),
+    ("help-80x24.svg", "owed", "letterbox-dark", "80x24 help"),
+    ("palette.svg", "owed", "letterbox-dark", "palette"),
+    ("palette-80x24.svg", "owed", "letterbox-dark", "80x24 palette"),
+    ("git-banner.svg", "owed", "letterbox-dark", "git"),
+    ("git-banner-80x24.svg", "owed", "letterbox-dark", "80x24 git"),
 )
+
+
+def size_of(step: str) -> tuple[int, int]:
+    """The terminal a shot is taken in: 80x24 for the steps so named, else ``SIZE``."""
+    return (80, 24) if step.startswith("80x24") else SIZE
+
+
+def _action(step: str) -> str:
+    return step.removeprefix("80x24").strip()
 
 
 def demo_root() -> Path:
@@ -55,6 +75,28 @@ def write_demo_letterbox() -> Path:
     return root
 
 
+def write_git_demo(demo: Path) -> Path:
+    """The demo as a copy kept in git whose upstream was never fetched (the banner says
+    so), committed at a fixed time by a fixed author (the same commit every run)."""
+    import subprocess
+
+    from letterbox_tui.core.demo import DEMO_NOW
+
+    root = demo.parent / "git" / demo.name
+    if root.parent.exists():
+        shutil.rmtree(root.parent)
+    shutil.copytree(demo, root)
+    when = DEMO_NOW.strftime("%Y-%m-%dT%H:%M:%S+00:00")
+    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
+           "GIT_AUTHOR_NAME": "demo", "GIT_AUTHOR_EMAIL": "demo@example.invalid", "GIT_AUTHOR_DATE": when,
+           "GIT_COMMITTER_NAME": "demo", "GIT_COMMITTER_EMAIL": "demo@example.invalid", "GIT_COMMITTER_DATE": when}
+    for args in (["init", "-q", "-b", "main"], ["add", "-A"], ["commit", "-q", "-m", "the demo letterbox"],
+                 ["remote", "add", "origin", str(root.parent / "origin.git")],
+                 ["config", "branch.main.remote", "origin"], ["config", "branch.main.merge", "refs/heads/main"]):
+        subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
+    return root
+
+
 async def _wait_scanned(app, pilot) -> None:
     for _ in range(500):
         await pilot.pause()
@@ -65,11 +107,46 @@ async def _wait_scanned(app, pilot) -> None:
     raise RuntimeError(f"scan did not finish: {app.scan_error}")
 
 
-async def _prepare(app, pilot, step: str) -> None:
+async def _until(pilot, predicate, what: str) -> None:
+    for _ in range(500):
+        await pilot.pause()
+        if predicate():
+            return
+        await asyncio.sleep(0.02)
+    raise RuntimeError(f"not reached: {what}")
+
+
+async def prepare(app, pilot, step: str) -> None:
+    """Bring the app to what the shot ``step`` shows (the snapshot tests call it too)."""
+    from textual.command import CommandPalette
     from textual.widgets import Input
 
     lst = app.query_one("#letters")
-    if step == "fork-chain":
+    step = _action(step)
+    if step in ("compose", "reply"):
+        from .screens.write import WriteScreen
+
+        await pilot.press("c" if step == "compose" else "r")
+        await _until(pilot, lambda: isinstance(app.screen, WriteScreen), step)
+    elif step == "help":
+        from .screens.help import HelpScreen
+
+        await pilot.press("question_mark")
+        await _until(pilot, lambda: isinstance(app.screen, HelpScreen), step)
+    elif step == "palette":
+        # searched for "view": with no search the providers' lists arrive in either order
+        await pilot.press("colon")
+        await _until(pilot, lambda: isinstance(app.screen, CommandPalette), step)
+        app.screen.query_one(Input).cursor_blink = False  # (a shot is the same every run)
+        await pilot.press(*"view")
+        await _until(pilot, lambda: app.screen.query_one("CommandList").option_count >= 5, step)
+        seen = -1
+        while seen != app.screen.query_one("CommandList").option_count:  # every command listed
+            seen = app.screen.query_one("CommandList").option_count
+            await pilot.pause(0.1)
+    elif step == "git":
+        await _until(pilot, lambda: app.banner.display, "the git banner")
+    elif step == "fork-chain":
         forks = [i for i, row in enumerate(lst.rows) if row.note.startswith("? fork")]
         if not forks:
             raise RuntimeError("the demo letterbox shows no unsettled fork in Current truth")
@@ -96,7 +173,7 @@ async def _prepare(app, pilot, step: str) -> None:
         await pilot.press("backslash")
         app.query_one("#query", Input).value = "late=maybe"
         await pilot.press("enter")
-    elif step == "80x24 read":
+    elif step == "read":
         await pilot.press("enter")
     elif step == "by urgency":
         await pilot.press("o")
@@ -120,15 +197,16 @@ async def render_all(out: Path, shots: tuple[Shot, ...] = SHOTS) -> list[Path]:
     from letterbox_tui.core.settings import UserSettings
 
     root = write_demo_letterbox()
+    in_git = write_git_demo(root) if any(_action(s[3]) == "git" for s in shots) else None
     out.mkdir(parents=True, exist_ok=True)
     written = []
     now = DEMO_NOW + timedelta(hours=3)
     for name, view, theme, step in shots:
-        app = make_app(root, view=view, theme=theme, now=now, poll_interval=None,
+        app = make_app(in_git if _action(step) == "git" else root, view=view, theme=theme, now=now, poll_interval=None,
                        theme_dirs=[shipped_themes_dir()], user_settings=UserSettings())
-        async with app.run_test(size=(80, 24) if step.startswith("80x24") else SIZE) as pilot:
+        async with app.run_test(size=size_of(step)) as pilot:
             await _wait_scanned(app, pilot)
-            await _prepare(app, pilot, step)
+            await prepare(app, pilot, step)
             pane = app.letter_pane
             for _ in range(200):  # the body is read in a worker
                 if pane.letter is None or pane.body_key == pane.shown_key:

@@ -38,12 +38,15 @@ def sync_banner(block: dict[str, Any] | None, unpushed: int | None) -> Content |
 
     words = behind_line(block)
     if block.get("upstream") is None:
-        words = "this copy has no upstream: nothing is shared yet"
+        words = "local copy has no upstream: nothing is shared yet"
     if unpushed:
         words = (words + "; " if words else "") + f"{unpushed} file{'s' if unpushed != 1 else ''} not pushed"
     if not words:
         return None
-    return Content.assemble(("⇅ Local copy: ", "bold"), clean(words, single_line=True), (". ", ""),
+    # (the words may begin "local copy …": said once, as the banner's start)
+    lead = "local copy"
+    rest = words[len(lead):] if words.startswith(lead) else ": " + words
+    return Content.assemble(("⇅ Local copy", "bold"), clean(rest, single_line=True), (". ", ""),
                             ("Press S to sync.", "bold underline"))
 
 

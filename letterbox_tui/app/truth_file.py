@@ -150,7 +150,9 @@ class TruthFileMixin:
         self.truth_state = message
         if message.wrote:
             severity = "error" if message.status == "error" else "information"
-            self.notify(clean(message.detail, single_line=True), title=f"Current-truth file: {message.status}",  # type: ignore[attr-defined]
+            # the detail repeated the status ("written / written"): the path is said instead
+            detail = message.detail if message.detail != message.status else home_path(message.path)
+            self.notify(clean(detail, single_line=True), title=f"Current-truth file {message.status}",  # type: ignore[attr-defined]
                         severity=severity, timeout=5)
         self._update_status()  # type: ignore[attr-defined]
 

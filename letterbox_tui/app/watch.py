@@ -47,6 +47,32 @@ def watch_letterbox(root: str, stop: threading.Event, changed: Callable[[int], N
     return True
 
 
+def git_fingerprint(root: str) -> tuple:
+    """For a letterbox in git, the stat marks of what a fetch or a commit made outside the
+    app moves (``FETCH_HEAD``, ``HEAD``, ``packed-refs`` and the remote-tracking refs with
+    their logs); () outside git. The file watcher skips ``.git``, so the poll compares
+    these to notice a ``git fetch`` run in another terminal."""
+    from letterbox_tui.core.sync import find_repo
+
+    repo = find_repo(root)
+    if repo is None:
+        return ()
+    g, c = repo.git_dir, repo.common_dir
+    paths = [os.path.join(g, "FETCH_HEAD"), os.path.join(g, "HEAD"), os.path.join(c, "packed-refs")]
+    for base in (os.path.join(c, "refs", "remotes"), os.path.join(c, "logs", "refs", "remotes")):
+        for top, dirs, files in os.walk(base):
+            dirs.sort()
+            paths.extend(os.path.join(top, f) for f in sorted(files))
+    out: list = []
+    for p in paths:
+        try:
+            st = os.stat(p)
+            out.append((p, st.st_mtime_ns, st.st_size, st.st_ino))
+        except OSError:
+            out.append((p, None))
+    return tuple(out)
+
+
 def folder_fingerprint(root: str) -> tuple:
     """Directory mtimes of the root, each seat, its inbox/ and processed/, and the
     settings file: a new, moved or removed letter (or sidecar) changes one of them."""

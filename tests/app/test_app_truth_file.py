@@ -42,6 +42,10 @@ async def test_write_asks_once_remembers_and_tracks_staleness(letterbox, tmp_pat
         assert frontmatter.loads(target.read_text())["generator"] == "letterbox-tui"
         assert remembered_digest_path(letterbox.root) == str(target)
         await until(pilot, lambda: ": current ·" in status(app))
+        # the toast says what was written where, once (it read "written / written")
+        note = [n for n in app._notifications if "truth" in (n.title or "")][-1]
+        said = f"{note.title} {note.message}"
+        assert said.count("written") == 1 and "MEMORY-letters.md" in said, said
 
         # the owed task gets its result: the file is stale after the rescan
         letterbox.letter(f"{PLAN}--builder--result", frm="builder", to="planner", type="result", re=PLAN,

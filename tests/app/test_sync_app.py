@@ -35,7 +35,8 @@ async def test_banner_key_and_not_pushed_mailbox(tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         await scanned(pilot, app)
         text = banner(app)
-        assert "Local copy: local copy as of " in text and "1 behind; 1 file not pushed" in text
+        assert text.startswith("⇅ Local copy as of ") and "1 behind; 1 file not pushed" in text
+        assert text.count("ocal copy") == 1  # (it read "Local copy: local copy as of")
         assert "Press S to sync." in text
         assert app.model.unpushed == {f"beta/inbox/{L1}.md"}
         app.mailbox_id = "sync:unpushed"
@@ -78,3 +79,22 @@ async def test_provenance_shows_the_commit_that_brought_the_letter(tmp_path):
         await until(pilot, lambda: "Committed" in app.query_one("#letter-provenance", Static).render().plain)
         prov = app.query_one("#letter-provenance", Static).render().plain
         assert commit[:12] in prov and "sent 2026-01-01T00:00:00Z" in prov
+
+
+async def test_a_fetch_made_outside_the_app_reaches_the_banner_without_a_rescan_key(tmp_path):
+    """The watcher skips .git: the poll compares the refs a fetch moves, so a `git fetch`
+    in another terminal shows in the banner (it waited for ctrl+r); its words say "local
+    copy" once."""
+    from tests.app.helpers import app_for
+
+    _, a, b = machines(tmp_path)
+    app = app_for(Root(a), view="all", poll_interval=0.1)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        assert "behind" not in banner(app)
+        put(b, f"alpha/inbox/{L2}.md", letter_text(L2, frm="beta", to="alpha"))
+        sync(b)
+        fetch(a)  # as `git fetch` in another terminal
+        await until(pilot, lambda: "1 behind" in banner(app), timeout=20)
+        text = banner(app)
+        assert text.startswith("⇅ Local copy as of ") and text.count("ocal copy") == 1

@@ -107,3 +107,34 @@ def test_pyproject_ships_the_themes_folder():
 
     data = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())
     assert data["tool"]["setuptools"]["data-files"]["share/letterbox-tui/themes"] == ["themes/*.toml"]
+
+
+async def test_a_theme_chosen_in_the_app_is_kept_after_restart(letterbox):
+    """Chosen in the app (the palette's "Change theme" sets ``app.theme``): written to the
+    user's own config.toml, comments and other settings kept, nothing in the letterbox;
+    the next start opens with it. The theme the app opened with is never written."""
+    import tomllib
+
+    from letterbox_tui.core.settings import user_config_path
+    from tests.app.helpers import scanned, until, user_config
+
+    path = user_config("# mine\n[keymap]\n\"app.help\" = \"question_mark\"\n")
+    before = sorted(p.name for p in letterbox.root.rglob("*"))
+    app = app_for(letterbox)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        assert "theme" not in tomllib.loads(path.read_text())  # opening wrote nothing
+        app.theme = "letterbox-light"
+        await until(pilot, lambda: 'theme = "letterbox-light"' in path.read_text())
+    text = path.read_text()
+    assert text.startswith("# mine") and tomllib.loads(text)["keymap"] == {"app.help": "question_mark"}
+    assert path == user_config_path()
+    assert sorted(p.name for p in letterbox.root.rglob("*")) == before
+    again = app_for(letterbox)
+    assert again.theme == "letterbox-light"
+    # --theme on the command line wins for the run, and is not written
+    once = app_for(letterbox, theme="letterbox-high-contrast")
+    async with once.run_test(size=SIZE) as pilot:
+        await scanned(pilot, once)
+        assert once.theme == "letterbox-high-contrast"
+    assert 'theme = "letterbox-light"' in path.read_text()

@@ -3,12 +3,14 @@
 The query language stays headers-only (SPEC 6); reading bodies is a separate, visible
 action: a thread worker reads each letter of the view through ``core.files`` (bounded, no
 symlink followed), a progress bar counts them, Esc cancels, and every matching letter is
-listed with its first matching line (sanitized). Enter on a result selects that letter.
+listed with its first matching line (sanitized). Enter on a result reads that letter and
+starts a walk of every match (``BodyMatches``): ``n``/``N`` go to the next/previous one,
+across the matching letters, as less does; the pane highlights them.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -24,10 +26,53 @@ from textual.worker import get_current_worker
 from letterbox_tui.core.views.letterfile import read_body
 
 from ..model import BODY_LIMIT
-from ..sanitize import clean, cleans
+from ..widgets import footer
+from ..widgets.footer import ContextFooter
+from ..sanitize import clean, clean_str, cleans
 from ..widgets.letter_list import ListRow
+from ..widgets.letter_pane import PLAIN_LIMIT, match_spans
 
 MAX_RESULTS = 1000
+
+
+def shown_body(body: str) -> str:
+    """The body as the letter pane shows it as written (sanitized, the first part only)."""
+    return clean_str(body)[:PLAIN_LIMIT]
+
+
+@dataclass
+class BodyMatches:
+    """Every match of a body search, in the order of its results: ``at`` is the current
+    one (a flat index over the letters' matches)."""
+
+    needle: str
+    letters: list
+    counts: list[int] = field(default_factory=list)
+    at: int = 0
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts)
+
+    def first_of(self, letter) -> int:
+        i = next(i for i, x in enumerate(self.letters) if x is letter)
+        return sum(self.counts[:i])
+
+    def current(self) -> tuple[object, int]:
+        """The letter of the current match and which of its matches it is."""
+        k = self.at
+        for x, n in zip(self.letters, self.counts):
+            if k < n:
+                return x, k
+            k -= n
+        raise IndexError(self.at)
+
+    def step(self, by: int) -> bool:
+        """Move to the next (``by`` 1) or previous (-1) match; True when it wrapped."""
+        total = self.total
+        new = self.at + by
+        self.at = new % total
+        return not 0 <= new < total
 
 
 @dataclass
@@ -41,6 +86,8 @@ class Found(Message):
     letter: object
     number: int
     line: str
+    #: how many matches the body shows (at least one: the matching line)
+    count: int = 1
 
 
 @dataclass
@@ -51,6 +98,8 @@ class Finished(Message):
 
 
 class BodySearchScreen(ModalScreen[object]):
+    #: the footer's keys here (``widgets.footer``)
+    FOOTER_KEYS = footer.BODY_SEARCH
     BINDINGS = [
         Binding("escape", "cancel_or_close", "Cancel/close", id="bodysearch.close"),
         Binding("j", "results_down", "Down", show=False, id="bodysearch.down"),
@@ -72,7 +121,11 @@ class BodySearchScreen(ModalScreen[object]):
         self.letters = letters
         self.view_label = view_label
         self.found: list[object] = []
+        #: how many matches each found letter's body shows
+        self.counts: list[int] = []
         self.needle = ""
+        #: what was searched for, as typed
+        self.typed = ""
         self.running = False
 
     def compose(self) -> ComposeResult:
@@ -84,6 +137,7 @@ class BodySearchScreen(ModalScreen[object]):
             yield ProgressBar(total=max(1, len(self.letters)), show_eta=False, id="bs-progress")
             yield Static(Content(""), id="bs-status")
             yield OptionList(id="bs-results")
+        yield ContextFooter()
 
     def on_mount(self) -> None:
         self.query_one("#bs-progress", ProgressBar).display = False  # until a search starts
@@ -95,6 +149,8 @@ class BodySearchScreen(ModalScreen[object]):
         if not needle:
             return
         self.found = []
+        self.counts = []
+        self.typed = needle
         self.needle = needle.casefold()
         self.query_one("#bs-progress", ProgressBar).display = True
         self.query_one("#bs-results", OptionList).clear_options()
@@ -119,7 +175,8 @@ class BodySearchScreen(ModalScreen[object]):
                     if wanted in line.casefold():
                         matched += 1
                         if matched <= MAX_RESULTS:
-                            self.post_message(Found(x, n, line))
+                            count = len(match_spans(shown_body(body), needle))
+                            self.post_message(Found(x, n, line, max(1, count)))
                         break
             if i % 50 == 0 or i == total - 1:
                 self.post_message(Progress(i + 1, total))
@@ -135,6 +192,7 @@ class BodySearchScreen(ModalScreen[object]):
     def on_found(self, message: Found) -> None:
         x = message.letter
         self.found.append(x)
+        self.counts.append(message.count)
         results = self.query_one("#bs-results", OptionList)
         width = max(40, results.scrollable_content_region.width - 1)
         # the letter as the list shows it (mark, date, seats, type, subject: the versions of
@@ -165,7 +223,10 @@ class BodySearchScreen(ModalScreen[object]):
     @on(OptionList.OptionSelected, "#bs-results")
     def _open(self, event: OptionList.OptionSelected) -> None:
         self.workers.cancel_group(self, "body-search")
-        self.dismiss(self.found[event.option_index])
+        n = len(self.counts)  # (a result listed while the worker ran on)
+        walk = BodyMatches(self.typed, self.found[:n], self.counts[:n])
+        walk.at = walk.first_of(self.found[event.option_index])
+        self.dismiss(walk)
 
     def action_results_down(self) -> None:
         self.query_one("#bs-results", OptionList).action_cursor_down()

@@ -9,9 +9,13 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from ..widgets import footer
+from ..widgets.footer import ContextFooter
+
 INTRO = "\n".join([  # a line a paragraph: the screen wraps them (hard breaks made ragged lines at 80)
     "Owed & late opens first: tasks still owed, by the seat that owes them, late first.",
-    "/ searches the list; n and N go to the next/previous match (with no search: the next letter to act on: "
+    "/ searches the list and F the bodies; n and N go to the next/previous match of the last search "
+    "(with no search: the next letter to act on: "
     "late, unknown, or a task nobody has accepted yet). \\ filters by query.",
     "q goes back (from the list it quits); Q quits from anywhere. j/k scroll this help, space/b page.",
     "Unknown is an answer: the record cannot settle it, and the reason is named.",
@@ -20,6 +24,8 @@ INTRO = "\n".join([  # a line a paragraph: the screen wraps them (hard breaks ma
 
 
 class HelpScreen(ModalScreen[None]):
+    #: the footer's keys here (``widgets.footer``)
+    FOOTER_KEYS = footer.HELP
     BINDINGS = [
         Binding("escape,q,question_mark", "dismiss", "Close", id="help.close"),
         Binding("j,down", "scroll(1)", "Scroll down", show=False, id="help.down"),
@@ -40,6 +46,7 @@ class HelpScreen(ModalScreen[None]):
         with VerticalScroll() as vs:
             vs.border_title = "Keys"
             yield Static(self._text(), id="help-text")
+        yield ContextFooter()
 
     def _text(self) -> Content:
         from textual.binding import Binding as B

@@ -28,6 +28,8 @@ from letterbox_tui.core.errors import LetterboxError
 from letterbox_tui.core.grammar import PRIORITIES
 from letterbox_tui.core.model import Letter
 
+from ..widgets import footer
+from ..widgets.footer import ContextFooter
 from ..sanitize import clean, clean_str, cleans
 from . import write_rules as rules
 from .choice import ChoiceScreen
@@ -78,6 +80,8 @@ def open_writer(app, kind: str, restore: KeptDraft | None = None) -> WriteScreen
 
 
 class WriteScreen(DraftKeeping, ModalScreen[str | None]):
+    #: the footer's keys here (``widgets.footer``)
+    FOOTER_KEYS = footer.FORM
     BINDINGS = [
         Binding("escape", "cancel", "Cancel", id="write.cancel"),
         Binding("ctrl+s", "send", "Send", id="write.send"),
@@ -203,6 +207,7 @@ class WriteScreen(DraftKeeping, ModalScreen[str | None]):
                 yield Button(f"$EDITOR ({bound_keys(self, 'write.editor')})", id="w-editor", compact=True)
                 yield Button(f"Cancel ({bound_keys(self, 'write.cancel')})", id="w-cancel", compact=True)
                 yield Button(f"Send ({bound_keys(self, 'write.send')})", id="w-send", variant="primary", compact=True)
+        yield ContextFooter()
 
     def _row(self, label: str, widget) -> ComposeResult:
         with Horizontal(classes="row"):

@@ -14,6 +14,7 @@ module, markdown-it and Textual's Markdown, is made the first time it is asked f
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -44,6 +45,16 @@ MARKDOWN_LIMIT = 24 * 1024
 MARKDOWN_LINES = 600
 #: How much of a long body is shown (as written).
 PLAIN_LIMIT = 32 * 1024
+#: a body search's matches highlighted in one letter at most (a body of one repeated word)
+MAX_MATCHES = 1000
+
+
+def match_spans(text: str, needle: str) -> list[tuple[int, int]]:
+    """Where ``needle`` occurs in ``text``, case-insensitive: (start, end) offsets."""
+    if not needle:
+        return []
+    found = re.finditer(re.escape(needle), text, re.IGNORECASE)
+    return [m.span() for _, m in zip(range(MAX_MATCHES), found)]
 
 
 @dataclass
@@ -120,6 +131,9 @@ class LetterPane(Vertical):
         self._filled: set[str] = set()
         #: the Markdown rendering, once made (``body``)
         self._body: LetterBody | None = None
+        #: a body search's matches to highlight: (the letter, the needle, which match is
+        #: current, "match k of N"); see ``highlight_match``
+        self._matches: tuple[object, str, int, str] | None = None
 
     @property
     def body(self) -> LetterBody:
@@ -233,6 +247,15 @@ class LetterPane(Vertical):
         else:
             self.chain_text.update(chain_text(self.model, self.letter))
 
+    def highlight_match(self, letter, needle: str, nth: int, label: str) -> None:
+        """Highlight ``needle`` in ``letter``'s body as written, its ``nth`` match as the
+        current one, scrolled into view (``letter`` None: no highlights)."""
+        had = self._matches
+        self._matches = (letter, needle, nth, label) if letter is not None and needle else None
+        shown = self.letter is not None and self.letter in (letter, had and had[0])
+        if shown and self.body_key == self.shown_key:
+            self._render_body()
+
     def toggle_markdown(self) -> bool:
         self.markdown = not self.markdown
         self._render_body()
@@ -337,7 +360,38 @@ class LetterPane(Vertical):
         shown = body[:PLAIN_LIMIT]
         if len(body) > PLAIN_LIMIT:
             note = f"… the first {PLAIN_LIMIT // 1024} KiB are shown; the whole letter is at the path in Provenance."
-        self.plain_body.update(clean(shown) + Content.styled("\n" + note if note else "", "italic $text-muted"))
+        text = clean(shown)
+        matches = self._matches
+        if matches is not None and matches[0] is self.letter:
+            text = self._highlighted(text, matches)
+        self.plain_body.update(text + Content.styled("\n" + note if note else "", "italic $text-muted"))
+
+    def _highlighted(self, text: Content, matches: tuple) -> Content:
+        """``text`` (sanitized) with a body search's matches styled (spans, never markup),
+        the current one marked apart, and scrolled to once it is laid out."""
+        _, needle, nth, label = matches
+        spans = match_spans(text.plain, needle)
+        for i, (a, b) in enumerate(spans):
+            text = text.stylize("bold reverse $accent" if i == nth else "reverse $secondary", a, b)
+        self.body_mode.update(Content.assemble(Content.styled(label, "bold"),
+                                               Content.styled(" · n/N: next/previous match · Esc in the list: end", "italic")))
+        if spans:
+            start = spans[min(nth, len(spans) - 1)][0]
+            self.call_after_refresh(self._scroll_to_offset, text.plain, start)
+        return text
+
+    def _scroll_to_offset(self, plain: str, start: int) -> None:
+        """Scroll the body so the line holding offset ``start`` is in view (a third down)."""
+        from textual.content import Content as C
+
+        scroll = self.query_one("#body-scroll", VerticalScroll)
+        width = max(1, self.plain_body.content_region.width)
+        before = plain[:plain.rfind("\n", 0, start) + 1] if "\n" in plain[:start] else ""
+        rows = len(C(before.rstrip("\n")).wrap(width)) if before else 0
+        line = C(plain[len(before):start]).wrap(width)
+        rows += max(0, len(line) - 1)
+        y = self.plain_body.virtual_region.y + rows
+        scroll.scroll_to(y=max(0, y - scroll.scrollable_content_region.height // 3), animate=False, immediate=True)
 
     def _blank(self, message: str) -> None:
         self.head.update(Content(message))

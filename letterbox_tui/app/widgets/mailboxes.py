@@ -48,7 +48,7 @@ class MailboxList(OptionList):
                     count = Content.styled(_n(mb.count), "bold $error" if mb.count else "$text-muted")
                     if model.warning_count:
                         count += Content.styled(f" · {_n(model.warning_count)} warn", "$warning")
-                prompt = label.pad_right(max(1, 14 - len(mb.label))) + count + fresh_c
+                prompt = _fit(label.pad_right(max(1, 14 - len(mb.label))), count, fresh, width)
             elif mb.id.startswith("sync:"):  # a letterbox in git: what is not pushed yet
                 count = Content.styled(_n(mb.count), "bold $warning" if mb.count else "$text-muted")
                 prompt = Content(mb.label).pad_right(max(1, 14 - len(mb.label))) + count
@@ -73,7 +73,8 @@ class MailboxList(OptionList):
                 options.append(Option(head, id=mb.id, disabled=True))
                 continue
             elif mb.id.startswith("seat:"):
-                prompt = Content(f"  {mb.label:<11}") + Content.styled("…" if mb.count is None else str(mb.count), "$text-muted") + fresh_c
+                prompt = _fit(Content(f"  {mb.label:<11}"), Content.styled("…" if mb.count is None else _n(mb.count), "$text-muted"),
+                              fresh, width)
             else:
                 if not queries_started:
                     options.append(None)
@@ -89,6 +90,18 @@ class MailboxList(OptionList):
             self.highlighted = self.get_option_index(mailbox_id)
         except OptionDoesNotExist:  # a saved query removed from the settings
             pass
+
+
+def _fit(label: Content, count: Content, fresh: int, width: int) -> Content:
+    """One line of the sidebar within ``width`` (a longer one wrapped under itself): the
+    new letters said shorter, then the count's detail cut, never the label."""
+    new = [Content.styled(f" +{_n(fresh)} new", "bold $success"), Content.styled(f" +{_n(fresh)}", "bold $success")] if fresh else [Content("")]
+    for fresh_c in new:
+        line = label + count + fresh_c
+        if line.cell_length <= width:
+            return line
+    room = max(1, width - label.cell_length - new[-1].cell_length)
+    return label + count.truncate(room, ellipsis=True) + new[-1]
 
 
 def _n(count: int | None) -> str:

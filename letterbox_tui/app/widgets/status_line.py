@@ -38,6 +38,10 @@ def status_text(app) -> Content:
         parts.append(Content.styled("no filter", "$text-muted"))
     if app.search_text:
         parts += [sep, Content.styled("search ", "$text-muted"), clean(app.search_text, single_line=True, style="bold $accent")]
+    walk = getattr(app, "body_matches", None)
+    if walk is not None:
+        parts += [sep, Content.styled("body search ", "$text-muted"), clean(walk.needle, single_line=True, style="bold $accent"),
+                  Content.styled(f" match {walk.at + 1} of {walk.total}", "bold")]
     if app.threaded and mailbox != "view:owed":
         parts += [sep, Content.styled("threaded", "bold")]
     n = getattr(app, "shown_rows", 0)

@@ -1,0 +1,70 @@
+"""The footer: the keys for where the focus is, not the same six everywhere.
+
+Each context names the bindings it shows, by binding id (or, for a widget's own unnamed
+binding such as an Input's Enter, by action), in order, with the word the footer gives
+it there: in the list, Enter reads; reading, ``q`` goes back; in a form, ``ctrl+s`` sends.
+The keys shown are the bindings' own (a ``[keymap]`` remap shows the new key), and only
+those the focus can reach are shown. A screen says its context with ``FOOTER_KEYS``; the
+main screen asks the app (``footer_keys``), which goes by the focused pane.
+"""
+
+from __future__ import annotations
+
+from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
+
+#: (binding id or action, the footer's word for it)
+FooterKeys = tuple[tuple[str, str], ...]
+
+LIST: FooterKeys = (
+    ("list.open", "Read"), ("app.search", "Search"), ("app.query", "Filter"), ("app.body_search", "Bodies"),
+    ("letter.compose", "Compose"), ("letter.reply", "Reply"), ("app.help", "Help"), ("app.quit", "Quit"),
+)
+LETTER: FooterKeys = (
+    ("app.quit", "Back"), ("letter.down", "Scroll"), ("letter.page_down", "Page"), ("letter.next_tab", "Tab"),
+    ("letter.markdown", "Markdown"), ("app.next", "Next"), ("letter.reply", "Reply"), ("app.help", "Help"),
+)
+THREAD: FooterKeys = (
+    ("app.quit", "Back"), ("thread.down", "Down"), ("thread.open", "Read"), ("thread.parent", "Parent"),
+    ("letter.next_tab", "Tab"), ("letter.reply", "Reply"), ("app.help", "Help"),
+)
+MAILBOXES: FooterKeys = (
+    ("select", "Open"), ("mailboxes.down", "Down"), ("app.sidebar", "Hide"), ("app.quit", "Back"), ("app.help", "Help"),
+)
+BAR: FooterKeys = (("submit", "Run"), ("app.escape", "Close"), ("query.previous", "History"))
+FORM: FooterKeys = (
+    ("write.send", "Send"), ("form.next_field", "Next field"), ("write.editor", "$EDITOR"), ("write.cancel", "Cancel"),
+)
+HELP: FooterKeys = (("help.close", "Close"), ("help.down", "Scroll"), ("help.page_down", "Page"))
+BODY_SEARCH: FooterKeys = (("submit", "Search"), ("bodysearch.down", "Down"), ("select", "Read"),
+                           ("bodysearch.close", "Cancel/close"))
+
+
+class ContextFooter(Footer):
+    """A ``Footer`` showing the keys of the focused context (see the module docstring)."""
+
+    def compose(self):
+        if not self._bindings_ready:
+            return
+        screen = self.screen
+        wanted = getattr(screen, "FOOTER_KEYS", None)
+        if wanted is None and screen is self.app.screen_stack[0] and hasattr(self.app, "footer_keys"):
+            wanted = self.app.footer_keys()
+        if wanted is None:
+            yield from super().compose()
+            return
+        # the first binding the focus reaches for each id (or action), by its shortest key
+        found: dict[str, tuple] = {}
+        for _node, binding, enabled, tooltip in screen.active_bindings.values():
+            for name in (binding.id, binding.action):
+                if not name:
+                    continue
+                shown = self.app.get_key_display(binding)
+                kept = found.get(name)
+                if kept is None or len(shown) < len(kept[3]):
+                    found[name] = (binding, enabled, tooltip, shown)
+        keys = [(found[name], word) for name, word in wanted if name in found]
+        self.styles.grid_size_columns = len(keys)
+        for (binding, enabled, tooltip, shown), word in keys:
+            yield FooterKey(binding.key, shown, word, binding.action, disabled=not enabled,
+                            tooltip=tooltip or binding.description).data_bind(compact=Footer.compact)

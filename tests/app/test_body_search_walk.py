@@ -1,0 +1,79 @@
+"""``F`` then ``n``/``N``: a body search walks its matches as less does, across the
+matching letters, highlighted (styles on sanitized text), "match k of N" said, and a
+wrap around said."""
+
+from __future__ import annotations
+
+import pytest
+
+from letterbox_tui.app.screens.body_search import BodySearchScreen
+from tests.app.helpers import app_for, scanned, until
+
+ONE = "2026-11-27T090000-planner-info-notes-ffff0011"
+TWO = "2026-11-27T100000-planner-info-more-ffff0012"
+
+
+def _two_letters(box):
+    box.letter(ONE, frm="planner", to="builder", sent="2026-11-27T09:00:00Z", subject="Notes",
+               body="the zebra is here\n" + "filler line\n" * 60 + "a second Zebra [b]at the end[/b]\n")
+    box.letter(TWO, frm="planner", to="builder", sent="2026-11-27T10:00:00Z", subject="More",
+               body="one more zebra\n")
+    return box
+
+
+def _match_styles(pane) -> list[tuple[str, str]]:
+    text = pane.plain_body.visual
+    return [(text.plain[s.start:s.end], str(s.style)) for s in text.spans if "reverse" in str(s.style)]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
+async def test_n_and_N_walk_every_body_match_highlighted_and_say_k_of_n(letterbox, size):
+    app = app_for(_two_letters(letterbox), view="all")
+    async with app.run_test(size=size) as pilot:
+        await scanned(pilot, app)
+        await pilot.press("F")
+        await until(pilot, lambda: isinstance(app.screen, BodySearchScreen))
+        screen = app.screen
+        await pilot.press(*"zebra", "enter")
+        await until(pilot, lambda: not screen.running and screen.found)
+        first = screen.found[0]
+        await pilot.press("enter")
+        await until(pilot, lambda: app.screen is not screen)
+        walk = app.body_matches
+        assert walk is not None and walk.total == 3
+        pane = app.letter_pane
+        order = [(x.id, n) for x, c in zip(walk.letters, walk.counts) for n in range(c)]
+        assert order[0][0] == first.id
+        seen = []
+        for k in range(3):
+            letter_id, nth = order[k]
+            await until(pilot, lambda: pane.letter is not None and pane.letter.id == letter_id
+                        and pane.body_key == pane.shown_key and _match_styles(pane))
+            styles = _match_styles(pane)
+            # every match of this body is highlighted, the current one apart; the
+            # letter's own brackets stay text (never markup)
+            assert [t.casefold() for t, _ in styles] == ["zebra"] * len(styles)
+            current = [t for t, st in styles if "bold" in st]
+            assert len(current) == 1 and styles.index(next(s for s in styles if "bold" in s[1])) == nth
+            assert f"match {k + 1} of 3" in app.query_one("#status").render().plain
+            assert f"match {k + 1} of 3" in pane.body_mode.visual.plain
+            seen.append((letter_id, nth))
+            if letter_id == ONE and nth == 1:
+                assert "[b]at the end[/b]" in pane.plain_body.visual.plain
+                # the second match is at the end of a long body: scrolled to it
+                scroll = pane.query_one("#body-scroll")
+                await until(pilot, lambda: scroll.scroll_y > 0)
+            if k < 2:
+                await pilot.press("n")
+        assert seen == order
+        notes = []
+        app.notify = lambda message, **kw: notes.append(str(message))
+        await pilot.press("n")  # past the last match: wraps to the first, and says so
+        assert walk.at == 0 and any("Wrapped" in n and "first" in n for n in notes)
+        await pilot.press("N")
+        assert walk.at == 2 and any("last" in n for n in notes[1:])
+        await until(pilot, lambda: pane.letter.id == order[2][0])
+        # Esc back in the list, then Esc: the walk ends and the highlights go
+        await pilot.press("escape", "escape")
+        assert app.body_matches is None
+        await until(pilot, lambda: not _match_styles(pane))

@@ -1,0 +1,45 @@
+"""Toasts at 80x24 keep the list readable: a strip along the bottom, not half the list;
+a long message wraps (whole) rather than being cut; the sidebar's counts stay one line."""
+
+from __future__ import annotations
+
+from textual.widgets._toast import Toast
+
+from tests.app.helpers import app_for, scanned, screen_text, until
+
+LONG = ("the letterbox settings name a saved query whose terms could not be parsed: "
+        "type=request late=maybe owner=planner-with-a-long-seat-name ends-here")
+
+
+async def test_a_toast_at_80x24_is_a_low_wide_strip_and_wraps_whole(letterbox):
+    app = app_for(letterbox, view="all")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await scanned(pilot, app)
+        lst = app.letter_list
+        app.notify(LONG, title="Saved queries", severity="warning", timeout=30)
+        await until(pilot, lambda: app.screen.query(Toast))
+        await pilot.pause()
+        toast = app.screen.query_one(Toast)
+        r = toast.region
+        # no more than a quarter of the list's rows, and the message is all there
+        assert r.height <= max(4, lst.region.height // 4), r
+        assert r.width >= 70
+        shown = " ".join(ln.strip("│ ▌▐") for ln in screen_text(app).splitlines())
+        assert "ends-here" in shown and "planner-with-a-long-seat-name" in shown
+
+
+async def test_sidebar_counts_never_wrap(letterbox):
+    app = app_for(letterbox, view="all")
+    async with app.run_test(size=(160, 48)) as pilot:
+        await scanned(pilot, app)
+        mailboxes = app.mailbox_list
+        # many new letters and a late count on one line: it fitted only while short
+        app.new_counts = lambda: {"view:owed": 12345, "view:all": 12345, "view:problems": 999}
+        app._refresh_mailboxes()
+        await pilot.pause()
+        width = mailboxes.scrollable_content_region.width
+        for i in range(mailboxes.option_count):
+            option = mailboxes.get_option_at_index(i)
+            if option.id and option.id.startswith("view:"):
+                assert "\n" not in option.prompt.plain
+                assert option.prompt.cell_length <= width, option.prompt.plain
