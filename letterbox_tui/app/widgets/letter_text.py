@@ -312,7 +312,11 @@ def provenance_text(model: AppModel, x: Letter, sha256: str, history: dict | Non
     lines.append(Content.styled("Scope", "bold"))
     scope = snap.scope
     row("  complete", "yes" if scope.complete else "no: " + "; ".join(scope.why_incomplete()), "" if scope.complete else "$error")
-    row("  scanned", f"{scope.files} files, {scope.letters} letters, at {scope.scanned_at}")
+    from letterbox_tui.core.grammar import parse_time
+
+    scanned = parse_time(scope.scanned_at)  # (the wall clock of the scan, not the app's clock)
+    row("  scanned", f"{scope.files} files, {scope.letters} letters, at "
+                     f"{full(scanned, model.zone) if scanned else scope.scanned_at}")
     lines.append(Content(""))
     lines.append(Content.styled("Header fields as written", "bold"))
     for k, v in x.fields:
