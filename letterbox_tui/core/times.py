@@ -61,20 +61,19 @@ def day_bounds(at: datetime, zone: Zone, days: int = 0) -> tuple[datetime, datet
 def is_today(t: datetime, at: datetime, zone: Zone) -> bool:
     """``t`` falls on the same calendar day as ``at`` in ``zone``."""
     start, end = day_bounds(at, zone)
-    return start <= t < end
+    return start.timestamp() <= t.timestamp() < end.timestamp()  # (exact across a fold)
 
 
 def zone_label(at: datetime, zone: Zone) -> str:
     """What the zone is called at ``at``: ``UTC``, ``CET``; ``UTC+05:30`` when the zone
     has no name of letters of its own."""
-    t = local(at, zone)
-    offset = t.utcoffset() or timedelta(0)
     if zone is timezone.utc:
         return "UTC"
+    t = local(at, zone)
     name = t.tzname() or ""
     if name.isalpha() and name.isupper():
         return name
-    return "UTC" + _offset(offset)
+    return "UTC" + _offset(t.utcoffset() or timedelta(0))
 
 
 def zone_words(at: datetime, zone: Zone) -> str:
