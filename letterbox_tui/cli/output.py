@@ -16,6 +16,8 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from letterbox_tui.core import text as _text
+from letterbox_tui.core.grammar import parse_time
+from letterbox_tui.core.times import stamp
 from letterbox_tui.core.model import Scope
 
 if TYPE_CHECKING:
@@ -131,9 +133,6 @@ PLAIN_ROWS = 500
 def when(value: str, zone) -> str:
     """A time from a letter or a document for the text: in the display zone with its
     offset (``core.times.stamp``), or as written when it is not one with an offset."""
-    from letterbox_tui.core.grammar import parse_time
-    from letterbox_tui.core.times import stamp
-
     parsed = parse_time(value) if value else None
     return value if parsed is None else stamp(parsed, zone)
 

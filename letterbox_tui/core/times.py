@@ -97,10 +97,11 @@ def _offset(delta: timedelta) -> str:
 def stamp(t: datetime, zone: Zone) -> str:
     """A time for the CLI's text, read the same by anyone: ``2026-12-01 18:00 +01:00``
     (``2026-12-01 17:00 UTC`` when the zone is UTC)."""
-    lt = local(t, zone)
+    lt = local(t, zone)  # (formatted by hand: strftime was most of the cost of a long table)
+    head = f"{lt.year:04d}-{lt.month:02d}-{lt.day:02d} {lt.hour:02d}:{lt.minute:02d} "
     if zone is timezone.utc:
-        return lt.strftime("%Y-%m-%d %H:%M UTC")
-    return lt.strftime("%Y-%m-%d %H:%M ") + _offset(lt.utcoffset() or timedelta(0))
+        return head + "UTC"
+    return head + _offset(lt.utcoffset() or timedelta(0))
 
 
 def full(t: datetime, zone: Zone) -> str:
