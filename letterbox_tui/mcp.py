@@ -279,13 +279,23 @@ def clock() -> datetime:
     return datetime.now(timezone.utc)
 
 
-def _at(arguments: dict[str, Any], now: datetime) -> datetime:
+def _zone(root: str, values: list[str]):
+    """The calendar of ``today`` and ``yesterday`` (``core.times``), as the CLI and the app
+    count them: read only when a value names one."""
+    if not any("today" in v or "yesterday" in v for v in values):
+        return None
+    from letterbox_tui.core.settings import display_zone, load_settings, load_user_settings
+
+    return display_zone(load_settings(root), load_user_settings())
+
+
+def _at(arguments: dict[str, Any], now: datetime, root: str) -> datetime:
     from letterbox_tui.core.query import parse_when
 
     value = arguments.get("at")
     if value is None:
         return now
-    when = parse_when(str(value), now)
+    when = parse_when(str(value), now, _zone(root, [str(value)]))
     if when is None:
         raise LetterboxError(f"at {value!r}: expected RFC 3339 with an offset or a relative time "
                              "(now, today, yesterday, -7d, +2d, -36h, -90m)")
@@ -323,8 +333,9 @@ def answer(resident: Resident, name: str, arguments: dict[str, Any]) -> tuple[di
     now = clock()
     query = None
     if name in ("query", "exists"):
-        query = parse_query(_terms(arguments), now)  # bad terms are refused before any scan
-    at = (query.at if query is not None and query.at is not None else None) or _at(arguments, now)
+        terms = _terms(arguments)
+        query = parse_query(terms, now, _zone(resident.root, terms))  # bad terms are refused before any scan
+    at = (query.at if query is not None and query.at is not None else None) or _at(arguments, now, resident.root)
     for key in ("id", "seat"):
         if key in arguments and not isinstance(arguments[key], str):
             raise LetterboxError(f"{key}: a string")

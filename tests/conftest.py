@@ -95,3 +95,16 @@ def _isolate_user_dirs(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("XDG_STATE_HOME", str(home / ".local" / "state"))
     for name in ("LETTERBOX_DIR", "LETTERBOX_AGENT", "LETTERBOX_SESSION", "LETTERBOX_TUI_LOCK_TIMEOUT"):
         monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture(autouse=True)
+def _pin_time_zone():
+    """Times are shown in local time: every test starts in UTC whatever the machine's zone
+    (snapshots and text stay the same everywhere); a test about zones sets its own ``TZ``."""
+    import time
+
+    os.environ["TZ"] = "UTC"
+    time.tzset()
+    yield
+    os.environ["TZ"] = "UTC"
+    time.tzset()

@@ -16,7 +16,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, tzinfo
 
 from textual.content import Content
 
@@ -78,6 +78,8 @@ class AppModel:
     snapshot: Snapshot
     res: Answers
     at: datetime
+    #: the zone times are shown in (``core.times``; None: the system's local zone)
+    zone: tzinfo | None = None
     views: dict[str, list[ListRow]] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)
     late_count: int = 0
@@ -106,7 +108,7 @@ class AppModel:
     # --- building -----------------------------------------------------------------
     @classmethod
     def build(cls, root: str, settings: Settings, res: Answers, at: datetime,
-              views: Sequence[str] = ("view:owed",)) -> AppModel:
+              views: Sequence[str] = ("view:owed",), zone: tzinfo | None = None) -> AppModel:
         """The model of the answers ``res``: the cheap parts (seats and their status notes,
         the last review, leases, what is not pushed) and the built-in ``views`` named;
         every other view is built when first wanted (``compute``). Run in a worker: it
@@ -115,7 +117,7 @@ class AppModel:
         from letterbox_tui.core.views.mailboxes import seat_mailboxes
 
         snapshot = res.snapshot
-        model = cls(root, settings, snapshot, res, at)
+        model = cls(root, settings, snapshot, res, at, zone)
         model.counts = {"view:all": len(snapshot.letters)}
         model._seats = seat_mailboxes(snapshot)
         reviews = [x for x in snapshot.letters if x.type == "review" and x.sent_at is not None]
@@ -341,7 +343,7 @@ class AppModel:
             raise LetterboxError(f"cannot split query: {exc}") from None
         if not terms:
             raise LetterboxError("empty query: type terms such as type=request late=yes")
-        query = parse_query(terms, self.at)  # relative times (since=-7d) count from the scan's clock
+        query = parse_query(terms, self.at, self.zone)  # relative times (since=-7d) count from the scan's clock
         res = self.res
         if query.at is not None and query.at != self.at:
             res = res.with_clock(query.at)  # at=T: "now" for late
@@ -379,7 +381,7 @@ class AppModel:
         res = self.res
         mark, mstyle = letter_mark(x, res)
         indent = "  " * row.depth + ("└ " if row.depth else "")
-        when = short_time(x.sent_at, self.at) if x.sent_at else "?"
+        when = short_time(x.sent_at, self.at, self.zone) if x.sent_at else "?"
         parties = f"{x.sender}→{x.recipient}"
         note = row.note or status_note(x, res)
         note_style = row.note_style or status_style(x, res)
@@ -421,11 +423,11 @@ def _slug(x: Letter) -> str:
     return slug(x)
 
 
-def short_time(t: datetime, at: datetime) -> str:
-    t = t.astimezone(at.tzinfo) if at.tzinfo else t
-    if t.year == at.year:
-        return t.strftime("%b %d %H:%M")
-    return t.strftime("%Y-%m-%d")
+def short_time(t: datetime, at: datetime, zone: tzinfo | None) -> str:
+    """A time in a list, in the display zone (``core.times.short``)."""
+    from letterbox_tui.core.times import short
+
+    return short(t, at, zone)
 
 
 def lease_line(x: Lease, at: datetime) -> Content:

@@ -23,7 +23,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.worker import get_current_worker
 
-from letterbox_tui.core.settings import load_settings
+from letterbox_tui.core.settings import display_zone, load_settings
 
 from .model import BUILDERS, AppModel
 from .owed_rows import most_urgent_key
@@ -109,7 +109,8 @@ class ScanningMixin:
         if worker.is_cancelled:
             return
         self.post_message(ScanProgress(f"building {now[0][5:]}"))
-        model = AppModel.build(self.root, settings, res, at, views=now)
+        model = AppModel.build(self.root, settings, res, at, views=now,
+                               zone=display_zone(settings, self.user_settings))
         if worker.is_cancelled:
             return
         self.post_message(ScanDone(model, fingerprint, git_marks, later, tuple(notices)))

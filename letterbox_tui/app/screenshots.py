@@ -14,6 +14,7 @@ import asyncio
 import os
 import shutil
 import tempfile
+import time
 from datetime import timedelta
 from pathlib import Path
 
@@ -223,6 +224,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default="screenshots", help="folder for the SVG files (default: screenshots/)")
     args = parser.parse_args(argv)
     os.environ.setdefault("LETTERBOX_TUI_NO_CACHE", "1")
+    os.environ["TZ"] = "UTC"  # times are shown in local time: the same shots in every zone
+    time.tzset()
     # never the user's own keymap, theme or state (new-letter marks, drafts)
     home = Path(tempfile.mkdtemp(prefix="letterbox-tui-shots-"))
     os.environ["XDG_CONFIG_HOME"] = str(home / "config")

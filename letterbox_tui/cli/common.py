@@ -63,20 +63,35 @@ def scope_exit(scope: Scope) -> int:
     return 0 if scope.complete else 3
 
 
+def zone(args: Namespace):
+    """The zone the command's text shows times in, and the calendar of its ``today``
+    (``core.times``): the user's ``[time] zone``, else the letterbox's, else the system's
+    local zone (None). Read once per command; JSON keeps times as written."""
+    cached = getattr(args, "_zone", False)
+    if cached is not False:
+        return cached
+    from letterbox_tui.core.settings import display_zone, load_settings, load_user_settings
+
+    found = display_zone(load_settings(resolve_root(getattr(args, "root", None))), load_user_settings())
+    args._zone = found
+    return found
+
+
 def now() -> datetime:
     """The command's clock: every reading command asks it once (a test sets it)."""
     return datetime.now(timezone.utc)
 
 
-def parse_at(value: str | None, what: str = "--at") -> datetime:
+def parse_at(value: str | None, what: str = "--at", args: Namespace | None = None) -> datetime:
     """``--at T``: RFC 3339 with an offset or relative to now (``--at=-1d``, ``today``;
-    SPEC 6), default now; else exit 2."""
+    SPEC 6: ``today`` is the display zone's, ``zone(args)``), default now; else exit 2."""
     from letterbox_tui.core.query import parse_when
 
     clock = now()
     if value is None:
         return clock
-    when = parse_when(value, clock)
+    tz = zone(args) if args is not None and value in ("today", "yesterday") else None
+    when = parse_when(value, clock, tz)
     if when is None:
         raise LetterboxError(f"{what} {value!r}: expected RFC 3339 with an offset (2026-10-04T00:00:00Z) "
                              "or a relative time (now, today, yesterday, -7d, +2d, -36h, -90m)")

@@ -36,7 +36,7 @@ def cmd_inbox(args: Namespace) -> int:
         stale_days = stale_days_from(os.environ)
     except ValueError as exc:
         raise LetterboxError(f"LETTERBOX_CHECK_STALE_DAYS {output.clean(str(exc))!r}: expected a whole number of days") from None
-    at = parse_at(args.at)
+    at = parse_at(args.at, args=args)
     _root, _settings, res = answers(args, at)
     snapshot = res.snapshot
     check_seat(snapshot, seat)

@@ -16,6 +16,8 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from letterbox_tui.core import text as _text
+from letterbox_tui.core.grammar import parse_time
+from letterbox_tui.core.times import stamp
 from letterbox_tui.core.model import Scope
 
 if TYPE_CHECKING:
@@ -128,16 +130,24 @@ ROW_COLUMNS = ("id", "from → to", "type", "state", "answered", "current", "lat
 PLAIN_ROWS = 500
 
 
-def print_rows(con: Console, rows: list[dict[str, Any]]) -> None:
-    """The letter table, every row: a Rich table, or plain columns past ``PLAIN_ROWS``."""
+def when(value: str, zone) -> str:
+    """A time from a letter or a document for the text: in the display zone with its
+    offset (``core.times.stamp``), or as written when it is not one with an offset."""
+    parsed = parse_time(value) if value else None
+    return value if parsed is None else stamp(parsed, zone)
+
+
+def print_rows(con: Console, rows: list[dict[str, Any]], zone=None) -> None:
+    """The letter table, every row: a Rich table, or plain columns past ``PLAIN_ROWS``.
+    Deadlines are shown in ``zone`` (``core.times``; None: local time)."""
     if len(rows) <= PLAIN_ROWS:
-        con.print(rows_table(rows))
+        con.print(rows_table(rows, zone))
         return
     from rich.cells import cell_len
 
     cells = [
         [clean(v, single_line=True) for v in (r["id"], f"{r['from']} → {r['to']}", r["type"], r["state"],
-                                              r["answered"], r["current"], r["late"], r["deadline"])]
+                                              r["answered"], r["current"], r["late"], when(r["deadline"], zone))]
         for r in rows
     ]
     widths = [len(c) for c in ROW_COLUMNS]
@@ -164,7 +174,7 @@ def print_lines(con: Console, lines: list[str]) -> None:
         con.file.write("\n".join(clean(line, single_line=True) for line in lines) + "\n")
 
 
-def rows_table(rows: list[dict[str, Any]]) -> Table:
+def rows_table(rows: list[dict[str, Any]], zone=None) -> Table:
     """The letter table: id, from -> to, type, state, answered, current, late, deadline."""
     t = table(*ROW_COLUMNS)
     t.columns[0].min_width = min(128, max((len(r["id"]) for r in rows), default=2))
@@ -177,7 +187,7 @@ def rows_table(rows: list[dict[str, Any]]) -> Table:
             answer_text(r["answered"]),
             answer_text(r["current"]),
             late_text(r["late"]),
-            text(r["deadline"]),
+            text(when(r["deadline"], zone)),
         ]
         t.add_row(*cells)
     return t

@@ -35,7 +35,8 @@ def _resolved(args: Namespace, at: datetime) -> Resolution:
 def _run(args: Namespace) -> tuple[Resolution, QueryResult]:
     """The query's terms parsed (errors exit 2 before any answer), then answered."""
     clock = common.now()
-    query = parse_query(args.terms, clock)
+    tz = common.zone(args) if any("today" in t or "yesterday" in t for t in args.terms) else None
+    query = parse_query(args.terms, clock, tz)
     res = _resolved(args, query.at or clock)
     return res, run_query(query, res)
 
@@ -67,10 +68,10 @@ def cmd_query(args: Namespace) -> int:
         return scope_exit(scope)
     con = output.console()
     if matches:
-        output.print_rows(con, matches)
+        output.print_rows(con, matches, common.zone(args))
     if unknown:
         con.print(output.text(f"unknown ({len(unknown)}): the record cannot settle these rows", "bold yellow"))
-        output.print_rows(con, unknown)
+        output.print_rows(con, unknown, common.zone(args))
         output.print_lines(con, [f"  {r['id']}: {output.reasons_line([w.to_json() for w in why])}"
                                  for r, (_, why) in zip(unknown, result.unknown)])
     counts = f"{len(matches)} match{'es' if len(matches) != 1 else ''}, {len(unknown)} unknown"
@@ -120,19 +121,20 @@ def cmd_show(args: Namespace) -> int:
     if len(shown) > 1:
         con.print(output.text(f"{len(shown)} files hold this id (duplicate-id); each copy follows", "bold yellow"))
     for item in shown:
-        _print_show(con, item)
+        _print_show(con, item, common.zone(args))
     output.print_scope(con, scope)
     return scope_exit(scope)
 
 
-def _print_show(con: Any, item: dict[str, Any]) -> None:
+def _print_show(con: Any, item: dict[str, Any], zone) -> None:
     from rich.rule import Rule
 
     width = min(con.width, 100)
     con.print(Rule(output.text(item["id"])), width=width)
     t = output.table("field", "value")
-    for k, v in item["headers"].items():
-        t.add_row(output.text(k), output.text(v))
+    for k, v in item["headers"].items():  # as written; a time also in the display zone
+        shown = output.when(v, zone) if k in ("sent", "deadline") else v
+        t.add_row(output.text(k), output.text(v if shown == v else f"{v}  ({shown})"))
     con.print(t)
     a = output.table("answer", "value", "reasons")
     for name, ans in item["answers"].items():
@@ -212,10 +214,10 @@ def cmd_answered(args: Namespace) -> int:
         con.print(output.text("  " + output.reasons_line([r])))
     if replies:
         con.print(output.text("terminal replies:"))
-        output.print_rows(con, replies)
+        output.print_rows(con, replies, common.zone(args))
     if acks:
         con.print(output.text("acks:"))
-        output.print_rows(con, acks)
+        output.print_rows(con, acks, common.zone(args))
     if out["progress"] is not None:
         con.print(output.text(_progress_line(out["progress"])))
     output.print_scope(con, scope)
@@ -277,13 +279,13 @@ def cmd_thread(args: Namespace) -> int:
 # --- owed, disputes -----------------------------------------------------------------
 
 def cmd_owed(args: Namespace) -> int:
-    from letterbox_tui.core.owed import format_time
     from letterbox_tui.core.sidecar import progress_of
+    from letterbox_tui.core.times import stamp
     from letterbox_tui.core.views.attention import Rules
     from letterbox_tui.core.views.owed import (attention_codes, attention_line, counts_line, nothing_owed, owed_row,
                                                 owed_view)
 
-    at = parse_at(args.at)
+    at = parse_at(args.at, args=args)
     codes = attention_codes(getattr(args, "attention", None))
     res = _resolved(args, at)
     snapshot = res.snapshot
@@ -297,11 +299,12 @@ def cmd_owed(args: Namespace) -> int:
         output.emit_json(view.to_json())
         return code
     con = output.console()
-    con.print(output.text(f"owed at {format_time(at)}"))
+    zone = common.zone(args)
+    con.print(output.text(f"owed at {stamp(at, zone)}"))
     for g in view.by_urgency():  # as text: each seat's items by their most urgent code
         con.print(output.text(f"{g.seat} owes {len(g.items)} ({g.late} late)", "bold"))
         rows = [owed_row(i, res) for i in g.items]
-        output.print_rows(con, rows)
+        output.print_rows(con, rows, zone)
         # an unknown is never shown without its reason
         output.print_lines(con, [f"  {r['id']}: {output.reasons_line(r['reasons'])}" for r in rows if r["reasons"]])
         output.print_lines(con, [f"  {i.letter.id} attention: {attention_line(i)}" for i in g.items if i.attention])
@@ -330,7 +333,7 @@ def cmd_disputes(args: Namespace) -> int:
     data = doc["disputes"]
     for d in data:
         con.print(output.text(f"dispute {d['dispute']['id']} ({d['dispute']['from']}): open", "bold"))
-        output.print_rows(con, d["disputed"])
+        output.print_rows(con, d["disputed"], common.zone(args))
     if not data:
         con.print(output.text("no open disputes"))
     output.print_scope(con, scope, f"{len(data)} open dispute{'s' if len(data) != 1 else ''}")
@@ -370,7 +373,7 @@ def cmd_check(args: Namespace) -> int:
 def cmd_digest(args: Namespace) -> int:
     from letterbox_tui.core.digest import digest
 
-    at = parse_at(args.at)
+    at = parse_at(args.at, args=args)
     res = _resolved(args, at)
     snapshot = res.snapshot
     _check_seat(snapshot, args.seat)
@@ -381,10 +384,11 @@ def cmd_digest(args: Namespace) -> int:
         return scope_exit(scope)
     con = output.console()
     who = f" for {args.seat}" if args.seat else ""
-    con.print(output.text(f"digest{who} at {data['at']}", "bold"))
+    zone = common.zone(args)
+    con.print(output.text(f"digest{who} at {output.when(data['at'], zone)}", "bold"))
     con.print(output.text(f"decisions in force ({len(data['decisions'])})", "bold"))
     for d in data["decisions"]:
-        con.print(output.text(f"  {d['id']}  {d['subject']}  ({d['from']} → {d['to']}, sent {d['sent'] or '?'})"))
+        con.print(output.text(f"  {d['id']}  {d['subject']}  ({d['from']} → {d['to']}, sent {output.when(d['sent'], zone) or '?'})"))
     con.print(output.text(f"open disputes ({len(data['disputes'])})", "bold"))
     for d in data["disputes"]:
         names = ", ".join(x["id"] for x in d["disputed"])
@@ -400,7 +404,7 @@ def cmd_digest(args: Namespace) -> int:
     for g in data["owed"]:
         for i in g["items"]:
             mark = "LATE " if i["late"] == "yes" else ""
-            due = f" due {i['deadline']}" if i["deadline"] else ""
+            due = f" due {output.when(i['deadline'], zone)}" if i["deadline"] else ""
             con.print(output.text(f"  {mark}{i['id']}  {g['seat']} owes {i['from']}{due}"))
     con.print(output.text(f"uncertain ({len(data['uncertain'])})", "bold"))
     merged: dict[str, tuple[list[str], list[dict[str, Any]]]] = {}

@@ -27,7 +27,7 @@ def cmd_digest(args: Namespace) -> int:
         return derive(args)
     from .common import answers, check_seat, parse_at
 
-    at = parse_at(args.at)
+    at = parse_at(args.at, args=args)
     root, _, res = answers(args, at)
     check_seat(res.snapshot, args.seat)
     return digest_file(args, root, res)
@@ -69,7 +69,7 @@ def cmd_review_check(args: Namespace) -> int:
     if not args.every:
         raise LetterboxError("review --check needs --every INTERVAL (e.g. --every 1d)")
     every = parse_interval(args.every)
-    at = parse_at(args.at)
+    at = parse_at(args.at, args=args)
     snapshot = answers(args, at)[2].snapshot
     check_seat(snapshot, args.as_seat)
     status = review_status(snapshot, args.as_seat, every, at)

@@ -146,10 +146,12 @@ def cmd_init(args: Namespace) -> int:
 
 
 def cmd_demo(args: Namespace) -> int:
-    from letterbox_tui.core.demo import DEMO_NOW, write_demo
+    from letterbox_tui.core.demo import write_demo
+
+    from .common import now
 
     directory = Path(args.dir or "demo-letterbox")
-    report = write_demo(directory, seed=args.seed, now=DEMO_NOW)
+    report = write_demo(directory, seed=args.seed, now=now())  # the story as of today: it never drifts
     if args.no_open:
         for line in report.summary():
             _emit(line)

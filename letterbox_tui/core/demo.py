@@ -1,5 +1,10 @@
 """The demo letterbox (SPEC 7 ``demo``): a small agent team's last three weeks of mail.
 
+The story is told as of ``DEMO_NOW`` and written as of the clock it is given: every time
+in it (sent, deadlines, the dates its letters speak of) moves by the same amount, so a
+demo written today says what the story says ("LATE 5d", "no review for 7 days") today,
+and one written at ``DEMO_NOW`` (tests, screenshots) is the same bytes every day.
+
 Deterministic for a seed and a clock: every ordinary letter goes through the one write
 gate with the demo's own clock and a seeded id suffix; the deliberately broken letters
 (an older writer's, a copying sync's, a broken tool's) are written directly, because they
@@ -87,8 +92,8 @@ class DemoReport:
         lines += [
             "",
             "Try:",
-            f"  letterbox-tui --root {q} owed --at 2026-11-29T09:00:00Z",
-            f"  letterbox-tui --root {q} query state=open answered=no type=request until=2026-11-29T00:00:00Z",
+            f"  letterbox-tui --root {q} owed",
+            f"  letterbox-tui --root {q} query state=open answered=no type=request until=today",
             f"  letterbox-tui --root {q} disputes",
             f"  letterbox-tui --root {q} check",
             f"  letterbox-tui --root {q} digest",
@@ -144,14 +149,29 @@ class _Demo:
     def __init__(self, root: Path, seed: int, now: datetime) -> None:
         self.root = root
         self.rng = random.Random(seed)
-        self.now = now.astimezone(UTC)
+        #: how far the clock is from the story's: every time in it moves by this (whole minutes)
+        self.shift = (now.astimezone(UTC) - DEMO_NOW) // timedelta(minutes=1) * timedelta(minutes=1)
         self.cases: dict[str, list[str]] = {}
 
     # --- helpers ---------------------------------------------------------------------
     def at(self, days_before: float, hour: int, minute: int = 0) -> datetime:
-        """A moment ``days_before`` days before the demo's clock, at ``hour:minute`` UTC."""
-        day = (self.now - timedelta(days=days_before)).replace(hour=hour, minute=minute, second=0)
-        return day + timedelta(seconds=self.rng.randrange(60))
+        """A moment of the story: ``days_before`` days before ``DEMO_NOW``, at
+        ``hour:minute`` UTC, moved to the demo's clock."""
+        day = (DEMO_NOW - timedelta(days=days_before)).replace(hour=hour, minute=minute, second=0)
+        return day + timedelta(seconds=self.rng.randrange(60)) + self.shift
+
+    def due(self, story: str) -> str:
+        """A deadline of the story (RFC 3339, or without an offset as an older writer left
+        it), moved to the demo's clock and written the same way."""
+        naive = not story.endswith("Z")
+        when = datetime.fromisoformat(story.removesuffix("Z")).replace(tzinfo=UTC) + self.shift
+        return when.strftime("%Y-%m-%dT%H:%M:%S" + ("" if naive else "Z"))
+
+    def day(self, story: str, form: str = "%A %Y-%m-%d") -> str:
+        """A date the story speaks of (``2026-12-10``: its 12:00 UTC), moved as its times are:
+        ``Thursday 2026-12-10``, or as ``form`` says."""
+        noon = datetime.fromisoformat(story).replace(hour=12, tzinfo=UTC) + self.shift
+        return noon.strftime(form)
 
     def token(self) -> str:
         return f"{self.rng.getrandbits(32):08x}"
@@ -186,25 +206,25 @@ class _Demo:
 
         # Week 1: plans, the first decisions, work handed out.
         release_1 = self.send(d(20, 10), "planner", "simon", "decision", "release-date",
-                              "Release 1.4 ships on Thursday 2026-12-10.\n\n"
+                              f"Release 1.4 ships on {self.day('2026-12-10')}.\n\n"
                               "Scope: ledger migration, session store, API versioning.\n",
                               subject="Release 1.4 date")
         migration = self.send(d(19, 9, 15), "planner", "builder", "request", "ledger-migration",
                               "GOAL: Move the invoices table onto the new ledger schema.\n"
                               "DONE-WHEN: all five tables migrate on a staging copy and the\n"
                               "reconciliation report shows zero drift.\n",
-                              requires_ack=True, priority="now", deadline="2026-12-04T17:00:00Z")
+                              requires_ack=True, priority="now", deadline=self.due("2026-12-04T17:00:00Z"))
         self.reply(d(19, 11, 2), migration, "ack", "builder",
                    "ACK: starting with invoices and credit notes; will report by table.\n")
         c("acked", migration)
         cache_v1 = self.send(d(18, 8, 40), "planner", "builder", "request", "cache-config",
                              "GOAL: Set the response cache TTL to 300 s on the billing API.\n"
                              "DONE-WHEN: the TTL is live on staging.\n",
-                             requires_ack=True, deadline="2026-11-18T17:00:00Z")
+                             requires_ack=True, deadline=self.due("2026-11-18T17:00:00Z"))
         auth = self.send(d(17, 9, 30), "planner", "reviewer", "request", "auth-review",
                          "GOAL: Review the token refresh path in src/auth/refresh.ts.\n"
                          "DONE-WHEN: findings filed, or a clean bill.\n",
-                         requires_ack=True, deadline="2026-11-20T17:00:00Z")
+                         requires_ack=True, deadline=self.due("2026-11-20T17:00:00Z"))
         self.reply(d(17, 13, 5), cache_v1, "result", "builder",
                    "RESULT: TTL is 300 s on staging (commit 4e1a9b2).\n")
         info_hours = self.send(d(17, 15), "planner", "builder", "info", "office-hours",
@@ -212,7 +232,7 @@ class _Demo:
         benchmarks = self.send(d(16, 10, 20), "planner", "researcher", "request", "vendor-benchmarks",
                                "GOAL: Benchmark the two ledger vendors on our invoice mix.\n"
                                "DONE-WHEN: a table of p50/p99 write latency and cost per million rows.\n",
-                               requires_ack=True, deadline="2026-11-24T17:00:00Z")
+                               requires_ack=True, deadline=self.due("2026-11-24T17:00:00Z"))
         c("late", benchmarks)
         self.reply(d(15, 9, 12), auth, "ack", "reviewer", "ACK: reading it today.\n")
         caching = self.send(d(15, 14), "researcher", "planner", "decision", "caching-layer",
@@ -229,12 +249,12 @@ class _Demo:
 
         # Week 2: the release slips, versions multiply, people disagree.
         release_2 = self.send(d(13, 16), "planner", "simon", "decision", "release-date",
-                              "Release 1.4 moves to Monday 2026-12-14: the ledger migration slipped a week.\n",
+                              f"Release 1.4 moves to {self.day('2026-12-14')}: the ledger migration slipped a week.\n",
                               supersedes=release_1, thread=release_1, subject="Release 1.4 date")
         cache_v2 = self.send(d(12, 9, 5), "planner", "builder", "request", "cache-config",
                              "GOAL: Correction: TTL 120 s, and cover the search endpoints too.\n"
                              "DONE-WHEN: both live on staging.\n",
-                             requires_ack=True, deadline="2026-12-01T17:00:00Z", supersedes=cache_v1,
+                             requires_ack=True, deadline=self.due("2026-12-01T17:00:00Z"), supersedes=cache_v1,
                              thread=cache_v1)
         c("reply-to-superseded", cache_v2)
         self.reply(d(11, 16, 30), auth, "result", "reviewer",
@@ -242,7 +262,7 @@ class _Demo:
         c("result", auth)
         signoff = self.send(d(10, 9), "planner", "reviewer", "request", "load-test-signoff",
                             "GOAL: Sign off the load test plan for the ledger cutover.\n",
-                            requires_ack=True, deadline="2026-11-23T17:00:00Z")
+                            requires_ack=True, deadline=self.due("2026-11-23T17:00:00Z"))
         api_header = self.send(d(10, 14), "builder", "planner", "decision", "api-versioning",
                                "Use an Accept-Version header instead of URL versioning.\n",
                                supersedes=api_v1, thread=api_v1)
@@ -260,16 +280,16 @@ class _Demo:
                                  "Session store: Valkey (the Redis fork), for the licence.\n",
                                  supersedes=store_v1, thread=store_v1)
         postmortem = self.send(d(9, 15), "simon", "builder", "request", "incident-postmortem",
-                               "GOAL: Write the postmortem for the 11-19 double-invoice incident.\n"
+                               f"GOAL: Write the postmortem for the {self.day('2026-11-19', '%m-%d')} double-invoice incident.\n"
                                "DONE-WHEN: timeline, cause, and three follow-ups.\n",
-                               requires_ack=True, deadline="2026-11-27T12:00:00Z")
+                               requires_ack=True, deadline=self.due("2026-11-27T12:00:00Z"))
         dispute_store = self.send(d(8, 10), "planner", "planner", "dispute", "session-store",
                                   "These two decisions cannot both hold: Postgres or Valkey?\n",
                                   disputes=[store_pg, store_valkey], thread=store_v1)
         self.reply(d(8, 10, 30), postmortem, "ack", "builder", "ACK: drafting it tomorrow.\n")
         licence = self.send(d(8, 14), "planner", "researcher", "request", "licence-audit",
                             "GOAL: Audit the licences of the three new dependencies.\n",
-                            requires_ack=True, deadline="2026-12-02T17:00:00Z")
+                            requires_ack=True, deadline=self.due("2026-12-02T17:00:00Z"))
 
         # The previous review, as it was recorded a week ago.
         from .scan import scan
@@ -284,12 +304,13 @@ class _Demo:
                            rules_on=dispute_store, upholds=store_pg, thread=store_v1)
         c("ruled", dispute_store, ruling)
         release_3 = self.send(d(6, 9), "planner", "simon", "decision", "release-date",
-                              "Release 1.4 ships Thursday 2026-12-17; code freeze Tuesday 12-15.\n",
+                              f"Release 1.4 ships {self.day('2026-12-17')}; code freeze "
+                              f"{self.day('2026-12-15', '%A %m-%d')}.\n",
                               supersedes=release_2, thread=release_1, subject="Release 1.4 date")
         c("chain", release_1, release_2, release_3)
         roadmap = self.send(d(5, 10), "simon", "planner", "request", "q1-roadmap",
                             "GOAL: A one-page Q1 roadmap draft.\nDONE-WHEN: in my inbox.\n",
-                            requires_ack=True, deadline="2026-12-05T17:00:00Z")
+                            requires_ack=True, deadline=self.due("2026-12-05T17:00:00Z"))
         dispute_api = self.send(d(5, 15), "reviewer", "reviewer", "dispute", "api-versioning",
                                 "The header and the breaking-changes-only decisions disagree.\n",
                                 disputes=[api_header, api_breaking], thread=api_v1)
@@ -305,8 +326,8 @@ class _Demo:
                   re=benchmarks, thread=benchmarks)
         escalation = self.send(d(2, 18), "external-bridge", "simon", "request", "customer-escalation",
                                "Forwarded from support: a customer reports being invoiced twice for\n"
-                               "October. Needs an answer by Tuesday.\n",
-                               requires_ack=True, priority="now", deadline="2026-12-01T17:00:00Z")
+                               f"{self.day('2026-10-15', '%B')}. Needs an answer by {self.day('2026-12-01', '%A')}.\n",
+                               requires_ack=True, priority="now", deadline=self.due("2026-12-01T17:00:00Z"))
         c("external", escalation)
         c("truth", release_3, store_pg, deploys)
 
@@ -316,7 +337,7 @@ class _Demo:
         old_req = f"{t(d(13, 8))}-planner-request-staging-access-9c8d7e6f"
         self.raw(f"builder/inbox/{old_req}.md", [
             ("id", old_req), ("from", "planner"), ("to", "builder"), ("type", "request"), ("re", ""),
-            ("priority", "next"), ("requires_ack", "true"), ("deadline", "2026-11-20T17:00:00"),
+            ("priority", "next"), ("requires_ack", "true"), ("deadline", self.due("2026-11-20T17:00:00")),
         ], "GOAL: Give the researcher read access to the staging ledger.\n")
         c("ambiguous-timestamp", old_req)
         when = d(21, 9)

@@ -21,6 +21,7 @@ from operator import attrgetter
 from .errors import LetterboxError
 from .grammar import RELATIVE_TIME_RE, parse_time, slug_of
 from .model import Answer, Letter, Reason
+from .times import day_bounds
 
 if TYPE_CHECKING:  # the parser needs no resolver (settings check saved queries with it)
     from .resolve import Resolution
@@ -151,11 +152,8 @@ def parse_when(value: str, now: datetime | None, tz: tzinfo | None = None) -> da
     if value == "now":
         return now
     try:
-        if value in ("today", "yesterday"):
-            day = now.astimezone(tz).date() - timedelta(days=1 if value == "yesterday" else 0)
-            if tz is None:
-                return datetime(day.year, day.month, day.day).astimezone()
-            return datetime(day.year, day.month, day.day, tzinfo=tz)
+        if value in ("today", "yesterday"):  # the one "today" (core.times), as the app's "due today"
+            return day_bounds(now, tz, -1 if value == "yesterday" else 0)[0]
         amount = int(value[1:-1]) * (1 if value[0] == "+" else -1)
         return now + timedelta(**{_UNITS[value[-1]]: amount})
     except (OverflowError, ValueError, OSError):

@@ -10,6 +10,7 @@ the time rule. It can never change what a key press does::
     due_soon = "24h"         # a deadline this near: due-soon
     [time]
     id_time_is_utc = false   # id prefixes were written in UTC: use them when `sent` is missing
+    zone = "local"           # times shown in local time (the default), "utc" or a zone name
     [queries]                # saved queries, shown as mailboxes in the app
     "Late requests" = "type=request late=yes"
 
@@ -124,9 +125,11 @@ def load_settings(root: str | os.PathLike[str]) -> Settings:
         time = data.get("time", {})
         silence = parse_interval(data.get("silence", "2d"))
         due_soon = parse_interval(data.get("due_soon", "24h"))
-        if silence is not None and due_soon is not None:
+        zone = time.get("zone", "local")
+        if silence is not None and due_soon is not None and _zone_ok(zone):
             return Settings(time.get("id_time_is_utc", False), data.get("theme", ""), dict(data.get("queries", {})),
-                            human_seats=tuple(data.get("human_seats", ())), silence=silence, due_soon=due_soon)
+                            human_seats=tuple(data.get("human_seats", ())), silence=silence, due_soon=due_soon,
+                            zone=zone)
     from .settings_model import letterbox_settings
 
     return letterbox_settings(data, path, _home(str(user_config_path())))
@@ -179,11 +182,35 @@ def load_user_settings(path: str | os.PathLike[str] | None = None) -> UserSettin
     data = _read_toml(where, follow=True)
     if not data:
         return UserSettings(path=where)
-    if _plain(data, USER_KEYS) and _keys_plain(data.get("keymap", {})):
-        return UserSettings(data.get("theme", ""), dict(data.get("keymap", {})), dict(data.get("digest", {})), (), where)
+    zone = data.get("time", {}).get("zone", "") if isinstance(data.get("time"), dict) else ""
+    if _plain(data, USER_KEYS) and _keys_plain(data.get("keymap", {})) and (not zone or _zone_ok(zone)):
+        return UserSettings(data.get("theme", ""), dict(data.get("keymap", {})), dict(data.get("digest", {})), (), where,
+                            zone=zone)
     from .settings_model import user_settings
 
     return user_settings(data, where)
+
+
+def _zone_ok(name: object) -> bool:
+    from .times import zone_named
+
+    try:
+        zone_named(name)  # type: ignore[arg-type]
+    except (ValueError, AttributeError):
+        return False  # the model says why
+    return True
+
+
+def display_zone(settings: Settings, user: UserSettings | None = None):
+    """The zone times are shown in (``core.times``): the user's ``[time] zone``, else the
+    letterbox's, else the system's local zone (None)."""
+    from .times import zone_named
+
+    name = (user.zone if user is not None else "") or settings.zone
+    try:
+        return zone_named(name)
+    except ValueError:  # (both files are checked when read: not reached)
+        return None
 
 
 def _keys_plain(keymap: dict[str, str]) -> bool:

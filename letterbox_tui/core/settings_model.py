@@ -27,6 +27,19 @@ class TimeRules(_Table):
     missing or ambiguous takes its time from its id, flagged ``time-from-id`` (never for
     letters to or from ``external-bridge``)."""
 
+    zone: StrictStr = "local"
+    """The zone times are shown in, in the app and the CLI's text (JSON stays as written):
+    ``"local"`` (the system's, ``TZ`` honoured), ``"utc"``, or a zone name such as
+    ``"Europe/Berlin"``. It is also the calendar of "today" (``due today``, ``until=today``)."""
+
+    @field_validator("zone")
+    @classmethod
+    def _zone(cls, value: str) -> str:
+        from .times import zone_named
+
+        zone_named(value)  # ValueError: the one-line problem
+        return value
+
 
 class GitRules(_Table):
     """``[git]``: a letterbox kept in git and shared through it (``sync``)."""
@@ -81,11 +94,31 @@ class LetterboxSettingsModel(_Table):
         return value
 
 
+class UserTimeRules(_Table):
+    """``[time]`` in the user's own config: how times are shown to them."""
+
+    zone: StrictStr = ""
+    """The zone times are shown in (``"local"``, ``"utc"`` or a zone name); it beats the
+    letterbox's ``[time] zone``. Empty: the letterbox's, else local time."""
+
+    @field_validator("zone")
+    @classmethod
+    def _zone(cls, value: str) -> str:
+        from .times import zone_named
+
+        if value:
+            zone_named(value)
+        return value
+
+
 class UserSettingsModel(_Table):
     """The user's own ``config.toml`` (XDG config directory)."""
 
     theme: StrictStr = ""
     """The theme the app opens with (``--theme`` still wins)."""
+
+    time: UserTimeRules = Field(default_factory=UserTimeRules)
+    """How times are shown (``[time]``)."""
 
     keymap: dict[StrictStr, StrictStr] = Field(default_factory=dict)
     """Key bindings (``[keymap]``): a binding id (see ``?`` in the app), then the keys, comma
@@ -167,7 +200,7 @@ def letterbox_settings(data: dict[str, Any], path: str, user_config: str = "~/.c
     return Settings(m.time.id_time_is_utc, m.theme, dict(m.queries), tuple(_extras(m, "", True, user_config)),
                     network_timeout=float(m.git.network_timeout),
                     human_seats=tuple(m.human_seats), silence=parse_interval(m.silence),
-                    due_soon=parse_interval(m.due_soon))
+                    due_soon=parse_interval(m.due_soon), zone=m.time.zone)
 
 
 def user_settings(data: dict[str, Any], path: str) -> UserSettings:
@@ -176,4 +209,5 @@ def user_settings(data: dict[str, Any], path: str) -> UserSettings:
         m = UserSettingsModel.model_validate(data)
     except ValidationError as exc:
         raise SettingsError(path, _problems(exc)) from None
-    return UserSettings(m.theme, dict(m.keymap), dict(m.digest), tuple(_extras(m, "", False, "")), path)
+    return UserSettings(m.theme, dict(m.keymap), dict(m.digest), tuple(_extras(m, "", False, "")), path,
+                        zone=m.time.zone)

@@ -17,9 +17,9 @@ MAX_SETTINGS = 1 << 20  # bytes; a larger file is refused, never read in part
 
 #: What the letterbox file may hold, and each key's TOML type (the fast path's test; the
 #: pydantic model in ``settings_model`` is the definition and says the same).
-LETTERBOX_KEYS: dict[str, Any] = {"theme": str, "time": {"id_time_is_utc": bool}, "queries": {str: str},
+LETTERBOX_KEYS: dict[str, Any] = {"theme": str, "time": {"id_time_is_utc": bool, "zone": str}, "queries": {str: str},
                                   "human_seats": [str], "silence": str, "due_soon": str}
-USER_KEYS: dict[str, Any] = {"theme": str, "keymap": {str: str}, "digest": {str: str}}
+USER_KEYS: dict[str, Any] = {"theme": str, "time": {"zone": str}, "keymap": {str: str}, "digest": {str: str}}
 #: Tables that change what a key press does (or runs): only ever the user's own.
 USER_ONLY = ("keymap", "keys", "bindings", "editor", "pager", "commands")
 
@@ -57,6 +57,8 @@ class Settings:
     silence: timedelta = timedelta(days=2)
     #: how near a deadline makes a task ``due-soon``
     due_soon: timedelta = timedelta(hours=24)
+    #: the zone times are shown in (``[time] zone``: local, utc or a zone name)
+    zone: str = "local"
 
 
 @dataclass(slots=True, frozen=True)
@@ -68,6 +70,8 @@ class UserSettings:
     digest: dict[str, str] = field(default_factory=dict)
     notices: tuple[str, ...] = ()
     path: str = ""
+    #: the zone times are shown in (``[time] zone``); empty: the letterbox's (else local)
+    zone: str = ""
 
 
 _INTERVAL = re.compile(r"([1-9][0-9]{0,5})([smhdw])")

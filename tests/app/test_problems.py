@@ -28,9 +28,9 @@ async def test_seat_status_shows_state_since_and_notes(letterbox):
         await scanned(pilot, app)
         ol = app.query_one("#mailboxes")
         prompts = "\n".join(ol.get_option_at_index(i).prompt.plain for i in range(ol.option_count))
-        assert "builder\n working\n since 2026-11-29 08:00Z\n ledger migration, table" in prompts
+        assert "builder\n working\n since 2026-11-29 08:00\n ledger migration, table" in prompts
         joined = prompts.replace("\n ", " ")  # the note's wrapped lines, each indented
-        assert "builder working since 2026-11-29 08:00Z ledger migration, table 4 of 5" in joined
+        assert "builder working since 2026-11-29 08:00 ledger migration, table 4 of 5" in joined
         # a free-form note is still its first line
         assert "planner Drafting the Q1 plan; back Monday." in joined
         # wrapped here at the sidebar's width, so every line keeps its indent

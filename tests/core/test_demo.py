@@ -216,3 +216,39 @@ def test_saved_queries_in_the_demo_settings_parse(demo):
     assert queries
     for text in queries.values():
         parse_query(text.split())
+
+
+def _story(res, at):
+    """What a reader of the demo sees at ``at``: each owed task's lateness and time left,
+    each letter's age, the last review's age (the drift of #26: "LATE 7d" on 1 December)."""
+    from letterbox_tui.core.views.owed import owed_view
+
+    owed = sorted((i.letter.subject or i.letter.id[18:], i.standing, i.delta) for g in owed_view(res, None).groups for i in g.items)
+    ages = sorted((x.id[18:], x.type, at - x.sent_at) for x in res.snapshot.letters if x.sent_at is not None)
+    return owed, ages
+
+
+def test_a_demo_written_later_tells_the_same_story_at_its_own_clock(demo, tmp_path):
+    from datetime import timedelta
+
+    _, snapshot, res = demo
+    later = DEMO_NOW + timedelta(days=2, hours=15, minutes=46, seconds=30)
+    write_demo(tmp_path / "later", seed=7, now=later)
+    clock = DEMO_NOW + timedelta(days=2, hours=15, minutes=46)  # (moved by whole minutes)
+    moved = resolve(scan(tmp_path / "later", now=clock), clock)
+    assert _story(moved, clock) == _story(res, DEMO_NOW)
+    texts = b"".join(tree(tmp_path / "later").values())
+    assert b"2026-12-10" not in texts and b"Thursday 2026-12-10" in b"".join(tree(snapshot.root).values())
+
+
+def test_the_demo_command_writes_the_story_as_of_its_clock(tmp_path, monkeypatch, capsys):
+    from datetime import timedelta
+
+    from letterbox_tui.cli import common, main
+
+    clock = DEMO_NOW + timedelta(days=9)
+    monkeypatch.setattr(common, "now", lambda: clock)
+    assert main(["demo", str(tmp_path / "d"), "--no-open"]) == 0
+    moved = resolve(scan(tmp_path / "d", now=clock), clock)
+    res = resolve(scan(write_demo(tmp_path / "ref", seed=7).root, now=DEMO_NOW), DEMO_NOW)
+    assert _story(moved, clock) == _story(res, DEMO_NOW)

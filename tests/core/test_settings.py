@@ -286,8 +286,8 @@ def test_every_setting_has_a_docstring():
             yield name
 
     assert set(walk(LetterboxSettingsModel)) == {"theme", "time", "id_time_is_utc", "queries", "git", "network_timeout",
-                                                 "human_seats", "silence", "due_soon"}
-    assert set(walk(UserSettingsModel)) == {"theme", "keymap", "digest"}
+                                                 "human_seats", "silence", "due_soon", "zone"}
+    assert set(walk(UserSettingsModel)) == {"theme", "time", "zone", "keymap", "digest"}
 
 
 @pytest.mark.parametrize("table", ["keymap", "keys", "bindings", "editor", "pager", "commands"])

@@ -76,6 +76,8 @@ class HelpScreen(ModalScreen[None]):
                                               (f" {bid}", "$text-muted")))
         lines.append(Content(""))
         lines.append(Content("  : or ctrl+p             command palette (views, writing, themes)"))
+        lines.append(Content(""))
+        lines.append(Content(_times_line(app)))
         from letterbox_tui.core.settings import user_config_path
 
         where = _home(str(user_config_path()))
@@ -101,3 +103,15 @@ def _home(path: str) -> str:
     if home and home != "/" and path.startswith(home + os.sep):
         return "~" + path[len(home):]
     return path
+
+
+def _times_line(app) -> str:
+    """Which zone the times on screen are in, and how to change it."""
+    from letterbox_tui.core.times import zone_words
+
+    model = getattr(app, "model", None)
+    if model is None:
+        return "Times are shown in your local time zone (TZ honoured); [time] zone = \"utc\" shows UTC."
+    return (f"Times are shown in {zone_words(model.at, model.zone)}; \"today\" (due today, until=today) is its "
+            "calendar day. [time] zone = \"utc\" (or a zone name) in your config or the letterbox's "
+            "letterbox-tui.toml changes it.")

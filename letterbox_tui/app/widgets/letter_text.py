@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from textual.content import Content
 
 from letterbox_tui.core.model import Letter, Reason, Unreadable
+from letterbox_tui.core.times import full
 
 from ..model import AppModel, Finding, answer_text, reason_lines, short_time
 from ..sanitize import clean, cleans
@@ -50,6 +51,14 @@ def group_lines(model: AppModel, group) -> list[Content]:
     return lines
 
 
+def _shown(written: str, when, model: AppModel) -> tuple[str, str]:
+    """A header time for the head: in the display zone, with the zone's name (the
+    Details tab keeps it as written); one that cannot be read stays as written."""
+    if when is not None:
+        return full(when, model.zone), ""
+    return (written or "(none)"), ("$unknown" if written else "")
+
+
 def head_text(model: AppModel, x: Letter) -> Content:
     res = model.res
     lines = [
@@ -57,8 +66,8 @@ def head_text(model: AppModel, x: Letter) -> Content:
         cleans(Content.styled("From     ", "$text-muted"), (x.sender, "bold"), Content(" → "), (x.recipient, "bold"),
                Content.styled("   type ", "$text-muted"), (x.type, "bold"),
                Content.styled("   priority ", "$text-muted"), (x.priority or "-", "")),
-        cleans(Content.styled("Sent     ", "$text-muted"), (x.sent or "(none)", "" if x.sent_at else "$unknown"),
-               Content.styled("   deadline ", "$text-muted"), (x.deadline or "(none)", "" if (x.deadline_at or not x.deadline) else "$unknown")),
+        cleans(Content.styled("Sent     ", "$text-muted"), _shown(x.sent, x.sent_at, model),
+               Content.styled("   deadline ", "$text-muted"), _shown(x.deadline, x.deadline_at, model)),
         cleans(Content.styled("Id       ", "$text-muted"), (x.id, "")),
     ]
     answers = []
@@ -166,7 +175,7 @@ def thread_lines(model: AppModel, x: Letter) -> list[ThreadLine]:
 
 
 def tree_line(model: AppModel, m: Letter, prefix: str, selected: bool) -> Content:
-    when = short_time(m.sent_at, model.at) if m.sent_at else "?"
+    when = short_time(m.sent_at, model.at, model.zone) if m.sent_at else "?"
     style = "bold reverse" if selected else ""
     return cleans(
         Content.styled(prefix, "$text-muted"),
@@ -286,7 +295,7 @@ def provenance_text(model: AppModel, x: Letter, sha256: str, history: dict | Non
     if len(dupes) > 1:
         row("Duplicate", "this id is held by: " + ", ".join(d.path for d in dupes), "$error")
     lines.append(Content(""))
-    lines.append(cleans(Content.styled("Derived answers", "bold"), Content.styled(f"  at {model.at.isoformat()}", "$text-muted")))
+    lines.append(cleans(Content.styled("Derived answers", "bold"), Content.styled(f"  at {full(model.at, model.zone)}", "$text-muted")))
     for name, ans in (("current", res.current(x)), ("superseded", res.superseded(x)), ("answered", res.answered(x)),
                       ("accepted", res.accepted(x)), ("state", res.state(x)), ("late", res.late(x))):
         lines.append(Content.assemble((f"  {name:<11}", ""), answer_text(ans, name)))
@@ -303,7 +312,11 @@ def provenance_text(model: AppModel, x: Letter, sha256: str, history: dict | Non
     lines.append(Content.styled("Scope", "bold"))
     scope = snap.scope
     row("  complete", "yes" if scope.complete else "no: " + "; ".join(scope.why_incomplete()), "" if scope.complete else "$error")
-    row("  scanned", f"{scope.files} files, {scope.letters} letters, at {scope.scanned_at}")
+    from letterbox_tui.core.grammar import parse_time
+
+    scanned = parse_time(scope.scanned_at)  # (the wall clock of the scan, not the app's clock)
+    row("  scanned", f"{scope.files} files, {scope.letters} letters, at "
+                     f"{full(scanned, model.zone) if scanned else scope.scanned_at}")
     lines.append(Content(""))
     lines.append(Content.styled("Header fields as written", "bold"))
     for k, v in x.fields:

@@ -20,6 +20,19 @@ from ..sanitize import clean
 _SINCE = re.compile(r"(\d{4}-\d\d-\d\d)T(\d\d:\d\d):\d\d(?:\.\d+)?Z")
 
 
+def _local(m: re.Match, zone) -> str:
+    """A status note's UTC time, in the display zone (the status line names it)."""
+    from datetime import datetime, timezone
+
+    from letterbox_tui.core.times import local
+
+    try:
+        when = datetime.fromisoformat(f"{m.group(1)}T{m.group(2)}").replace(tzinfo=timezone.utc)
+    except ValueError:  # (a note is hostile text: month 13 stays as written)
+        return m.group(0)
+    return f"{local(when, zone):%Y-%m-%d %H:%M}"
+
+
 class MailboxList(OptionList):
     BINDINGS = [
         Binding("j", "cursor_down", "Down", show=False, id="mailboxes.down"),
@@ -67,7 +80,7 @@ class MailboxList(OptionList):
                     if since >= 0:
                         parts[0:1] = [parts[0][:since], parts[0][since + 1:]]
                     for part in parts:  # wrapped at its words here, so each line keeps the indent
-                        text = _SINCE.sub(r"\1 \2Z", part.plain) if part.plain.startswith("since ") else part.plain
+                        text = _SINCE.sub(lambda m: _local(m, model.zone), part.plain) if part.plain.startswith("since ") else part.plain
                         for piece in textwrap.wrap(text, max(8, width - 1), break_long_words=True) or [""]:
                             head = head + Content("\n ") + Content.styled(piece, "italic $text-muted")
                 options.append(Option(head, id=mb.id, disabled=True))

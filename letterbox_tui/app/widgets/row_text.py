@@ -11,11 +11,12 @@ Everything here renders what the model holds; every string from a letter is sani
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, tzinfo
 
 from textual.content import Content
 
 from letterbox_tui.core.model import Letter
+from letterbox_tui.core.times import clock_or_day, is_today, local
 
 from ..model import DUE_SOON, Finding, letter_mark, short_time, span, status_note, status_style, type_style
 from ..sanitize import clean, cleans
@@ -24,16 +25,16 @@ from .letter_list import ListRow
 WIDE = 110
 
 
-def deadline_state(x: Letter, at: datetime, late_yes: bool) -> tuple[str, str]:
-    """The deadline as it stands at ``at``: overdue by, due in, or none."""
+def deadline_state(x: Letter, at: datetime, late_yes: bool, zone: tzinfo | None = None) -> tuple[str, str]:
+    """The deadline as it stands at ``at``: overdue by, due in, or none; "due today" is
+    the display zone's today (``core.times.day_bounds``, as the query's ``today``)."""
     if x.deadline_at is None:
         return ("deadline ambiguous", "$unknown") if x.deadline else ("no deadline", "$text-muted")
     left = x.deadline_at - at
     if left.total_seconds() <= 0:
         return (f"LATE {span(-left)}", "bold $late") if late_yes else (f"past due {span(-left)}", "bold $late")
-    local = x.deadline_at.astimezone(at.tzinfo) if at.tzinfo else x.deadline_at
-    if local.date() == at.date():
-        return f"due today {local:%H:%M}", "bold $due-soon"
+    if is_today(x.deadline_at, at, zone):
+        return f"due today {local(x.deadline_at, zone):%H:%M}", "bold $due-soon"
     if left <= DUE_SOON:
         return f"due in {span(left)}", "bold $due-soon"
     return f"due in {span(left)}", ""
@@ -68,17 +69,16 @@ def describe(model, row: ListRow, width: int, owed: bool = False, fresh: bool = 
     if x.sent_at is None:
         when = "?"
     elif wide:
-        when = short_time(x.sent_at, model.at)
+        when = short_time(x.sent_at, model.at, model.zone)
     else:
-        local = x.sent_at.astimezone(model.at.tzinfo) if model.at.tzinfo else x.sent_at
-        when = local.strftime("%H:%M") if local.date() == model.at.date() else local.strftime("%b %d")
+        when = clock_or_day(x.sent_at, model.at, model.zone)
     when_w, parties_w, type_w = (12, 23, 9) if wide else (6, 15, 8)
     subject_text = x.subject or _slug(x)
     dim = "$text-muted" if res.current(x).no else ""
     new_mark = Content.styled("◆", "bold $success") if fresh else Content(" ")
     head = Content.assemble((mark, mstyle), new_mark, (indent, "$text-muted"))
     if owed:
-        due, due_style = deadline_state(x, model.at, res.late(x).yes)
+        due, due_style = deadline_state(x, model.at, res.late(x).yes, model.zone)
         codes = uncertain_codes(x, res)
         due_w = 18
         why = ("? " + ", ".join(codes)) if codes else ""

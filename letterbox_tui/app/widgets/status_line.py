@@ -53,6 +53,11 @@ def status_text(app) -> Content:
     marked = len(app.letter_list.marked)
     if marked:
         parts += [sep, Content.styled(f"{marked} marked (d disputes them)", "bold $accent")]
+    model = getattr(app, "model", None)
+    if model is not None:  # the zone every time on screen is in (core.times)
+        from letterbox_tui.core.times import zone_label
+
+        parts += [sep, Content.styled(zone_label(model.at, model.zone), "$text-muted")]
     body = [sep, Content.styled("body " + ("Markdown" if app.letter_pane.markdown else "as written"), "$text-muted")]
     width = app.size.width
     text = Content("")
