@@ -182,7 +182,7 @@ class AppModel:
             rows.append(ListRow(f"group:{group.seat}", heading=heading))
             for item in group.items:
                 note, style = owed_note(item)
-                row = ListRow(item.letter.path, item.letter, note=note, note_style=style)
+                row = ListRow(item.letter.path, item.letter, note=note, note_style=style, item=item)
                 progress = progress_of(self.root, item.letter, self.snapshot)  # the holder's note, from its ack sidecar
                 if progress is not None:
                     row.extra["progress"] = progress.line(self.at)
