@@ -50,7 +50,7 @@ from .widgets.letter_list import LetterList, ListRow
 from .widgets.letter_pane import LetterPane
 from .widgets.query_input import QueryInput
 from .widgets.mailboxes import MailboxList
-from .widgets.row_text import describe as describe_row, owed_header
+from .widgets.row_text import describe as describe_row, owed_fill, owed_header
 from .widgets.status_line import status_text
 from .widgets.top_bar import topbar_text
 
@@ -464,7 +464,7 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
             return
         width = (lst.scrollable_content_region.width or lst.size.width) - 1
         self._columns_width = width
-        header.update(Content(" ") + owed_header(width))
+        header.update(Content(" ") + owed_header(width, owed_fill(self.model)))
 
     # --- actions ------------------------------------------------------------------
     def action_view(self, name: str) -> None:

@@ -85,17 +85,19 @@ def age(since: datetime, at: datetime) -> str:
     return f"{sign}{secs // 60}m"
 
 
-def badge(c: Code, at: datetime) -> Content:
-    """One code as a badge: its word and age (``NO-ACK 2d``). A code whose record cannot be
-    read says ``?`` for its age, in the unknown style; a code with no time on record (a late
-    that cannot be settled before its deadline) is its word alone."""
-    b = badge_of(c.code)
-    word = clean(b.word, single_line=True)
+def badge_text(c: Code, at: datetime) -> str:
+    """One code as a badge's text: its word and age (``NO-ACK 2d``). A code whose record
+    cannot be read says ``?`` for its age; a code with no time on record (a late that cannot
+    be settled before its deadline) is its word alone."""
+    word = badge_of(c.code).word
     if c.unknown:
-        return (word + Content(" ?")).stylize(UNKNOWN_STYLE)
-    if c.since is None:
-        return word.stylize(b.style)
-    return (word + Content(" " + age(c.since, at))).stylize(b.style)
+        return f"{word} ?"
+    return word if c.since is None else f"{word} {age(c.since, at)}"
+
+
+def badge(c: Code, at: datetime) -> Content:
+    """``badge_text`` in the code's style (an unknown one in the unknown style)."""
+    return clean(badge_text(c, at), single_line=True, style=UNKNOWN_STYLE if c.unknown else badge_of(c.code).style)
 
 
 def symbol(c: Code) -> Content:

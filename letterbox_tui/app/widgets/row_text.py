@@ -116,7 +116,8 @@ def describe(model, row: ListRow, width: int, owed: bool = False, fresh: bool = 
 @dataclass(frozen=True, slots=True)
 class OwedColumns:
     """The widths of Owed & late's columns at one list width (the subject takes the rest):
-    ``badges`` from ``WIDE`` columns, else one column of ``symbols``."""
+    ``badges`` from ``WIDE`` columns, else one column of ``symbols``; ``note`` 0: no row
+    has a reason or progress to show."""
 
     due: int
     badges: int
@@ -126,49 +127,95 @@ class OwedColumns:
     note: int
 
 
-def owed_columns(width: int) -> OwedColumns:
-    if width >= WIDE:
-        due, badge_w, symbol_w, parties, note = 18, 32, 0, 22, 22
-    else:
-        due, badge_w, symbol_w, parties, note = 18, 0, 4, 15, 14
-    fixed = 2 + due + 1 + (badge_w or symbol_w) + 1 + 1 + parties + 2 + note
-    return OwedColumns(due, badge_w, symbol_w, max(8, width - fixed), parties, note)
+@dataclass(frozen=True, slots=True)
+class OwedFill:
+    """The cells Owed & late's widest row needs in each column, over the whole view (a
+    filter moves no column): its badges, its symbols, its parties, its note."""
+
+    badges: int = 32
+    symbols: int = 4
+    parties: int = 22
+    note: int = 24
 
 
-def owed_header(width: int) -> Content:
+def owed_note(model, row: ListRow) -> tuple[str, bool]:
+    """An owed row's note: the codes of an uncertain answer's reasons, then the holder's
+    progress note; and whether it holds a reason."""
+    why = uncertain_codes(row.letter, model.res)
+    progress = row.extra.get("progress") or ""
+    reason = ("? " + ", ".join(why)) if why else ""
+    return " · ".join(t for t in (reason, progress) if t), bool(why)
+
+
+def owed_fill(model) -> OwedFill:
+    """What the view's rows need (``OwedFill``), measured once per model."""
+    from ..owed_rows import badge_text
+
+    key = ("fill",)
+    got = model.arranged.get(key)
+    if got is None:
+        badges = symbols = parties = note = 0
+        for row in model.views.get("view:owed") or ():
+            if row.heading is not None or row.letter is None:
+                continue
+            codes = getattr(row.item, "attention", ())
+            if codes:
+                badges = max(badges, sum(len(badge_text(c, model.at)) + 2 for c in codes) - 2)
+                symbols = max(symbols, len(codes))
+            x = row.letter
+            parties = max(parties, clean(f"{x.sender}→{x.recipient}", single_line=True).cell_length)
+            text, _ = owed_note(model, row)
+            if text:
+                note = max(note, clean(text, single_line=True).cell_length)
+        got = model.arranged[key] = OwedFill(badges, symbols, parties, note)
+    return got
+
+
+def owed_columns(width: int, fill: OwedFill = OwedFill()) -> OwedColumns:
+    """Each column as wide as the view's widest row needs, up to a limit."""
+    wide = width >= WIDE
+    badge_w = min(32, max(len("attention"), fill.badges)) if wide else 0
+    symbol_w = 0 if wide else min(4, max(len("att"), fill.symbols))
+    parties = min(22 if wide else 15, max(len("from→to"), fill.parties))
+    note = min(24 if wide else 14, max(len("why · progress"), fill.note)) if fill.note else 0
+    fixed = 2 + 18 + 1 + (badge_w or symbol_w) + 1 + 1 + parties + (2 + note if note else 0)
+    return OwedColumns(18, badge_w, symbol_w, max(8, width - fixed), parties, note)
+
+
+def owed_header(width: int, fill: OwedFill = OwedFill()) -> Content:
     """The names of Owed & late's columns, over the rows' columns at ``width``."""
-    c = owed_columns(width)
+    c = owed_columns(width, fill)
     names = [("", 2), ("deadline", c.due), ("", 1), ("attention" if c.badges else "att", c.badges or c.symbols),
-             ("", 1), ("subject", c.subject), ("", 1), ("from→to", c.parties), ("", 2),
-             ("why unknown · progress" if c.badges else "why · progress", c.note)]
+             ("", 1), ("subject", c.subject), ("", 1), ("from→to", c.parties)]
+    if c.note:
+        names += [("", 2), ("why · progress", c.note)]
     return Content("").join(Content(name).truncate(w, pad=True) for name, w in names).stylize("bold $text-muted")
 
 
 def owed_line(model, row: ListRow, width: int, head: Content) -> Content:
-    """One Owed & late row, in ``owed_columns(width)``."""
+    """One Owed & late row, in ``owed_columns``."""
     from ..owed_rows import badges, symbols
 
     x = row.letter
     res = model.res
-    c = owed_columns(width)
+    c = owed_columns(width, owed_fill(model))
     due, due_style = deadline_state(x, model.at, res.late(x).yes)
-    codes = uncertain_codes(x, res)
-    why = ("? " + ", ".join(codes)) if codes else ""
-    progress = row.extra.get("progress") or ""
-    note = " · ".join(t for t in (why, progress) if t)
     attention = getattr(row.item, "attention", ())
     marks = badges(attention, model.at, c.badges) if c.badges else symbols(attention, c.symbols)
     dim = "$text-muted" if res.current(x).no else ""
-    return Content("").join([
+    parts = [
         head,
         Content.styled(due, due_style).truncate(c.due, ellipsis=True, pad=True), Content(" "),
         marks.truncate(c.badges or c.symbols, pad=True), Content(" "),
         clean(x.subject or _slug(x), single_line=True, style=dim).truncate(c.subject, ellipsis=True, pad=True),
         Content(" "),
         clean(f"{x.sender}→{x.recipient}", single_line=True).truncate(c.parties, ellipsis=True, pad=True),
-        Content("  "),
-        clean(note, single_line=True, style="$unknown" if why else "$text-muted").truncate(c.note, ellipsis=True),
-    ])
+    ]
+    if c.note:
+        note, why = owed_note(model, row)
+        parts += [Content("  "), clean(note, single_line=True, style="$unknown" if why else "$text-muted")
+                  .truncate(c.note, ellipsis=True)]
+    return Content("").join(parts)
 
 
 def _slug(x: Letter) -> str:
