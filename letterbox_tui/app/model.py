@@ -140,12 +140,15 @@ class AppModel:
         ``views``, which holds a view once it is whole)."""
         rows = BUILDERS[vid](self)
         if vid == "view:owed":
-            from .owed_rows import most_urgent_key, owed_rows
+            from .owed_rows import code_counts, most_urgent_key, owed_rows
+            from .widgets.row_text import owed_fill
 
             self.counts[vid] = sum(1 for r in rows if r.heading is None)
             self.views[vid] = rows
             owed_rows(self)  # the arrangement the view opens with, and where its cursor starts
             most_urgent_key(self)
+            owed_fill(self)  # its columns' widths and the status line's counts, off the UI thread
+            code_counts(self)
         elif vid == "view:disputes":
             self.counts[vid] = sum(1 for r in rows if r.depth == 0 and r.letter is not None)
         elif vid == "view:truth":

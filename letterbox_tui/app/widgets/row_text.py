@@ -172,13 +172,16 @@ def owed_fill(model) -> OwedFill:
 
 
 def owed_columns(width: int, fill: OwedFill = OwedFill()) -> OwedColumns:
-    """Each column as wide as the view's widest row needs, up to a limit."""
+    """Each column as wide as the view's widest row needs, up to a limit; on a wide list the
+    reason or progress note may take what the subject can spare beyond its first 24 cells."""
     wide = width >= WIDE
     badge_w = min(32, max(len("attention"), fill.badges)) if wide else 0
     symbol_w = 0 if wide else min(4, max(len("att"), fill.symbols))
     parties = min(22 if wide else 15, max(len("from→to"), fill.parties))
-    note = min(24 if wide else 14, max(len("why · progress"), fill.note)) if fill.note else 0
-    fixed = 2 + 18 + 1 + (badge_w or symbol_w) + 1 + 1 + parties + (2 + note if note else 0)
+    fixed = 2 + 18 + 1 + (badge_w or symbol_w) + 1 + 1 + parties
+    limit = max(24, width - fixed - 2 - 24) if wide else 14
+    note = min(limit, max(len("why · progress"), fill.note)) if fill.note else 0
+    fixed += 2 + note if note else 0
     return OwedColumns(18, badge_w, symbol_w, max(8, width - fixed), parties, note)
 
 

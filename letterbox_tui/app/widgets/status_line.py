@@ -1,7 +1,7 @@
 """The status line under the list: the view, its sort, its filter and search, the row
 count, in Owed & late the count of each attention code, letters new since the user last
 looked, marks and the body mode. What does not fit the width goes, least needed first (the
-body mode, then the sort, then the codes' words for their symbols), never the filter or
+body mode, the codes' words for their symbols, then the sort), never the filter or
 the search (at 80 columns the row count and the filter were cut off)."""
 
 from __future__ import annotations
@@ -24,8 +24,10 @@ def status_text(app) -> Content:
     mailbox = app.mailbox_id
     querying = app.query_text is not None  # a query lists every letter, whatever the view was
     sort = SORTS.get(mailbox, "newest first") if not querying else "newest first, unknown last"
+    keys = []
     if mailbox == "view:owed" and not querying:
-        sort = ORDER_WORDS[app.owed_order] + ("; z folds, o reorders" if app.size.width >= 120 else "")
+        sort = ORDER_WORDS[app.owed_order]
+        keys = [Content("; z folds, o reorders")] if app.size.width >= 120 else []
     sep = Content.styled(" · ", "$text-muted")
     label = Content("Query") if querying else app._mailbox_label(mailbox)
     head = [Content(" "), label.stylize_before("bold")]
@@ -62,8 +64,9 @@ def status_text(app) -> Content:
         symbols = [sep, counts_text(tally, narrow=True, active=code)] if counts else []
     width = app.size.width
     text = Content("")
-    for shown in (head + sort_part + parts + counts + body, head + sort_part + parts + counts,
-                  head + parts + counts, head + parts + symbols):
+    for shown in (head + sort_part + keys + parts + counts + body, head + sort_part + keys + parts + counts,
+                  head + sort_part + parts + counts, head + sort_part + parts + symbols, head + parts + counts,
+                  head + parts + symbols):
         text = Content("").join(shown)
         if text.cell_length <= width:
             break
