@@ -38,7 +38,7 @@ from letterbox_tui.core.settings import Settings, UserSettings, load_settings, l
 from .commands import LetterboxCommands
 from .model import VIEW_BY_NAME, VIEWS, AppModel
 from .sanitize import clean, cleans
-from .owed_rows import owed_rows
+from .owed_rows import code_label, owed_rows
 from .raw_file import RawFileMixin
 from .reading import ReadingMixin
 from .scanning import ScanDone, ScanningMixin, ScanProgress, ViewBuilt, reading_text  # noqa: F401 - the messages
@@ -53,7 +53,7 @@ from .widgets.letter_list import LetterList, ListRow
 from .widgets.letter_pane import LetterPane
 from .widgets.query_input import QueryInput
 from .widgets.mailboxes import MailboxList
-from .widgets.row_text import describe as describe_row
+from .widgets.row_text import describe as describe_row, owed_fill, owed_header
 from .widgets.status_line import status_text
 from .widgets.top_bar import topbar_text
 
@@ -88,6 +88,8 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
         Binding("left_square_bracket", "tab(-1)", "Prev tab", show=False, id="letter.prev_tab"),
         Binding("M", "toggle_markdown", "Body: Markdown / as written", show=False, id="letter.markdown"),
         Binding("o", "owed_order", "Owed: by seat / most overdue", show=False, id="owed.order"),
+        Binding("a", "owed_attention(1)", "Owed: next attention code", show=False, id="owed.attention"),
+        Binding("A", "owed_attention(-1)", "Owed: previous attention code", show=False, id="owed.attention_back"),
         Binding("e", "pager", "Raw file in $PAGER", show=False, id="letter.pager"),
         Binding("F", "body_search", "Search bodies (this view)", show=False, id="app.body_search"),
         Binding("T", "toggle_threads", "Threaded / flat list", show=False, id="list.threads"),
@@ -116,6 +118,7 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
     banner = getters.query_one("#banner", Static)
     mailbox_list = getters.query_one("#mailboxes", MailboxList)
     list_title = getters.query_one("#list-title", Static)
+    list_columns = getters.query_one("#list-columns", Static)
     letter_list = getters.query_one("#letters", LetterList)
     letter_pane = getters.query_one("#letter-pane", LetterPane)
     query_bar = getters.query_one("#query-bar", Vertical)
@@ -203,6 +206,7 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
                 yield MailboxList(id="mailboxes")
             with Vertical(id="right"):
                 yield Static(Content(""), id="list-title")
+                yield Static(Content(""), id="list-columns")
                 yield LetterList(id="letters")
                 yield LetterPane(id="letter-pane")
         with Vertical(id="query-bar"):
@@ -228,6 +232,7 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
         self.search_bar.display = False
         self.pipe_bar.display = False
         self.banner.display = False
+        self.list_columns.display = False
         self.query_one("#mailboxes-pane", Vertical).border_title = "Mailboxes"
         self.query_one("#right", Vertical).border_title = "Letters"
         self.letter_list.empty_text = reading_text()
@@ -387,13 +392,17 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
         if m is None:
             return
         title = self._mailbox_label(self.mailbox_id)
+        hint = ""
         empty = Content("Nothing here.")
         try:
             if self.query_text is not None:
                 rows = m.query_rows(self.query_text)
                 title = Content("Query: ") + clean(self.query_text, single_line=True)
             elif self.mailbox_id == "view:owed":
-                rows = owed_rows(m, self.owed_order, self.owed_folded)
+                rows = owed_rows(m, self.owed_order, self.owed_folded, self.owed_code)
+                if self.owed_code is not None and rows is not None:
+                    title = Content.assemble(title, (" · only ", "$text-muted"), code_label(self.owed_code))
+                    hint = "   a: next code · A: previous · Esc: every task"
             else:
                 rows = m.rows(self.mailbox_id)
         except LetterboxError as exc:
@@ -409,7 +418,10 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
             rows = []
             empty = Content.styled("Building this view…", "bold $warning")
         if not rows and self.mailbox_id == "view:owed" and self.query_text is None:
-            empty = Content("Nothing is owed: every task is answered, closed or superseded.")
+            if self.owed_code is not None:
+                empty = Content(f"No owed task carries {self.owed_code} now (a: the next code, Esc: every task).")
+            else:
+                empty = Content("Nothing is owed: every task is answered, closed or superseded.")
         n, noun = m.letter_rows(rows), "row"
         if self.mailbox_id == "view:disputes" and self.query_text is None:
             # the letters a dispute names are rows under it: 1 dispute read "3 rows"
@@ -417,8 +429,10 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
         self.shown_noun = noun
         count = "" if self._showing_pending else f"  {n} {noun}{'s' if n != 1 else ''}"  # (none while it is built)
         self.list_title.update(
-            Content.assemble(Content.styled(" ", ""), title.stylize_before("bold"), (count, "$text-muted")))
+            Content.assemble(Content.styled(" ", ""), title.stylize_before("bold"), (count, "$text-muted"),
+                             (hint, "$text-muted")))
         lst.set_rows(rows, keep=keep, empty=empty)
+        self._update_columns()
         if self._select_now and not self._showing_pending:
             # a letter just written: the cursor goes to it (a new version, a dispute...);
             # after a supersede it fell on the seat's heading
@@ -471,7 +485,27 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
         if m is None:
             return Content(row.key)
         owed = self.mailbox_id == "view:owed" and self.query_text is None
+        if owed and width != self._columns_width:  # (the width moved: a resize, a scrollbar)
+            self.call_later(self._update_columns)
         return describe_row(m, row, width, owed=owed, fresh=self.is_fresh(row))
+
+    #: the list width Owed & late's column header was drawn for
+    _columns_width: int | None = None
+
+    def _update_columns(self) -> None:
+        """Owed & late's column header, over the columns the rows have at the list's width
+        (each row is drawn one cell in, after the mark column)."""
+        try:
+            header, lst = self.list_columns, self.letter_list
+        except NoMatches:
+            return
+        shown = self.mailbox_id == "view:owed" and self.query_text is None and self.model is not None
+        header.display = shown
+        if not shown:
+            return
+        width = (lst.scrollable_content_region.width or lst.size.width) - 1
+        self._columns_width = width
+        header.update(Content(" ") + owed_header(width, owed_fill(self.model)))
 
     # --- actions ------------------------------------------------------------------
     def action_view(self, name: str) -> None:
@@ -558,6 +592,10 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
         if self.query_text is not None:
             self.query_text = None
             self._show_mailbox()
+            return
+        if self.owed_code is not None and self.mailbox_id == "view:owed":
+            self.owed_code = None
+            self._show_mailbox(keep=self._selected_key())
 
     # --- search in the list (/, n, N) ----------------------------------------------
     def action_search(self) -> None:

@@ -142,12 +142,15 @@ class AppModel:
         ``views``, which holds a view once it is whole)."""
         rows = BUILDERS[vid](self)
         if vid == "view:owed":
-            from .owed_rows import most_urgent_key, owed_rows
+            from .owed_rows import code_counts, most_urgent_key, owed_rows
+            from .widgets.row_text import owed_fill
 
             self.counts[vid] = sum(1 for r in rows if r.heading is None)
             self.views[vid] = rows
             owed_rows(self)  # the arrangement the view opens with, and where its cursor starts
             most_urgent_key(self)
+            owed_fill(self)  # its columns' widths and the status line's counts, off the UI thread
+            code_counts(self)
         elif vid == "view:disputes":
             self.counts[vid] = sum(1 for r in rows if r.depth == 0 and r.letter is not None)
         elif vid == "view:truth":
@@ -184,7 +187,7 @@ class AppModel:
             rows.append(ListRow(f"group:{group.seat}", heading=heading))
             for item in group.items:
                 note, style = owed_note(item)
-                row = ListRow(item.letter.path, item.letter, note=note, note_style=style)
+                row = ListRow(item.letter.path, item.letter, note=note, note_style=style, item=item)
                 progress = progress_of(self.root, item.letter, self.snapshot)  # the holder's note, from its ack sidecar
                 if progress is not None:
                     row.extra["progress"] = progress.line(self.at)

@@ -15,7 +15,7 @@ from textual.css.query import NoMatches
 from textual.worker import get_current_worker
 
 from .sanitize import cleans
-from .owed_rows import BY_SEAT, MOST_OVERDUE
+from .owed_rows import BY_SEAT, MOST_OVERDUE, codes_present, most_urgent_key, next_code
 from .seen import newest_time
 from .watch import FilesChanged, watch_letterbox
 from .widgets.letter_list import ListRow
@@ -328,7 +328,7 @@ class ReadingMixin:
     def _in_owed(self) -> bool:
         if self.mailbox_id == "view:owed" and self.query_text is None:
             return True
-        self.notify("o, z and Z arrange Owed & late (press 1)", timeout=3)
+        self.notify("o, z, Z and a arrange Owed & late (press 1)", timeout=3)
         return False
 
     def action_owed_order(self) -> None:
@@ -337,6 +337,23 @@ class ReadingMixin:
             return
         self.owed_order = MOST_OVERDUE if self.owed_order == BY_SEAT else BY_SEAT
         self._show_mailbox(keep=self._owed_keep())
+
+    #: Owed & late shows only the items carrying this attention code (``a``/``A``; None: all)
+    owed_code: str | None = None
+
+    def action_owed_attention(self, step: int) -> None:
+        """``a``: show only the owed items carrying the next attention code present (most
+        urgent first), then every item again; ``A`` the other way; ``Esc`` clears it. The
+        cursor goes to the most urgent item carrying the code (it stays when cleared)."""
+        if not self._in_owed() or self.model is None or self.model.owed is None:
+            return
+        present = codes_present(self.model)
+        if not present and self.owed_code is None:
+            self.notify("No owed task carries an attention code.", timeout=3)
+            return
+        self.owed_code = next_code(present, self.owed_code, step)
+        keep = self._selected_key() if self.owed_code is None else most_urgent_key(self.model, self.owed_code)
+        self._show_mailbox(keep=keep)
 
     def action_fold(self) -> None:
         """``z``: fold (or unfold) the seat group under the cursor (or, in a threaded list,

@@ -27,10 +27,12 @@ async def test_morning_review_follows_the_thread_and_q_comes_back(letterbox, siz
         await scanned(pilot, app)
         lst = letters(app)
         assert app.mailbox_id == "view:owed" and lst.current.letter.id == BUDGET  # most overdue
-        # who has not even acked shows on a wide row (n finds them at any width)
-        accepted = app.model.res.accepted(lst.current.letter).yes
-        assert ("not accepted yet" in lst.describe(lst.current, 160).plain) == (not accepted)
-        assert "not accepted" not in lst.describe(lst.current, 80).plain
+        # what it waits on shows as badges on a wide row (the deadline column says LATE 4d 3h,
+        # the badge LATE 4d): late, and not never-acked, since planner wrote back though
+        # nobody acked it; a narrow row folds the badges into symbols
+        wide, narrow = lst.describe(lst.current, 160).plain, lst.describe(lst.current, 80).plain
+        assert wide.count("LATE 4d") == 2 and "NO-ACK" not in wide
+        assert narrow.count("LATE 4d") == 1
         await pilot.press("enter")
         assert app.focused.id == "body-scroll"
         await pilot.press("right_square_bracket")

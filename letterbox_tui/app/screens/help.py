@@ -74,6 +74,9 @@ class HelpScreen(ModalScreen[None]):
                 shown = ", ".join(app.get_key_display(B(k, "")) for k in keys)
                 lines.append(Content.assemble((f"  {shown:<12}", "bold $accent"), (f"{description:<30}", ""),
                                               (f" {bid}", "$text-muted")))
+        from ..owed_rows import legend
+
+        lines += [Content(""), *legend()]
         lines.append(Content(""))
         lines.append(Content("  : or ctrl+p             command palette (views, writing, themes)"))
         lines.append(Content(""))

@@ -221,6 +221,11 @@ class LetterPane(Vertical):
             head = Content("\n").join(
                 [Content.styled("Whether this letter matches the query is unknown, because", "bold $unknown")]
                 + reason_lines(match_reasons) + [Content(""), head])
+        attention = getattr(row.item, "attention", None)  # an owed item: what it waits on
+        if attention:
+            from ..owed_rows import attention_lines
+
+            head = Content("\n").join([head, *attention_lines(attention, model.at)])
         self.head.update(head)
         self._head_content = head
         if self.body_key != key:

@@ -3,14 +3,17 @@
 From 110 columns a row has every column at full width; below, the time, the parties and
 the type shrink so that the state mark, the subject and the deadline state always fit (at
 80 columns the subject keeps ~24 cells). In Owed & late the row leads with its deadline
-state (``LATE 2d 3h``, ``due in 5h``, ``due today 17:00``, ``no deadline``) and, when an
-answer is uncertain, the reason is beside it, never instead of it.
+state (``LATE 2d 3h``, ``due in 5h``, ``due today 17:00``, ``no deadline``), then its
+attention codes (badges from ``WIDE`` columns, one column of symbols below), and, when an
+answer is uncertain, the reason, never instead of it. Its columns are fixed for the width
+(``owed_columns``), whatever a row holds, under a header line (``owed_header``).
 
 Everything here renders what the model holds; every string from a letter is sanitized.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, tzinfo
 
 from textual.content import Content
@@ -78,29 +81,7 @@ def describe(model, row: ListRow, width: int, owed: bool = False, fresh: bool = 
     new_mark = Content.styled("◆", "bold $success") if fresh else Content(" ")
     head = Content.assemble((mark, mstyle), new_mark, (indent, "$text-muted"))
     if owed:
-        due, due_style = deadline_state(x, model.at, res.late(x).yes, model.zone)
-        codes = uncertain_codes(x, res)
-        due_w = 18
-        why = ("? " + ", ".join(codes)) if codes else ""
-        progress = row.extra.get("progress") or ""
-        if wide and not why and not progress and not res.accepted(x).yes:
-            progress = "not accepted yet"  # the review asks who has not even acked (n finds them)
-        tail = " · ".join(t for t in (why, progress) if t)
-        tail_w = min(len(tail), 26 if wide else 18, max(0, width - 2 - len(indent) - due_w - parties_w - 24))
-        if progress and wide:
-            tail_w = min(len(tail), max(26, width - 2 - len(indent) - due_w - parties_w - 30))
-        fixed = 2 + len(indent) + due_w + 1 + parties_w + 1 + (tail_w + 2 if tail_w else 0)
-        subj_w = max(8, width - fixed)
-        parts = [
-            head,
-            Content.styled(due, due_style).truncate(due_w, ellipsis=True, pad=True), Content(" "),
-            clean(subject_text, single_line=True, style=dim).truncate(subj_w, ellipsis=True, pad=True), Content(" "),
-            clean(f"{x.sender}→{x.recipient}", single_line=True).truncate(parties_w, ellipsis=True, pad=True),
-        ]
-        if tail_w:
-            parts += [Content("  "), clean(tail, single_line=True, style="$unknown" if why else "$text-muted")
-                      .truncate(tail_w, ellipsis=True)]
-        return Content("").join(parts)
+        return owed_line(model, row, width, head)
     note = row.note or status_note(x, res)
     note_style = row.note_style or status_style(x, res)
     if x.type == "dispute":  # ruled and open disputes must not look alike
@@ -130,6 +111,114 @@ def describe(model, row: ListRow, width: int, owed: bool = False, fresh: bool = 
         ("  ", ""),
         clean(note, single_line=True, style=note_style).truncate(note_w, ellipsis=True),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class OwedColumns:
+    """The widths of Owed & late's columns at one list width (the subject takes the rest):
+    ``badges`` from ``WIDE`` columns, else one column of ``symbols``; ``note`` 0: no row
+    has a reason or progress to show."""
+
+    due: int
+    badges: int
+    symbols: int
+    subject: int
+    parties: int
+    note: int
+
+
+@dataclass(frozen=True, slots=True)
+class OwedFill:
+    """The cells Owed & late's widest row needs in each column, over the whole view (a
+    filter moves no column): its badges, its symbols, its parties, its note."""
+
+    badges: int = 32
+    symbols: int = 4
+    parties: int = 22
+    note: int = 24
+
+
+def owed_note(model, row: ListRow) -> tuple[str, bool]:
+    """An owed row's note: the codes of an uncertain answer's reasons, then the holder's
+    progress note; and whether it holds a reason."""
+    why = uncertain_codes(row.letter, model.res)
+    progress = row.extra.get("progress") or ""
+    reason = ("? " + ", ".join(why)) if why else ""
+    return " · ".join(t for t in (reason, progress) if t), bool(why)
+
+
+def owed_fill(model) -> OwedFill:
+    """What the view's rows need (``OwedFill``), measured once per model."""
+    from ..owed_rows import badge_text
+
+    key = ("fill",)
+    got = model.arranged.get(key)
+    if got is None:
+        badges = symbols = parties = note = 0
+        for row in model.views.get("view:owed") or ():
+            if row.heading is not None or row.letter is None:
+                continue
+            codes = getattr(row.item, "attention", ())
+            if codes:
+                badges = max(badges, sum(len(badge_text(c, model.at)) + 2 for c in codes) - 2)
+                symbols = max(symbols, len(codes))
+            x = row.letter
+            parties = max(parties, clean(f"{x.sender}→{x.recipient}", single_line=True).cell_length)
+            text, _ = owed_note(model, row)
+            if text:
+                note = max(note, clean(text, single_line=True).cell_length)
+        got = model.arranged[key] = OwedFill(badges, symbols, parties, note)
+    return got
+
+
+def owed_columns(width: int, fill: OwedFill = OwedFill()) -> OwedColumns:
+    """Each column as wide as the view's widest row needs, up to a limit; on a wide list the
+    reason or progress note may take what the subject can spare beyond its first 24 cells."""
+    wide = width >= WIDE
+    badge_w = min(32, max(len("attention"), fill.badges)) if wide else 0
+    symbol_w = 0 if wide else min(4, max(len("att"), fill.symbols))
+    parties = min(22 if wide else 15, max(len("from→to"), fill.parties))
+    fixed = 2 + 18 + 1 + (badge_w or symbol_w) + 1 + 1 + parties
+    limit = max(24, width - fixed - 2 - 24) if wide else 14
+    note = min(limit, max(len("why · progress"), fill.note)) if fill.note else 0
+    fixed += 2 + note if note else 0
+    return OwedColumns(18, badge_w, symbol_w, max(8, width - fixed), parties, note)
+
+
+def owed_header(width: int, fill: OwedFill = OwedFill()) -> Content:
+    """The names of Owed & late's columns, over the rows' columns at ``width``."""
+    c = owed_columns(width, fill)
+    names = [("", 2), ("deadline", c.due), ("", 1), ("attention" if c.badges else "att", c.badges or c.symbols),
+             ("", 1), ("subject", c.subject), ("", 1), ("from→to", c.parties)]
+    if c.note:
+        names += [("", 2), ("why · progress", c.note)]
+    return Content("").join(Content(name).truncate(w, pad=True) for name, w in names).stylize("bold $text-muted")
+
+
+def owed_line(model, row: ListRow, width: int, head: Content) -> Content:
+    """One Owed & late row, in ``owed_columns``."""
+    from ..owed_rows import badges, symbols
+
+    x = row.letter
+    res = model.res
+    c = owed_columns(width, owed_fill(model))
+    due, due_style = deadline_state(x, model.at, res.late(x).yes, model.zone)
+    attention = getattr(row.item, "attention", ())
+    marks = badges(attention, model.at, c.badges) if c.badges else symbols(attention, c.symbols)
+    dim = "$text-muted" if res.current(x).no else ""
+    parts = [
+        head,
+        Content.styled(due, due_style).truncate(c.due, ellipsis=True, pad=True), Content(" "),
+        marks.truncate(c.badges or c.symbols, pad=True), Content(" "),
+        clean(x.subject or _slug(x), single_line=True, style=dim).truncate(c.subject, ellipsis=True, pad=True),
+        Content(" "),
+        clean(f"{x.sender}→{x.recipient}", single_line=True).truncate(c.parties, ellipsis=True, pad=True),
+    ]
+    if c.note:
+        note, why = owed_note(model, row)
+        parts += [Content("  "), clean(note, single_line=True, style="$unknown" if why else "$text-muted")
+                  .truncate(c.note, ellipsis=True)]
+    return Content("").join(parts)
 
 
 def _slug(x: Letter) -> str:

@@ -1,18 +1,19 @@
 """The status line under the list: the view, its sort, its filter and search, the row
-count, letters new since the user last looked, marks and the body mode. What does not fit
-the width goes, least needed first (the body mode, then the sort), never the filter or
+count, in Owed & late the count of each attention code, letters new since the user last
+looked, marks and the body mode. What does not fit the width goes, least needed first (the
+body mode, the codes' words for their symbols, then the sort), never the filter or
 the search (at 80 columns the row count and the filter were cut off)."""
 
 from __future__ import annotations
 
 from textual.content import Content
 
-from ..owed_rows import ORDER_WORDS
+from ..owed_rows import ORDER_WORDS, code_counts, code_label, counts_text
 from ..sanitize import clean
 
 #: how each view is ordered (Open disputes is core's order: by id, so oldest first)
 SORTS = {
-    "view:owed": "by owing seat, late first",
+    "view:owed": "by owing seat, most urgent first",
     "view:disputes": "oldest dispute first",
     "view:truth": "in force, then in doubt; newest first",
     "view:problems": "problems, then warnings",
@@ -23,8 +24,10 @@ def status_text(app) -> Content:
     mailbox = app.mailbox_id
     querying = app.query_text is not None  # a query lists every letter, whatever the view was
     sort = SORTS.get(mailbox, "newest first") if not querying else "newest first, unknown last"
+    keys = []
     if mailbox == "view:owed" and not querying:
-        sort = ORDER_WORDS[app.owed_order] + ("; z folds, o reorders" if app.size.width >= 120 else "")
+        sort = ORDER_WORDS[app.owed_order]
+        keys = [Content("; z folds, o reorders")] if app.size.width >= 120 else []
     sep = Content.styled(" · ", "$text-muted")
     label = Content("Query") if querying else app._mailbox_label(mailbox)
     head = [Content(" "), label.stylize_before("bold")]
@@ -32,7 +35,10 @@ def status_text(app) -> Content:
         head.append(app.truth_status_text())
     sort_part = [sep, Content(sort)]
     parts = [sep]
-    if app.query_text:
+    owed = mailbox == "view:owed" and not querying and app.model is not None and app.model.owed is not None
+    if owed and app.owed_code is not None:
+        parts += [Content.styled("only ", "$text-muted"), code_label(app.owed_code)]
+    elif app.query_text:
         parts += [Content.styled("filter ", "$text-muted"), clean(app.query_text, single_line=True, style="bold $accent")]
     else:
         parts.append(Content.styled("no filter", "$text-muted"))
@@ -59,9 +65,17 @@ def status_text(app) -> Content:
 
         parts += [sep, Content.styled(zone_label(model.at, model.zone), "$text-muted")]
     body = [sep, Content.styled("body " + ("Markdown" if app.letter_pane.markdown else "as written"), "$text-muted")]
+    counts, symbols = [], []
+    if owed:
+        tally = code_counts(app.model)
+        code = app.owed_code
+        counts = [sep, counts_text(tally, active=code)] if any(n["known"] or n["unknown"] for n in tally.values()) else []
+        symbols = [sep, counts_text(tally, narrow=True, active=code)] if counts else []
     width = app.size.width
     text = Content("")
-    for shown in (head + sort_part + parts + body, head + sort_part + parts, head + parts):
+    for shown in (head + sort_part + keys + parts + counts + body, head + sort_part + keys + parts + counts,
+                  head + sort_part + parts + counts, head + sort_part + parts + symbols, head + parts + counts,
+                  head + parts + symbols):
         text = Content("").join(shown)
         if text.cell_length <= width:
             break

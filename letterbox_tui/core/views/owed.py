@@ -80,6 +80,18 @@ class OwedView:
         items = [i for g in self.groups for i in g.items]
         return tuple(sorted(items, key=lambda i: _urgency(i, self.res)))
 
+    def only(self, codes: tuple[str, ...] | frozenset[str]) -> OwedView:
+        """The items carrying one of ``codes`` (known or unknown), in the same order; a
+        seat left with none is left out (``owed --attention``, the app's filter)."""
+        wanted = frozenset(codes)
+        groups = (OwedGroup(g.seat, tuple(i for i in g.items if carries(i, wanted))) for g in self.groups)
+        return OwedView(self.at, self.seat, tuple(g for g in groups if g.items), self.res)
+
+    def most_urgent_item(self) -> OwedItem | None:
+        """The first of ``most_urgent_first`` (without sorting them all)."""
+        items = [i for g in self.groups for i in g.items]
+        return min(items, key=lambda i: _urgency(i, self.res)) if items else None
+
     def counts(self) -> dict[str, dict[str, int]]:
         """How many items carry each code (``known``) and how many carry it unknown."""
         out = {code: {"known": 0, "unknown": 0} for code in CODES}
@@ -102,6 +114,11 @@ class OwedView:
             "owed": [{"seat": g.seat, "items": [owed_row(i, res) for i in g.items]} for g in self.groups],
             "scope": res.snapshot.scope.to_json(),
         }
+
+
+def carries(item: OwedItem, codes: frozenset[str]) -> bool:
+    """Does ``item`` carry one of ``codes``, known or unknown?"""
+    return any(c.code in codes for c in item.attention)
 
 
 def owed_row(item: OwedItem, res: Resolution) -> dict:
@@ -147,18 +164,10 @@ def owed_view(res: Resolution, seat: str | None = None, *, rules: Rules | None =
         rules = Rules.of_letterbox(str(res.snapshot.root))
     if records is None:
         records = Records(res.snapshot)
-    wanted = frozenset(codes)
-    groups = []
-    for g in owed(res, seat):
-        items = []
-        for x in g.items:
-            codes_of = attention(x, res, at, rules, records)
-            if wanted and not any(c.code in wanted for c in codes_of):
-                continue
-            items.append(standing(x, res, at, codes_of))
-        if items:
-            groups.append(OwedGroup(g.seat, tuple(items)))
-    return OwedView(at, seat, tuple(groups), res)
+    groups = tuple(OwedGroup(g.seat, tuple(standing(x, res, at, attention(x, res, at, rules, records)) for x in g.items))
+                   for g in owed(res, seat))
+    view = OwedView(at, seat, groups, res)
+    return view.only(codes) if codes else view
 
 
 def attention_codes(values: list[str] | None) -> tuple[str, ...]:
