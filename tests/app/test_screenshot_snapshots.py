@@ -16,6 +16,11 @@ from letterbox_tui.app import screenshots
 from letterbox_tui.app.themes import shipped_themes_dir
 from letterbox_tui.core.settings import UserSettings
 
+# Its letterbox lies at a fixed path, which the screens show: one worker runs every such
+# test (pyproject: --dist loadgroup), so no two of them share it at once.
+pytestmark = pytest.mark.xdist_group("fixed-paths")
+
+
 NEW = ("compose", "reply", "help", "palette", "git")
 SHOTS = [s for s in screenshots.SHOTS if screenshots._action(s[3]) in NEW]
 

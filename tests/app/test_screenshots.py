@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from letterbox_tui.app import screenshots
+
+# Its letterbox lies at a fixed path, which the screens show: one worker runs every such
+# test (pyproject: --dist loadgroup), so no two of them share it at once.
+pytestmark = pytest.mark.xdist_group("fixed-paths")
 
 
 def test_screenshot_of_the_owed_view(tmp_path):

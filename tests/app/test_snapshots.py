@@ -18,6 +18,11 @@ from tests.app.helpers import SIZE, app_for, body_of, reads_done, scanned, until
 from tests.app.letterboxes import fill, ruling
 from tests.conftest import make_box
 
+# Its letterbox lies at a fixed path, which the screens show: one worker runs every such
+# test (pyproject: --dist loadgroup), so no two of them share it at once.
+pytestmark = pytest.mark.xdist_group("fixed-paths")
+
+
 V3A = "2026-11-14T090000-planner-decision-db-choice-bbbb0003"
 
 

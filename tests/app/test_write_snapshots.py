@@ -18,6 +18,11 @@ from tests.app.helpers import app_for, scanned, until
 from tests.app.letterboxes import fill, ruling
 from tests.conftest import make_box
 
+# Its letterbox lies at a fixed path, which the screens show: one worker runs every such
+# test (pyproject: --dist loadgroup), so no two of them share it at once.
+pytestmark = pytest.mark.xdist_group("fixed-paths")
+
+
 SMALL = (80, 24)
 PLAN = "2026-11-20T090000-planner-request-renewal-plan-aaaa0001"
 DISPUTE2 = "2026-11-26T090000-reviewer-dispute-plans-cccc0002"

@@ -1,14 +1,14 @@
 """The status line under the list: the view, its sort, its filter and search, the row
 count, in Owed & late the count of each attention code, letters new since the user last
 looked, marks and the body mode. What does not fit the width goes, least needed first (the
-body mode, the codes' words for their symbols, then the sort), never the filter or
+body mode, the codes' words for their symbols, the sort's last words, then the sort), never the filter or
 the search (at 80 columns the row count and the filter were cut off)."""
 
 from __future__ import annotations
 
 from textual.content import Content
 
-from ..owed_rows import ORDER_WORDS, code_counts, code_label, counts_text
+from ..owed_rows import ORDER_WORDS, badge_of, code_counts, code_label, counts_text
 from ..sanitize import clean
 
 #: how each view is ordered (Open disputes is core's order: by id, so oldest first)
@@ -36,8 +36,10 @@ def status_text(app) -> Content:
     sort_part = [sep, Content(sort)]
     parts = [sep]
     owed = mailbox == "view:owed" and not querying and app.model is not None and app.model.owed is not None
+    word = None  # a filter by code said by its badge's word alone, when the line is short of room
     if owed and app.owed_code is not None:
         parts += [Content.styled("only ", "$text-muted"), code_label(app.owed_code)]
+        word = len(parts) - 1
     elif app.query_text:
         parts += [Content.styled("filter ", "$text-muted"), clean(app.query_text, single_line=True, style="bold $accent")]
     else:
@@ -71,11 +73,17 @@ def status_text(app) -> Content:
         code = app.owed_code
         counts = [sep, counts_text(tally, active=code)] if any(n["known"] or n["unknown"] for n in tally.values()) else []
         symbols = [sep, counts_text(tally, narrow=True, active=code)] if counts else []
+    short = parts
+    if word is not None:
+        short = list(parts)
+        short[word] = Content.styled(badge_of(app.owed_code).word, badge_of(app.owed_code).style)
     width = app.size.width
     text = Content("")
+    brief = [sep, Content(sort.split(",")[0])]  # the sort's first words: "by owing seat"
     for shown in (head + sort_part + keys + parts + counts + body, head + sort_part + keys + parts + counts,
-                  head + sort_part + parts + counts, head + sort_part + parts + symbols, head + parts + counts,
-                  head + parts + symbols):
+                  head + sort_part + parts + counts, head + sort_part + short + counts,
+                  head + sort_part + short + symbols, head + brief + short + counts,
+                  head + brief + short + symbols, head + short + counts, head + short + symbols):
         text = Content("").join(shown)
         if text.cell_length <= width:
             break
