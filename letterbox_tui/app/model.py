@@ -143,13 +143,13 @@ class AppModel:
         rows = BUILDERS[vid](self)
         if vid == "view:owed":
             from .owed_rows import code_counts, most_urgent_key, owed_rows
-            from .widgets.row_text import owed_fill
 
             self.counts[vid] = sum(1 for r in rows if r.heading is None)
             self.views[vid] = rows
             owed_rows(self)  # the arrangement the view opens with, and where its cursor starts
             most_urgent_key(self)
-            owed_fill(self)  # its columns' widths and the status line's counts, off the UI thread
+            for measure in MEASURES:  # the rows' own measures (their columns' widths), off the UI thread
+                measure(self)
             code_counts(self)
         elif vid == "view:disputes":
             self.counts[vid] = sum(1 for r in rows if r.depth == 0 and r.letter is not None)
@@ -409,6 +409,10 @@ class AppModel:
 
 
 #: How each built-in view is computed, in the order the worker computes them.
+#: what the widgets measure of Owed & late's rows once per model; each widget module that
+#: draws the rows adds its own (``widgets.row_text``), so the model never imports a widget
+MEASURES: list = []
+
 BUILDERS = {
     "view:owed": AppModel._owed_rows,
     "view:disputes": AppModel._dispute_rows,

@@ -22,6 +22,8 @@ READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 READ_FOLLOWING = READ & ~os.O_NOFOLLOW
 #: A new file, created exclusively (never an existing one, never through a symlink).
 CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+#: A private file written whole, made when missing and emptied when not (never a symlink).
+REWRITE = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
 #: A lock file to ``flock``: opened read-write, never through a symlink (``LOCK | os.O_CREAT``
 #: makes it when missing; it is never written, so an existing one is fine).
 LOCK = os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC

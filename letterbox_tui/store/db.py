@@ -369,7 +369,7 @@ class Store:
     def _remember_refusal(self, why: str) -> None:
         data = json.dumps({"at": time.time(), "why": why, "free": _free_bytes(os.path.dirname(self.path))})
         try:
-            fd = os.open(self._refusal_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+            fd = os.open(self._refusal_path, fsflags.REWRITE, 0o600)
         except OSError:
             return  # nowhere to remember it: the next command tries again
         try:

@@ -21,7 +21,7 @@ from textual.content import Content
 from letterbox_tui.core.model import Letter
 from letterbox_tui.core.times import clock_or_day, is_today, local
 
-from ..model import DUE_SOON, Finding, letter_mark, short_time, span, status_note, status_style, type_style
+from ..model import DUE_SOON, MEASURES, Finding, letter_mark, short_time, span, status_note, status_style, type_style
 from ..sanitize import clean, cleans
 from .letter_list import ListRow
 
@@ -169,6 +169,9 @@ def owed_fill(model) -> OwedFill:
                 note = max(note, clean(text, single_line=True).cell_length)
         got = model.arranged[key] = OwedFill(badges, symbols, parties, note)
     return got
+
+
+MEASURES.append(owed_fill)
 
 
 def owed_columns(width: int, fill: OwedFill = OwedFill()) -> OwedColumns:
