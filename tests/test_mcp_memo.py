@@ -12,14 +12,7 @@ from letterbox_tui import mcp
 from letterbox_tui.core.demo import write_demo
 from letterbox_tui.core.query import parse_query
 from letterbox_tui.store import open_answers
-
-
-def unclocked(doc):
-    if isinstance(doc, dict):
-        return {k: unclocked(v) for k, v in doc.items() if k not in ("scanned_at", "changed_since_scan")}
-    if isinstance(doc, list):
-        return [unclocked(v) for v in doc]
-    return doc
+from tests.test_mcp import unclocked
 
 
 @pytest.fixture
