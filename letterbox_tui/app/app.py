@@ -99,6 +99,7 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
         Binding("b", "toggle_sidebar", "Show/hide Mailboxes", show=False, id="app.sidebar"),
         Binding("c", "compose", "Compose", id="letter.compose"),
         Binding("r", "reply", "Reply", id="letter.reply"),
+        Binding("C", "chase", "Chase the seat that owes it", show=False, id="letter.chase"),
         Binding("s", "supersede", "Supersede", show=False, id="letter.supersede"),
         Binding("m", "mark", "Mark for a dispute", show=False, id="letter.mark"),
         Binding("d", "dispute", "Dispute the marked letters", show=False, id="letter.dispute"),
@@ -289,7 +290,7 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
         if focused is None:
             return footer.LIST
         if focused is self.letter_list:
-            return footer.LIST
+            return footer.OWED if self.mailbox_id == "view:owed" and self.query_text is None else footer.LIST
         if focused is self.mailbox_list:
             return footer.MAILBOXES
         if isinstance(focused, Input):
@@ -444,6 +445,10 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
         self.shown_rows = n
         self._show_selected(force=True)
         self._update_status()
+        owed = self.mailbox_id == "view:owed" and self.query_text is None
+        if owed != self._footer_owed:  # the footer's keys differ there (``footer_keys``)
+            self._footer_owed = owed
+            self.refresh_bindings()
 
     def _update_status(self) -> None:
         """The status line (see ``widgets.status_line``)."""
@@ -488,6 +493,9 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
         if owed and width != self._columns_width:  # (the width moved: a resize, a scrollbar)
             self.call_later(self._update_columns)
         return describe_row(m, row, width, owed=owed, fresh=self.is_fresh(row))
+
+    #: the footer was last drawn for Owed & late's list (its keys: ``footer.OWED``)
+    _footer_owed = True
 
     #: the list width Owed & late's column header was drawn for
     _columns_width: int | None = None
@@ -637,13 +645,15 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
 
 def known_binding_ids() -> set[str]:
     """Every binding id the app defines (for checking ``[keymap]`` in the settings)."""
+    from .screens.chase import ChaseScreen
     from .screens.choice import ChoiceScreen
     from .screens.help import HelpScreen
     from .screens.progress import ProgressScreen
     from .screens.write import WriteScreen
 
     ids = set()
-    for cls in (LetterboxApp, LetterList, LetterPane, WriteScreen, HelpScreen, ChoiceScreen, QueryInput, ProgressScreen):
+    for cls in (LetterboxApp, LetterList, LetterPane, WriteScreen, ChaseScreen, HelpScreen, ChoiceScreen, QueryInput,
+                ProgressScreen):
         for b in cls.BINDINGS:
             if isinstance(b, Binding) and b.id:
                 ids.add(b.id)

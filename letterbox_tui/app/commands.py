@@ -17,6 +17,7 @@ APP_COMMANDS: tuple[tuple[str, str, str], ...] = (
     ("Compose a letter", "compose", "write a new letter"),
     ("Drafts: restore a kept draft", "drafts", "drafts kept from Esc, a closed app or a crash"),
     ("Reply to the selected letter", "reply", "ack, nack, result or info"),
+    ("Chase the selected task", "chase", "ask the seat that owes it how it stands"),
     ("Supersede the selected letter", "supersede", "write a letter that replaces it"),
     ("Mark the selected letter for a dispute", "mark", "mark two or more, then dispute"),
     ("Dispute the marked letters", "dispute", "raise a dispute naming the marked letters"),

@@ -38,11 +38,14 @@ SHOTS: tuple[Shot, ...] = (
     ("owed-80x24.svg", "owed", "letterbox-dark", "80x24"),
     ("reading-80x24.svg", "owed", "letterbox-dark", "80x24 read"),
     ("owed-by-urgency.svg", "owed", "letterbox-dark", "by urgency"),
-    # the forms, the help, the command palette and the git banner, at both sizes
+    # the forms (compose, reply, chase), the help, the command palette and the git banner,
+    # at both sizes
     ("compose.svg", "owed", "letterbox-dark", "compose"),
     ("compose-80x24.svg", "owed", "letterbox-dark", "80x24 compose"),
     ("reply.svg", "owed", "letterbox-dark", "reply"),
     ("reply-80x24.svg", "owed", "letterbox-dark", "80x24 reply"),
+    ("chase.svg", "owed", "letterbox-dark", "chase"),
+    ("chase-80x24.svg", "owed", "letterbox-dark", "80x24 chase"),
     ("help.svg", "owed", "letterbox-dark", "help"),
     ("help-80x24.svg", "owed", "letterbox-dark", "80x24 help"),
     ("palette.svg", "owed", "letterbox-dark", "palette"),
@@ -129,6 +132,11 @@ async def prepare(app, pilot, step: str) -> None:
 
         await pilot.press("c" if step == "compose" else "r")
         await _until(pilot, lambda: isinstance(app.screen, WriteScreen), step)
+    elif step == "chase":
+        from .screens.chase import ChaseScreen
+
+        await pilot.press("C")
+        await _until(pilot, lambda: isinstance(app.screen, ChaseScreen), step)
     elif step == "help":
         from .screens.help import HelpScreen
 

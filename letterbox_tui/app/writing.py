@@ -1,6 +1,6 @@
 """Writing, as a mixin of ``LetterboxApp``: marking letters for a dispute, the selected
-letter, opening the write forms (compose, reply, supersede, dispute, rule, review), a
-progress note, and the drafts kept from before; a written letter triggers a rescan."""
+letter, opening the write forms (compose, reply, supersede, dispute, rule, review, chase),
+a progress note, and the drafts kept from before; a written letter triggers a rescan."""
 
 from __future__ import annotations
 
@@ -63,6 +63,13 @@ class WritingMixin:
             self.writer_waiting = kind
             self.notify("Reading the letterbox; the form opens when it is read.", timeout=3)
             return
+        if kind == "chase":
+            from .screens.chase import open_chase
+
+            chase = open_chase(self)
+            if chase is not None:
+                self.push_screen(chase, self._chased)
+            return
         screen = open_writer(self, kind)
         if screen is not None:
             self.push_screen(screen, self._written)
@@ -75,6 +82,18 @@ class WritingMixin:
             self.letter_list.marked.clear()
             self._update_status()
             self.start_scan()
+
+    def _chased(self, result: str | None) -> None:
+        """A chase written: the list stays on the task, which shows its ``chased`` code once
+        the letterbox is read again (the chase letter itself is in no list the cursor is on)."""
+        if result:
+            self.seen.written.add(result)
+            self.notify(cleans(("Chased: ", "bold"), (result, "")), timeout=4)
+            self.start_scan()
+
+    def action_chase(self) -> None:
+        """Chase the selected task (``screens.chase``)."""
+        self._open_writer("chase")
 
     def action_compose(self) -> None:
         self._open_writer("compose")

@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import pytest
 
-from letterbox_tui.core.chase import chase_draft
+from letterbox_tui.core.chase import ChasedRecently, chase_draft
 from letterbox_tui.core.errors import LetterboxError
 from letterbox_tui.core.resolve import resolve
 from letterbox_tui.core.scan import scan
@@ -37,3 +37,20 @@ def test_a_second_chase_asks_first_up_to_exactly_the_silence(box):
     assert draft_at(box, again=True).re == "ask"
     box.letter("chase-1", frm="alpha", to="beta", type="info", re="ask", sent=z(AT - timedelta(days=2, seconds=1)))
     assert draft_at(box).re == "ask"
+
+
+def test_the_refusal_within_the_silence_names_the_chase_on_record(box):
+    """The app asks first on this refusal alone: it says which chase, how long ago."""
+    box.letter("ask", frm="alpha", to="beta", type="request", requires_ack="true")
+    box.letter("chase-1", frm="alpha", to="beta", type="info", re="ask", sent=z(AT - timedelta(hours=5)))
+    with pytest.raises(ChasedRecently) as caught:
+        draft_at(box)
+    assert (caught.value.last.id, caught.value.ago, caught.value.silence) == ("chase-1", timedelta(hours=5), Rules().silence)
+
+
+def test_the_owing_seat_does_not_chase_itself(box):
+    """A chase from the owing seat would never count as one (``chased`` counts chases from
+    another seat): refused, not written and then invisible."""
+    box.letter("ask", frm="alpha", to="beta", type="request", requires_ack="true")
+    with pytest.raises(LetterboxError, match="beta owes ask: a seat does not chase itself"):
+        chase_draft(resolve(scan(box.root), AT), "ask", "beta", rules=Rules())

@@ -34,7 +34,7 @@ from ..sanitize import clean, clean_str, cleans
 from . import write_rules as rules
 from .choice import ChoiceScreen
 from .write_drafts import DraftKeeping
-from .write_parts import FIELD_KEYS, FieldInput, IdSuggester, about_text, bound_keys, duplicates_text, last_auditor
+from .write_parts import FIELD_KEYS, FieldInput, IdSuggester, about_text, bound_keys, duplicates_text, writer_seat
 
 KINDS = ("compose", "reply", "supersede", "dispute", "rule", "review")
 TITLES = {
@@ -251,21 +251,7 @@ class WriteScreen(DraftKeeping, ModalScreen[str | None]):
             return x.recipient
         if self.kind == "supersede" and x is not None and x.sender in seats:
             return x.sender
-        agent = rules.agent_seat(seats)
-        if agent:
-            return agent
-        last = getattr(self.app, "last_seat", None)
-        if last in seats:
-            return last
-        # the app's user is the auditor: the seat that last wrote a review or ruling (compose
-        # fell to the first seat by name, an agent's, in the demo "builder")
-        auditor = last_auditor(self.model.snapshot.letters)
-        if auditor in seats:
-            return auditor
-        mb = getattr(self.app, "mailbox_id", "")
-        if mb.startswith("seat:") and mb.split(":")[1] in seats:
-            return mb.split(":")[1]
-        return seats[0] if seats else ""
+        return writer_seat(self.app, seats, self.model.snapshot.letters)
 
     def _default_to(self, as_seat: str) -> str:
         """Compose starts empty (no recipient); the others follow their letter."""

@@ -11,6 +11,7 @@ from textual.suggester import Suggester
 from textual.widgets import Input
 
 from ..sanitize import cleans
+from .write_rules import agent_seat
 
 #: Tab and shift+Tab move between a form's fields with priority: they run as the key
 #: arrives, before the keys typed behind them, so those land in the field Tab moved to. As
@@ -69,6 +70,27 @@ def last_auditor(letters) -> str | None:
         if x.type in ("review", "ruling") and x.sent_at is not None and (best is None or x.sent_at > best.sent_at):
             best = x
     return best.sender if best is not None else None
+
+
+def writer_seat(app, seats, letters) -> str:
+    """The seat a form writes as when nothing about its letter says: ``$LETTERBOX_AGENT``,
+    else the seat the user last wrote as, else the auditor (``last_auditor``), else the
+    seat whose mailbox is open, else the first seat."""
+    agent = agent_seat(seats)
+    if agent:
+        return agent
+    last = getattr(app, "last_seat", None)
+    if last in seats:
+        return last
+    # the app's user is the auditor: the seat that last wrote a review or ruling (compose
+    # fell to the first seat by name, an agent's, in the demo "builder")
+    auditor = last_auditor(letters)
+    if auditor in seats:
+        return auditor
+    mb = getattr(app, "mailbox_id", "")
+    if mb.startswith("seat:") and mb.split(":")[1] in seats:
+        return mb.split(":")[1]
+    return seats[0] if seats else ""
 
 
 def about_text(kind: str, x, marked) -> Content:

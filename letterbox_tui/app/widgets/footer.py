@@ -20,6 +20,8 @@ LIST: FooterKeys = (
     ("list.open", "Read"), ("app.search", "Search"), ("app.query", "Filter"), ("app.body_search", "Bodies"),
     ("letter.compose", "Compose"), ("letter.reply", "Reply"), ("app.help", "Help"), ("app.quit", "Quit"),
 )
+#: the list in Owed & late: its tasks are chased (C) where the list searches bodies (F)
+OWED: FooterKeys = tuple(("letter.chase", "Chase") if name == "app.body_search" else (name, word) for name, word in LIST)
 LETTER: FooterKeys = (
     ("app.quit", "Back"), ("letter.down", "Scroll"), ("letter.page_down", "Page"), ("letter.next_tab", "Tab"),
     ("letter.markdown", "Markdown"), ("app.next", "Next"), ("letter.reply", "Reply"), ("app.help", "Help"),
@@ -35,6 +37,7 @@ BAR: FooterKeys = (("submit", "Run"), ("app.escape", "Close"), ("query.previous"
 FORM: FooterKeys = (
     ("write.send", "Send"), ("form.next_field", "Next field"), ("write.editor", "$EDITOR"), ("write.cancel", "Cancel"),
 )
+CHASE: FooterKeys = (("chase.send", "Send"), ("form.next_field", "Next field"), ("chase.cancel", "Cancel"))
 HELP: FooterKeys = (("help.close", "Close"), ("help.down", "Scroll"), ("help.page_down", "Page"))
 BODY_SEARCH: FooterKeys = (("submit", "Search"), ("bodysearch.down", "Down"), ("select", "Read"),
                            ("bodysearch.close", "Cancel/close"))
