@@ -20,6 +20,7 @@ from operator import attrgetter
 
 from .errors import LetterboxError
 from .grammar import RELATIVE_TIME_RE, parse_time, slug_of
+from .lazy import KeptLetters
 from .model import Answer, Letter, Reason
 from .times import day_bounds
 
@@ -405,6 +406,26 @@ def _time_test(term: Term) -> Callable[[Letter], bool] | None:
     return None
 
 
+def _candidates(query: Query, letters: Iterable[Letter]) -> Iterable[Letter]:
+    """``letters``, or when they can find letters by id or thread without looking at
+    every one (``core.lazy.KeptLetters``) and a term names ids or threads, the letters
+    they find for it: every letter that term can be yes for, and maybe others (the terms
+    then decide on each, as on any letter)."""
+    if not isinstance(letters, KeptLetters):
+        return letters
+    for term in query.terms:
+        if term.key == "id":
+            found = [x for v in term.values for x in letters.letters_with_id(v)]
+        elif term.key == "thread":
+            found = [x for v in term.values for x in letters.letters_with_thread(v)]
+        else:
+            continue
+        if len(term.values) > 1:  # each once, in scan order
+            found = sorted({x.path: x for x in found}.values(), key=lambda x: letters.position(x.path))
+        return found
+    return letters
+
+
 def run_query(query: Query, res: Resolution, letters: Iterable[Letter] | None = None) -> QueryResult:
     """Evaluate over ``letters`` (default: every readable letter, one per file, scan order).
 
@@ -418,7 +439,7 @@ def run_query(query: Query, res: Resolution, letters: Iterable[Letter] | None = 
         test = _header_test(term)
         (tests.append(test) if test is not None else rest.append(term))
     tests += [t for t in map(_time_test, rest) if t is not None]
-    pool = res.snapshot.letters if letters is None else letters
+    pool = _candidates(query, res.snapshot.letters if letters is None else letters)
     for test in tests:
         pool = [x for x in pool if test(x)]
     fns = [_term_fn(term, res) for term in rest]

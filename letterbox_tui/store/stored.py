@@ -15,6 +15,7 @@ import copy
 from collections.abc import Callable
 from datetime import datetime
 
+from letterbox_tui.core.lazy import KeptLetters
 from letterbox_tui.core.model import Answer, Letter, Snapshot
 from letterbox_tui.core.resolve import Resolution, StateAnswer, resolve
 from letterbox_tui.core.resolve.common import aware
@@ -74,6 +75,14 @@ class StoredAnswers:
                 return None
         return found
 
+    def _letter_at(self, path: str) -> Letter | None:
+        letters = self.snapshot.letters
+        if isinstance(letters, KeptLetters):  # found without decoding the others
+            return letters.letter_at(path)
+        if self._by_path is None:
+            self._by_path = {x.path: x for x in letters}
+        return self._by_path.get(path)
+
     def _give_up(self, why: Damaged) -> None:
         self._damaged = True
         if self._on_damage is not None:
@@ -126,9 +135,7 @@ class StoredAnswers:
                 path = head_path(found)
                 if not path:
                     return None
-                if self._by_path is None:
-                    self._by_path = {x.path: x for x in self.snapshot.letters}
-                head = self._by_path.get(path)
+                head = self._letter_at(path)
                 if head is None:
                     raise Damaged(f"the head kept for {letter.path} is not a letter of the scan")
                 return head
