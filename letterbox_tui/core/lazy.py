@@ -15,6 +15,7 @@ same over a plain list, by looking at every letter.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Protocol, overload
 
@@ -22,6 +23,9 @@ from .model import Letter
 
 #: a letter not decoded yet: its path and its file's (size, mtime_ns, inode, ctime_ns)
 Pending = tuple[str, int, int, int, int]
+#: the letters of one folder the store vouched for: its prefix ("seat/inbox/"), the names
+#: of its letter files (sorted) and, four per name, their size, mtime_ns, inode, ctime_ns
+KeptFolderLetters = tuple[str, list[str], list[int]]
 
 
 class KeptSource(Protocol):
@@ -45,20 +49,21 @@ class KeptSource(Protocol):
 class KeptLetters(Sequence[Letter]):
     """The letters of a scan whose every folder the store kept unchanged (see the module)."""
 
-    __slots__ = ("_items", "_folders", "_source", "_pending", "_at")
+    __slots__ = ("_items", "_folders", "_starts", "_by_prefix", "_source", "_pending")
 
-    def __init__(self, folders: list[tuple[str, list[Pending]]], source: KeptSource) -> None:
-        #: each letter, or its ``Pending`` until decoded
-        self._items: list[Letter | Pending] = [p for _, pending in folders for p in pending]
-        #: (folder prefix "seat/inbox/", where its letters begin, how many)
-        self._folders: list[tuple[str, int, int]] = []
-        start = 0
-        for prefix, pending in folders:
-            self._folders.append((prefix, start, len(pending)))
-            start += len(pending)
+    def __init__(self, folders: list[KeptFolderLetters], source: KeptSource) -> None:
+        self._folders = folders
+        #: where each folder's letters begin, in scan order
+        self._starts: list[int] = []
+        n = 0
+        for _, names, _ in folders:
+            self._starts.append(n)
+            n += len(names)
+        #: each letter once decoded
+        self._items: list[Letter | None] = [None] * n
+        self._by_prefix = {prefix: k for k, (prefix, _, _) in enumerate(folders)}
         self._source = source
-        self._pending = len(self._items)
-        self._at: dict[str, int] | None = None
+        self._pending = n
 
     def __len__(self) -> int:
         return len(self._items)
@@ -72,7 +77,7 @@ class KeptLetters(Sequence[Letter]):
         if isinstance(i, slice):
             return list(self)[i]
         item = self._items[i]
-        if type(item) is tuple:
+        if item is None:
             item = self._decode(i if i >= 0 else len(self._items) + i)
         return item
 
@@ -96,52 +101,51 @@ class KeptLetters(Sequence[Letter]):
         """How many letters are not decoded yet."""
         return self._pending
 
+    def _pending_of(self, k: int, j: int) -> Pending:
+        prefix, names, nums = self._folders[k]
+        return (prefix + names[j], *nums[4 * j:4 * j + 4])  # type: ignore[return-value]
+
     def _decode(self, i: int) -> Letter:
-        item = self._items[i]
-        if type(item) is tuple:
-            item = self._items[i] = self._source.decode(item)
-            self._pending -= 1
-        return item  # type: ignore[return-value]
+        k = bisect_right(self._starts, i) - 1
+        item = self._items[i] = self._source.decode(self._pending_of(k, i - self._starts[k]))
+        self._pending -= 1
+        return item
 
     def _decode_all(self) -> None:
         items = self._items
-        source = self._source
-        for prefix, start, n in self._folders:
-            pending = [p for p in items[start:start + n] if type(p) is tuple]
-            if not pending:
-                continue
-            decoded = iter(source.decode_folder(prefix, pending))
-            for i in range(start, start + n):
-                if type(items[i]) is tuple:
-                    items[i] = next(decoded)
+        for k, (prefix, names, _) in enumerate(self._folders):
+            start = self._starts[k]
+            todo = [j for j in range(len(names)) if items[start + j] is None]
+            if todo:
+                decoded = self._source.decode_folder(prefix, [self._pending_of(k, j) for j in todo])
+                for j, x in zip(todo, decoded):
+                    items[start + j] = x
         self._pending = 0
 
     # --- a few letters, found without decoding the others ------------------------------
-    def _index(self) -> dict[str, int]:
-        if self._at is None:
-            self._at = {x[0] if type(x) is tuple else x.path: i  # type: ignore[union-attr,index]
-                        for i, x in enumerate(self._items)}
-        return self._at
-
     def position(self, path: str) -> int:
         """Where the letter of the file at ``path`` is in scan order (-1: nowhere)."""
-        return self._index().get(path, -1)
+        prefix, _, name = path.rpartition("/")
+        k = self._by_prefix.get(prefix + "/")
+        if k is None:
+            return -1
+        names = self._folders[k][1]
+        j = bisect_left(names, name)
+        return self._starts[k] + j if j < len(names) and names[j] == name else -1
 
     def letter_at(self, path: str) -> Letter | None:
         """The letter of the file at ``path``, if the scan read one there."""
-        i = self._index().get(path)
-        return None if i is None else self[i]
+        i = self.position(path)
+        return None if i < 0 else self[i]
 
     def _at_paths(self, paths: Iterable[str]) -> list[Letter]:
-        at = self._index()
-        found = sorted({at[p] for p in paths if p in at})
+        found = sorted({i for i in map(self.position, paths) if i >= 0})
         return [self[i] for i in found]
 
     def _named(self, letter_id: str) -> list[str]:
         """The paths of the files named ``<letter_id>.md``, in every folder."""
-        at = self._index()
         name = letter_id + ".md"
-        return [prefix + name for prefix, _, _ in self._folders if prefix + name in at]
+        return [prefix + name for prefix, _, _ in self._folders if self.position(prefix + name) >= 0]
 
     def letters_with_id(self, letter_id: str) -> list[Letter]:
         """Every letter whose id is ``letter_id``, in scan order."""

@@ -21,7 +21,9 @@ import os
 import time
 from collections.abc import Iterable, Iterator
 from datetime import datetime, timezone
+from array import array
 from hashlib import blake2b
+from operator import attrgetter
 from typing import Protocol
 
 from . import flags as fsflags
@@ -50,6 +52,7 @@ RACY_NS = 3_000_000_000
 SEAT_PARTS = frozenset(("inbox", "processed", "archive"))
 
 _DIR_FLAGS = fsflags.DIR
+_NAME = attrgetter("name")
 
 
 class HeaderCache(Protocol):
@@ -70,11 +73,12 @@ class FolderCache(HeaderCache, Protocol):
     """A header cache that can also vouch for a whole folder at once (the store does): the
     scan then stats every file of the folder and builds none of its letters."""
 
-    def folder(self, prefix: str, stats: list[tuple[str, int, int, int, int]]) -> KeptFolder | None:
+    def folder(self, prefix: str, names: list[str], nums: list[int]) -> KeptFolder | None:
         """What the cache keeps of the folder ``prefix`` ("seat/inbox/") when its letter
-        files, (name, size, mtime_ns, inode, ctime_ns) in name order, are exactly the ones
-        it kept, each unchanged: its letters not decoded yet (``core.lazy.Pending``), its
-        unreadable files, and how many of its letters carry a legacy flag."""
+        files (``names``, sorted, and four ``nums`` each: size, mtime_ns, inode, ctime_ns)
+        are exactly the ones it kept, each unchanged: the names and nums of its letters
+        (not decoded yet), its unreadable files, and how many of its letters carry a
+        legacy flag."""
         ...
 
     def source(self) -> KeptSource:
@@ -82,15 +86,22 @@ class FolderCache(HeaderCache, Protocol):
         ...
 
 
-#: what a ``FolderCache`` keeps of a folder: (its letters not decoded yet, its unreadable
-#: files, how many of its letters carry a legacy flag)
-KeptFolder = tuple[list[Pending], list[Unreadable], int]
+#: what a ``FolderCache`` keeps of a folder: (its letters' names and nums, not decoded yet,
+#: its unreadable files, how many of its letters carry a legacy flag)
+KeptFolder = tuple[list[str], list[int], list[Unreadable], int]
 
 
-def stat_digest(stats: list[tuple[str, int, int, int, int]]) -> str:
-    """One value for a folder's letter files and their stat identities (name order): the
-    scan's and the store's, compared to vouch for a folder."""
-    return blake2b(repr(stats).encode(), digest_size=16).hexdigest()
+def stat_digest(names: list[str], nums: list[int]) -> str:
+    """One value for a folder's letter files and their stat identities (``names`` in order,
+    four ``nums`` each): the scan's and the store's, compared to vouch for a folder."""
+    digest = blake2b(digest_size=16)
+    digest.update("\0".join(names).encode("utf-8", "surrogateescape"))
+    digest.update(b"\1")
+    try:
+        digest.update(array("q", nums).tobytes())
+    except OverflowError:  # an inode or a time beyond 64 bits
+        digest.update(repr(nums).encode())
+    return digest.hexdigest()
 
 
 def scan(
@@ -241,10 +252,14 @@ class _Scan:
             return [x for _, items, _ in parts for x in items]
         source = self.cache.source()  # type: ignore[union-attr]
         if all(kept for _, _, kept in parts):
-            return KeptLetters([(prefix, items) for prefix, items, _ in parts], source)
+            return KeptLetters([(prefix, *items) for prefix, items, _ in parts], source)
         out: list[Letter] = []
         for prefix, items, kept in parts:
-            out.extend(source.decode_folder(prefix, items) if kept else items)
+            if kept:
+                names, nums = items
+                items = source.decode_folder(prefix, [(prefix + n, *nums[4 * j:4 * j + 4])  # type: ignore[misc]
+                                                      for j, n in enumerate(names)])
+            out.extend(items)
         return out
 
     def _seat(self, root_fd: int, seat: str, status_notes: dict[str, str]) -> None:
@@ -308,7 +323,7 @@ class _Scan:
             with os.scandir(dir_fd) as it:
                 raw = list(it)
             self.listing[rel_dir] = names_and_inodes(raw)
-            entries = sorted((e for e in raw if not e.name.startswith(".")), key=lambda e: e.name)
+            entries = sorted((e for e in raw if not e.name.startswith(".")), key=_NAME)
             names = {e.name for e in entries}
             if self.vouch is not None and self._kept_folder(entries, names, prefix):
                 return
@@ -364,30 +379,34 @@ class _Scan:
         """The folder ``prefix`` as the cache keeps it, when the cache vouches for it: each
         letter file stat-ed, none read. False (nothing taken) when any of its ``*.md``
         entries is not a plain regular file or the cache does not vouch for them."""
-        stats = []
+        letter_names: list[str] = []
+        nums: list[int] = []
         sidecars = []
         orphans = []
-        for entry in entries:
-            name = entry.name
-            if name.endswith(".md"):
-                if not (name.isascii() or _utf8(name)) or not _regular(entry):
-                    return False
-                try:
+        add_name = letter_names.append
+        add_nums = nums.extend
+        try:
+            for entry in entries:
+                name = entry.name
+                if name[-3:] == ".md":
+                    if not entry.is_file(follow_symlinks=False) or not (name.isascii() or _utf8(name)):
+                        return False
                     st = entry.stat(follow_symlinks=False)
-                except OSError:
-                    return False
-                stats.append((name, st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns))
-            elif name.endswith(".md.ack"):
-                rel = _shown(prefix + name)
-                (sidecars if name[:-4] in names else orphans).append(rel)
-        kept = self.vouch(prefix, stats)  # type: ignore[misc]
+                    add_name(name)
+                    add_nums((st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns))
+                elif name.endswith(".md.ack"):
+                    rel = _shown(prefix + name)
+                    (sidecars if name[:-4] in names else orphans).append(rel)
+        except OSError:  # gone, or cannot be told: each file is looked at on its own
+            return False
+        kept = self.vouch(prefix, letter_names, nums)  # type: ignore[misc]
         if kept is None:
             return False
-        pending, unreadable, legacy = kept
+        kept_names, kept_nums, unreadable, legacy = kept
         self.sidecars.update(sidecars)
         self.orphans.extend(orphans)
-        self.files += len(stats)
-        self.parts.append((prefix, pending, True))
+        self.files += len(letter_names)
+        self.parts.append((prefix, (kept_names, kept_nums), True))
         self.unreadable.extend(unreadable)
         self.kept_legacy += legacy
         return True

@@ -25,12 +25,12 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from letterbox_tui.core.answers import Answers
-from letterbox_tui.core.lazy import KeptLetters, Pending
+from letterbox_tui.core.lazy import Pending
 from letterbox_tui.core.model import LEGACY_FLAGS, Letter, Snapshot, Unreadable
 from letterbox_tui.core.resolve import Resolution, resolve
 from letterbox_tui.core.scan import RACY_NS, KeptFolder, read_kept, scan, stat_digest
 
-from .db import INDEXES, Notice, Reader, Store, Unusable, context_of, default_notice, read_index
+from .db import Notice, Reader, Store, Unusable, context_of, default_notice, read_index
 from .records import KEPT, Damaged, answers_checksum, answers_record, checksum, decode_item, item_record
 from .stored import StoredAnswers
 
@@ -124,7 +124,18 @@ def _stored(store: Store, snapshot: Snapshot, at: datetime, notice: Notice, *, l
         notice(f"the store {_clean(path)} is damaged ({why}): answered from the letters")
         _remove(path)  # the next command builds it anew
 
-    return StoredAnswers(snapshot, at, kept, damaged)
+    reader = store.lend() if lazy else None
+
+    def index(name: str) -> dict[str, list[str]] | None:
+        if reader is None:
+            return None
+        try:
+            return read_index(reader, name)
+        except Unusable as why:
+            notice(f"the store {_clean(path)} is damaged ({why}): answered from the letters")
+            return None
+
+    return StoredAnswers(snapshot, at, kept, damaged, index=index)
 
 
 def _write(store: Store, cache: _HeaderCache, snapshot: Snapshot, res: Resolution | None, context: str) -> bool:
@@ -148,7 +159,21 @@ def _write(store: Store, cache: _HeaderCache, snapshot: Snapshot, res: Resolutio
             record = answers_record(found, head.path if head is not None else "")
             answers.append((letter.path, record, answers_checksum(letter.path, record)))
     folders, index = _vouched(snapshot, files)
+    if res is not None:  # else the answers, and what is owed, stay as kept
+        index["owed"] = _json(_owed_index(res))
     return store.write(files, answers, context, folders, index)
+
+
+def _owed_index(res: Resolution) -> dict[str, list[str]]:
+    """The letters owed (``core.owed.is_owed``, which depends on no clock), by the seat
+    that owes them: where ``owed`` looks, instead of at every letter."""
+    from letterbox_tui.core.owed import is_owed
+
+    found: dict[str, list[str]] = {}
+    for x in res.snapshot.letters:
+        if is_owed(x, res):
+            found.setdefault(x.recipient, []).append(x.path)
+    return found
 
 
 def _vouched(snapshot: Snapshot, files: dict[str, tuple]) -> tuple[dict[str, tuple[str, int, int, list[str]]],
@@ -185,12 +210,14 @@ def _vouched(snapshot: Snapshot, files: dict[str, tuple]) -> tuple[dict[str, tup
         prefix, _, name = u.path.rpartition("/")
         unreadable.setdefault(prefix + "/", []).append(name)
     folders = {
-        prefix: (stat_digest(sorted(found)), letters[prefix], legacy[prefix], sorted(unreadable.get(prefix, ())))
+        prefix: (_digest(sorted(found)), letters[prefix], legacy[prefix], sorted(unreadable.get(prefix, ())))
         for prefix, found in stats.items() if settled[prefix]
     }
-    index = {"aliases": _json(aliases), "threads": _json(threads)}
-    assert tuple(index) == INDEXES
-    return folders, index
+    return folders, {"aliases": _json(aliases), "threads": _json(threads)}
+
+
+def _digest(stats: list[tuple[str, int, int, int, int]]) -> str:
+    return stat_digest([s[0] for s in stats], [n for s in stats for n in s[1:]])
 
 
 def _json(value) -> str:
@@ -223,32 +250,34 @@ class _HeaderCache:
     def files(self) -> dict[str, tuple]:
         return self.store.files
 
-    def folder(self, prefix: str, stats: list[tuple[str, int, int, int, int]]) -> KeptFolder | None:
+    def folder(self, prefix: str, names: list[str], nums: list[int]) -> KeptFolder | None:
         """The folder ``prefix`` as kept, when its files stat exactly as when the store
         last wrote them and had settled by then (``core.scan.FolderCache``)."""
         vouched = self.store.folders.get(prefix)
-        if vouched is None or vouched[0] != stat_digest(stats):
+        if vouched is None or vouched[0] != stat_digest(names, nums):
             return None
         _, letters, legacy, unreadable_names = vouched
-        if letters + len(unreadable_names) != len(stats):
+        if letters + len(unreadable_names) != len(names):
             raise Damaged("a folder's summary does not match its files")
         unreadable: list[Unreadable] = []
-        pending: list[Pending] = []
         if unreadable_names:
             skip = set(unreadable_names)
             source = self.source()
-            for name, size, mtime_ns, inode, ctime_ns in stats:
+            kept_names: list[str] = []
+            kept_nums: list[int] = []
+            for j, name in enumerate(names):
+                stat = nums[4 * j:4 * j + 4]
                 if name in skip:
-                    item = source.decode((prefix + name, size, mtime_ns, inode, ctime_ns))
+                    item = source.decode((prefix + name, *stat))  # type: ignore[arg-type]
                     if type(item) is not Unreadable:
                         raise Damaged(f"the record kept for {prefix + name} is not an unreadable file's")
                     unreadable.append(item)
                 else:
-                    pending.append((prefix + name, size, mtime_ns, inode, ctime_ns))
-        else:
-            pending = [(prefix + name, size, mtime_ns, inode, ctime_ns) for name, size, mtime_ns, inode, ctime_ns in stats]
-        self.kept += len(stats)
-        return pending, unreadable, legacy
+                    kept_names.append(name)
+                    kept_nums.extend(stat)
+            names, nums = kept_names, kept_nums
+        self.kept += len(names) + len(unreadable)
+        return names, nums, unreadable, legacy
 
     def source(self) -> _KeptRecords:
         if self._source is None:

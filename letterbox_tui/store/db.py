@@ -57,8 +57,9 @@ CREATE TABLE answers (path TEXT PRIMARY KEY, record BLOB NOT NULL, crc INTEGER N
 CREATE TABLE indexes (name TEXT PRIMARY KEY, value BLOB NOT NULL, crc INTEGER NOT NULL);
 """
 _TABLES = frozenset(("meta", "files", "answers", "indexes"))
-#: the indexes a generation holds (``Store.write``'s ``index``)
-INDEXES = ("aliases", "threads")
+#: the indexes a generation holds (``Store.write``'s ``index``): ids other than their file's
+#: name, thread labels, the letters owed (by seat)
+INDEXES = ("aliases", "threads", "owed")
 
 Notice = Callable[[str], None]
 

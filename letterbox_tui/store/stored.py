@@ -36,7 +36,8 @@ class StoredAnswers:
     the resolver's over the same scan: the same answers, computed."""
 
     def __init__(self, snapshot: Snapshot, at: datetime, kept: dict[str, tuple[bytes, int]],
-                 damaged: Callable[[Damaged], None] | None = None) -> None:
+                 damaged: Callable[[Damaged], None] | None = None, *,
+                 index: Callable[[str], dict[str, list[str]] | None] | None = None) -> None:
         self.snapshot = snapshot
         self.at = aware(at)
         self._kept = kept
@@ -44,6 +45,7 @@ class StoredAnswers:
         self._by_path: dict[str, Letter] | None = None
         self._resolution: Resolution | None = None
         self._on_damage = damaged
+        self._index = index
         self._damaged = False
 
     def with_clock(self, at: datetime) -> StoredAnswers:
@@ -142,6 +144,28 @@ class StoredAnswers:
             except Damaged as why:
                 self._give_up(why)
         return self.resolution.head(letter)
+
+    def owed_letters(self, seat: str | None = None) -> list[Letter] | None:
+        """The letters that were owed (``core.owed.is_owed``) when the resolver computed
+        these answers, owed by ``seat`` (None: any), in scan order; None when the store
+        cannot say (then every letter is looked at)."""
+        found = self._index("owed") if self._index is not None and not self._damaged else None
+        if found is None:
+            return None
+        paths = [p for owing, held in found.items() if seat is None or owing == seat for p in held]
+        letters = self.snapshot.letters
+        if isinstance(letters, KeptLetters):
+            at = sorted(map(letters.position, paths))
+            if at and at[0] < 0:
+                self._give_up(Damaged("the owed index names a file that is not a letter of the scan"))
+                return None
+            return [letters[i] for i in at]
+        wanted = set(paths)
+        owed = [x for x in letters if x.path in wanted]
+        if len(owed) != len(wanted):
+            self._give_up(Damaged("the owed index names a file that is not a letter of the scan"))
+            return None
+        return owed
 
     # --- the structure: the resolver over the same scan ------------------------------
     @property
