@@ -26,6 +26,8 @@ Pending = tuple[str, int, int, int, int]
 #: the letters of one folder the store vouched for: its prefix ("seat/inbox/"), the names
 #: of its letter files (sorted) and, four per name, their size, mtime_ns, inode, ctime_ns
 KeptFolderLetters = tuple[str, list[str], list[int]]
+#: more pending letters of one folder than this asked for at once are decoded together
+_TOGETHER = 32
 
 
 class KeptSource(Protocol):
@@ -122,6 +124,26 @@ class KeptLetters(Sequence[Letter]):
                     items[start + j] = x
         self._pending = 0
 
+    def many(self, positions: Iterable[int]) -> list[Letter]:
+        """The letters at ``positions`` (each in ``range(len(self))``), in that order; a
+        folder's pending ones decoded together when there are more than a few."""
+        positions = list(positions)
+        items = self._items
+        todo: dict[int, list[int]] = {}
+        for i in positions:
+            if items[i] is None:
+                todo.setdefault(bisect_right(self._starts, i) - 1, []).append(i)
+        for k, wanted in todo.items():
+            if len(wanted) < _TOGETHER:
+                continue
+            start = self._starts[k]
+            wanted = sorted(set(wanted))
+            decoded = self._source.decode_folder(self._folders[k][0], [self._pending_of(k, i - start) for i in wanted])
+            for i, x in zip(wanted, decoded):
+                items[i] = x
+            self._pending -= len(wanted)
+        return [self[i] for i in positions]
+
     # --- a few letters, found without decoding the others ------------------------------
     def position(self, path: str) -> int:
         """Where the letter of the file at ``path`` is in scan order (-1: nowhere)."""
@@ -139,8 +161,7 @@ class KeptLetters(Sequence[Letter]):
         return None if i < 0 else self[i]
 
     def _at_paths(self, paths: Iterable[str]) -> list[Letter]:
-        found = sorted({i for i in map(self.position, paths) if i >= 0})
-        return [self[i] for i in found]
+        return self.many(sorted({i for i in map(self.position, paths) if i >= 0}))
 
     def _named(self, letter_id: str) -> list[str]:
         """The paths of the files named ``<letter_id>.md``, in every folder."""

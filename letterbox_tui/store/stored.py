@@ -159,7 +159,7 @@ class StoredAnswers:
             if at and at[0] < 0:
                 self._give_up(Damaged("the owed index names a file that is not a letter of the scan"))
                 return None
-            return [letters[i] for i in at]
+            return letters.many(at)
         wanted = set(paths)
         owed = [x for x in letters if x.path in wanted]
         if len(owed) != len(wanted):
