@@ -26,6 +26,8 @@ Pending = tuple[str, int, int, int, int]
 #: the letters of one folder the store vouched for: its prefix ("seat/inbox/"), the names
 #: of its letter files (sorted) and, four per name, their size, mtime_ns, inode, ctime_ns
 KeptFolderLetters = tuple[str, list[str], list[int]]
+#: the header fields ``KeptLetters.positions_with`` finds letters by
+HEADER_COLUMNS = ("from", "to", "type")
 #: more pending letters of one folder than this asked for at once are decoded together
 _TOGETHER = 32
 
@@ -45,6 +47,12 @@ class KeptSource(Protocol):
     def paths_with(self, index: str, value: str) -> list[str] | None:
         """The paths the index ``index`` ("aliases": ids not their file's name, "threads":
         thread labels) holds for ``value``; None when the index cannot be used."""
+        ...
+
+    def column(self, name: str) -> tuple[list[str], list[int]] | None:
+        """The header field ``name`` (one of ``HEADER_COLUMNS``) of every letter in scan
+        order: its distinct values, and each letter's value as a position among them; None
+        when the index cannot be used."""
         ...
 
 
@@ -145,6 +153,19 @@ class KeptLetters(Sequence[Letter]):
         return [self[i] for i in positions]
 
     # --- a few letters, found without decoding the others ------------------------------
+    def positions_with(self, field: str, values: Iterable[str]) -> list[int] | None:
+        """Where the letters whose header field ``field`` (one of ``HEADER_COLUMNS``) is
+        one of ``values`` are, in scan order; None when the store cannot say."""
+        found = self._source.column(field)
+        if found is None:
+            return None
+        kept, codes = found
+        if len(codes) != len(self._items):
+            return None
+        wanted = set(values)
+        hit = {i for i, v in enumerate(kept) if v in wanted}
+        return [i for i, c in enumerate(codes) if c in hit]
+
     def position(self, path: str) -> int:
         """Where the letter of the file at ``path`` is in scan order (-1: nowhere)."""
         prefix, _, name = path.rpartition("/")

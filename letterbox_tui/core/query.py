@@ -406,24 +406,29 @@ def _time_test(term: Term) -> Callable[[Letter], bool] | None:
     return None
 
 
+#: the header terms whose key is a field ``KeptLetters.positions_with`` finds letters by
+_FOUND_BY = {"from": "from", "to": "to", "type": "type"}
+
+
 def _candidates(query: Query, letters: Iterable[Letter]) -> Iterable[Letter]:
-    """``letters``, or when they can find letters by id or thread without looking at
-    every one (``core.lazy.KeptLetters``) and a term names ids or threads, the letters
-    they find for it: every letter that term can be yes for, and maybe others (the terms
-    then decide on each, as on any letter)."""
+    """``letters``, or when they can find letters without looking at every one
+    (``core.lazy.KeptLetters``: by id, thread, sender, recipient, type) and terms name such
+    values, the letters found for all of those terms: every letter those terms can be yes
+    for, and maybe others (the terms then decide on each, as on any letter)."""
     if not isinstance(letters, KeptLetters):
         return letters
+    sets: list[set[int]] = []
     for term in query.terms:
-        if term.key == "id":
-            found = [x for v in term.values for x in letters.letters_with_id(v)]
-        elif term.key == "thread":
-            found = [x for v in term.values for x in letters.letters_with_thread(v)]
-        else:
-            continue
-        if len(term.values) > 1:  # each once, in scan order
-            found = sorted({x.path: x for x in found}.values(), key=lambda x: letters.position(x.path))
-        return found
-    return letters
+        if term.key == "id" or term.key == "thread":
+            find = letters.letters_with_id if term.key == "id" else letters.letters_with_thread
+            sets.append({letters.position(x.path) for v in term.values for x in find(v)})
+        elif term.key in _FOUND_BY:
+            found = letters.positions_with(_FOUND_BY[term.key], term.values)
+            if found is not None:
+                sets.append(set(found))
+    if not sets:
+        return letters
+    return letters.many(sorted(set.intersection(*sets)))
 
 
 def run_query(query: Query, res: Resolution, letters: Iterable[Letter] | None = None) -> QueryResult:

@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from letterbox_tui.core.answers import Answers
-from letterbox_tui.core.lazy import Pending
+from letterbox_tui.core.lazy import HEADER_COLUMNS, Pending
 from letterbox_tui.core.model import LEGACY_FLAGS, Letter, Snapshot, Unreadable
 from letterbox_tui.core.resolve import Resolution, resolve
 from letterbox_tui.core.scan import RACY_NS, KeptFolder, read_kept, scan, stat_digest
@@ -196,7 +196,14 @@ def _vouched(snapshot: Snapshot, files: dict[str, tuple]) -> tuple[dict[str, tup
     legacy: dict[str, int] = dict.fromkeys(stats, 0)
     aliases: dict[str, list[str]] = {}
     threads: dict[str, list[str]] = {}
+    values: dict[str, int] = {}
+    code = values.setdefault
+    columns: dict[str, list[int]] = {name: [] for name in HEADER_COLUMNS}
+    senders, recipients, types = columns["from"].append, columns["to"].append, columns["type"].append
     for x in snapshot.letters:
+        senders(code(x.sender, len(values)))
+        recipients(code(x.recipient, len(values)))
+        types(code(x.type, len(values)))
         prefix = x.path[:len(x.path) - len(x.name)]
         letters[prefix] += 1
         if x.flags and not LEGACY_FLAGS.isdisjoint(x.flags):
@@ -213,7 +220,8 @@ def _vouched(snapshot: Snapshot, files: dict[str, tuple]) -> tuple[dict[str, tup
         prefix: (_digest(sorted(found)), letters[prefix], legacy[prefix], sorted(unreadable.get(prefix, ())))
         for prefix, found in stats.items() if settled[prefix]
     }
-    return folders, {"aliases": _json(aliases), "threads": _json(threads)}
+    headers = {"values": list(values), **columns}
+    return folders, {"aliases": _json(aliases), "threads": _json(threads), "headers": _json(headers)}
 
 
 def _digest(stats: list[tuple[str, int, int, int, int]]) -> str:
@@ -355,6 +363,21 @@ class _KeptRecords:
             except Damaged as why:
                 out.append(self._from_file(p, why))
         return out
+
+    def column(self, name: str) -> tuple[list[str], list[int]] | None:
+        if "headers" not in self._indexes:
+            try:
+                self._indexes["headers"] = read_index(self.reader, "headers")
+            except Unusable as why:
+                self._damaged(why)
+                self._indexes["headers"] = None
+        found = self._indexes["headers"]
+        if found is None:
+            return None
+        values, codes = found.get("values"), found.get(name)
+        if not isinstance(values, list) or not isinstance(codes, list):
+            return None
+        return values, codes  # type: ignore[return-value]
 
     def paths_with(self, index: str, value: str) -> list[str] | None:
         if index not in self._indexes:

@@ -58,8 +58,8 @@ CREATE TABLE indexes (name TEXT PRIMARY KEY, value BLOB NOT NULL, crc INTEGER NO
 """
 _TABLES = frozenset(("meta", "files", "answers", "indexes"))
 #: the indexes a generation holds (``Store.write``'s ``index``): ids other than their file's
-#: name, thread labels, the letters owed (by seat)
-INDEXES = ("aliases", "threads", "owed")
+#: name, thread labels, some header fields of every letter, the letters owed (by seat)
+INDEXES = ("aliases", "threads", "headers", "owed")
 
 Notice = Callable[[str], None]
 

@@ -113,6 +113,16 @@ def lookups(root):
         assert [x.path for x in letters_with_thread(letters, t)] == [x.path for x in everyone if x.thread_id == t], t
         result = run_query(parse_query([f"thread={t},no-such-thread"], AT), got)
         assert [x.path for x in result.matches] == [x.path for x in everyone if x.thread_id == t], t
+    for key, attr in (("from", "sender"), ("to", "recipient"), ("type", "type")):
+        values = sorted({getattr(x, attr) for x in everyone} - {""})
+        for chosen in ([v] for v in values[:4]):
+            terms = [f"{key}={','.join(chosen + ['nobody'])}", "state=any"]
+            if key != "type":
+                terms.append("type=request,result,decision,info,ack")
+            result = run_query(parse_query(terms, AT), got)
+            want_result = run_query(parse_query(terms, AT), want)
+            assert [x.path for x in result.matches] == [x.path for x in want_result.matches], terms
+            assert [x.path for x, _ in result.unknown] == [x.path for x, _ in want_result.unknown], terms
 
 
 def test_a_lookup_decodes_only_the_letters_it_finds(tmp_path, monkeypatch):
