@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Sequence
+from threading import RLock
 from typing import Protocol, overload
 
 from .model import Letter
@@ -59,7 +60,7 @@ class KeptSource(Protocol):
 class KeptLetters(Sequence[Letter]):
     """The letters of a scan whose every folder the store kept unchanged (see the module)."""
 
-    __slots__ = ("_items", "_folders", "_starts", "_by_prefix", "_source", "_pending")
+    __slots__ = ("_items", "_folders", "_starts", "_by_prefix", "_source", "_pending", "_lock")
 
     def __init__(self, folders: list[KeptFolderLetters], source: KeptSource) -> None:
         self._folders = folders
@@ -74,6 +75,7 @@ class KeptLetters(Sequence[Letter]):
         self._by_prefix = {prefix: k for k, (prefix, _, _) in enumerate(folders)}
         self._source = source
         self._pending = n
+        self._lock = RLock()  # the app and the MCP server ask from several threads
 
     def __len__(self) -> int:
         return len(self._items)
@@ -116,12 +118,19 @@ class KeptLetters(Sequence[Letter]):
         return (prefix + names[j], *nums[4 * j:4 * j + 4])  # type: ignore[return-value]
 
     def _decode(self, i: int) -> Letter:
-        k = bisect_right(self._starts, i) - 1
-        item = self._items[i] = self._source.decode(self._pending_of(k, i - self._starts[k]))
-        self._pending -= 1
-        return item
+        with self._lock:
+            item = self._items[i]
+            if item is None:
+                k = bisect_right(self._starts, i) - 1
+                item = self._items[i] = self._source.decode(self._pending_of(k, i - self._starts[k]))
+                self._pending -= 1
+            return item
 
     def _decode_all(self) -> None:
+        with self._lock:
+            self._decode_each()
+
+    def _decode_each(self) -> None:
         items = self._items
         for k, (prefix, names, _) in enumerate(self._folders):
             start = self._starts[k]
@@ -136,6 +145,11 @@ class KeptLetters(Sequence[Letter]):
         """The letters at ``positions`` (each in ``range(len(self))``), in that order; a
         folder's pending ones decoded together when there are more than a few."""
         positions = list(positions)
+        with self._lock:
+            self._decode_many(positions)
+        return [self[i] for i in positions]
+
+    def _decode_many(self, positions: list[int]) -> None:
         items = self._items
         todo: dict[int, list[int]] = {}
         for i in positions:
@@ -150,7 +164,6 @@ class KeptLetters(Sequence[Letter]):
             for i, x in zip(wanted, decoded):
                 items[i] = x
             self._pending -= len(wanted)
-        return [self[i] for i in positions]
 
     # --- a few letters, found without decoding the others ------------------------------
     def positions_with(self, field: str, values: Iterable[str]) -> list[int] | None:

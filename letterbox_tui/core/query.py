@@ -444,7 +444,10 @@ def run_query(query: Query, res: Resolution, letters: Iterable[Letter] | None = 
         test = _header_test(term)
         (tests.append(test) if test is not None else rest.append(term))
     tests += [t for t in map(_time_test, rest) if t is not None]
-    pool = _candidates(query, res.snapshot.letters if letters is None else letters)
+    everyone = res.snapshot.letters if letters is None else letters
+    pool = _candidates(query, everyone)
+    if pool is not everyone and (warm := getattr(res, "warm", None)) is not None:
+        warm(pool)  # the store reads the candidates' answers together
     for test in tests:
         pool = [x for x in pool if test(x)]
     fns = [_term_fn(term, res) for term in rest]

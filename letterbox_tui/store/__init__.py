@@ -348,8 +348,11 @@ class _KeptRecords:
 
     def decode_folder(self, prefix: str, pending: list[Pending]) -> list[Letter]:
         try:
-            kept = {path: (record, crc) for path, record, crc in self.reader.rows(
-                "SELECT path, record, crc FROM files WHERE path >= ? AND path < ?", (prefix, prefix[:-1] + "0"))}
+            if len(pending) > _BY_NAME:  # most of the folder, likely: all of its records at once
+                kept = {path: (record, crc) for path, record, crc in self.reader.rows(
+                    "SELECT path, record, crc FROM files WHERE path >= ? AND path < ?", (prefix, prefix[:-1] + "0"))}
+            else:
+                kept = _by_path(self.reader, "files", [p[0] for p in pending])
         except Unusable as why:
             return [self._from_file(p, why) for p in pending]  # type: ignore[misc]
         out = []
@@ -408,9 +411,26 @@ class _KeptRecords:
         _remove(self.path)  # the next command builds it anew
 
 
+#: up to this many records of one folder are read by their paths, more by the folder's range
+_BY_NAME = 2000
+#: paths named in one SQL statement
+_CHUNK = 500
+
+
+def _by_path(reader: Reader, table: str, paths: list[str]) -> dict[str, tuple[bytes, int]]:
+    """path -> (record, crc) of the rows of ``table`` ("files", "answers") at ``paths``."""
+    found: dict[str, tuple[bytes, int]] = {}
+    for i in range(0, len(paths), _CHUNK):
+        chunk = paths[i:i + _CHUNK]
+        found.update((path, (record, crc)) for path, record, crc in reader.rows(
+            f"SELECT path, record, crc FROM {table} WHERE path IN ({','.join('?' * len(chunk))})", tuple(chunk)))
+    return found
+
+
 class _KeptAnswers:
-    """The answers records of the generation read, each read when first asked for; all at
-    once after ``BULK`` single reads (a command that asks about most letters)."""
+    """The answers records of the generation read, each read when first asked for (or
+    ahead, for letters about to be asked about: ``warm``); all at once after ``BULK``
+    single reads (a command that asks about most letters)."""
 
     BULK = 64
 
@@ -419,11 +439,23 @@ class _KeptAnswers:
         self.count = count
         self.asked = 0
         self.all: dict[str, tuple[bytes, int]] | None = None
+        self.some: dict[str, tuple[bytes, int]] = {}
 
     def __len__(self) -> int:
         return self.count
 
+    def warm(self, paths: list[str]) -> None:
+        """Read the records of ``paths`` now, together."""
+        if self.all is None:
+            try:
+                self.some.update(_by_path(self.reader, "answers", [p for p in paths if p not in self.some]))
+            except Unusable as why:
+                raise Damaged(str(why)) from None
+
     def get(self, path: str, default=None):
+        found = self.some.get(path)
+        if found is not None:
+            return found
         if self.all is None:
             self.asked += 1
             try:
@@ -436,8 +468,9 @@ class _KeptAnswers:
         return self.all.get(path, default)
 
     def pop(self, path: str, default=None):
+        found = self.some.pop(path, None)
         if self.all is None:
-            return default
+            return default if found is None else found
         return self.all.pop(path, default)
 
 

@@ -145,6 +145,15 @@ class StoredAnswers:
                 self._give_up(why)
         return self.resolution.head(letter)
 
+    def warm(self, letters: list[Letter]) -> None:
+        """Read the answers of ``letters`` ahead, together: they are about to be asked."""
+        warm = getattr(self._kept, "warm", None)
+        if warm is not None and not self._damaged:
+            try:
+                warm([x.path for x in letters if x.path not in self._found])
+            except Damaged as why:
+                self._give_up(why)
+
     def owed_letters(self, seat: str | None = None) -> list[Letter] | None:
         """The letters that were owed (``core.owed.is_owed``) when the resolver computed
         these answers, owed by ``seat`` (None: any), in scan order; None when the store
@@ -159,7 +168,9 @@ class StoredAnswers:
             if at and at[0] < 0:
                 self._give_up(Damaged("the owed index names a file that is not a letter of the scan"))
                 return None
-            return letters.many(at)
+            owed = letters.many(at)
+            self.warm(owed)
+            return owed
         wanted = set(paths)
         owed = [x for x in letters if x.path in wanted]
         if len(owed) != len(wanted):
