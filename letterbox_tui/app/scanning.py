@@ -172,7 +172,9 @@ class ScanningMixin:
             from letterbox_tui.core.references import start_id
 
             wanted = start_id(message.model.snapshot, self.start_letter)  # an id, token, display id, path
-            found = [x for x in message.model.snapshot.letters if x.id == wanted]
+            from letterbox_tui.core.lazy import letters_with_id
+
+            found = letters_with_id(message.model.snapshot.letters, wanted)
             if found:
                 target = found[0]
                 rows = self.model.rows(self.mailbox_id) or []

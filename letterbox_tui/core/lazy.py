@@ -16,7 +16,7 @@ same over a plain list, by looking at every letter.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from threading import RLock
 from typing import Protocol, overload
 
@@ -165,6 +165,35 @@ class KeptLetters(Sequence[Letter]):
                 items[i] = x
             self._pending -= len(wanted)
 
+    # --- facts that need no letter decoded -----------------------------------------------
+    def count_by_folder(self) -> dict[tuple[str, str], int]:
+        out = {}
+        for prefix, names, _ in self._folders:
+            seat, folder, _ = prefix.split("/")
+            out[(seat, folder)] = out.get((seat, folder), 0) + len(names)
+        return out
+
+    def count_by(self, field: str) -> dict[str, int] | None:
+        found = self._source.column(field)
+        if found is None or len(found[1]) != len(self._items):
+            return None
+        values, codes = found
+        counts = [0] * len(values)
+        for c in codes:
+            counts[c] += 1
+        return {v: n for v, n in zip(values, counts) if n}
+
+    def in_folder(self, prefix: str) -> list[Letter]:
+        k = self._by_prefix.get(prefix)
+        if k is None:
+            return []
+        start = self._starts[k]
+        return self.many(range(start, start + len(self._folders[k][1])))
+
+    def mtimes(self) -> list[int]:
+        """Each letter's file's mtime_ns, in scan order."""
+        return [m for _, _, nums in self._folders for m in nums[1::4]]
+
     # --- a few letters, found without decoding the others ------------------------------
     def positions_with(self, field: str, values: Iterable[str]) -> list[int] | None:
         """Where the letters whose header field ``field`` (one of ``HEADER_COLUMNS``) is
@@ -226,6 +255,13 @@ def letter_at(letters: Sequence[Letter], path: str) -> Letter | None:
     return next((x for x in letters if x.path == path), None)
 
 
+def by_path(letters: Sequence[Letter]) -> Callable[[str], Letter | None]:
+    """A finder of the letter at a path among ``letters``, for many paths."""
+    if isinstance(letters, KeptLetters):
+        return letters.letter_at
+    return {x.path: x for x in letters}.get
+
+
 def letters_with_id(letters: Sequence[Letter], letter_id: str) -> list[Letter]:
     """Every letter of ``letters`` whose id is ``letter_id``, in their order."""
     if isinstance(letters, KeptLetters):
@@ -238,3 +274,62 @@ def letters_with_thread(letters: Sequence[Letter], thread_id: str) -> list[Lette
     if isinstance(letters, KeptLetters):
         return letters.letters_with_thread(thread_id)
     return [x for x in letters if x.thread_id == thread_id]
+
+
+# --- facts about every letter that need none decoded --------------------------------------
+
+def count_by_folder(letters: Sequence[Letter]) -> dict[tuple[str, str], int]:
+    """(seat, folder) -> how many of ``letters`` lie there."""
+    if isinstance(letters, KeptLetters):
+        return letters.count_by_folder()
+    counts: dict[tuple[str, str], int] = {}
+    for x in letters:
+        counts[(x.seat, x.folder)] = counts.get((x.seat, x.folder), 0) + 1
+    return counts
+
+
+def count_by(letters: Sequence[Letter], field: str) -> dict[str, int]:
+    """Value -> how many of ``letters`` carry it in the header field ``field`` (one of
+    ``HEADER_COLUMNS``)."""
+    if isinstance(letters, KeptLetters) and (found := letters.count_by(field)) is not None:
+        return found
+    get = _ATTRS[field]
+    counts: dict[str, int] = {}
+    for x in letters:
+        value = getattr(x, get)
+        counts[value] = counts.get(value, 0) + 1
+    return counts
+
+
+def with_field(letters: Sequence[Letter], field: str, values: Iterable[str]) -> list[Letter]:
+    """The letters whose header field ``field`` (one of ``HEADER_COLUMNS``) is one of
+    ``values``, in their order."""
+    wanted = set(values)
+    if isinstance(letters, KeptLetters) and (at := letters.positions_with(field, wanted)) is not None:
+        return letters.many(at)
+    get = _ATTRS[field]
+    return [x for x in letters if getattr(x, get) in wanted]
+
+
+def in_folder(letters: Sequence[Letter], seat: str, folder: str) -> list[Letter]:
+    """The letters lying in ``seat``'s ``folder``, in their order."""
+    if isinstance(letters, KeptLetters):
+        return letters.in_folder(f"{seat}/{folder}/")
+    return [x for x in letters if x.seat == seat and x.folder == folder]
+
+
+def newer_than(letters: Sequence[Letter], mtime_ns: int) -> list[Letter]:
+    """The letters whose file was modified after ``mtime_ns``, in their order."""
+    if isinstance(letters, KeptLetters):
+        return letters.many(i for i, m in enumerate(letters.mtimes()) if m > mtime_ns)
+    return [x for x in letters if x.mtime_ns > mtime_ns]
+
+
+def newest_mtime(letters: Sequence[Letter]) -> int:
+    """The latest modification time of the letters' files (0 for none)."""
+    if isinstance(letters, KeptLetters):
+        return max(letters.mtimes(), default=0)
+    return max((x.mtime_ns for x in letters), default=0)
+
+
+_ATTRS = {"from": "sender", "to": "recipient", "type": "type"}

@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import os
 import time
+from functools import partial
 from hashlib import blake2b
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 
 from letterbox_tui.core.answers import Answers
@@ -45,17 +46,21 @@ def open_answers(
     id_time_is_utc: bool | None = None,
     notice: Notice = default_notice,
     use_store: bool = True,
+    write: Callable[[Callable[[], None]], None] | None = None,
 ) -> Answers:
     """Every derived answer over the letterbox at ``root``, at the clock ``at``.
 
     ``participants`` restricts the scan (the scope is then partial: such answers are
     computed, never kept); ``id_time_is_utc`` defaults to the letterbox's own setting;
-    ``notice`` is given one line when the store cannot be used. Raises
+    ``notice`` is given one line when the store cannot be used. ``write``: when the answers
+    were computed, how the store is written with them — None: before they are returned;
+    else it is given the writing to run (a resident process runs it in a thread of its
+    own, after the answers are in use: the next opening waits for it). Raises
     ``LetterboxError`` when ``root`` cannot be read.
     """
     notice = _Once(notice)
     root_real = os.path.realpath(os.fspath(root))
-    answers = _answers(root, root_real, at, participants, id_time_is_utc, notice, use_store)
+    answers = _answers(root, root_real, at, participants, id_time_is_utc, notice, use_store, write)
     from letterbox_tui.core.sync import status
 
     answers.snapshot.scope.sync = status(root_real)  # how current a copy kept in git is
@@ -63,7 +68,7 @@ def open_answers(
 
 
 def _answers(root, root_real: str, at: datetime, participants, id_time_is_utc, notice: Notice,
-             use_store: bool) -> Answers:
+             use_store: bool, write: Callable[[Callable[[], None]], None] | None) -> Answers:
     if id_time_is_utc is None:
         from letterbox_tui.core.settings import load_settings
 
@@ -96,10 +101,25 @@ def _answers(root, root_real: str, at: datetime, participants, id_time_is_utc, n
                 _discard(store)  # the next command builds it anew
                 return resolve(snapshot, at)
         res = resolve(snapshot, at)
-        if whole and not _write(store, cache, snapshot, res, context) and store.broken:
+        if whole:
+            job = partial(_write_computed, store, cache, snapshot, res, context)
+            if write is not None:
+                store = None  # the writing owns it now
+                write(job)
+            else:
+                job()
+        return res
+    finally:
+        if store is not None:
+            store.close()
+
+
+def _write_computed(store: Store, cache: _HeaderCache, snapshot: Snapshot, res: Resolution, context: str) -> None:
+    """Keep the answers the resolver computed; a store found damaged is removed."""
+    try:
+        if not _write(store, cache, snapshot, res, context) and store.broken:
             store.close()
             _discard(store)
-        return res
     finally:
         store.close()
 
