@@ -366,8 +366,17 @@ class Store:
                         conn.executemany("DELETE FROM answers WHERE path = ?", gone)
                     conn.executemany("INSERT OR REPLACE INTO answers (path, record, crc) VALUES (?, ?, ?)",
                                      [row for row in answers if kept.get(row[0]) != row[1:]])
+                rows = [(name, value.encode()) for name, value in index.items()]
+                rows = [(name, value, index_checksum(name, value)) for name, value in rows]
+                kept_crcs = dict(conn.execute("SELECT name, crc FROM indexes"))
+
+                def same(name: str, value: bytes, crc: int) -> bool:
+                    return kept_crcs.get(name) == crc and conn.execute(
+                        "SELECT value FROM indexes WHERE name = ?", (name,)).fetchone()[0] == value
+
+                # an index as it was is not written again (the thread labels' is megabytes)
                 conn.executemany("INSERT OR REPLACE INTO indexes (name, value, crc) VALUES (?, ?, ?)",
-                                 [(name, value.encode(), index_checksum(name, value.encode())) for name, value in index.items()])
+                                 [row for row in rows if not same(*row)])
                 generation = str(int(gen[0]) + 1)
                 folders_json = json.dumps(folders, ensure_ascii=False, separators=(",", ":"))
                 self._put_meta({"generation": generation, "files": str(len(files)), "context": context,
