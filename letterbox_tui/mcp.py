@@ -115,6 +115,9 @@ class Resident:
         self.memo = Memo()
         self._opening = threading.Lock()  # one opening of the answers at a time
         self._wake = threading.Event()  # an event came: re-open now, not at the next call
+        #: the store's writing of the last answers computed: run after they are in use, and
+        #: waited for by the next opening (which then finds them kept)
+        self._writing: threading.Thread | None = None
 
     # --- watching ---------------------------------------------------------------------
     def watch(self) -> None:
@@ -200,6 +203,16 @@ class Resident:
                             "changes_pending": self.events != self._reflected, "watching": self._watching}
                     return answers, meta
 
+    def _write_later(self, job: Callable[[], None]) -> None:
+        def run() -> None:
+            try:
+                job()
+            except Exception as exc:  # the store is only an optimisation: said, never fatal
+                self.notices.append(f"the store could not be written ({type(exc).__name__}: {exc})")
+
+        self._writing = threading.Thread(target=run, name="letterbox-store", daemon=False)
+        self._writing.start()
+
     def _stale(self) -> bool:
         return self._answers is None or not self._watching or self.events != self._reflected
 
@@ -212,7 +225,9 @@ class Resident:
                 events = self.events
                 self._answers = None  # nothing kept holds the old answers while the new open
                 self.memo.begin(-1, None)
-            answers = self.open(self.root, at, notice=self.notices.append)
+            if self._writing is not None:
+                self._writing.join()
+            answers = self.open(self.root, at, notice=self.notices.append, write=self._write_later)
             with self._lock:
                 self._answers, self._reflected = answers, events
                 self.generation += 1

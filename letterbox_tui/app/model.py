@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from letterbox_tui.core.check import Finding
 from letterbox_tui.core.errors import LetterboxError
 from letterbox_tui.core.leases import Lease
+from letterbox_tui.core.lazy import by_path, with_field
 from letterbox_tui.core.model import Answer, Letter, Reason, Snapshot
 from letterbox_tui.core.settings import Settings
 from letterbox_tui.core.text import span
@@ -120,7 +121,7 @@ class AppModel:
         model = cls(root, settings, snapshot, res, at, zone)
         model.counts = {"view:all": len(snapshot.letters)}
         model._seats = seat_mailboxes(snapshot)
-        reviews = [x for x in snapshot.letters if x.type == "review" and x.sent_at is not None]
+        reviews = [x for x in with_field(snapshot.letters, "type", ["review"]) if x.sent_at is not None]
         model.last_review = max(reviews, key=lambda x: x.sent_at) if reviews else None
         model.leases = read_leases(root, snapshot.seats)[0]  # read, never taken or broken
         from letterbox_tui.core.sync import status, unpushed
@@ -251,9 +252,9 @@ class AppModel:
         self.problems = problems_view(self.res)
         self.findings = list(self.problems.findings)
         rows = []
-        by_path = {x.path: x for x in self.snapshot.letters}
+        found = by_path(self.snapshot.letters)
         for i, f in enumerate(self.findings):
-            letter = next((by_path[p] for p in f.paths if p in by_path), None)
+            letter = next((x for x in map(found, f.paths) if x is not None), None)
             rows.append(ListRow(f"finding:{i}", letter, note=f.code, item=f,
                                 note_style="$error" if f.severity == "problem" else "$warning"))
         return rows
@@ -263,7 +264,15 @@ class AppModel:
         """The letters of type dispute, in scan order (the letter pane asks on every move)."""
         got = self._once.get("disputes")
         if got is None:
-            got = self._once["disputes"] = [x for x in self.snapshot.letters if x.type == "dispute"]
+            got = self._once["disputes"] = with_field(self.snapshot.letters, "type", ["dispute"])
+        return got
+
+    def _unpushed_letters(self) -> list[Letter]:
+        """The letters whose files are not pushed yet, by path."""
+        got = self._once.get("unpushed")
+        if got is None:
+            found = by_path(self.snapshot.letters)
+            got = self._once["unpushed"] = [x for x in map(found, sorted(self.unpushed or ())) if x is not None]
         return got
 
     def letter_rows(self, rows: Sequence[ListRow]) -> int:
@@ -285,7 +294,7 @@ class AppModel:
         if self.leases:
             out.append(Mailbox(LEASES, "Leases", len(self.leases)))
         if self.unpushed is not None:
-            out.append(Mailbox("sync:unpushed", "Not pushed", sum(1 for x in self.snapshot.letters if x.path in self.unpushed)))
+            out.append(Mailbox("sync:unpushed", "Not pushed", len(self._unpushed_letters())))
         if self._seats is None:
             from letterbox_tui.core.views.mailboxes import seat_mailboxes
 
@@ -324,8 +333,7 @@ class AppModel:
             folder = rest[0] if rest else "inbox"
             rows = [ListRow(x.path, x) for x in mailbox_letters(self.snapshot, seat, folder)]
         elif mailbox_id == "sync:unpushed":
-            pushed_not = self.unpushed or frozenset()
-            rows = [ListRow(x.path, x) for x in by_newest([x for x in self.snapshot.letters if x.path in pushed_not])]
+            rows = [ListRow(x.path, x) for x in by_newest(self._unpushed_letters())]
         elif mailbox_id.startswith("query:"):
             name = mailbox_id.split(":", 1)[1]
             rows = self.query_rows(self.settings.queries.get(name, ""))

@@ -14,6 +14,8 @@ from textual import events, work
 from textual.css.query import NoMatches
 from textual.worker import get_current_worker
 
+from letterbox_tui.core.lazy import letters_with_id, newer_than
+
 from .sanitize import cleans
 from .owed_rows import BY_SEAT, MOST_OVERDUE, codes_present, most_urgent_key, next_code
 from .seen import newest_time
@@ -69,7 +71,7 @@ class ReadingMixin:
         key = ("newer than", mark)
         newer = m._once.get(key)
         if newer is None:
-            newer = m._once[key] = [x for x in m.snapshot.letters if x.mtime_ns > mark]
+            newer = m._once[key] = newer_than(m.snapshot.letters, mark)
         return [x for x in newer if self.seen.is_new(x)]
 
     def new_counts(self) -> dict[str, int]:
@@ -101,7 +103,7 @@ class ReadingMixin:
         m = self.model
         if m is None:
             return
-        if self.select_written and any(x.id == self.select_written for x in m.snapshot.letters):
+        if self.select_written and letters_with_id(m.snapshot.letters, self.select_written):
             self._select_now, self.select_written = self.select_written, None
         if self.seen.watermark is None:
             self.seen.watermark = newest_time(m.snapshot.letters)

@@ -104,21 +104,26 @@ class ScanningMixin:
         from letterbox_tui.store import open_answers  # (imported here: the first frame does not wait for it)
 
         notices: list[str] = []  # (never on stderr: the terminal is the app's)
+        writing: list = []  # the store's writing of computed answers: once the views are up
         res = open_answers(self.root, at, participants=self.participants, id_time_is_utc=settings.id_time_is_utc,
-                           notice=notices.append)
-        if worker.is_cancelled:
-            return
-        self.post_message(ScanProgress(f"building {now[0][5:]}"))
-        model = AppModel.build(self.root, settings, res, at, views=now,
-                               zone=display_zone(settings, self.user_settings))
-        if worker.is_cancelled:
-            return
-        self.post_message(ScanDone(model, fingerprint, git_marks, later, tuple(notices)))
-        for vid in later:  # opened on the model before: built again, once this one is shown
+                           notice=notices.append, write=writing.append)
+        try:
             if worker.is_cancelled:
                 return
-            model.compute(vid)
-            self.post_message(ViewBuilt(model, vid))
+            self.post_message(ScanProgress(f"building {now[0][5:]}"))
+            model = AppModel.build(self.root, settings, res, at, views=now,
+                                   zone=display_zone(settings, self.user_settings))
+            if worker.is_cancelled:
+                return
+            self.post_message(ScanDone(model, fingerprint, git_marks, later, tuple(notices)))
+            for vid in later:  # opened on the model before: built again, once this one is shown
+                if worker.is_cancelled:
+                    return
+                model.compute(vid)
+                self.post_message(ViewBuilt(model, vid))
+        finally:
+            for job in writing:  # kept for the next start and the command line
+                job()
 
     def build_view(self, vid: str) -> None:
         """Build the view ``vid`` of the current model in a worker (``ViewBuilt`` says when)."""
@@ -172,7 +177,9 @@ class ScanningMixin:
             from letterbox_tui.core.references import start_id
 
             wanted = start_id(message.model.snapshot, self.start_letter)  # an id, token, display id, path
-            found = [x for x in message.model.snapshot.letters if x.id == wanted]
+            from letterbox_tui.core.lazy import letters_with_id
+
+            found = letters_with_id(message.model.snapshot.letters, wanted)
             if found:
                 target = found[0]
                 rows = self.model.rows(self.mailbox_id) or []

@@ -64,4 +64,6 @@ class Seen:
 
 
 def newest_time(letters) -> int:
-    return max((x.mtime_ns for x in letters), default=0)
+    from letterbox_tui.core.lazy import newest_mtime
+
+    return newest_mtime(letters)

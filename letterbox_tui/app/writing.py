@@ -36,12 +36,14 @@ class WritingMixin:
         m = self.model
         if m is None:
             return []
-        by_path = {x.path: x for x in m.snapshot.letters}
+        from letterbox_tui.core.lazy import by_path
+
+        found = by_path(m.snapshot.letters)
         out = []
         for key in sorted(lst.marked):
-            path = key.split(">")[-1]
-            if path in by_path and by_path[path] not in out:
-                out.append(by_path[path])
+            letter = found(key.split(">")[-1])
+            if letter is not None and letter not in out:
+                out.append(letter)
         return out
 
     def selected_letter(self):

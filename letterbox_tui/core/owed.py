@@ -45,7 +45,9 @@ def _order(letter: Letter, res: Resolution) -> tuple:
 def owed(res: Resolution, seat: str | None = None) -> list[OwedGroup]:
     """Owed tasks grouped by the seat that owes them, seats in name order."""
     by_seat: dict[str, list[Letter]] = {}
-    for letter in res.snapshot.letters:
+    kept = getattr(res, "owed_letters", None)  # the store's: the letters owed when it kept the answers
+    candidates = kept(seat) if kept is not None else None
+    for letter in res.snapshot.letters if candidates is None else candidates:
         if seat is not None and letter.recipient != seat:
             continue
         if is_owed(letter, res):

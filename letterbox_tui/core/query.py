@@ -20,6 +20,7 @@ from operator import attrgetter
 
 from .errors import LetterboxError
 from .grammar import RELATIVE_TIME_RE, parse_time, slug_of
+from .lazy import KeptLetters
 from .model import Answer, Letter, Reason
 from .times import day_bounds
 
@@ -405,6 +406,31 @@ def _time_test(term: Term) -> Callable[[Letter], bool] | None:
     return None
 
 
+#: the header terms whose key is a field ``KeptLetters.positions_with`` finds letters by
+_FOUND_BY = {"from": "from", "to": "to", "type": "type"}
+
+
+def _candidates(query: Query, letters: Iterable[Letter]) -> Iterable[Letter]:
+    """``letters``, or when they can find letters without looking at every one
+    (``core.lazy.KeptLetters``: by id, thread, sender, recipient, type) and terms name such
+    values, the letters found for all of those terms: every letter those terms can be yes
+    for, and maybe others (the terms then decide on each, as on any letter)."""
+    if not isinstance(letters, KeptLetters):
+        return letters
+    sets: list[set[int]] = []
+    for term in query.terms:
+        if term.key == "id" or term.key == "thread":
+            find = letters.letters_with_id if term.key == "id" else letters.letters_with_thread
+            sets.append({letters.position(x.path) for v in term.values for x in find(v)})
+        elif term.key in _FOUND_BY:
+            found = letters.positions_with(_FOUND_BY[term.key], term.values)
+            if found is not None:
+                sets.append(set(found))
+    if not sets:
+        return letters
+    return letters.many(sorted(set.intersection(*sets)))
+
+
 def run_query(query: Query, res: Resolution, letters: Iterable[Letter] | None = None) -> QueryResult:
     """Evaluate over ``letters`` (default: every readable letter, one per file, scan order).
 
@@ -418,7 +444,10 @@ def run_query(query: Query, res: Resolution, letters: Iterable[Letter] | None = 
         test = _header_test(term)
         (tests.append(test) if test is not None else rest.append(term))
     tests += [t for t in map(_time_test, rest) if t is not None]
-    pool = res.snapshot.letters if letters is None else letters
+    everyone = res.snapshot.letters if letters is None else letters
+    pool = _candidates(query, everyone)
+    if pool is not everyone and (warm := getattr(res, "warm", None)) is not None:
+        warm(pool)  # the store reads the candidates' answers together
     for test in tests:
         pool = [x for x in pool if test(x)]
     fns = [_term_fn(term, res) for term in rest]

@@ -21,12 +21,16 @@ import os
 import time
 from collections.abc import Iterable, Iterator
 from datetime import datetime, timezone
+from array import array
+from hashlib import blake2b
+from operator import attrgetter
 from typing import Protocol
 
 from . import flags as fsflags
 from .errors import LetterboxError
 from .grammar import valid_seat
 from .header import parse_header
+from .lazy import KeptLetters, KeptSource, Pending
 from .letters import build
 from .model import LEGACY_FLAGS, Letter, Scope, Snapshot, Unreadable, Unsupported
 from .reader import entry_kind as _entry_kind
@@ -48,6 +52,7 @@ RACY_NS = 3_000_000_000
 SEAT_PARTS = frozenset(("inbox", "processed", "archive"))
 
 _DIR_FLAGS = fsflags.DIR
+_NAME = attrgetter("name")
 
 
 class HeaderCache(Protocol):
@@ -62,6 +67,41 @@ class HeaderCache(Protocol):
         """Record what was built from files (a folder's worth at once); ``data[i]`` is the
         header bytes read for ``items[i]``, ``ctimes[i]`` its file's ctime when read."""
         ...
+
+
+class FolderCache(HeaderCache, Protocol):
+    """A header cache that can also vouch for a whole folder at once (the store does): the
+    scan then stats every file of the folder and builds none of its letters."""
+
+    def folder(self, prefix: str, names: list[str], nums: list[int]) -> KeptFolder | None:
+        """What the cache keeps of the folder ``prefix`` ("seat/inbox/") when its letter
+        files (``names``, sorted, and four ``nums`` each: size, mtime_ns, inode, ctime_ns)
+        are exactly the ones it kept, each unchanged: the names and nums of its letters
+        (not decoded yet), its unreadable files, and how many of its letters carry a
+        legacy flag."""
+        ...
+
+    def source(self) -> KeptSource:
+        """Where the letters of the folders it vouched for are decoded from."""
+        ...
+
+
+#: what a ``FolderCache`` keeps of a folder: (its letters' names and nums, not decoded yet,
+#: its unreadable files, how many of its letters carry a legacy flag)
+KeptFolder = tuple[list[str], list[int], list[Unreadable], int]
+
+
+def stat_digest(names: list[str], nums: list[int]) -> str:
+    """One value for a folder's letter files and their stat identities (``names`` in order,
+    four ``nums`` each): the scan's and the store's, compared to vouch for a folder."""
+    digest = blake2b(digest_size=16)
+    digest.update("\0".join(names).encode("utf-8", "surrogateescape"))
+    digest.update(b"\1")
+    try:
+        digest.update(array("q", nums).tobytes())
+    except OverflowError:  # an inode or a time beyond 64 bits
+        digest.update(repr(nums).encode())
+    return digest.hexdigest()
 
 
 def scan(
@@ -121,7 +161,11 @@ class _Scan:
         # every directory the scan opened, as (rel, st_ino, st_mtime_ns, st_ctime_ns, st_dev)
         self.dirs: list[tuple[str, int, int, int, int]] = []
         self.began = time.time_ns()  # before any directory is stat-ed (see ``_settled``)
-        self.letters: list[Letter] = []
+        #: each folder's letters in scan order: (its prefix, its letters, or with
+        #: ``kept`` its letters not decoded yet, kept)
+        self.parts: list[tuple[str, list, bool]] = []
+        self.kept_legacy = 0  # the legacy letters of the folders the cache vouched for
+        self.vouch = getattr(cache, "folder", None)
         self.unreadable: list[Unreadable] = []
         self.unsupported: list[Unsupported] = []
         self.sidecars: set[str] = set()
@@ -171,13 +215,16 @@ class _Scan:
                     self._seat(root_fd, seat, status_notes)
         finally:
             os.close(root_fd)
-        letters = self.letters
+        legacy = self.kept_legacy + sum(
+            1 for _, items, kept in self.parts if not kept
+            for x in items if x.flags and not LEGACY_FLAGS.isdisjoint(x.flags))
+        letters = self._letters()
         scope = Scope(
             root=self.root,
             participants=list(self.wanted) if self.wanted is not None else list(seats),
             files=self.files,
             letters=len(letters),
-            legacy=sum(1 for x in letters if x.flags and not LEGACY_FLAGS.isdisjoint(x.flags)),
+            legacy=legacy,
             unreadable=[{"path": u.path, "error": u.error} for u in self.unreadable],
             unsupported=[{"path": u.path, "reason": u.reason} for u in self.unsupported],
             partial=self.wanted is not None,
@@ -196,6 +243,24 @@ class _Scan:
             ignored=ignored,
             devices={rel: dev for rel, _, _, _, dev in self.dirs if rel.count("/") == 1},
         )
+
+    def _letters(self) -> list[Letter] | KeptLetters:
+        """The scan's letters: lazy when the cache vouched for every folder, else a list
+        (the kept folders' letters decoded, in their place)."""
+        parts = self.parts
+        if not any(kept for _, _, kept in parts):
+            return [x for _, items, _ in parts for x in items]
+        source = self.cache.source()  # type: ignore[union-attr]
+        if all(kept for _, _, kept in parts):
+            return KeptLetters([(prefix, *items) for prefix, items, _ in parts], source)
+        out: list[Letter] = []
+        for prefix, items, kept in parts:
+            if kept:
+                names, nums = items
+                items = source.decode_folder(prefix, [(prefix + n, *nums[4 * j:4 * j + 4])  # type: ignore[misc]
+                                                      for j, n in enumerate(names)])
+            out.extend(items)
+        return out
 
     def _seat(self, root_fd: int, seat: str, status_notes: dict[str, str]) -> None:
         """A seat's folders, read in order; its own unsupported entries (no folder, an
@@ -258,8 +323,10 @@ class _Scan:
             with os.scandir(dir_fd) as it:
                 raw = list(it)
             self.listing[rel_dir] = names_and_inodes(raw)
-            entries = sorted((e for e in raw if not e.name.startswith(".")), key=lambda e: e.name)
+            entries = sorted((e for e in raw if not e.name.startswith(".")), key=_NAME)
             names = {e.name for e in entries}
+            if self.vouch is not None and self._kept_folder(entries, names, prefix):
+                return
             for entry in entries:
                 name = entry.name
                 if not name.endswith(".md"):
@@ -296,15 +363,53 @@ class _Scan:
             os.close(dir_fd)
         self.files += files
         self.unsupported.extend(listed)
+        letters: list[Letter] = []
+        self.parts.append((prefix, letters, False))
         for item in found:
             if type(item) is Letter:
-                self.letters.append(item)
+                letters.append(item)
             elif type(item) is Unreadable:
                 self.unreadable.append(item)
             else:
                 self.unsupported.append(item)
         if self.cache is not None and new_items:
             self.cache.put_many(new_items, new_data, new_ctimes)
+
+    def _kept_folder(self, entries: list[os.DirEntry], names: set[str], prefix: str) -> bool:
+        """The folder ``prefix`` as the cache keeps it, when the cache vouches for it: each
+        letter file stat-ed, none read. False (nothing taken) when any of its ``*.md``
+        entries is not a plain regular file or the cache does not vouch for them."""
+        letter_names: list[str] = []
+        nums: list[int] = []
+        sidecars = []
+        orphans = []
+        add_name = letter_names.append
+        add_nums = nums.extend
+        try:
+            for entry in entries:
+                name = entry.name
+                if name[-3:] == ".md":
+                    if not entry.is_file(follow_symlinks=False) or not (name.isascii() or _utf8(name)):
+                        return False
+                    st = entry.stat(follow_symlinks=False)
+                    add_name(name)
+                    add_nums((st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns))
+                elif name.endswith(".md.ack"):
+                    rel = _shown(prefix + name)
+                    (sidecars if name[:-4] in names else orphans).append(rel)
+        except OSError:  # gone, or cannot be told: each file is looked at on its own
+            return False
+        kept = self.vouch(prefix, letter_names, nums)  # type: ignore[misc]
+        if kept is None:
+            return False
+        kept_names, kept_nums, unreadable, legacy = kept
+        self.sidecars.update(sidecars)
+        self.orphans.extend(orphans)
+        self.files += len(letter_names)
+        self.parts.append((prefix, (kept_names, kept_nums), True))
+        self.unreadable.extend(unreadable)
+        self.kept_legacy += legacy
+        return True
 
     def _file(self, dir_fd, entry, seat, folder, prefix, new_items, new_data, new_ctimes):
         """One regular-looking ``*.md`` entry: what the cache keeps of it while it stats
@@ -451,3 +556,25 @@ def listing(root_fd: int, rel: str) -> tuple[list[str], list[int]]:
     """A folder's listing now, the folder reopened relative to the root."""
     with reopened(root_fd, rel) as fd, os.scandir(fd) as it:
         return names_and_inodes(list(it))
+
+
+def read_kept(root: str, pending: Pending, id_time_is_utc: bool) -> Letter | Unreadable:
+    """The file at a path the store vouched for, read from the letterbox itself (when the
+    store's record of it cannot be used). Raises ``LetterboxError`` when it no longer
+    stats as the scan saw it: the letterbox changed while it was read."""
+    path, *kept = pending
+    seat, folder, name = path.split("/")
+    root_fd = os.open(root, _DIR_FLAGS)
+    try:
+        with reopened(root_fd, f"{seat}/{folder}") as fd:
+            st, data = read_header(fd, name)
+    except OSError as exc:
+        raise LetterboxError(f"{_shown(path)} changed while the letterbox was read ({_why(exc)}): ask again") from None
+    finally:
+        os.close(root_fd)
+    if data is None or [st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns] != kept:
+        raise LetterboxError(f"{_shown(path)} changed while the letterbox was read: ask again")
+    return build(
+        parse_header(data), path=path, seat=seat, folder=folder, name=name, size=st.st_size,
+        mtime_ns=st.st_mtime_ns, inode=st.st_ino, ctime_ns=st.st_ctime_ns, id_time_is_utc=id_time_is_utc,
+    )

@@ -7,6 +7,11 @@ store's generation holds unchanged, and nothing else the answers rest on moved, 
 answers are read back (``StoredAnswers``); otherwise they are computed by the resolver
 and the store is rewritten with them, in this process, before they are returned.
 
+When the store vouches for every folder the scan lists (each folder's letter files stat
+exactly as when it last wrote them, settled), no letter is built to prove it: the scan's
+letters are decoded from the store when first asked for (``core.lazy.KeptLetters``), and
+the answers likewise, so a question about a few letters decodes a few.
+
 The store is only ever an optimisation: one that cannot be found, opened, trusted or
 written gives one notice line, and the answer comes from the letters.
 """
@@ -15,16 +20,18 @@ from __future__ import annotations
 
 import os
 import time
+from functools import partial
 from hashlib import blake2b
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 
 from letterbox_tui.core.answers import Answers
-from letterbox_tui.core.model import Letter, Snapshot, Unreadable
+from letterbox_tui.core.lazy import HEADER_COLUMNS, Pending
+from letterbox_tui.core.model import LEGACY_FLAGS, Letter, Snapshot, Unreadable
 from letterbox_tui.core.resolve import Resolution, resolve
-from letterbox_tui.core.scan import RACY_NS, scan
+from letterbox_tui.core.scan import RACY_NS, KeptFolder, read_kept, scan, stat_digest
 
-from .db import Notice, Store, Unusable, context_of, default_notice
+from .db import Notice, Reader, Store, Unusable, context_of, default_notice, read_index
 from .records import KEPT, Damaged, answers_checksum, answers_record, checksum, decode_item, item_record
 from .stored import StoredAnswers
 
@@ -39,17 +46,21 @@ def open_answers(
     id_time_is_utc: bool | None = None,
     notice: Notice = default_notice,
     use_store: bool = True,
+    write: Callable[[Callable[[], None]], None] | None = None,
 ) -> Answers:
     """Every derived answer over the letterbox at ``root``, at the clock ``at``.
 
     ``participants`` restricts the scan (the scope is then partial: such answers are
     computed, never kept); ``id_time_is_utc`` defaults to the letterbox's own setting;
-    ``notice`` is given one line when the store cannot be used. Raises
+    ``notice`` is given one line when the store cannot be used. ``write``: when the answers
+    were computed, how the store is written with them — None: before they are returned;
+    else it is given the writing to run (a resident process runs it in a thread of its
+    own, after the answers are in use: the next opening waits for it). Raises
     ``LetterboxError`` when ``root`` cannot be read.
     """
     notice = _Once(notice)
     root_real = os.path.realpath(os.fspath(root))
-    answers = _answers(root, root_real, at, participants, id_time_is_utc, notice, use_store)
+    answers = _answers(root, root_real, at, participants, id_time_is_utc, notice, use_store, write)
     from letterbox_tui.core.sync import status
 
     answers.snapshot.scope.sync = status(root_real)  # how current a copy kept in git is
@@ -57,7 +68,7 @@ def open_answers(
 
 
 def _answers(root, root_real: str, at: datetime, participants, id_time_is_utc, notice: Notice,
-             use_store: bool) -> Answers:
+             use_store: bool, write: Callable[[Callable[[], None]], None] | None) -> Answers:
     if id_time_is_utc is None:
         from letterbox_tui.core.settings import load_settings
 
@@ -67,10 +78,10 @@ def _answers(root, root_real: str, at: datetime, participants, id_time_is_utc, n
     if store is None:
         return resolve(scan(root, participants, id_time_is_utc=id_time_is_utc), at)
     try:
-        cache = _HeaderCache(store, began)
+        cache = _HeaderCache(store, began, root_real, id_time_is_utc, notice)
         try:
             snapshot = scan(root, participants, id_time_is_utc=id_time_is_utc, cache=cache)
-        except Damaged as why:
+        except (Damaged, Unusable) as why:
             notice(f"the store {_clean(store.path)} is damaged ({why}): answered from the letters")
             store.close()
             _discard(store)
@@ -80,7 +91,7 @@ def _answers(root, root_real: str, at: datetime, participants, id_time_is_utc, n
         context = context_of(snapshot, id_time_is_utc)
         if whole and cache.fresh(snapshot) and store.meta.get("context") == context:
             try:
-                answers = _stored(store, snapshot, at, notice)
+                answers = _stored(store, snapshot, at, notice, lazy=not cache.same)
                 if cache.same:  # the same headers under another stat: keep the stat now
                     _write(store, cache, snapshot, None, context)
                 return answers
@@ -90,18 +101,38 @@ def _answers(root, root_real: str, at: datetime, participants, id_time_is_utc, n
                 _discard(store)  # the next command builds it anew
                 return resolve(snapshot, at)
         res = resolve(snapshot, at)
-        if whole and not _write(store, cache, snapshot, res, context) and store.broken:
+        if whole:
+            job = partial(_write_computed, store, cache, snapshot, res, context)
+            if write is not None:
+                store = None  # the writing owns it now
+                write(job)
+            else:
+                job()
+        return res
+    finally:
+        if store is not None:
+            store.close()
+
+
+def _write_computed(store: Store, cache: _HeaderCache, snapshot: Snapshot, res: Resolution, context: str) -> None:
+    """Keep the answers the resolver computed; a store found damaged is removed."""
+    try:
+        if not _write(store, cache, snapshot, res, context) and store.broken:
             store.close()
             _discard(store)
-        return res
     finally:
         store.close()
 
 
-def _stored(store: Store, snapshot: Snapshot, at: datetime, notice: Notice) -> StoredAnswers:
+def _stored(store: Store, snapshot: Snapshot, at: datetime, notice: Notice, *, lazy: bool) -> StoredAnswers:
     """The answers kept for ``snapshot``'s letters; each record's checksum is checked when
-    the record is first read (``StoredAnswers``)."""
-    kept = store.answers()
+    the record is first read (``StoredAnswers``). ``lazy``: each record is read from the
+    store when first asked for (the store's read transaction is then lent to them)."""
+    kept: dict[str, tuple[bytes, int]] | _KeptAnswers
+    if lazy:
+        kept = _KeptAnswers(store.lend(), store.count_answers())
+    else:
+        kept = store.answers()
     if len(kept) != len(snapshot.letters):
         raise Damaged("it holds answers for another number of letters")
 
@@ -113,7 +144,18 @@ def _stored(store: Store, snapshot: Snapshot, at: datetime, notice: Notice) -> S
         notice(f"the store {_clean(path)} is damaged ({why}): answered from the letters")
         _remove(path)  # the next command builds it anew
 
-    return StoredAnswers(snapshot, at, kept, damaged)
+    reader = store.lend() if lazy else None
+
+    def index(name: str) -> dict[str, list[str]] | None:
+        if reader is None:
+            return None
+        try:
+            return read_index(reader, name)
+        except Unusable as why:
+            notice(f"the store {_clean(path)} is damaged ({why}): answered from the letters")
+            return None
+
+    return StoredAnswers(snapshot, at, kept, damaged, index=index)
 
 
 def _write(store: Store, cache: _HeaderCache, snapshot: Snapshot, res: Resolution | None, context: str) -> bool:
@@ -122,7 +164,12 @@ def _write(store: Store, cache: _HeaderCache, snapshot: Snapshot, res: Resolutio
     if refused is not None:  # said once here, and the records are not even made
         store.notice(f"the store {_clean(store.path)} is not written: {refused}")
         return False
-    files = {item.path: cache.row(item) for item in (*snapshot.letters, *snapshot.unreadable)}
+    try:
+        files = {item.path: cache.row(item) for item in (*snapshot.letters, *snapshot.unreadable)}
+    except Unusable as why:
+        store.notice(f"the store {_clean(store.path)} is damaged ({why}): it is removed, to be built anew")
+        store.broken = True
+        return False
     answers = None
     if res is not None:
         answers = []
@@ -131,7 +178,80 @@ def _write(store: Store, cache: _HeaderCache, snapshot: Snapshot, res: Resolutio
             head = res.head(letter)
             record = answers_record(found, head.path if head is not None else "")
             answers.append((letter.path, record, answers_checksum(letter.path, record)))
-    return store.write(files, answers, context)
+    folders, index = _vouched(snapshot, files)
+    if res is not None:  # else the answers, and what is owed, stay as kept
+        index["owed"] = _json(_owed_index(res))
+    return store.write(files, answers, context, folders, index)
+
+
+def _owed_index(res: Resolution) -> dict[str, list[str]]:
+    """The letters owed (``core.owed.is_owed``, which depends on no clock), by the seat
+    that owes them: where ``owed`` looks, instead of at every letter."""
+    from letterbox_tui.core.owed import is_owed
+
+    found: dict[str, list[str]] = {}
+    for x in res.snapshot.letters:
+        if is_owed(x, res):
+            found.setdefault(x.recipient, []).append(x.path)
+    return found
+
+
+def _vouched(snapshot: Snapshot, files: dict[str, tuple]) -> tuple[dict[str, tuple[str, int, int, list[str]]],
+                                                                     dict[str, str]]:
+    """The folders the next scan may take as kept without building a letter (each folder
+    whose files had all settled when read: ``Store.folders``), and the indexes that find a
+    letter its file name does not (``core.lazy``)."""
+    stats: dict[str, list[tuple[str, int, int, int, int]]] = {f"{rel}/": [] for rel in snapshot.devices}
+    settled: dict[str, bool] = dict.fromkeys(stats, True)
+    for path, (size, mtime_ns, inode, ctime_ns, seen_ns, *_) in files.items():
+        prefix, _, name = path.rpartition("/")
+        prefix += "/"
+        if prefix not in stats:  # not a folder the scan listed: vouch for none of it
+            stats[prefix] = []
+            settled[prefix] = False
+        stats[prefix].append((name, size, mtime_ns, inode, ctime_ns))
+        if max(mtime_ns, ctime_ns) >= seen_ns - RACY_NS:
+            settled[prefix] = False
+    letters: dict[str, int] = dict.fromkeys(stats, 0)
+    legacy: dict[str, int] = dict.fromkeys(stats, 0)
+    aliases: dict[str, list[str]] = {}
+    threads: dict[str, list[str]] = {}
+    values: dict[str, int] = {}
+    code = values.setdefault
+    columns: dict[str, list[int]] = {name: [] for name in HEADER_COLUMNS}
+    senders, recipients, types = columns["from"].append, columns["to"].append, columns["type"].append
+    for x in snapshot.letters:
+        senders(code(x.sender, len(values)))
+        recipients(code(x.recipient, len(values)))
+        types(code(x.type, len(values)))
+        prefix = x.path[:len(x.path) - len(x.name)]
+        letters[prefix] += 1
+        if x.flags and not LEGACY_FLAGS.isdisjoint(x.flags):
+            legacy[prefix] += 1
+        if x.name != x.id + ".md":
+            aliases.setdefault(x.id, []).append(x.path)
+        if x.thread:
+            threads.setdefault(x.thread, []).append(x.path)
+    unreadable: dict[str, list[str]] = {}
+    for u in snapshot.unreadable:
+        prefix, _, name = u.path.rpartition("/")
+        unreadable.setdefault(prefix + "/", []).append(name)
+    folders = {
+        prefix: (_digest(sorted(found)), letters[prefix], legacy[prefix], sorted(unreadable.get(prefix, ())))
+        for prefix, found in stats.items() if settled[prefix]
+    }
+    headers = {"values": list(values), **columns}
+    return folders, {"aliases": _json(aliases), "threads": _json(threads), "headers": _json(headers)}
+
+
+def _digest(stats: list[tuple[str, int, int, int, int]]) -> str:
+    return stat_digest([s[0] for s in stats], [n for s in stats for n in s[1:]])
+
+
+def _json(value) -> str:
+    import json
+
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 class _HeaderCache:
@@ -142,12 +262,55 @@ class _HeaderCache:
     its header's bytes are the ones kept (a touch, an edit of its body, a file that had
     just changed when read), it counts as unchanged all the same."""
 
-    def __init__(self, store: Store, began: int) -> None:
-        self.files = store.files
+    def __init__(self, store: Store, began: int, root: str, id_time_is_utc: bool, notice: Notice) -> None:
+        self.store = store
         self.began = began
+        self.root = root
+        self.id_time_is_utc = id_time_is_utc
+        self.notice = notice
         self.hit: set[str] = set()
         self.same: set[str] = set()
         self.new: dict[str, tuple] = {}
+        self.kept = 0  # the files of the folders vouched for
+        self._source: _KeptRecords | None = None
+
+    @property
+    def files(self) -> dict[str, tuple]:
+        return self.store.files
+
+    def folder(self, prefix: str, names: list[str], nums: list[int]) -> KeptFolder | None:
+        """The folder ``prefix`` as kept, when its files stat exactly as when the store
+        last wrote them and had settled by then (``core.scan.FolderCache``)."""
+        vouched = self.store.folders.get(prefix)
+        if vouched is None or vouched[0] != stat_digest(names, nums):
+            return None
+        _, letters, legacy, unreadable_names = vouched
+        if letters + len(unreadable_names) != len(names):
+            raise Damaged("a folder's summary does not match its files")
+        unreadable: list[Unreadable] = []
+        if unreadable_names:
+            skip = set(unreadable_names)
+            source = self.source()
+            kept_names: list[str] = []
+            kept_nums: list[int] = []
+            for j, name in enumerate(names):
+                stat = nums[4 * j:4 * j + 4]
+                if name in skip:
+                    item = source.decode((prefix + name, *stat))  # type: ignore[arg-type]
+                    if type(item) is not Unreadable:
+                        raise Damaged(f"the record kept for {prefix + name} is not an unreadable file's")
+                    unreadable.append(item)
+                else:
+                    kept_names.append(name)
+                    kept_nums.extend(stat)
+            names, nums = kept_names, kept_nums
+        self.kept += len(names) + len(unreadable)
+        return names, nums, unreadable, legacy
+
+    def source(self) -> _KeptRecords:
+        if self._source is None:
+            self._source = _KeptRecords(self.store, self.root, self.id_time_is_utc, self.notice)
+        return self._source
 
     def get(self, path: str, size: int, mtime_ns: int, inode: int, ctime_ns: int) -> Letter | Unreadable | None:
         kept = self.files.get(path)
@@ -171,12 +334,164 @@ class _HeaderCache:
 
     def row(self, item: Letter | Unreadable) -> tuple:
         path = item.path
-        return self.files[path] if path in self.hit else self.new[path]
+        found = self.new.get(path)
+        return self.files[path] if found is None else found  # read now, else kept (hit or vouched for)
 
     def fresh(self, snapshot: Snapshot) -> bool:
         """Every file of the scan is one the store keeps, unchanged, and it keeps no other."""
         n = len(snapshot.letters) + len(snapshot.unreadable)
-        return n == len(self.hit) + len(self.same) == len(self.files)
+        return n == self.kept + len(self.hit) + len(self.same) == int(self.store.meta.get("files", -1))
+
+
+class _KeptRecords:
+    """The letters of the folders the store vouched for, decoded from its read
+    transaction when asked (``core.lazy.KeptSource``). A record found damaged is said once
+    and the store discarded; that letter is then read from its file (it stat-ed unchanged)."""
+
+    def __init__(self, store: Store, root: str, id_time_is_utc: bool, notice: Notice) -> None:
+        self.reader: Reader = store.lend()
+        self.path = store.path
+        self.root = root
+        self.id_time_is_utc = id_time_is_utc
+        self.notice = notice
+        self._indexes: dict[str, dict[str, list[str]] | None] = {}
+
+    def decode(self, pending: Pending) -> Letter | Unreadable:
+        path, size, mtime_ns, inode, ctime_ns = pending
+        try:
+            rows = self.reader.rows("SELECT record, crc FROM files WHERE path = ?", (path,))
+            if not rows:
+                raise Damaged(f"no record kept for {path}")
+            return decode_item(path, rows[0][0], rows[0][1], size, mtime_ns, inode, ctime_ns)
+        except (Damaged, Unusable) as why:
+            return self._from_file(pending, why, letter=False)
+
+    def decode_folder(self, prefix: str, pending: list[Pending]) -> list[Letter]:
+        try:
+            if len(pending) > _BY_NAME:  # most of the folder, likely: all of its records at once
+                kept = {path: (record, crc) for path, record, crc in self.reader.rows(
+                    "SELECT path, record, crc FROM files WHERE path >= ? AND path < ?", (prefix, prefix[:-1] + "0"))}
+            else:
+                kept = _by_path(self.reader, "files", [p[0] for p in pending])
+        except Unusable as why:
+            return [self._from_file(p, why) for p in pending]  # type: ignore[misc]
+        out = []
+        for p in pending:
+            path, size, mtime_ns, inode, ctime_ns = p
+            found = kept.get(path)
+            try:
+                if found is None:
+                    raise Damaged(f"no record kept for {path}")
+                out.append(decode_item(path, found[0], found[1], size, mtime_ns, inode, ctime_ns))
+            except Damaged as why:
+                out.append(self._from_file(p, why))
+        return out
+
+    def column(self, name: str) -> tuple[list[str], list[int]] | None:
+        if "headers" not in self._indexes:
+            try:
+                self._indexes["headers"] = read_index(self.reader, "headers")
+            except Unusable as why:
+                self._damaged(why)
+                self._indexes["headers"] = None
+        found = self._indexes["headers"]
+        if found is None:
+            return None
+        values, codes = found.get("values"), found.get(name)
+        if not isinstance(values, list) or not isinstance(codes, list):
+            return None
+        return values, codes  # type: ignore[return-value]
+
+    def paths_with(self, index: str, value: str) -> list[str] | None:
+        if index not in self._indexes:
+            try:
+                self._indexes[index] = read_index(self.reader, index)
+            except Unusable as why:  # not trusted: every letter is looked at instead
+                self._damaged(why)
+                self._indexes[index] = None
+        found = self._indexes[index]
+        if found is None:
+            return None
+        paths = found.get(value, [])
+        return [p for p in paths if isinstance(p, str)] if isinstance(paths, list) else None
+
+    def _from_file(self, pending: Pending, why: Exception, *, letter: bool = True):
+        self._damaged(why)
+        item = read_kept(self.root, pending, self.id_time_is_utc)
+        if letter and type(item) is not Letter:
+            from letterbox_tui.core.errors import LetterboxError
+
+            raise LetterboxError(f"{_clean(pending[0])} changed while the letterbox was read: ask again")
+        return item
+
+    def _damaged(self, why: Exception) -> None:
+        from .db import _remove
+
+        self.notice(f"the store {_clean(self.path)} is damaged ({why}): answered from the letters")
+        _remove(self.path)  # the next command builds it anew
+
+
+#: up to this many records of one folder are read by their paths, more by the folder's range
+_BY_NAME = 2000
+#: paths named in one SQL statement
+_CHUNK = 500
+
+
+def _by_path(reader: Reader, table: str, paths: list[str]) -> dict[str, tuple[bytes, int]]:
+    """path -> (record, crc) of the rows of ``table`` ("files", "answers") at ``paths``."""
+    found: dict[str, tuple[bytes, int]] = {}
+    for i in range(0, len(paths), _CHUNK):
+        chunk = paths[i:i + _CHUNK]
+        found.update((path, (record, crc)) for path, record, crc in reader.rows(
+            f"SELECT path, record, crc FROM {table} WHERE path IN ({','.join('?' * len(chunk))})", tuple(chunk)))
+    return found
+
+
+class _KeptAnswers:
+    """The answers records of the generation read, each read when first asked for (or
+    ahead, for letters about to be asked about: ``warm``); all at once after ``BULK``
+    single reads (a command that asks about most letters)."""
+
+    BULK = 64
+
+    def __init__(self, reader: Reader, count: int) -> None:
+        self.reader = reader
+        self.count = count
+        self.asked = 0
+        self.all: dict[str, tuple[bytes, int]] | None = None
+        self.some: dict[str, tuple[bytes, int]] = {}
+
+    def __len__(self) -> int:
+        return self.count
+
+    def warm(self, paths: list[str]) -> None:
+        """Read the records of ``paths`` now, together."""
+        if self.all is None:
+            try:
+                self.some.update(_by_path(self.reader, "answers", [p for p in paths if p not in self.some]))
+            except Unusable as why:
+                raise Damaged(str(why)) from None
+
+    def get(self, path: str, default=None):
+        found = self.some.get(path)
+        if found is not None:
+            return found
+        if self.all is None:
+            self.asked += 1
+            try:
+                if self.asked <= self.BULK:
+                    rows = self.reader.rows("SELECT record, crc FROM answers WHERE path = ?", (path,))
+                    return rows[0] if rows else default
+                self.all = {p: (r, c) for p, r, c in self.reader.rows("SELECT path, record, crc FROM answers")}
+            except Unusable as why:
+                raise Damaged(str(why)) from None
+        return self.all.get(path, default)
+
+    def pop(self, path: str, default=None):
+        found = self.some.pop(path, None)
+        if self.all is None:
+            return default if found is None else found
+        return self.all.pop(path, default)
 
 
 class _Once:

@@ -7,8 +7,14 @@ reads the last committed generation while a writer writes the next; one writer a
 is). Every row carries a checksum of its record, checked when read.
 
 Tables: ``meta`` (format, root, what the answers depend on besides the files, the
-generation), ``files`` (per letter file: its stat identity and its record), ``answers``
-(per readable letter: its answers as the resolver computed them).
+generation, each folder's summary), ``files`` (per letter file: its stat identity and its
+record), ``answers`` (per readable letter: its answers as the resolver computed them),
+``indexes`` (the letters a file name does not find: ids other than their file's name, and
+thread labels; each one checksummed record).
+
+A store is read in one read transaction, held while anything read from it may still be
+decoded (``Reader``): what is decoded later is of the same generation, whatever another
+process commits meanwhile.
 """
 
 from __future__ import annotations
@@ -18,7 +24,9 @@ import json
 import os
 import sqlite3
 import sys
+import threading
 import time
+import weakref
 import zlib
 from collections.abc import Callable
 from pathlib import Path
@@ -28,7 +36,7 @@ from letterbox_tui.core import flags as fsflags
 from .records import Damaged
 
 #: the store's layout: a store of another format is rebuilt
-FORMAT = "letterbox-tui-store-2"
+FORMAT = "letterbox-tui-store-3"
 #: a reading command waits at most this long for the store (seconds)
 BUSY_TIMEOUT = 2.0
 #: once a write failed for want of space or permission, the store is not written again for
@@ -46,7 +54,12 @@ CREATE TABLE files (path TEXT PRIMARY KEY, size INTEGER NOT NULL, mtime_ns INTEG
     inode INTEGER NOT NULL, ctime_ns INTEGER NOT NULL, seen_ns INTEGER NOT NULL, header BLOB,
     record BLOB NOT NULL, crc INTEGER NOT NULL);
 CREATE TABLE answers (path TEXT PRIMARY KEY, record BLOB NOT NULL, crc INTEGER NOT NULL);
+CREATE TABLE indexes (name TEXT PRIMARY KEY, value BLOB NOT NULL, crc INTEGER NOT NULL);
 """
+_TABLES = frozenset(("meta", "files", "answers", "indexes"))
+#: the indexes a generation holds (``Store.write``'s ``index``): ids other than their file's
+#: name, thread labels, some header fields of every letter, the letters owed (by seat)
+INDEXES = ("aliases", "threads", "headers", "owed")
 
 Notice = Callable[[str], None]
 
@@ -115,6 +128,35 @@ def store_path(root: str) -> str:
     return os.path.join(cache_folder(), f"{digest}.store")
 
 
+class Reader:
+    """The store's connection in its read transaction, for what is decoded from it later
+    (letters, answers, indexes), from any thread. Closed when the last thing holding it
+    goes (or by ``Store.close`` when nothing was lent)."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.lock = threading.Lock()
+        self.lent = False
+        self._closer = weakref.finalize(self, _close, conn)
+
+    def rows(self, sql: str, args: tuple = ()) -> list[tuple]:
+        with self.lock:
+            try:
+                return self.conn.execute(sql, args).fetchall()
+            except sqlite3.Error as exc:
+                raise Unusable(f"damaged: {_why(exc)}") from None
+
+    def close(self) -> None:
+        self._closer()
+
+
+def _close(conn: sqlite3.Connection) -> None:
+    try:
+        conn.close()
+    except sqlite3.Error:
+        pass
+
+
 class Store:
     """An open store of one letterbox: what its committed generation holds."""
 
@@ -122,14 +164,28 @@ class Store:
         self.root = root
         self.path = path
         self.conn = conn
+        self.reader = Reader(conn)
         self.notice = notice
-        #: path -> (size, mtime_ns, inode, ctime_ns, seen_ns, header, record, crc) of the
-        #: generation read: the file's stat when its header was read at ``seen_ns``, the
-        #: digest of that header's bytes, and the record made of it
-        self.files: dict[str, tuple] = {}
+        self._files: dict[str, tuple] | None = None
         self.meta: dict[str, str] = {}
+        #: "seat/inbox/" -> (digest of its files' stats, letters, legacy letters, names of
+        #: its unreadable files) of each folder the generation vouches for (settled)
+        self.folders: dict[str, tuple[str, int, int, list[str]]] = {}
         #: a write found the file damaged: it is to be removed and built anew
         self.broken = False
+
+    @property
+    def files(self) -> dict[str, tuple]:
+        """path -> (size, mtime_ns, inode, ctime_ns, seen_ns, header, record, crc) of the
+        generation read: the file's stat when its header was read at ``seen_ns``, the
+        digest of that header's bytes, and the record made of it. Read when first asked."""
+        if self._files is None:
+            files = {row[0]: row[1:] for row in self.reader.rows(
+                "SELECT path, size, mtime_ns, inode, ctime_ns, seen_ns, header, record, crc FROM files")}
+            if len(files) != int(self.meta.get("files", -1)):
+                raise Unusable("damaged: it holds another number of files than it says")
+            self._files = files
+        return self._files
 
     # --- opening ----------------------------------------------------------------------
     @classmethod
@@ -182,8 +238,8 @@ class Store:
         return cls(root, path, conn, notice)
 
     def _read(self) -> None:
-        """Read the committed generation's meta and files in one read transaction (a
-        writer committing meanwhile is not seen half)."""
+        """Begin the read transaction every later read of this generation is made in (a
+        writer committing meanwhile is not seen, half or whole), and read its meta."""
         conn = self.conn
         try:
             conn.execute("BEGIN")
@@ -192,8 +248,12 @@ class Store:
                 if not tables:
                     conn.execute("COMMIT")
                     self._create()
+                    conn.execute("BEGIN")
+                    conn.execute("SELECT count(*) FROM meta").fetchone()
                     return
-                if tables != {"meta", "files", "answers"}:
+                if tables != _TABLES:
+                    if {"meta", "files", "answers"} <= tables and len(tables) == 3:
+                        raise Unusable("of an old format")
                     raise Unusable("foreign: not a letterbox-tui store")
                 meta = {}
                 for key, value, crc in conn.execute("SELECT key, value, crc FROM meta"):
@@ -208,16 +268,15 @@ class Store:
                 if meta.get("code") != code_fingerprint():
                     raise Unusable("made by another version")
                 self.meta = meta
-                self.files = {row[0]: row[1:] for row in conn.execute(
-                    "SELECT path, size, mtime_ns, inode, ctime_ns, seen_ns, header, record, crc FROM files")}
-                if len(self.files) != int(meta.get("files", -1)):
-                    raise Unusable("damaged: it holds another number of files than it says")
-            finally:
+                self.folders = {prefix: (str(d), int(n), int(legacy), [str(u) for u in unreadable])
+                                for prefix, (d, n, legacy, unreadable) in json.loads(meta.get("folders", "{}")).items()}
+            except BaseException:
                 if conn.in_transaction:
                     conn.execute("COMMIT")
+                raise
         except sqlite3.Error as exc:
             raise Unusable(f"damaged: {_why(exc)}") from None
-        except (ValueError, TypeError) as exc:
+        except (ValueError, TypeError, AttributeError) as exc:
             raise Unusable(f"damaged: {exc}") from None
 
     def _create(self) -> None:
@@ -229,7 +288,7 @@ class Store:
                     for statement in _SCHEMA.strip().split(";\n"):
                         conn.execute(statement)
                     self._put_meta({"format": FORMAT, "root": self.root, "code": code_fingerprint(),
-                                    "generation": "0", "files": "0", "context": ""})
+                                    "generation": "0", "files": "0", "context": "", "folders": "{}"})
                 conn.execute("COMMIT")
             except BaseException:
                 if conn.in_transaction:
@@ -248,37 +307,36 @@ class Store:
         )
 
     def close(self) -> None:
-        try:
-            self.conn.close()
-        except sqlite3.Error:
-            pass
+        """Close the store, unless what was read from it may still be decoded (``lend``)."""
+        if not self.reader.lent:
+            self.reader.close()
+
+    def lend(self) -> Reader:
+        """The read transaction, kept open for what is decoded later; it closes when the
+        last holder goes."""
+        self.reader.lent = True
+        return self.reader
 
     # --- reading a generation's answers -----------------------------------------------
     def answers(self) -> dict[str, tuple[bytes, int]]:
-        """path -> (record, crc) of every letter's answers, read in one transaction that
-        checks the generation is still the one whose files were read."""
-        conn = self.conn
-        try:
-            conn.execute("BEGIN")
-            try:
-                gen = conn.execute("SELECT value FROM meta WHERE key='generation'").fetchone()
-                if gen is None or gen[0] != self.meta.get("generation"):
-                    raise Unusable("changed while read")
-                return {path: (record, crc) for path, record, crc in conn.execute(
-                    "SELECT path, record, crc FROM answers")}
-            finally:
-                if conn.in_transaction:
-                    conn.execute("COMMIT")
-        except sqlite3.Error as exc:
-            raise Unusable(f"damaged: {_why(exc)}") from None
+        """path -> (record, crc) of every letter's answers (of the generation read)."""
+        return {path: (record, crc) for path, record, crc in self.reader.rows("SELECT path, record, crc FROM answers")}
+
+    def count_answers(self) -> int:
+        return self.reader.rows("SELECT count(*) FROM answers")[0][0]
 
     # --- writing a generation ------------------------------------------------------------
-    def write(self, files: dict[str, tuple], answers: list[tuple[str, bytes, int]] | None, context: str) -> bool:
+    def write(self, files: dict[str, tuple], answers: list[tuple[str, bytes, int]] | None, context: str,
+              folders: dict[str, tuple[str, int, int, list[str]]], index: dict[str, str]) -> bool:
         """Replace the generation with ``files`` (path -> the row of ``self.files``) and
         ``answers`` (path, record, crc; None: the answers kept stay, only the files' stats
-        moved); False when another process holds the write lock or wrote a newer generation
+        moved), the folders it vouches for (as ``self.folders``) and its indexes (name ->
+        JSON); False when another process holds the write lock or wrote a newer generation
         since this one was read."""
         conn = self.conn
+        old = self.files  # read in the read transaction, which ends here
+        if conn.in_transaction:
+            conn.execute("COMMIT")
         try:
             conn.execute("PRAGMA busy_timeout = 0")
             try:
@@ -290,7 +348,6 @@ class Store:
                 if gen is None or gen[0] != self.meta.get("generation"):
                     conn.execute("ROLLBACK")
                     return False
-                old = self.files
                 gone = [(p,) for p in old if p not in files]
                 if gone:
                     conn.executemany("DELETE FROM files WHERE path = ?", gone)
@@ -309,8 +366,21 @@ class Store:
                         conn.executemany("DELETE FROM answers WHERE path = ?", gone)
                     conn.executemany("INSERT OR REPLACE INTO answers (path, record, crc) VALUES (?, ?, ?)",
                                      [row for row in answers if kept.get(row[0]) != row[1:]])
+                rows = [(name, value.encode()) for name, value in index.items()]
+                rows = [(name, value, index_checksum(name, value)) for name, value in rows]
+                kept_crcs = dict(conn.execute("SELECT name, crc FROM indexes"))
+
+                def same(name: str, value: bytes, crc: int) -> bool:
+                    return kept_crcs.get(name) == crc and conn.execute(
+                        "SELECT value FROM indexes WHERE name = ?", (name,)).fetchone()[0] == value
+
+                # an index as it was is not written again (the thread labels' is megabytes)
+                conn.executemany("INSERT OR REPLACE INTO indexes (name, value, crc) VALUES (?, ?, ?)",
+                                 [row for row in rows if not same(*row)])
                 generation = str(int(gen[0]) + 1)
-                self._put_meta({"generation": generation, "files": str(len(files)), "context": context})
+                folders_json = json.dumps(folders, ensure_ascii=False, separators=(",", ":"))
+                self._put_meta({"generation": generation, "files": str(len(files)), "context": context,
+                                "folders": folders_json})
                 conn.execute("COMMIT")
             except BaseException:
                 if conn.in_transaction:
@@ -329,9 +399,15 @@ class Store:
                            if unwritable else "it is left as it was"))
             return False
         self._forget_refusal()
-        self.files = files
-        self.meta.update(generation=generation, files=str(len(files)), context=context)
+        self._files = files
+        self.folders = folders
+        self.meta.update(generation=generation, files=str(len(files)), context=context, folders=folders_json)
         return True
+
+    # --- the indexes ---------------------------------------------------------------------
+    def index(self, name: str) -> dict[str, list[str]]:
+        """The index ``name`` of the generation read, its checksum checked."""
+        return read_index(self.reader, name)
 
 
     # --- a write that failed, remembered -------------------------------------------------
@@ -384,6 +460,27 @@ class Store:
             os.unlink(self._refusal_path)
         except OSError:
             pass
+
+
+def read_index(reader: Reader, name: str) -> dict[str, list[str]]:
+    """The index ``name`` of the generation ``reader`` reads, its checksum checked."""
+    rows = reader.rows("SELECT value, crc FROM indexes WHERE name = ?", (name,))
+    if not rows:
+        raise Unusable(f"damaged: it has no {name} index")
+    value, crc = rows[0]
+    if index_checksum(name, value) != crc:
+        raise Unusable(f"damaged: its {name} index does not match its checksum")
+    try:
+        found = json.loads(value)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise Unusable(f"damaged: its {name} index ({exc})") from None
+    if not isinstance(found, dict):
+        raise Unusable(f"damaged: its {name} index has another shape")
+    return found
+
+
+def index_checksum(name: str, value: bytes) -> int:
+    return zlib.crc32(value, zlib.crc32(name.encode() + b"\0"))
 
 
 def _free_bytes(folder: str) -> int:

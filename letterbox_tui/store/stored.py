@@ -15,6 +15,7 @@ import copy
 from collections.abc import Callable
 from datetime import datetime
 
+from letterbox_tui.core.lazy import KeptLetters
 from letterbox_tui.core.model import Answer, Letter, Snapshot
 from letterbox_tui.core.resolve import Resolution, StateAnswer, resolve
 from letterbox_tui.core.resolve.common import aware
@@ -35,7 +36,8 @@ class StoredAnswers:
     the resolver's over the same scan: the same answers, computed."""
 
     def __init__(self, snapshot: Snapshot, at: datetime, kept: dict[str, tuple[bytes, int]],
-                 damaged: Callable[[Damaged], None] | None = None) -> None:
+                 damaged: Callable[[Damaged], None] | None = None, *,
+                 index: Callable[[str], dict[str, list[str]] | None] | None = None) -> None:
         self.snapshot = snapshot
         self.at = aware(at)
         self._kept = kept
@@ -43,6 +45,7 @@ class StoredAnswers:
         self._by_path: dict[str, Letter] | None = None
         self._resolution: Resolution | None = None
         self._on_damage = damaged
+        self._index = index
         self._damaged = False
 
     def with_clock(self, at: datetime) -> StoredAnswers:
@@ -73,6 +76,14 @@ class StoredAnswers:
                 self._give_up(why)
                 return None
         return found
+
+    def _letter_at(self, path: str) -> Letter | None:
+        letters = self.snapshot.letters
+        if isinstance(letters, KeptLetters):  # found without decoding the others
+            return letters.letter_at(path)
+        if self._by_path is None:
+            self._by_path = {x.path: x for x in letters}
+        return self._by_path.get(path)
 
     def _give_up(self, why: Damaged) -> None:
         self._damaged = True
@@ -126,15 +137,46 @@ class StoredAnswers:
                 path = head_path(found)
                 if not path:
                     return None
-                if self._by_path is None:
-                    self._by_path = {x.path: x for x in self.snapshot.letters}
-                head = self._by_path.get(path)
+                head = self._letter_at(path)
                 if head is None:
                     raise Damaged(f"the head kept for {letter.path} is not a letter of the scan")
                 return head
             except Damaged as why:
                 self._give_up(why)
         return self.resolution.head(letter)
+
+    def warm(self, letters: list[Letter]) -> None:
+        """Read the answers of ``letters`` ahead, together: they are about to be asked."""
+        warm = getattr(self._kept, "warm", None)
+        if warm is not None and not self._damaged:
+            try:
+                warm([x.path for x in letters if x.path not in self._found])
+            except Damaged as why:
+                self._give_up(why)
+
+    def owed_letters(self, seat: str | None = None) -> list[Letter] | None:
+        """The letters that were owed (``core.owed.is_owed``) when the resolver computed
+        these answers, owed by ``seat`` (None: any), in scan order; None when the store
+        cannot say (then every letter is looked at)."""
+        found = self._index("owed") if self._index is not None and not self._damaged else None
+        if found is None:
+            return None
+        paths = [p for owing, held in found.items() if seat is None or owing == seat for p in held]
+        letters = self.snapshot.letters
+        if isinstance(letters, KeptLetters):
+            at = sorted(map(letters.position, paths))
+            if at and at[0] < 0:
+                self._give_up(Damaged("the owed index names a file that is not a letter of the scan"))
+                return None
+            owed = letters.many(at)
+            self.warm(owed)
+            return owed
+        wanted = set(paths)
+        owed = [x for x in letters if x.path in wanted]
+        if len(owed) != len(wanted):
+            self._give_up(Damaged("the owed index names a file that is not a letter of the scan"))
+            return None
+        return owed
 
     # --- the structure: the resolver over the same scan ------------------------------
     @property

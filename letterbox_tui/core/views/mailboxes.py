@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..lazy import count_by, count_by_folder, in_folder, with_field
 from ..model import Letter, Snapshot
 from .letterfile import status_line
 from .order import newest_first
@@ -21,10 +22,9 @@ class SeatMailboxes:
 
 
 def seat_mailboxes(snapshot: Snapshot, *, status: bool = True) -> list[SeatMailboxes]:
-    counts: dict[tuple[str, str], int] = {}
-    for x in snapshot.letters:
-        counts[(x.seat, x.folder)] = counts.get((x.seat, x.folder), 0) + 1
-        counts[(x.sender, "sent")] = counts.get((x.sender, "sent"), 0) + 1
+    counts = count_by_folder(snapshot.letters)
+    for sender, n in count_by(snapshot.letters, "from").items():
+        counts[(sender, "sent")] = n
     scoped = set(snapshot.scope.participants)
     out = []
     for seat in snapshot.seats:
@@ -38,7 +38,7 @@ def seat_mailboxes(snapshot: Snapshot, *, status: bool = True) -> list[SeatMailb
 def mailbox_letters(snapshot: Snapshot, seat: str, folder: str) -> list[Letter]:
     """The letters of one seat's mailbox, newest first."""
     if folder == "sent":
-        pick = [x for x in snapshot.letters if x.sender == seat]
+        pick = with_field(snapshot.letters, "from", [seat])
     else:
-        pick = [x for x in snapshot.letters if x.seat == seat and x.folder == folder]
+        pick = in_folder(snapshot.letters, seat, folder)
     return newest_first(pick)

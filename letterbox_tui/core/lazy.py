@@ -1,0 +1,335 @@
+"""A scan's letters when the derived store kept every folder unchanged: each decoded from
+the store when first touched, never all of them for a question about a few.
+
+``KeptLetters`` is a sequence of ``Letter`` in scan order, as a plain list would be: asking
+for every letter (iterating) decodes every pending one, in one pass per folder; asking for
+one (``letter_at``, an index) decodes that one. ``letters_with_id`` and
+``letters_with_thread`` find a few letters without decoding the others: from the file
+names the scan listed (a letter's canonical file name is its id) and the store's indexes of
+the letters that do not follow that rule. They give candidates; whoever asked still decides
+on the letters themselves (the evaluator, the resolver).
+
+The functions ``letter_at``, ``letters_with_id`` and ``letters_with_thread`` answer the
+same over a plain list, by looking at every letter.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left, bisect_right
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from threading import RLock
+from typing import Protocol, overload
+
+from .model import Letter
+
+#: a letter not decoded yet: its path and its file's (size, mtime_ns, inode, ctime_ns)
+Pending = tuple[str, int, int, int, int]
+#: the letters of one folder the store vouched for: its prefix ("seat/inbox/"), the names
+#: of its letter files (sorted) and, four per name, their size, mtime_ns, inode, ctime_ns
+KeptFolderLetters = tuple[str, list[str], list[int]]
+#: the header fields ``KeptLetters.positions_with`` finds letters by
+HEADER_COLUMNS = ("from", "to", "type")
+#: more pending letters of one folder than this asked for at once are decoded together
+_TOGETHER = 32
+
+
+class KeptSource(Protocol):
+    """What the store gives ``KeptLetters``: letters decoded from the generation the scan
+    proved unchanged, and its indexes."""
+
+    def decode(self, pending: Pending) -> Letter:
+        """The letter kept for one file."""
+        ...
+
+    def decode_folder(self, prefix: str, pending: list[Pending]) -> list[Letter]:
+        """The letters kept for ``pending`` (files of the folder ``prefix``), in order."""
+        ...
+
+    def paths_with(self, index: str, value: str) -> list[str] | None:
+        """The paths the index ``index`` ("aliases": ids not their file's name, "threads":
+        thread labels) holds for ``value``; None when the index cannot be used."""
+        ...
+
+    def column(self, name: str) -> tuple[list[str], list[int]] | None:
+        """The header field ``name`` (one of ``HEADER_COLUMNS``) of every letter in scan
+        order: its distinct values, and each letter's value as a position among them; None
+        when the index cannot be used."""
+        ...
+
+
+class KeptLetters(Sequence[Letter]):
+    """The letters of a scan whose every folder the store kept unchanged (see the module)."""
+
+    __slots__ = ("_items", "_folders", "_starts", "_by_prefix", "_source", "_pending", "_lock")
+
+    def __init__(self, folders: list[KeptFolderLetters], source: KeptSource) -> None:
+        self._folders = folders
+        #: where each folder's letters begin, in scan order
+        self._starts: list[int] = []
+        n = 0
+        for _, names, _ in folders:
+            self._starts.append(n)
+            n += len(names)
+        #: each letter once decoded
+        self._items: list[Letter | None] = [None] * n
+        self._by_prefix = {prefix: k for k, (prefix, _, _) in enumerate(folders)}
+        self._source = source
+        self._pending = n
+        self._lock = RLock()  # the app and the MCP server ask from several threads
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @overload
+    def __getitem__(self, i: int) -> Letter: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Letter]: ...
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return list(self)[i]
+        item = self._items[i]
+        if item is None:
+            item = self._decode(i if i >= 0 else len(self._items) + i)
+        return item
+
+    def __iter__(self) -> Iterator[Letter]:
+        if self._pending:
+            self._decode_all()
+        return iter(self._items)  # type: ignore[arg-type]
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (KeptLetters, list)):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # as a list's
+
+    def __repr__(self) -> str:
+        return f"KeptLetters({len(self._items)} letters, {self._pending} not decoded)"
+
+    @property
+    def pending(self) -> int:
+        """How many letters are not decoded yet."""
+        return self._pending
+
+    def _pending_of(self, k: int, j: int) -> Pending:
+        prefix, names, nums = self._folders[k]
+        return (prefix + names[j], *nums[4 * j:4 * j + 4])  # type: ignore[return-value]
+
+    def _decode(self, i: int) -> Letter:
+        with self._lock:
+            item = self._items[i]
+            if item is None:
+                k = bisect_right(self._starts, i) - 1
+                item = self._items[i] = self._source.decode(self._pending_of(k, i - self._starts[k]))
+                self._pending -= 1
+            return item
+
+    def _decode_all(self) -> None:
+        with self._lock:
+            self._decode_each()
+
+    def _decode_each(self) -> None:
+        items = self._items
+        for k, (prefix, names, _) in enumerate(self._folders):
+            start = self._starts[k]
+            todo = [j for j in range(len(names)) if items[start + j] is None]
+            if todo:
+                decoded = self._source.decode_folder(prefix, [self._pending_of(k, j) for j in todo])
+                for j, x in zip(todo, decoded):
+                    items[start + j] = x
+        self._pending = 0
+
+    def many(self, positions: Iterable[int]) -> list[Letter]:
+        """The letters at ``positions`` (each in ``range(len(self))``), in that order; a
+        folder's pending ones decoded together when there are more than a few."""
+        positions = list(positions)
+        with self._lock:
+            self._decode_many(positions)
+        return [self[i] for i in positions]
+
+    def _decode_many(self, positions: list[int]) -> None:
+        items = self._items
+        todo: dict[int, list[int]] = {}
+        for i in positions:
+            if items[i] is None:
+                todo.setdefault(bisect_right(self._starts, i) - 1, []).append(i)
+        for k, wanted in todo.items():
+            if len(wanted) < _TOGETHER:
+                continue
+            start = self._starts[k]
+            wanted = sorted(set(wanted))
+            decoded = self._source.decode_folder(self._folders[k][0], [self._pending_of(k, i - start) for i in wanted])
+            for i, x in zip(wanted, decoded):
+                items[i] = x
+            self._pending -= len(wanted)
+
+    # --- facts that need no letter decoded -----------------------------------------------
+    def count_by_folder(self) -> dict[tuple[str, str], int]:
+        out = {}
+        for prefix, names, _ in self._folders:
+            seat, folder, _ = prefix.split("/")
+            out[(seat, folder)] = out.get((seat, folder), 0) + len(names)
+        return out
+
+    def count_by(self, field: str) -> dict[str, int] | None:
+        found = self._source.column(field)
+        if found is None or len(found[1]) != len(self._items):
+            return None
+        values, codes = found
+        counts = [0] * len(values)
+        for c in codes:
+            counts[c] += 1
+        return {v: n for v, n in zip(values, counts) if n}
+
+    def in_folder(self, prefix: str) -> list[Letter]:
+        k = self._by_prefix.get(prefix)
+        if k is None:
+            return []
+        start = self._starts[k]
+        return self.many(range(start, start + len(self._folders[k][1])))
+
+    def mtimes(self) -> list[int]:
+        """Each letter's file's mtime_ns, in scan order."""
+        return [m for _, _, nums in self._folders for m in nums[1::4]]
+
+    # --- a few letters, found without decoding the others ------------------------------
+    def positions_with(self, field: str, values: Iterable[str]) -> list[int] | None:
+        """Where the letters whose header field ``field`` (one of ``HEADER_COLUMNS``) is
+        one of ``values`` are, in scan order; None when the store cannot say."""
+        found = self._source.column(field)
+        if found is None:
+            return None
+        kept, codes = found
+        if len(codes) != len(self._items):
+            return None
+        wanted = set(values)
+        hit = {i for i, v in enumerate(kept) if v in wanted}
+        return [i for i, c in enumerate(codes) if c in hit]
+
+    def position(self, path: str) -> int:
+        """Where the letter of the file at ``path`` is in scan order (-1: nowhere)."""
+        prefix, _, name = path.rpartition("/")
+        k = self._by_prefix.get(prefix + "/")
+        if k is None:
+            return -1
+        names = self._folders[k][1]
+        j = bisect_left(names, name)
+        return self._starts[k] + j if j < len(names) and names[j] == name else -1
+
+    def letter_at(self, path: str) -> Letter | None:
+        """The letter of the file at ``path``, if the scan read one there."""
+        i = self.position(path)
+        return None if i < 0 else self[i]
+
+    def _at_paths(self, paths: Iterable[str]) -> list[Letter]:
+        return self.many(sorted({i for i in map(self.position, paths) if i >= 0}))
+
+    def _named(self, letter_id: str) -> list[str]:
+        """The paths of the files named ``<letter_id>.md``, in every folder."""
+        name = letter_id + ".md"
+        return [prefix + name for prefix, _, _ in self._folders if self.position(prefix + name) >= 0]
+
+    def letters_with_id(self, letter_id: str) -> list[Letter]:
+        """Every letter whose id is ``letter_id``, in scan order."""
+        aliases = self._source.paths_with("aliases", letter_id)
+        if aliases is None:
+            return [x for x in self if x.id == letter_id]
+        return [x for x in self._at_paths(self._named(letter_id) + aliases) if x.id == letter_id]
+
+    def letters_with_thread(self, thread_id: str) -> list[Letter]:
+        """Every letter whose thread (its ``thread`` label, else its id) is ``thread_id``."""
+        labelled = self._source.paths_with("threads", thread_id)
+        aliases = self._source.paths_with("aliases", thread_id)
+        if labelled is None or aliases is None:
+            return [x for x in self if x.thread_id == thread_id]
+        paths = labelled + self._named(thread_id) + aliases
+        return [x for x in self._at_paths(paths) if x.thread_id == thread_id]
+
+
+def letter_at(letters: Sequence[Letter], path: str) -> Letter | None:
+    """The letter of the file at ``path`` among ``letters`` (None when there is none)."""
+    if isinstance(letters, KeptLetters):
+        return letters.letter_at(path)
+    return next((x for x in letters if x.path == path), None)
+
+
+def by_path(letters: Sequence[Letter]) -> Callable[[str], Letter | None]:
+    """A finder of the letter at a path among ``letters``, for many paths."""
+    if isinstance(letters, KeptLetters):
+        return letters.letter_at
+    return {x.path: x for x in letters}.get
+
+
+def letters_with_id(letters: Sequence[Letter], letter_id: str) -> list[Letter]:
+    """Every letter of ``letters`` whose id is ``letter_id``, in their order."""
+    if isinstance(letters, KeptLetters):
+        return letters.letters_with_id(letter_id)
+    return [x for x in letters if x.id == letter_id]
+
+
+def letters_with_thread(letters: Sequence[Letter], thread_id: str) -> list[Letter]:
+    """Every letter of ``letters`` in the thread ``thread_id``, in their order."""
+    if isinstance(letters, KeptLetters):
+        return letters.letters_with_thread(thread_id)
+    return [x for x in letters if x.thread_id == thread_id]
+
+
+# --- facts about every letter that need none decoded --------------------------------------
+
+def count_by_folder(letters: Sequence[Letter]) -> dict[tuple[str, str], int]:
+    """(seat, folder) -> how many of ``letters`` lie there."""
+    if isinstance(letters, KeptLetters):
+        return letters.count_by_folder()
+    counts: dict[tuple[str, str], int] = {}
+    for x in letters:
+        counts[(x.seat, x.folder)] = counts.get((x.seat, x.folder), 0) + 1
+    return counts
+
+
+def count_by(letters: Sequence[Letter], field: str) -> dict[str, int]:
+    """Value -> how many of ``letters`` carry it in the header field ``field`` (one of
+    ``HEADER_COLUMNS``)."""
+    if isinstance(letters, KeptLetters) and (found := letters.count_by(field)) is not None:
+        return found
+    get = _ATTRS[field]
+    counts: dict[str, int] = {}
+    for x in letters:
+        value = getattr(x, get)
+        counts[value] = counts.get(value, 0) + 1
+    return counts
+
+
+def with_field(letters: Sequence[Letter], field: str, values: Iterable[str]) -> list[Letter]:
+    """The letters whose header field ``field`` (one of ``HEADER_COLUMNS``) is one of
+    ``values``, in their order."""
+    wanted = set(values)
+    if isinstance(letters, KeptLetters) and (at := letters.positions_with(field, wanted)) is not None:
+        return letters.many(at)
+    get = _ATTRS[field]
+    return [x for x in letters if getattr(x, get) in wanted]
+
+
+def in_folder(letters: Sequence[Letter], seat: str, folder: str) -> list[Letter]:
+    """The letters lying in ``seat``'s ``folder``, in their order."""
+    if isinstance(letters, KeptLetters):
+        return letters.in_folder(f"{seat}/{folder}/")
+    return [x for x in letters if x.seat == seat and x.folder == folder]
+
+
+def newer_than(letters: Sequence[Letter], mtime_ns: int) -> list[Letter]:
+    """The letters whose file was modified after ``mtime_ns``, in their order."""
+    if isinstance(letters, KeptLetters):
+        return letters.many(i for i, m in enumerate(letters.mtimes()) if m > mtime_ns)
+    return [x for x in letters if x.mtime_ns > mtime_ns]
+
+
+def newest_mtime(letters: Sequence[Letter]) -> int:
+    """The latest modification time of the letters' files (0 for none)."""
+    if isinstance(letters, KeptLetters):
+        return max(letters.mtimes(), default=0)
+    return max((x.mtime_ns for x in letters), default=0)
+
+
+_ATTRS = {"from": "sender", "to": "recipient", "type": "type"}
