@@ -345,3 +345,53 @@ class Answer:
 
 YES = Answer("yes")
 NO = Answer("no")
+
+
+# --- finding a few letters of a scan without looking at every one ----------------------
+
+#: the one plain list of letters indexed last (the list itself, how many letters it held
+#: then, and its index): a scan's list is never changed once made, so one index serves
+#: every question asked of one snapshot's letters
+_INDEXED: tuple = (None, -1, None)
+
+
+def _indexed(letters) -> tuple[dict[str, Letter], dict[str, list[Letter]], dict[str, list[Letter]]]:
+    """By path, by id and by thread, built once for the last list of letters asked of."""
+    global _INDEXED
+    kept, n, found = _INDEXED  # one tuple, read once: another thread may replace it
+    if kept is letters and n == len(letters):
+        return found
+    by_path: dict[str, Letter] = {}
+    by_id: dict[str, list[Letter]] = {}
+    by_thread: dict[str, list[Letter]] = {}
+    for x in letters:
+        by_path[x.path] = x
+        by_id.setdefault(x.id, []).append(x)
+        by_thread.setdefault(x.thread or x.id, []).append(x)
+    found = (by_path, by_id, by_thread)
+    _INDEXED = (letters, len(letters), found)
+    return found
+
+
+def letter_at(letters, path: str) -> Letter | None:
+    """The letter of ``letters`` whose file is ``path``, None when none is."""
+    own = getattr(letters, "letter_at", None)
+    if own is not None:
+        return own(path)
+    return _indexed(letters)[0].get(path)
+
+
+def letters_with_id(letters, letter_id: str) -> list[Letter]:
+    """The letters of ``letters`` holding ``letter_id``, in scan order."""
+    own = getattr(letters, "letters_with_id", None)
+    if own is not None:
+        return list(own(letter_id))
+    return list(_indexed(letters)[1].get(letter_id, ()))
+
+
+def letters_with_thread(letters, thread_id: str) -> list[Letter]:
+    """The letters of ``letters`` whose ``thread_id`` is ``thread_id``, in scan order."""
+    own = getattr(letters, "letters_with_thread", None)
+    if own is not None:
+        return list(own(thread_id))
+    return list(_indexed(letters)[2].get(thread_id, ()))

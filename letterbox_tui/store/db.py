@@ -28,7 +28,7 @@ from letterbox_tui.core import flags as fsflags
 from .records import Damaged
 
 #: the store's layout: a store of another format is rebuilt
-FORMAT = "letterbox-tui-store-2"
+FORMAT = "letterbox-tui-store-3"
 #: a reading command waits at most this long for the store (seconds)
 BUSY_TIMEOUT = 2.0
 #: once a write failed for want of space or permission, the store is not written again for

@@ -176,6 +176,14 @@ class Resolution:
     def rulings(self, dispute: Letter) -> list[Letter]:
         return rulings(self.index, dispute)
 
+    # --- for a store ----------------------------------------------------------------
+    def structure(self, letter: Letter) -> dict:
+        """The structure around ``letter`` as paths, as a store keeps it
+        (``structure.kept_structure``)."""
+        from .structure import kept_structure
+
+        return kept_structure(self, letter)
+
 
 def resolve(snapshot: Snapshot, at: datetime) -> Resolution:
     """Index the snapshot once; answers are computed on demand and cached."""
