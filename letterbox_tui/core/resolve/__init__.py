@@ -17,6 +17,7 @@ The parts, each one concern:
 - ``replies``: answered, accepted and state (with the answers *plain* letters share).
 - ``late``: late at the resolution's clock or another.
 - ``disputes``: open disputes and the rulings on each.
+- ``structure``: the structure around a letter as paths, for the store to keep.
 
 A ``Resolution`` depends only on the snapshot it is given: resolving a subset of the
 letters (say one connected component, with the scope's partial/atomic flags and the
