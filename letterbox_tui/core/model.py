@@ -350,27 +350,42 @@ NO = Answer("no")
 # --- finding a few letters of a scan without looking at every one ----------------------
 
 #: the one plain list of letters indexed last (the list itself, how many letters it held
-#: then, and its index): a scan's list is never changed once made, so one index serves
-#: every question asked of one snapshot's letters
-_INDEXED: tuple = (None, -1, None)
+#: then, and its indexes made so far): a scan's list is never changed once made, so one
+#: index serves every question asked of one snapshot's letters
+_INDEXED: tuple = (None, -1, {})
 
 
-def _indexed(letters) -> tuple[dict[str, Letter], dict[str, list[Letter]], dict[str, list[Letter]]]:
-    """By path, by id and by thread, built once for the last list of letters asked of."""
+def _index(letters, kind: str) -> dict:
+    """``letters`` by path, id or thread (``kind``), made once for the last list asked of.
+    A key held by one letter maps to that letter, one held by more to a list of them in
+    scan order (100,000 one-item lists would cost the cyclic collector walks over them)."""
     global _INDEXED
-    kept, n, found = _INDEXED  # one tuple, read once: another thread may replace it
-    if kept is letters and n == len(letters):
-        return found
-    by_path: dict[str, Letter] = {}
-    by_id: dict[str, list[Letter]] = {}
-    by_thread: dict[str, list[Letter]] = {}
-    for x in letters:
-        by_path[x.path] = x
-        by_id.setdefault(x.id, []).append(x)
-        by_thread.setdefault(x.thread or x.id, []).append(x)
-    found = (by_path, by_id, by_thread)
-    _INDEXED = (letters, len(letters), found)
+    kept, n, made = _INDEXED  # one tuple, read once: another thread may replace it
+    if kept is not letters or n != len(letters):
+        made = {}
+        _INDEXED = (letters, len(letters), made)
+    found = made.get(kind)
+    if found is None:
+        if kind == "path":
+            found = {x.path: x for x in letters}
+        else:
+            found = {}
+            first = found.setdefault
+            for x in letters:
+                key = x.id if kind == "id" else x.thread or x.id
+                one = first(key, x)
+                if one is not x:
+                    if type(one) is list:
+                        one.append(x)
+                    else:
+                        found[key] = [one, x]
+        made[kind] = found
     return found
+
+
+def _held(letters, kind: str, key: str) -> list[Letter]:
+    one = _index(letters, kind).get(key)
+    return [] if one is None else list(one) if type(one) is list else [one]
 
 
 def letter_at(letters, path: str) -> Letter | None:
@@ -378,7 +393,7 @@ def letter_at(letters, path: str) -> Letter | None:
     own = getattr(letters, "letter_at", None)
     if own is not None:
         return own(path)
-    return _indexed(letters)[0].get(path)
+    return _index(letters, "path").get(path)
 
 
 def letters_with_id(letters, letter_id: str) -> list[Letter]:
@@ -386,7 +401,7 @@ def letters_with_id(letters, letter_id: str) -> list[Letter]:
     own = getattr(letters, "letters_with_id", None)
     if own is not None:
         return list(own(letter_id))
-    return list(_indexed(letters)[1].get(letter_id, ()))
+    return _held(letters, "id", letter_id)
 
 
 def letters_with_thread(letters, thread_id: str) -> list[Letter]:
@@ -394,4 +409,4 @@ def letters_with_thread(letters, thread_id: str) -> list[Letter]:
     own = getattr(letters, "letters_with_thread", None)
     if own is not None:
         return list(own(thread_id))
-    return list(_indexed(letters)[2].get(thread_id, ()))
+    return _held(letters, "thread", thread_id)
