@@ -25,7 +25,7 @@ import os
 import re
 
 from .errors import LetterboxError
-from .model import Letter, Snapshot, letter_at, letters_with_id, letters_with_thread
+from .model import Snapshot, letter_at, letters_with_id, letters_with_thread
 from .text import clean
 
 _TOKEN = re.compile(r"[0-9a-f]{8}")
