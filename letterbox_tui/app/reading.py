@@ -14,7 +14,8 @@ from textual import events, work
 from textual.css.query import NoMatches
 from textual.worker import get_current_worker
 
-from letterbox_tui.core.lazy import letters_with_id, newer_than
+from letterbox_tui.core.lazy import newer_than
+from letterbox_tui.core.model import letters_with_id
 
 from .sanitize import cleans
 from .owed_rows import BY_SEAT, MOST_OVERDUE, codes_present, most_urgent_key, next_code

@@ -177,7 +177,7 @@ class ScanningMixin:
             from letterbox_tui.core.references import start_id
 
             wanted = start_id(message.model.snapshot, self.start_letter)  # an id, token, display id, path
-            from letterbox_tui.core.lazy import letters_with_id
+            from letterbox_tui.core.model import letters_with_id
 
             found = letters_with_id(message.model.snapshot.letters, wanted)
             if found:

@@ -9,8 +9,8 @@ names the scan listed (a letter's canonical file name is its id) and the store's
 the letters that do not follow that rule. They give candidates; whoever asked still decides
 on the letters themselves (the evaluator, the resolver).
 
-The functions ``letter_at``, ``letters_with_id`` and ``letters_with_thread`` answer the
-same over a plain list, by looking at every letter.
+``core.model``'s ``letter_at``, ``letters_with_id`` and ``letters_with_thread`` ask these
+methods of a ``KeptLetters`` and answer the same over a plain list.
 """
 
 from __future__ import annotations
@@ -248,32 +248,11 @@ class KeptLetters(Sequence[Letter]):
         return [x for x in self._at_paths(paths) if x.thread_id == thread_id]
 
 
-def letter_at(letters: Sequence[Letter], path: str) -> Letter | None:
-    """The letter of the file at ``path`` among ``letters`` (None when there is none)."""
-    if isinstance(letters, KeptLetters):
-        return letters.letter_at(path)
-    return next((x for x in letters if x.path == path), None)
-
-
 def by_path(letters: Sequence[Letter]) -> Callable[[str], Letter | None]:
     """A finder of the letter at a path among ``letters``, for many paths."""
     if isinstance(letters, KeptLetters):
         return letters.letter_at
     return {x.path: x for x in letters}.get
-
-
-def letters_with_id(letters: Sequence[Letter], letter_id: str) -> list[Letter]:
-    """Every letter of ``letters`` whose id is ``letter_id``, in their order."""
-    if isinstance(letters, KeptLetters):
-        return letters.letters_with_id(letter_id)
-    return [x for x in letters if x.id == letter_id]
-
-
-def letters_with_thread(letters: Sequence[Letter], thread_id: str) -> list[Letter]:
-    """Every letter of ``letters`` in the thread ``thread_id``, in their order."""
-    if isinstance(letters, KeptLetters):
-        return letters.letters_with_thread(thread_id)
-    return [x for x in letters if x.thread_id == thread_id]
 
 
 # --- facts about every letter that need none decoded --------------------------------------

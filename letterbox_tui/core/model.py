@@ -345,3 +345,68 @@ class Answer:
 
 YES = Answer("yes")
 NO = Answer("no")
+
+
+# --- finding a few letters of a scan without looking at every one ----------------------
+
+#: the one plain list of letters indexed last (the list itself, how many letters it held
+#: then, and its indexes made so far): a scan's list is never changed once made, so one
+#: index serves every question asked of one snapshot's letters
+_INDEXED: tuple = (None, -1, {})
+
+
+def _index(letters, kind: str) -> dict:
+    """``letters`` by path, id or thread (``kind``), made once for the last list asked of.
+    A key held by one letter maps to that letter, one held by more to a list of them in
+    scan order (100,000 one-item lists would cost the cyclic collector walks over them)."""
+    global _INDEXED
+    kept, n, made = _INDEXED  # one tuple, read once: another thread may replace it
+    if kept is not letters or n != len(letters):
+        made = {}
+        _INDEXED = (letters, len(letters), made)
+    found = made.get(kind)
+    if found is None:
+        if kind == "path":
+            found = {x.path: x for x in letters}
+        else:
+            found = {}
+            first = found.setdefault
+            for x in letters:
+                key = x.id if kind == "id" else x.thread or x.id
+                one = first(key, x)
+                if one is not x:
+                    if type(one) is list:
+                        one.append(x)
+                    else:
+                        found[key] = [one, x]
+        made[kind] = found
+    return found
+
+
+def _held(letters, kind: str, key: str) -> list[Letter]:
+    one = _index(letters, kind).get(key)
+    return [] if one is None else list(one) if type(one) is list else [one]
+
+
+def letter_at(letters, path: str) -> Letter | None:
+    """The letter of ``letters`` whose file is ``path``, None when none is."""
+    own = getattr(letters, "letter_at", None)
+    if own is not None:
+        return own(path)
+    return _index(letters, "path").get(path)
+
+
+def letters_with_id(letters, letter_id: str) -> list[Letter]:
+    """The letters of ``letters`` holding ``letter_id``, in scan order."""
+    own = getattr(letters, "letters_with_id", None)
+    if own is not None:
+        return list(own(letter_id))
+    return _held(letters, "id", letter_id)
+
+
+def letters_with_thread(letters, thread_id: str) -> list[Letter]:
+    """The letters of ``letters`` whose ``thread_id`` is ``thread_id``, in scan order."""
+    own = getattr(letters, "letters_with_thread", None)
+    if own is not None:
+        return list(own(thread_id))
+    return _held(letters, "thread", thread_id)

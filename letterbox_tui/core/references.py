@@ -23,10 +23,9 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections.abc import Iterable
 
 from .errors import LetterboxError
-from .model import Letter, Snapshot
+from .model import Snapshot, letter_at, letters_with_id, letters_with_thread
 from .text import clean
 
 _TOKEN = re.compile(r"[0-9a-f]{8}")
@@ -51,7 +50,7 @@ def display_id(letter_id: str) -> str:
     return f"{m.group(1) if m else 'unknown'} · {token(letter_id)}"
 
 
-def _path_ids(root: str, ref: str, letters: Iterable[Letter]) -> list[str] | None:
+def _path_ids(root: str, ref: str, letters) -> list[str] | None:
     """The id of the letter whose file ``ref`` is, [] when it is a file under the root that
     holds no readable letter, None when ``ref`` names no file at all."""
     root_real = os.path.realpath(root)
@@ -65,7 +64,8 @@ def _path_ids(root: str, ref: str, letters: Iterable[Letter]) -> list[str] | Non
         if os.path.commonpath([real, root_real]) != root_real:
             raise LetterboxError(f"{clean(ref, single_line=True)} is not under the letterbox {clean(root_real, single_line=True)}")
         rel = os.path.relpath(real, root_real).replace(os.sep, "/")
-        return list(dict.fromkeys(x.id for x in letters if x.path == rel))
+        found = letter_at(letters, rel)
+        return [] if found is None else [found.id]
     return None
 
 
@@ -81,7 +81,7 @@ def resolve_reference(snapshot: Snapshot, ref: str) -> str | None:
     ids (naming them), or is a path outside the root.
     """
     letters = snapshot.letters
-    if any(x.id == ref for x in letters):
+    if letters_with_id(letters, ref):
         return ref
     if _may_be_path(ref):
         found = _path_ids(str(snapshot.root), ref, letters)
@@ -111,15 +111,15 @@ def thread_reference(snapshot: Snapshot, ref: str) -> str | None:
     id of; else a free thread label some letter carries; else the thread of the letter the
     reference names (display id, token, path). None when it names none."""
     letters = snapshot.letters
-    same = sorted((x for x in letters if x.id == ref), key=lambda x: x.path)
+    same = letters_with_id(letters, ref)
     if same:
-        return same[0].thread_id
-    if any(x.thread == ref for x in letters):
+        return min(same, key=lambda x: x.path).thread_id
+    if any(x.thread == ref for x in letters_with_thread(letters, ref)):
         return ref
     found = resolve_reference(snapshot, ref)
     if found is None:
         return None
-    return min((x for x in letters if x.id == found), key=lambda x: x.path).thread_id
+    return min(letters_with_id(letters, found), key=lambda x: x.path).thread_id
 
 
 def start_id(snapshot: Snapshot, ref: str) -> str:

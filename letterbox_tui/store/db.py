@@ -36,7 +36,7 @@ from letterbox_tui.core import flags as fsflags
 from .records import Damaged
 
 #: the store's layout: a store of another format is rebuilt
-FORMAT = "letterbox-tui-store-3"
+FORMAT = "letterbox-tui-store-4"
 #: a reading command waits at most this long for the store (seconds)
 BUSY_TIMEOUT = 2.0
 #: once a write failed for want of space or permission, the store is not written again for
@@ -371,8 +371,10 @@ class Store:
                 kept_crcs = dict(conn.execute("SELECT name, crc FROM indexes"))
 
                 def same(name: str, value: bytes, crc: int) -> bool:
-                    return kept_crcs.get(name) == crc and conn.execute(
-                        "SELECT value FROM indexes WHERE name = ?", (name,)).fetchone()[0] == value
+                    if kept_crcs.get(name) != crc:
+                        return False
+                    kept = conn.execute("SELECT value FROM indexes WHERE name = ?", (name,)).fetchone()
+                    return kept is not None and kept[0] == value
 
                 # an index as it was is not written again (the thread labels' is megabytes)
                 conn.executemany("INSERT OR REPLACE INTO indexes (name, value, crc) VALUES (?, ?, ?)",

@@ -150,26 +150,34 @@ def decode_item(path: str, record: bytes, crc: int, size: int, mtime_ns: int, in
 
 # --- a letter's answers ------------------------------------------------------------
 
-#: the answers a letter's record keeps, in order (``late`` is not kept: it depends on the
-#: clock, and is derived from ``state`` and ``answered`` at the clock asked)
-KEPT = ("state", "answered", "accepted", "current", "superseded")
+#: the answers a letter's record keeps with their reasons, in order (``late`` is not kept:
+#: it depends on the clock, and is derived from ``state`` and ``answered`` at the clock asked)
+ANSWERS = ("state", "answered", "accepted", "current", "superseded")
+#: what the store asks the resolver of each letter it keeps (``answers_record``): the
+#: answers, and the structure around the letter (``Resolution.structure``)
+KEPT = ANSWERS + ("structure",)
 
-#: the parts of an answers record: the values of ``KEPT``, the head's path, then the
-#: reasons of each value of ``KEPT`` ("" for none), each decoded only when its answer is asked
-ANSWER_PARTS = 2 * len(KEPT) + 1
-_HEAD = len(KEPT)
+#: the parts of an answers record: the values of ``ANSWERS``, the head's path, the reasons
+#: of each value of ``ANSWERS`` ("" for none), then the structure ("" for none), each
+#: decoded only when asked
+ANSWER_PARTS = 2 * len(ANSWERS) + 2
+_HEAD = len(ANSWERS)
+#: where a decoded record's structure is
+STRUCTURE = ANSWER_PARTS - 1
 
-_VALUES = {"state": ("open", "closed", "unknown")} | {name: ("yes", "no", "unknown") for name in KEPT[1:]}
+_VALUES = {"state": ("open", "closed", "unknown")} | {name: ("yes", "no", "unknown") for name in ANSWERS[1:]}
 
 
-def answers_record(found: dict[str, Answer | StateAnswer], head_path: str) -> bytes:
+def answers_record(found: dict, head_path: str) -> bytes:
     """``found`` (every name of ``KEPT``) and the path of the letter's head ("" for none)."""
-    parts = [found[name].value for name in KEPT]
+    parts = [found[name].value for name in ANSWERS]
     parts.append(head_path)
-    for name in KEPT:
+    for name in ANSWERS:
         why = found[name].reasons
         parts.append(json.dumps([[r.code, r.about, r.detail, list(r.letters), list(r.paths)] for r in why],
                                 ensure_ascii=False, separators=(",", ":")) if why else "")
+    structure = found["structure"]
+    parts.append(json.dumps(structure, ensure_ascii=False, separators=(",", ":")) if structure else "")
     return _PART.join(parts).encode()
 
 
@@ -186,18 +194,19 @@ def _plain(values: tuple[bytes, ...]) -> tuple[Answer | StateAnswer, ...]:
     found = _PLAINS.get(values)
     if found is None:
         texts = [v.decode() for v in values]
-        for name, value in zip(KEPT, texts):
+        for name, value in zip(ANSWERS, texts):
             if value not in _VALUES[name]:
                 raise Damaged(f"a letter's {name} is not one of {', '.join(_VALUES[name])}")
         found = _PLAINS[values] = tuple(
-            StateAnswer(v) if name == "state" else Answer(v) for name, v in zip(KEPT, texts))  # type: ignore[arg-type]
+            StateAnswer(v) if name == "state" else Answer(v) for name, v in zip(ANSWERS, texts))  # type: ignore[arg-type]
     return found
 
 
 def decode_answers(path: str, record: bytes, crc: int) -> list:
     """The parts of the answers ``answers_record`` kept for the letter at ``path``: at
-    ``i`` < ``len(KEPT)`` the answer without its reasons, then the head's path (bytes),
-    then each answer's reasons as kept (see ``with_reasons``)."""
+    ``i`` < ``len(ANSWERS)`` the answer without its reasons, then the head's path (bytes),
+    then each answer's reasons as kept (see ``with_reasons``), then the structure as kept
+    (see ``structure_of``)."""
     if answers_checksum(path, record) != crc:
         raise Damaged("a letter's answers do not match their checksum")
     parts = record.split(_PART.encode())
@@ -209,7 +218,7 @@ def decode_answers(path: str, record: bytes, crc: int) -> list:
 
 
 def with_reasons(kept: list, i: int) -> Answer | StateAnswer:
-    """The ``i``-th answer of ``KEPT`` in ``kept`` (from ``decode_answers``), its reasons
+    """The ``i``-th answer of ``ANSWERS`` in ``kept`` (from ``decode_answers``), its reasons
     decoded."""
     plain = kept[i]
     why = kept[_HEAD + 1 + i]
@@ -228,3 +237,25 @@ def head_path(kept: list) -> str:
         return kept[_HEAD].decode()
     except UnicodeDecodeError:
         raise Damaged("a letter's head is not a path") from None
+
+
+#: the keys a kept structure may hold, and the type of each (``Resolution.structure``)
+_STRUCTURE_KEYS = {"c": list, "s": list, "d": list, "r": list, "k": str, "i": list, "h": list, "w": dict}
+_SCAN_KEYS = ("forks", "cycles", "dangling", "open")
+
+
+def structure_of(kept: list) -> dict:
+    """The structure kept in ``kept`` (from ``decode_answers``): {} for none."""
+    text = kept[STRUCTURE]
+    if not text:
+        return {}
+    try:
+        found = json.loads(text)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise Damaged(f"a letter's structure has another shape ({exc})") from None
+    if type(found) is not dict or any(_STRUCTURE_KEYS.get(k) is not type(v) for k, v in found.items()):
+        raise Damaged("a letter's structure has another shape")
+    scan = found.get("w")
+    if scan is not None and (sorted(scan) != sorted(_SCAN_KEYS) or any(type(v) is not list for v in scan.values())):
+        raise Damaged("the scan's structure has another shape")
+    return found

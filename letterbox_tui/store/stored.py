@@ -4,9 +4,13 @@ holds unchanged, read back instead of computed.
 The per-letter answers (``state``, ``answered``, ``accepted``, ``current``,
 ``superseded``, ``head``) are the resolver's own, as it computed them for these same files;
 ``late`` is derived from them at the clock asked by the resolver's rule
-(``core.resolve.late.late_at``). Questions about the structure around a letter (its chain,
-its replies, the forks, the disputes) are asked of the resolver over the same scan, made
-when first needed: there is one resolver, and it is never asked to decide twice.
+(``core.resolve.late.late_at``). The structure around a letter (the letters pointing at
+its id, its chain, the scan's forks, cycles, dangling pointers and open disputes) is the
+resolver's too, kept as paths (``core.resolve.structure``) and turned back into the scan's
+letters only for the letters asked about; who holds an id or a thread is asked of the
+scan's letters (``core.model.letters_with_id``). Only once the store is found damaged are
+the questions asked of the resolver over the same scan: there is one resolver, and it is
+never asked to decide twice.
 """
 
 from __future__ import annotations
@@ -16,14 +20,16 @@ from collections.abc import Callable
 from datetime import datetime
 
 from letterbox_tui.core.lazy import KeptLetters
-from letterbox_tui.core.model import Answer, Letter, Snapshot
-from letterbox_tui.core.resolve import Resolution, StateAnswer, resolve
-from letterbox_tui.core.resolve.common import aware
+from letterbox_tui.core.model import Answer, Letter, Snapshot, letter_at, letters_with_id, letters_with_thread
+from letterbox_tui.core.resolve import (
+    TERMINAL_TYPES, Dangling, Fork, OpenDispute, Resolution, StateAnswer, resolve,
+)
+from letterbox_tui.core.resolve.common import aware, is_id, path_key, sorted_letters
 from letterbox_tui.core.resolve.late import late_at
 
-from .records import KEPT, Damaged, decode_answers, head_path, with_reasons
+from .records import ANSWERS, STRUCTURE, Damaged, decode_answers, head_path, structure_of, with_reasons
 
-_REASONS = len(KEPT) + 1  # where a decoded record's reasons begin
+_REASONS = len(ANSWERS) + 1  # where a decoded record's reasons begin
 
 
 class StoredAnswers:
@@ -42,7 +48,6 @@ class StoredAnswers:
         self.at = aware(at)
         self._kept = kept
         self._found: dict[str, list] = {}
-        self._by_path: dict[str, Letter] | None = None
         self._resolution: Resolution | None = None
         self._on_damage = damaged
         self._index = index
@@ -77,14 +82,6 @@ class StoredAnswers:
                 return None
         return found
 
-    def _letter_at(self, path: str) -> Letter | None:
-        letters = self.snapshot.letters
-        if isinstance(letters, KeptLetters):  # found without decoding the others
-            return letters.letter_at(path)
-        if self._by_path is None:
-            self._by_path = {x.path: x for x in letters}
-        return self._by_path.get(path)
-
     def _give_up(self, why: Damaged) -> None:
         self._damaged = True
         if self._on_damage is not None:
@@ -104,7 +101,7 @@ class StoredAnswers:
                     found[_REASONS + i] = b""
             if found is not None:
                 return got
-        return getattr(self.resolution, KEPT[i])(letter)
+        return getattr(self.resolution, ANSWERS[i])(letter)
 
     def state(self, letter: Letter) -> StateAnswer:
         return self._answer(letter, 0)
@@ -137,7 +134,7 @@ class StoredAnswers:
                 path = head_path(found)
                 if not path:
                     return None
-                head = self._letter_at(path)
+                head = letter_at(self.snapshot.letters, path)
                 if head is None:
                     raise Damaged(f"the head kept for {letter.path} is not a letter of the scan")
                 return head
@@ -178,63 +175,189 @@ class StoredAnswers:
             return None
         return owed
 
-    # --- the structure: the resolver over the same scan ------------------------------
+    # --- the structure, kept as paths ---------------------------------------------------
     @property
     def resolution(self) -> Resolution:
+        """The resolver over the same scan: only once the store is found damaged."""
         if self._resolution is None:
             self._resolution = resolve(self.snapshot, self.at)
         return self._resolution
 
-    def chain(self, letter):
-        return self.resolution.chain(letter)
+    def _structure(self, letter: Letter) -> dict | None:
+        """The structure ``letter``'s record keeps; None once the store was found damaged."""
+        found = self._kept_of(letter)
+        if found is None:
+            return None
+        kept = found[STRUCTURE]
+        if type(kept) is not dict:
+            try:
+                kept = found[STRUCTURE] = structure_of(found)
+            except Damaged as why:
+                self._give_up(why)
+                return None
+        return kept
 
-    def chain_ids(self, letter):
-        return self.resolution.chain_ids(letter)
+    def _letters(self, paths) -> list[Letter]:
+        """The scan's letters at these kept paths (``Damaged`` when one is not a letter of it)."""
+        letters = self.snapshot.letters
+        found = []
+        for path in paths:
+            x = letter_at(letters, path) if type(path) is str else None
+            if x is None:
+                raise Damaged("a path kept in the structure is not a letter of the scan")
+            found.append(x)
+        return found
 
-    def chain_key(self, letter):
-        return self.resolution.chain_key(letter)
+    def _keeper(self, letter_id: str) -> Letter | None:
+        """The id's first holder by path, whose record keeps what points at the id."""
+        holders = letters_with_id(self.snapshot.letters, letter_id)
+        return min(holders, key=path_key) if holders else None
 
-    def heads(self, letter):
-        return self.resolution.heads(letter)
+    def _kept_under(self, letter_id: str, key: str):
+        """What the keeper of ``letter_id`` keeps under ``key`` (None: nothing); raises
+        ``_Ask`` when the resolver is to answer instead."""
+        keeper = self._keeper(letter_id)
+        if keeper is None:
+            raise _Ask  # not a letter of the scan: the resolver says what it says of it
+        kept = self._structure(keeper)
+        if kept is None:
+            raise _Ask
+        return kept.get(key)
 
-    def superseders(self, letter):
-        return self.resolution.superseders(letter)
-
-    def replies(self, letter):
-        return self.resolution.replies(letter)
-
-    def acks(self, letter):
-        return self.resolution.acks(letter)
+    def _pointing(self, name: str, key: str, letter: Letter) -> list[Letter]:
+        """The letters kept under ``key`` with the keeper of ``letter``'s id."""
+        try:
+            return self._letters(self._kept_under(letter.id, key) or ())
+        except _Ask:
+            pass
+        except Damaged as why:
+            self._give_up(why)
+        return getattr(self.resolution, name)(letter)
 
     def children(self, letter):
-        return self.resolution.children(letter)
+        return self._pointing("children", "c", letter)
 
-    def thread(self, thread_id):
-        return self.resolution.thread(thread_id)
-
-    def by_id(self, letter_id):
-        return self.resolution.by_id(letter_id)
-
-    def holders(self, letter_id):
-        return self.resolution.holders(letter_id)
-
-    def forks(self):
-        return self.resolution.forks()
-
-    def cycles(self):
-        return self.resolution.cycles()
-
-    def dangling(self):
-        return self.resolution.dangling()
-
-    def open_disputes(self):
-        return self.resolution.open_disputes()
+    def superseders(self, letter):
+        return self._pointing("superseders", "s", letter)
 
     def disputes_of(self, letter):
-        return self.resolution.disputes_of(letter)
+        return self._pointing("disputes_of", "d", letter)
 
     def rulings(self, dispute):
-        return self.resolution.rulings(dispute)
+        return self._pointing("rulings", "r", dispute)
+
+    def replies(self, letter):
+        """The terminal replies among the children, sent back by the recipient (sorted, as
+        the children are)."""
+        kids = self.children(letter)
+        return [c for c in kids if c.type in TERMINAL_TYPES
+                and c.sender == letter.recipient and c.recipient == letter.sender]
+
+    def acks(self, letter):
+        kids = self.children(letter)
+        return [c for c in kids if c.type == "ack" and c.sender == letter.recipient and c.recipient == letter.sender]
+
+    # --- the chain ----------------------------------------------------------------------
+    def _chain(self, letter: Letter) -> tuple[list[str], list[Letter] | None] | None:
+        """The chain's ids and (None for a letter on no chain: its holders) heads; None when
+        the resolver is to answer."""
+        try:
+            key = self._kept_under(letter.id, "k")
+            if key is None:
+                return [letter.id], None
+            ids = self._kept_under(key, "i")
+            heads = self._kept_under(key, "h")
+            if type(ids) is not list or type(heads) is not list or not all(type(i) is str for i in ids):
+                raise Damaged(f"the chain kept for {letter.path} has another shape")
+            return ids, self._letters(heads)
+        except _Ask:
+            pass
+        except Damaged as why:
+            self._give_up(why)
+        return None
+
+    def chain_key(self, letter):
+        try:
+            key = self._kept_under(letter.id, "k")
+            return letter.id if key is None else key
+        except _Ask:
+            return self.resolution.chain_key(letter)
+
+    def chain_ids(self, letter):
+        found = self._chain(letter)
+        return list(found[0]) if found is not None else self.resolution.chain_ids(letter)
+
+    def chain(self, letter):
+        found = self._chain(letter)
+        if found is None:
+            return self.resolution.chain(letter)
+        return [x for i in found[0] for x in self.by_id(i)]
+
+    def heads(self, letter):
+        found = self._chain(letter)
+        if found is None:
+            return self.resolution.heads(letter)
+        return self.by_id(letter.id) if found[1] is None else found[1]
+
+    # --- who holds an id, a thread ----------------------------------------------------
+    def by_id(self, letter_id):
+        return sorted(letters_with_id(self.snapshot.letters, letter_id), key=path_key)
+
+    def holders(self, letter_id):
+        paths = [x.path for x in letters_with_id(self.snapshot.letters, letter_id)]
+        if is_id(letter_id):
+            paths += [u.path for u in self.snapshot.unreadable if (u.legible or {}).get("id", "") == letter_id]
+        paths.sort()
+        return paths
+
+    def thread(self, thread_id):
+        return sorted_letters(letters_with_thread(self.snapshot.letters, thread_id))
+
+    # --- over the whole scan ----------------------------------------------------------
+    def _scan(self, key: str):
+        """The scan's ``key`` as its first letter's record keeps it; None when the resolver
+        is to answer."""
+        letters = self.snapshot.letters
+        if not len(letters):
+            return []
+        kept = self._structure(letters[0])
+        if kept is None:
+            return None
+        scan = kept.get("w")
+        if scan is None:
+            self._give_up(Damaged("the scan's structure is not kept"))
+            return None
+        return scan[key]
+
+    def _whole(self, name: str, make):
+        try:
+            kept = self._scan(name)
+            if kept is not None:
+                return [make(x) for x in kept]
+        except Damaged as why:
+            self._give_up(why)
+        except (ValueError, TypeError, IndexError, KeyError):
+            self._give_up(Damaged(f"the scan's {name} have another shape"))
+        return getattr(self.resolution, _WHOLE[name])()
+
+    def forks(self):
+        return self._whole("forks", lambda f: Fork(f[0], tuple(f[1]), f[2], f[3], f[4], tuple(f[5]), f[6]))
+
+    def cycles(self):
+        return self._whole("cycles", tuple)
+
+    def dangling(self):
+        return self._whole("dangling", lambda d: Dangling(self._letters((d[0],))[0], d[1], d[2]))
+
+    def open_disputes(self):
+        return self._whole("open", lambda o: OpenDispute(self._letters((o[0],))[0], tuple(self._letters(o[1]))))
+
+
+class _Ask(Exception):
+    """The store holds no answer to this: the resolver is asked."""
+
+
+_WHOLE = {"forks": "forks", "cycles": "cycles", "dangling": "dangling", "open": "open_disputes"}
 
 
 _NO = Answer("no")

@@ -7,8 +7,8 @@ import threading
 
 import pytest
 
-from letterbox_tui.core.lazy import KeptLetters, letter_at, letters_with_id, letters_with_thread
-from letterbox_tui.core.model import Letter
+from letterbox_tui.core.lazy import KeptLetters
+from letterbox_tui.core.model import Letter, letter_at, letters_with_id, letters_with_thread
 
 
 class Source:

@@ -329,3 +329,70 @@ def test_more_free_space_tries_the_write_again(tmp_path, monkeypatch):
     _arrive(root, 1, "b")
     asked(root)
     assert tried == [1, 1]
+
+
+def _keepers(root):
+    """The path of a letter keeping the children of its id, and of the scan's first letter
+    (which keeps the scan's forks, cycles, dangling pointers and open disputes)."""
+    res = resolve(scan(root), AT)
+    letters = res.snapshot.letters
+    asked_about = next(x for x in letters if res.children(x))
+    return min(res.by_id(asked_about.id), key=lambda x: x.path).path, letters[0].path
+
+
+def _replaced(kept: dict, key: str, value: str | None) -> str:
+    """``kept`` as JSON text with ``key`` (``a.b``: ``b`` of ``a``) given the JSON text
+    ``value`` (None: dropped)."""
+    import json
+
+    outer, _, inner = key.partition(".")
+    if inner:
+        value = _replaced(kept[outer], inner, value)
+    parts = [f"{json.dumps(k)}:{json.dumps(v)}" for k, v in kept.items() if k != outer]
+    if value is not None:
+        parts.append(f"{json.dumps(outer)}:{value}")
+    return "{" + ",".join(parts) + "}"
+
+
+@pytest.mark.parametrize("whose,key,value", [
+    ("children", "c", '["nobody/inbox/nothing.md"]'),
+    ("children", "c", "[1]"),
+    ("children", "c", '"not a list"'),
+    ("children", "c", "[not json"),
+    ("children", "unknown", "1"),
+    ("scan", "w", None),
+    ("scan", "w", "[]"),
+    ("scan", "w.forks", '[["a"]]'),
+    ("scan", "w.dangling", '[["nobody/inbox/nothing.md","re","x"]]'),
+    ("scan", "w.dangling", None),
+    ("scan", "w.open", "[[2,[]]]"),
+])
+def test_a_damaged_structure_found_when_read(demo, whose, key, value):
+    """A letter's kept structure that names a file the scan has not, or has another shape
+    (its checksum in order), is found when asked: one notice, and the resolver's answers
+    over the same scan."""
+    import json
+
+    from tests.store.test_differential import structure
+
+    from letterbox_tui.store.records import answers_checksum
+
+    asked(demo), asked(demo)
+    path = store_path(str(demo))
+    target = _keepers(demo)[0 if whose == "children" else 1]
+    con = sqlite3.connect(path)
+    (record,) = con.execute("SELECT record FROM answers WHERE path = ?", (target,)).fetchone()
+    head, kept = record.rsplit(b"\x1f", 1)
+    record = head + b"\x1f" + _replaced(json.loads(kept), key, value).encode()
+    con.execute("UPDATE answers SET record = ?, crc = ? WHERE path = ?",
+                (record, answers_checksum(target, record), target))
+    con.commit()
+    con.close()
+    said: list[str] = []
+    got = asked(demo, said)
+    assert isinstance(got, StoredAnswers)
+    want = structure(resolve(scan(demo), AT))
+    assert structure(got) == want
+    assert len(said) == 1 and "damaged" in said[0], said
+    assert not os.path.exists(path)  # the next command builds it anew
+    assert structure(asked(demo)) == want

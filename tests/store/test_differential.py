@@ -16,7 +16,8 @@ from letterbox_tui.core import views
 from letterbox_tui.core.check import check
 from letterbox_tui.core.demo import DEMO_NOW, write_demo
 from letterbox_tui.core.digest import digest
-from letterbox_tui.core.lazy import KeptLetters, letters_with_id, letters_with_thread
+from letterbox_tui.core.lazy import KeptLetters
+from letterbox_tui.core.model import letters_with_id, letters_with_thread
 from letterbox_tui.core.query import parse_query, run_query
 from letterbox_tui.core.resolve import resolve
 from letterbox_tui.core.rows import row
@@ -74,6 +75,36 @@ def documents(res):
     return out
 
 
+#: the structural questions asked of one letter (lists of letters, but chain_ids, chain_key)
+PER_LETTER = ("chain", "chain_ids", "chain_key", "heads", "superseders", "replies", "acks", "children",
+              "disputes_of", "rulings")
+
+
+def structure(res):
+    """Every structural answer, per letter, per id, per thread and over the whole scan, as
+    plain data (letters by path: ids are not unique)."""
+    def paths(letters):
+        return [x.path for x in letters]
+
+    snap = res.snapshot
+    out = {}
+    for x in snap.letters:
+        for name in PER_LETTER:
+            got = getattr(res, name)(x)
+            out[f"{name} {x.path}"] = got if name in ("chain_ids", "chain_key") else paths(got)
+    ids = {x.id for x in snap.letters} | {u.legible.get("id", "") for u in snap.unreadable} | {"no-such-id", ""}
+    for i in sorted(ids):
+        out[f"by_id {i}"] = paths(res.by_id(i))
+        out[f"holders {i}"] = res.holders(i)
+    for t in sorted({x.thread_id for x in snap.letters} | {"no-such-thread"}):
+        out[f"thread {t}"] = paths(res.thread(t))
+    out["forks"] = res.forks()
+    out["cycles"] = res.cycles()
+    out["dangling"] = [(d.letter.path, d.field, d.target) for d in res.dangling()]
+    out["open_disputes"] = [(o.dispute.path, paths(o.disputed)) for o in res.open_disputes()]
+    return out
+
+
 def _truth_parts(res):
     view = views.truth_view(res)
     return view.decisions, view.others, view.doubt
@@ -89,10 +120,18 @@ def _unclocked(doc):
 
 
 def same(root):
+    """The store's answers, structure and documents equal the resolver's, and none of them
+    needed the resolver; so do the letters found by id and thread (``lookups``)."""
     lookups(root)
-    want, got = _unclocked(documents(computed(root))), _unclocked(documents(stored(root)))
+    res, kept = computed(root), stored(root)
+    want, got = _unclocked(documents(res)), _unclocked(documents(kept))
     for key in want:
         assert got[key] == want[key], key
+    want, got = structure(res), structure(kept)
+    assert got.keys() == want.keys()
+    for key in want:
+        assert got[key] == want[key], key
+    assert kept._resolution is None, "an unchanged letterbox was resolved again"
 
 
 def lookups(root):
@@ -316,3 +355,36 @@ def test_arrivals_rewrite_only_the_answers_that_changed(tmp_path, monkeypatch):
             heads = got.head(letter), fresh.head(letter)
             paths = [h.path if h is not None else None for h in heads]
             assert paths[0] == paths[1], (letter.path, "head")
+
+
+def test_the_documents_of_an_unchanged_letterbox_need_no_resolve(demo, monkeypatch):
+    """show, current, answered, thread, disputes, check, digest and owed (its attention
+    asks each task's children) are built from the kept answers alone."""
+    from letterbox_tui.core import documents as docs
+
+    open_answers(demo, AT)
+    kept = open_answers(demo, AT)
+    assert isinstance(kept, StoredAnswers)
+    want = computed(demo)
+
+    def refused(*args, **kwargs):
+        raise AssertionError("an unchanged letterbox was resolved again")
+
+    monkeypatch.setattr("letterbox_tui.store.stored.resolve", refused)
+    monkeypatch.setattr("letterbox_tui.store.resolve", refused)
+    made = []
+    for res in (want, kept):
+        out = {}
+        for x in res.snapshot.letters:
+            out[f"show {x.path}"] = docs.show_document(res, x.id, 0)
+            out[f"current {x.path}"] = docs.current_document(res, x.id)
+            out[f"answered {x.path}"] = docs.answered_document(res, x.id)
+            out[f"thread {x.path}"] = docs.thread_document(res, x.id)
+        out["disputes"] = docs.disputes_document(res)
+        out["check"] = docs.check_document(res)
+        out["digest"] = docs.digest_document(res)
+        out["owed"] = docs.owed_document(res)
+        made.append(_unclocked(out))
+    assert made[1] == made[0]
+    attention = [c for g in made[1]["owed"]["owed"] for i in g["items"] for c in i["attention"]]
+    assert attention and made[1]["disputes"]["disputes"], "the demo no longer asks what these need"

@@ -17,6 +17,7 @@ The parts, each one concern:
 - ``replies``: answered, accepted and state (with the answers *plain* letters share).
 - ``late``: late at the resolution's clock or another.
 - ``disputes``: open disputes and the rulings on each.
+- ``structure``: the structure around a letter as paths, for the store to keep.
 
 A ``Resolution`` depends only on the snapshot it is given: resolving a subset of the
 letters (say one connected component, with the scope's partial/atomic flags and the
@@ -175,6 +176,14 @@ class Resolution:
 
     def rulings(self, dispute: Letter) -> list[Letter]:
         return rulings(self.index, dispute)
+
+    # --- for a store ----------------------------------------------------------------
+    def structure(self, letter: Letter) -> dict:
+        """The structure around ``letter`` as paths, as a store keeps it
+        (``structure.kept_structure``)."""
+        from .structure import kept_structure
+
+        return kept_structure(self, letter)
 
 
 def resolve(snapshot: Snapshot, at: datetime) -> Resolution:

@@ -57,7 +57,7 @@ class ChainTree:
 def chain_tree(res: Resolution, x: Letter, *, limit: int = 400,
                dispute_letters: Iterable[Letter] | None = None) -> ChainTree:
     """``dispute_letters``: the letterbox's dispute letters, when the caller has them at
-    hand (else every letter is looked at once)."""
+    hand (else the answers say which disputes name the chain's letters)."""
     chain = list(res.chain(x))
     if x not in chain:
         chain = [x] + [c for c in chain if c is not x]
@@ -92,7 +92,10 @@ def chain_tree(res: Resolution, x: Letter, *, limit: int = 400,
     more = len(chain) - shown if capped else 0
     on_cycle = () if capped else tuple(c for c in chain if id(c) not in seen)[:limit]
     dangling = x.supersedes if x.supersedes and x.supersedes not in ids else None
-    pool = dispute_letters if dispute_letters is not None else (d for d in res.snapshot.letters if d.type == "dispute")
     named = set(ids)
-    disputes = tuple(sorted((d for d in pool if d.type == "dispute" and named & set(d.disputes)), key=time_key))
+    if dispute_letters is not None:
+        pool = [d for d in dispute_letters if d.type == "dispute" and named & set(d.disputes)]
+    else:  # the disputes naming each id of the chain, each once
+        pool = list({d.path: d for c in ids.values() for d in res.disputes_of(c)}.values())
+    disputes = tuple(sorted(pool, key=time_key))
     return ChainTree(x, tuple(chain), res.head(x), tuple(res.heads(x)), tuple(lines), more, on_cycle, dangling, disputes)
