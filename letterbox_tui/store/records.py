@@ -16,6 +16,7 @@ import zlib
 from operator import itemgetter
 
 from letterbox_tui.core.grammar import id_time, parse_time
+from letterbox_tui.core.letters import header_keys, share_values
 from letterbox_tui.core.model import Answer, Letter, Reason, Unreadable
 from letterbox_tui.core.resolve import StateAnswer
 
@@ -38,18 +39,14 @@ def _items(values: tuple[str, ...]) -> str:
     return "".join(_ITEM + v for v in values)
 
 
-#: the header fields whose values few letters do not share (seats, types, yes/no): one
-#: string object each, however many letters carry it
-_SHARED_KEYS = frozenset(("from", "to", "type", "priority", "requires_ack"))
 #: the header fields a Letter names, in the order ``decode_item`` takes them
 _NAMED = ("id", "from", "to", "type", "re", "thread", "priority", "requires_ack", "deadline", "sent",
           "supersedes", "rules_on", "upholds", "subject")
-#: a record's key line -> (its keys, the positions of ``_SHARED_KEYS`` among them, a getter
-#: of the ``_NAMED`` values from its values with "" appended); most letters of a letterbox
-#: are written by a few writers, in a few key orders
+#: a record's key line -> (its keys, shared with the parse path's letters, the positions of
+#: ``letters.SHARED_VALUES`` among them, a getter of the ``_NAMED`` values from its values
+#: with "" appended); most letters of a letterbox are written by a few writers, in a few
+#: key orders
 _KEY_LINES: dict[str, tuple[tuple[str, ...], tuple[int, ...], itemgetter]] = {}
-#: a header line of ``_SHARED_KEYS`` -> one (key, value) pair for every letter carrying it
-_PAIRS: dict[tuple[str, str], tuple[str, str]] = {}
 #: a record's flags, malformed or disputes text -> its tuple
 _TUPLES: dict[str, tuple[str, ...]] = {"": ()}
 
@@ -57,10 +54,9 @@ _TUPLES: dict[str, tuple[str, ...]] = {"": ()}
 def _keys(line: str) -> tuple[tuple[str, ...], tuple[int, ...], itemgetter]:
     found = _KEY_LINES.get(line)
     if found is None:
-        keys = tuple(sys.intern(k) for k in line.split(_PAIR)) if line else ()
+        keys, shared = header_keys(tuple(line.split(_PAIR)) if line else ())
         at = {k: i for i, k in enumerate(keys)}
-        found = (keys, tuple(i for i, k in enumerate(keys) if k in _SHARED_KEYS),
-                 itemgetter(*(at.get(k, len(keys)) for k in _NAMED)))
+        found = (keys, shared, itemgetter(*(at.get(k, len(keys)) for k in _NAMED)))
         if len(_KEY_LINES) < 4096:
             _KEY_LINES[line] = found
     return found
@@ -81,7 +77,7 @@ def letter_record(letter: Letter) -> bytes:
     fields are its header's values (``letters.build``), so they are not kept twice."""
     sent_code = "" if letter.sent_at is None else ("2" if "time-from-id" in letter.flags else "1")
     return _PART.join((
-        "L", _PAIR.join(k for k, _ in letter.fields), _PAIR.join(v for _, v in letter.fields),
+        "L", _PAIR.join(letter.header_keys), _PAIR.join(letter.header_values),
         _items(letter.disputes), sent_code, "" if letter.deadline_at is None else "1",
         _items(letter.flags), _items(letter.malformed),
     )).encode()
@@ -120,20 +116,8 @@ def decode_item(path: str, record: bytes, crc: int, size: int, mtime_ns: int, in
     if kind != "L" or len(values) != len(keys):
         raise Damaged("a file's record has another shape")
     if shared:
-        pairs = list(zip(keys, values))
-        for i in shared:
-            pair = _PAIRS.get(pairs[i])
-            if pair is None:
-                pair = (keys[i], sys.intern(values[i]))
-                if len(_PAIRS) < 4096:
-                    _PAIRS[pair] = pair
-                pairs[i] = pair
-            else:
-                pairs[i] = pair
-            values[i] = pair[1]
-        fields = tuple(pairs)
-    else:
-        fields = tuple(zip(keys, values))
+        share_values(values, shared)
+    header_values = tuple(values)
     values.append("")
     (letter_id, sender, recipient, type_, re_, thread, priority, requires_ack, deadline, sent, supersedes,
      rules_on, upholds, subject) = named(values)
@@ -141,10 +125,10 @@ def decode_item(path: str, record: bytes, crc: int, size: int, mtime_ns: int, in
     return Letter(
         letter_id, sender, recipient, type_, re_, thread, priority, requires_ack, deadline, sent, supersedes,
         _unitems(disputes) if disputes else (), rules_on, upholds, subject,
-        fields, sys.intern(seat), sys.intern(folder), path, name,
+        (), sys.intern(seat), sys.intern(folder), path, name,
         sent_at, parse_time(deadline) if deadline_code else None,
         _unitems(flags) if flags else (), _unitems(malformed) if malformed else (),
-        size, mtime_ns, inode, ctime_ns,
+        size, mtime_ns, inode, ctime_ns, keys, header_values,
     )
 
 
