@@ -19,7 +19,7 @@ from datetime import datetime
 
 from .grammar import ID_RE, id_time, parse_time
 from .header import HeaderResult
-from .model import EXTERNAL_BRIDGE, Letter, Unreadable
+from .model import EXTERNAL_BRIDGE, Letter, Unreadable, header_getter
 
 _ALIAS_RE = re.compile(r"-[0-9a-f]{8}\.md$")
 _valid_id = ID_RE.fullmatch
@@ -47,30 +47,34 @@ FIELD_SLOTS: tuple[tuple[str, str, str, str], ...] = (
     ("upholds", "upholds", "pointer", ""),
     ("subject", "subject", "text", ""),
 )
-#: The other slots, by what they hold, in this order: every header line's key and value, the
-#: seat, the folder, the path from the root, the file name, flags, malformed pointers,
-#: and the file's stat when read (size, mtime_ns, inode, ctime_ns).
+#: The other slots, by what they hold, in this order: every header line's key, their values
+#: (None when the named slots hold them all: ``Letter.header_values``), the seat, the
+#: folder, the path from the root, the file name, flags, malformed pointers, and the file's
+#: stat when read (size, mtime_ns, inode, ctime_ns).
 FILE_SLOTS: tuple[str, ...] = (
-    "header_keys", "header_values", "seat", "folder", "path", "name", "flags", "malformed", "size", "mtime_ns", "inode", "ctime_ns",
+    "header_keys", "_values", "seat", "folder", "path", "name", "flags", "malformed", "size", "mtime_ns", "inode",
+    "ctime_ns",
 )
 _SINGLE_POINTERS = tuple(key for key, _, kind, _ in FIELD_SLOTS if kind == "pointer")
 
 #: the header fields whose values most letters share with others (seats, types, yes/no):
 #: one string object each, however many letters carry it
 SHARED_VALUES = frozenset(("from", "to", "type", "priority", "requires_ack"))
-#: a header's keys -> (one tuple of them for every letter written with them, the positions
-#: of ``SHARED_VALUES`` among them); most letters of a letterbox are written by a few
-#: writers, in a few key orders
-_KEYS: dict[tuple[str, ...], tuple[tuple[str, ...], tuple[int, ...]]] = {}
+#: a header's keys -> ``header_keys``'s answer for them; most letters of a letterbox are
+#: written by a few writers, in a few key orders
+_KEYS: dict[tuple[str, ...], tuple[tuple[str, ...], tuple[int, ...], bool]] = {}
 _intern = sys.intern
 
 
-def header_keys(keys: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[int, ...]]:
-    """The one tuple of ``keys`` letters share, and where ``SHARED_VALUES`` lie in it."""
+def header_keys(keys: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[int, ...], bool]:
+    """The one tuple of ``keys`` letters share, where ``SHARED_VALUES`` lie in it, and
+    whether a letter's named attributes hold the values of them all (``header_getter``:
+    the letter then keeps no tuple of its values)."""
     found = _KEYS.get(keys)
     if found is None:
         keys = tuple([_intern(k) for k in keys])
-        found = (keys, tuple([i for i, k in enumerate(keys) if k in SHARED_VALUES]))
+        found = (keys, tuple([i for i, k in enumerate(keys) if k in SHARED_VALUES]),
+                 header_getter(keys) is not None)
         if len(_KEYS) < 4096:
             _KEYS[keys] = found
     return found
@@ -100,7 +104,7 @@ def build(
     if fields is None:
         return Unreadable(path, seat, folder, result.error, result.legible, result.illegible, size, mtime_ns, inode,
                           ctime_ns)
-    keys, shared = header_keys(tuple([k for k, _ in fields]))
+    keys, shared, named = header_keys(tuple([k for k, _ in fields]))
     values = [v for _, v in fields]
     share_values(values, shared)
     f = dict(zip(keys, values))
@@ -192,7 +196,7 @@ def build(
         inode,  # inode
         ctime_ns,  # ctime_ns
         keys,  # header_keys
-        tuple(values),  # header_values
+        None if named else tuple(values),  # header_values: None when the named slots hold them
     )
 
 
@@ -245,8 +249,9 @@ def restore(kept: tuple) -> Letter:
     )
 
 
-#: what two letters must agree on to be the same letter
-_COMPARED = Letter.__slots__
+#: what two letters must agree on to be the same letter (the header's values as given,
+#: wherever the letter keeps them)
+_COMPARED = tuple("header_values" if name == "_values" else name for name in Letter.__slots__)
 
 
 def letters_equal(a: Letter | Unreadable, b: Letter | Unreadable) -> bool:

@@ -9,8 +9,10 @@ scan builds one per file and 100,000 of them must cost little. Treat them as imm
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from operator import attrgetter
 from typing import Literal
 
 AnswerValue = Literal["yes", "no", "unknown"]
@@ -52,10 +54,12 @@ EXTERNAL_BRIDGE = "external-bridge"
 class Letter:
     """One readable letter file: its header fields and where it lies.
 
-    ``header_keys`` and ``header_values`` keep every header line as written, in order: the
-    keys (one tuple shared by the letters written with the same keys) and their values.
-    ``fields`` gives the same lines as (key, value) pairs, made when asked. Named
-    attributes are the fields the spec gives meaning to, as strings ("" when absent).
+    ``header_keys`` and ``header_values`` give every header line as written, in order: the
+    keys (one tuple shared by the letters written with the same keys) and their values;
+    ``fields`` gives the same lines as (key, value) pairs. Named attributes are the fields
+    the spec gives meaning to, as strings ("" when absent). The values are not kept twice:
+    when every key is a named text field (``NAMED_TEXT``), as for most letters, they are
+    read from the named attributes when asked.
     ``sent_at`` and ``deadline_at`` are aware datetimes, or None when absent or ambiguous.
     ``path`` is where the letter lies, relative to the root, with "/" separators;
     ``size``, ``mtime_ns``, ``inode`` and ``ctime_ns`` its file's stat when it was read.
@@ -64,7 +68,7 @@ class Letter:
     __slots__ = (
         "id", "sender", "recipient", "type", "re", "thread", "priority", "requires_ack",
         "deadline", "sent", "supersedes", "disputes", "rules_on", "upholds", "subject",
-        "header_keys", "header_values", "seat", "folder", "path", "name", "sent_at", "deadline_at", "flags",
+        "header_keys", "_values", "seat", "folder", "path", "name", "sent_at", "deadline_at", "flags",
         "malformed", "size", "mtime_ns", "inode", "ctime_ns",
     )
 
@@ -72,6 +76,9 @@ class Letter:
     # since matching 27 keywords cost more than the stores (0.45 s -> 0.17 s per 100,000).
     # The header is given either as ``fields`` (pairs) or, as the readers give it, as
     # ``header_keys`` and ``header_values`` (the last two; ``fields`` then is not read).
+    # ``header_values`` None with ``header_keys`` given says the named attributes hold the
+    # values (the readers know it from ``header_getter``); given, they are kept only when
+    # the named attributes do not hold them.
     def __init__(
         self,
         id: str = "",  # noqa: A002 - the protocol's field name
@@ -103,7 +110,7 @@ class Letter:
         inode: int = 0,
         ctime_ns: int = 0,
         header_keys: tuple[str, ...] | None = None,
-        header_values: tuple[str, ...] = (),
+        header_values: tuple[str, ...] | None = None,
     ) -> None:
         # Straight-line stores: a scan builds 100,000 of these.
         self.id = id
@@ -121,11 +128,6 @@ class Letter:
         self.rules_on = rules_on
         self.upholds = upholds
         self.subject = subject
-        if header_keys is None:
-            header_keys = tuple([k for k, _ in fields])
-            header_values = tuple([v for _, v in fields])
-        self.header_keys = header_keys
-        self.header_values = header_values
         self.seat = seat
         self.folder = folder
         self.path = path
@@ -138,6 +140,15 @@ class Letter:
         self.mtime_ns = mtime_ns
         self.inode = inode
         self.ctime_ns = ctime_ns
+        if header_keys is None:
+            header_keys = tuple([k for k, _ in fields])
+            header_values = tuple([v for _, v in fields])
+        self.header_keys = header_keys
+        if header_values is not None:
+            getter = header_getter(header_keys)
+            if getter is not None and getter(self) == header_values:
+                header_values = None
+        self._values = header_values
 
     # Declared for type checkers; assigned in __init__.
     id: str
@@ -156,7 +167,7 @@ class Letter:
     upholds: str
     subject: str
     header_keys: tuple[str, ...]
-    header_values: tuple[str, ...]
+    _values: tuple[str, ...] | None  # the header's values when the named attributes do not hold them
     seat: str
     folder: str
     path: str
@@ -169,6 +180,14 @@ class Letter:
     mtime_ns: int
     inode: int
     ctime_ns: int
+
+    @property
+    def header_values(self) -> tuple[str, ...]:
+        """The value of each of ``header_keys``, as written."""
+        values = self._values
+        if values is None:
+            return header_getter(self.header_keys)(self)  # type: ignore[misc]
+        return values
 
     @property
     def fields(self) -> tuple[tuple[str, str], ...]:
@@ -203,6 +222,37 @@ class Letter:
 
     def __repr__(self) -> str:
         return f"Letter({self.id!r} at {self.path!r})"
+
+
+#: a header key -> the ``Letter`` attribute holding its value as written (``disputes`` is
+#: not one: its attribute is a tuple of the ids it names)
+NAMED_TEXT = {
+    "id": "id", "from": "sender", "to": "recipient", "type": "type", "re": "re", "thread": "thread",
+    "priority": "priority", "requires_ack": "requires_ack", "deadline": "deadline", "sent": "sent",
+    "supersedes": "supersedes", "rules_on": "rules_on", "upholds": "upholds", "subject": "subject",
+}
+#: a header's keys -> ``header_getter``'s answer for them (the first few thousand kept)
+_GETTERS: dict[tuple[str, ...], Callable[[Letter], tuple[str, ...]] | None] = {}
+
+
+def header_getter(keys: tuple[str, ...]) -> Callable[[Letter], tuple[str, ...]] | None:
+    """What gives the values of ``keys`` from a letter's named attributes, or None when a key
+    is not a named text field (``NAMED_TEXT``)."""
+    try:
+        return _GETTERS[keys]
+    except KeyError:
+        pass
+    getter: Callable[[Letter], tuple[str, ...]] | None = None
+    if all(k in NAMED_TEXT for k in keys):
+        names = [NAMED_TEXT[k] for k in keys]
+        if len(names) > 1:
+            getter = attrgetter(*names)
+        else:
+            def getter(letter: Letter, names: list[str] = names) -> tuple[str, ...]:
+                return tuple([getattr(letter, n) for n in names])
+    if len(_GETTERS) < 4096:
+        _GETTERS[keys] = getter
+    return getter
 
 
 @dataclass(slots=True)

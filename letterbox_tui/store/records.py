@@ -42,21 +42,20 @@ def _items(values: tuple[str, ...]) -> str:
 #: the header fields a Letter names, in the order ``decode_item`` takes them
 _NAMED = ("id", "from", "to", "type", "re", "thread", "priority", "requires_ack", "deadline", "sent",
           "supersedes", "rules_on", "upholds", "subject")
-#: a record's key line -> (its keys, shared with the parse path's letters, the positions of
-#: ``letters.SHARED_VALUES`` among them, a getter of the ``_NAMED`` values from its values
-#: with "" appended); most letters of a letterbox are written by a few writers, in a few
-#: key orders
-_KEY_LINES: dict[str, tuple[tuple[str, ...], tuple[int, ...], itemgetter]] = {}
+#: a record's key line -> (``letters.header_keys``'s answer for its keys, a getter of the
+#: ``_NAMED`` values from its values with "" appended); most letters of a letterbox are
+#: written by a few writers, in a few key orders
+_KEY_LINES: dict[str, tuple[tuple[str, ...], tuple[int, ...], bool, itemgetter]] = {}
 #: a record's flags, malformed or disputes text -> its tuple
 _TUPLES: dict[str, tuple[str, ...]] = {"": ()}
 
 
-def _keys(line: str) -> tuple[tuple[str, ...], tuple[int, ...], itemgetter]:
+def _keys(line: str) -> tuple[tuple[str, ...], tuple[int, ...], bool, itemgetter]:
     found = _KEY_LINES.get(line)
     if found is None:
-        keys, shared = header_keys(tuple(line.split(_PAIR)) if line else ())
+        keys, shared, named = header_keys(tuple(line.split(_PAIR)) if line else ())
         at = {k: i for i, k in enumerate(keys)}
-        found = (keys, shared, itemgetter(*(at.get(k, len(keys)) for k in _NAMED)))
+        found = (keys, shared, named, itemgetter(*(at.get(k, len(keys)) for k in _NAMED)))
         if len(_KEY_LINES) < 4096:
             _KEY_LINES[line] = found
     return found
@@ -111,16 +110,16 @@ def decode_item(path: str, record: bytes, crc: int, size: int, mtime_ns: int, in
         seat, folder, name = path.split("/")
     except (ValueError, TypeError, UnicodeDecodeError) as exc:
         raise Damaged(f"a file's record has another shape ({exc})") from None
-    keys, shared, named = _keys(key_line)
+    keys, shared, named, get_named = _keys(key_line)
     values = value_line.split(_PAIR) if keys else []
     if kind != "L" or len(values) != len(keys):
         raise Damaged("a file's record has another shape")
     if shared:
         share_values(values, shared)
-    header_values = tuple(values)
+    header_values = None if named else tuple(values)  # None: the named fields hold them
     values.append("")
     (letter_id, sender, recipient, type_, re_, thread, priority, requires_ack, deadline, sent, supersedes,
-     rules_on, upholds, subject) = named(values)
+     rules_on, upholds, subject) = get_named(values)
     sent_at = None if not sent_code else (parse_time(sent) if sent_code == "1" else id_time(letter_id))
     return Letter(
         letter_id, sender, recipient, type_, re_, thread, priority, requires_ack, deadline, sent, supersedes,

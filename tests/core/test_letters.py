@@ -436,3 +436,41 @@ def test_the_field_table_is_what_build_does():
             assert getattr(letter, time_slot) is not None
     pointers = {key for key, _, kind, _ in FIELD_SLOTS if kind == "pointer"}
     assert set(letter.malformed) == pointers
+
+
+# --- the header kept once ---------------------------------------------------------------
+
+
+def test_a_header_of_named_fields_is_kept_once_and_given_back_as_written():
+    letter = make(f"---\nid: {ID}\nfrom: alpha\nto: beta\ntype: info\nrequires_ack: false\nsent: 2026-11-29T14:05:12Z\n"
+                  "re: \n---\nbody\n", name=f"{ID}.md")
+    assert letter._values is None  # no second copy of values the named fields hold
+    assert letter.header_keys == ("id", "from", "to", "type", "requires_ack", "sent", "re")
+    assert letter.header_values == (ID, "alpha", "beta", "info", "false", "2026-11-29T14:05:12Z", "")
+    assert letter.fields == tuple(zip(letter.header_keys, letter.header_values))
+    assert letter.field_dict() == dict(letter.fields) and letter.field("re") == "" and letter.field("x") is None
+
+
+@pytest.mark.parametrize("extra", ["disputes: a-1, b-2", "session: s-9"])
+def test_a_header_with_a_value_no_named_field_holds_is_kept_as_written(extra):
+    letter = make(f"---\nid: {ID}\nfrom: alpha\nto: beta\ntype: info\nrequires_ack: false\n{extra}\n---\n",
+                  name=f"{ID}.md")
+    key, value = extra.split(": ")
+    assert letter._values is not None and letter.fields[-1] == (key, value)
+    assert letter.field(key) == value
+
+
+def test_a_letter_made_from_fields_gives_back_those_fields():
+    """Given as pairs that the named attributes hold, or do not, the same pairs come back."""
+    same = Letter(ID, "alpha", "beta", "info", fields=(("id", ID), ("from", "alpha"), ("type", "info")))
+    assert same._values is None and same.fields == (("id", ID), ("from", "alpha"), ("type", "info"))
+    other = Letter(ID, "alpha", fields=(("id", ID), ("from", "omega")))
+    assert other._values is not None and other.fields == (("id", ID), ("from", "omega"))
+    assert Letter(ID, fields=(("id", ID),)).fields == (("id", ID),) and Letter().fields == ()
+
+
+def test_letters_are_equal_only_to_themselves():
+    """Letters are compared and hashed by identity (sets and dicts of letters rely on it),
+    whatever their header holds."""
+    a, b = (make(f"---\nid: {ID}\nfrom: alpha\nto: beta\ntype: info\n---\n", name=f"{ID}.md") for _ in range(2))
+    assert a.fields == b.fields and a != b and a == a and len({a, b, a}) == 2
