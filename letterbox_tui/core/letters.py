@@ -49,10 +49,11 @@ FIELD_SLOTS: tuple[tuple[str, str, str, str], ...] = (
 )
 #: The other slots, by what they hold, in this order: every header line's key, their values
 #: (None when the named slots hold them all: ``Letter.header_values``), the seat, the
-#: folder, the path from the root, the file name, flags, malformed pointers, and the file's
+#: folder, the path from the root, the file name (None when it is the path's last part:
+#: ``Letter.name``), flags, malformed pointers, and the file's
 #: stat when read (size, mtime_ns, inode, ctime_ns).
 FILE_SLOTS: tuple[str, ...] = (
-    "header_keys", "_values", "seat", "folder", "path", "name", "flags", "malformed", "size", "mtime_ns", "inode",
+    "header_keys", "_values", "seat", "folder", "path", "_name", "flags", "malformed", "size", "mtime_ns", "inode",
     "ctime_ns",
 )
 _SINGLE_POINTERS = tuple(key for key, _, kind, _ in FIELD_SLOTS if kind == "pointer")
@@ -249,9 +250,9 @@ def restore(kept: tuple) -> Letter:
     )
 
 
-#: what two letters must agree on to be the same letter (the header's values as given,
-#: wherever the letter keeps them)
-_COMPARED = tuple("header_values" if name == "_values" else name for name in Letter.__slots__)
+#: what two letters must agree on to be the same letter (the header's values and the file
+#: name as given, wherever the letter keeps them)
+_COMPARED = tuple({"_values": "header_values", "_name": "name"}.get(name, name) for name in Letter.__slots__)
 
 
 def letters_equal(a: Letter | Unreadable, b: Letter | Unreadable) -> bool:

@@ -61,14 +61,14 @@ class Letter:
     when every key is a named text field (``NAMED_TEXT``), as for most letters, they are
     read from the named attributes when asked.
     ``sent_at`` and ``deadline_at`` are aware datetimes, or None when absent or ambiguous.
-    ``path`` is where the letter lies, relative to the root, with "/" separators;
-    ``size``, ``mtime_ns``, ``inode`` and ``ctime_ns`` its file's stat when it was read.
+    ``path`` is where the letter lies, relative to the root, with "/" separators, and
+    ``name`` its file name (its last part, not kept twice); ``size``, ``mtime_ns``, ``inode`` and ``ctime_ns`` its file's stat when it was read.
     """
 
     __slots__ = (
         "id", "sender", "recipient", "type", "re", "thread", "priority", "requires_ack",
         "deadline", "sent", "supersedes", "disputes", "rules_on", "upholds", "subject",
-        "header_keys", "_values", "seat", "folder", "path", "name", "sent_at", "deadline_at", "flags",
+        "header_keys", "_values", "seat", "folder", "path", "_name", "sent_at", "deadline_at", "flags",
         "malformed", "size", "mtime_ns", "inode", "ctime_ns",
     )
 
@@ -100,7 +100,7 @@ class Letter:
         seat: str = "",
         folder: str = "",
         path: str = "",
-        name: str = "",
+        name: str | None = "",
         sent_at: datetime | None = None,
         deadline_at: datetime | None = None,
         flags: tuple[str, ...] = (),
@@ -131,7 +131,9 @@ class Letter:
         self.seat = seat
         self.folder = folder
         self.path = path
-        self.name = name
+        # None: the last part of ``path`` (the readers give it so); a name given that is not
+        # (a letter made by hand) is kept as given
+        self._name = None if name is None or path[path.rfind("/") + 1:] == name else name
         self.sent_at = sent_at
         self.deadline_at = deadline_at
         self.flags = flags
@@ -171,7 +173,7 @@ class Letter:
     seat: str
     folder: str
     path: str
-    name: str
+    _name: str | None  # the file name when it is not the last part of ``path``
     sent_at: datetime | None
     deadline_at: datetime | None
     flags: tuple[str, ...]
@@ -180,6 +182,15 @@ class Letter:
     mtime_ns: int
     inode: int
     ctime_ns: int
+
+    @property
+    def name(self) -> str:
+        """The letter's file name."""
+        name = self._name
+        if name is None:
+            path = self.path
+            return path[path.rfind("/") + 1:]
+        return name
 
     @property
     def header_values(self) -> tuple[str, ...]:

@@ -61,6 +61,21 @@ def _keys(line: str) -> tuple[tuple[str, ...], tuple[int, ...], bool, itemgetter
     return found
 
 
+#: a letter's folder path ("<seat>/<folder>") -> its seat and folder, one string each
+_places: dict[str, tuple[str, str]] = {}
+
+
+def _place(path: str) -> tuple[str, str]:
+    try:
+        seat, folder, _ = path.split("/")
+    except ValueError:
+        raise Damaged(f"the record kept for {path} is not a letter's") from None
+    found = (sys.intern(seat), sys.intern(folder))
+    if len(_places) < 4096:
+        _places[f"{seat}/{folder}"] = found
+    return found
+
+
 def _unitems(text: str) -> tuple[str, ...]:
     found = _TUPLES.get(text)
     if found is None:
@@ -107,9 +122,10 @@ def decode_item(path: str, record: bytes, crc: int, size: int, mtime_ns: int, in
                 raise Damaged(f"the record kept for {path} is another file's")
             return Unreadable(path, seat, folder, error, legible, illegible, size, mtime_ns, inode, ctime_ns)
         kind, key_line, value_line, disputes, sent_code, deadline_code, flags, malformed = text.split(_PART)
-        seat, folder, name = path.split("/")
+        place = _places.get(path[:path.rindex("/")])
     except (ValueError, TypeError, UnicodeDecodeError) as exc:
         raise Damaged(f"a file's record has another shape ({exc})") from None
+    seat, folder = place or _place(path)
     keys, shared, named, get_named = _keys(key_line)
     values = value_line.split(_PAIR) if keys else []
     if kind != "L" or len(values) != len(keys):
@@ -124,7 +140,7 @@ def decode_item(path: str, record: bytes, crc: int, size: int, mtime_ns: int, in
     return Letter(
         letter_id, sender, recipient, type_, re_, thread, priority, requires_ack, deadline, sent, supersedes,
         _unitems(disputes) if disputes else (), rules_on, upholds, subject,
-        (), sys.intern(seat), sys.intern(folder), path, name,
+        (), seat, folder, path, None,
         sent_at, parse_time(deadline) if deadline_code else None,
         _unitems(flags) if flags else (), _unitems(malformed) if malformed else (),
         size, mtime_ns, inode, ctime_ns, keys, header_values,

@@ -474,3 +474,11 @@ def test_letters_are_equal_only_to_themselves():
     whatever their header holds."""
     a, b = (make(f"---\nid: {ID}\nfrom: alpha\nto: beta\ntype: info\n---\n", name=f"{ID}.md") for _ in range(2))
     assert a.fields == b.fields and a != b and a == a and len({a, b, a}) == 2
+
+
+def test_a_letters_file_name_is_its_paths_last_part_kept_once():
+    letter = make(f"---\nid: {ID}\nfrom: alpha\nto: beta\ntype: info\n---\n", name=f"{ID}-0123abcd.md")
+    assert letter.name == f"{ID}-0123abcd.md" and letter.path == f"beta/inbox/{ID}-0123abcd.md"
+    assert letter._name is None and "filename-alias" in letter.flags
+    assert Letter(ID, path="beta/inbox/x.md", name="y.md").name == "y.md"  # made by hand: as given
+    assert Letter(ID, path="beta/inbox/x.md").name == "" and Letter(ID, path="x.md", name="x.md").name == "x.md"
