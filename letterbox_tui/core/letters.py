@@ -47,13 +47,13 @@ FIELD_SLOTS: tuple[tuple[str, str, str, str], ...] = (
     ("upholds", "upholds", "pointer", ""),
     ("subject", "subject", "text", ""),
 )
-#: The other slots, by what they hold, in this order: every header line's key, their values
-#: (None when the named slots hold them all: ``Letter.header_values``), the seat, the
-#: folder, the path from the root, the file name (None when it is the path's last part:
-#: ``Letter.name``), flags, malformed pointers, and the file's
-#: stat when read (size, mtime_ns, inode, ctime_ns).
+#: The other slots, by the attribute that gives them, in this order: every header line's
+#: key, their values (kept only when the named slots do not hold them), the seat, the
+#: folder, the path from the root, the file name (kept only when it is not the path's last
+#: part), flags, malformed pointers, and the file's stat when read (size, mtime_ns, inode,
+#: ctime_ns).
 FILE_SLOTS: tuple[str, ...] = (
-    "header_keys", "_values", "seat", "folder", "path", "_name", "flags", "malformed", "size", "mtime_ns", "inode",
+    "header_keys", "header_values", "seat", "folder", "path", "name", "flags", "malformed", "size", "mtime_ns", "inode",
     "ctime_ns",
 )
 _SINGLE_POINTERS = tuple(key for key, _, kind, _ in FIELD_SLOTS if kind == "pointer")
@@ -250,9 +250,10 @@ def restore(kept: tuple) -> Letter:
     )
 
 
-#: what two letters must agree on to be the same letter (the header's values and the file
-#: name as given, wherever the letter keeps them)
-_COMPARED = tuple({"_values": "header_values", "_name": "name"}.get(name, name) for name in Letter.__slots__)
+#: what two letters must agree on to be the same letter: each slot, as its attribute gives it
+#: (the header's values, the file name and the times, wherever and whenever they are read)
+COMPARED = tuple({"_values": "header_values", "_name": "name", "_sent_at": "sent_at", "_deadline_at": "deadline_at"}
+                 .get(name, name) for name in Letter.__slots__)
 
 
 def letters_equal(a: Letter | Unreadable, b: Letter | Unreadable) -> bool:
@@ -261,7 +262,7 @@ def letters_equal(a: Letter | Unreadable, b: Letter | Unreadable) -> bool:
         return False
     if isinstance(a, Unreadable):
         return a == b
-    for name in _COMPARED:
+    for name in COMPARED:
         x, y = getattr(a, name), getattr(b, name)
         if x != y:
             return False

@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from operator import attrgetter
+
+from .grammar import id_time, parse_time
 from typing import Literal
 
 AnswerValue = Literal["yes", "no", "unknown"]
@@ -51,6 +53,24 @@ POINTER_FIELDS = ("re", "thread", "supersedes", "rules_on", "upholds", "disputes
 EXTERNAL_BRIDGE = "external-bridge"
 
 
+class Later:
+    """Where a letter's time is to be read from when first asked (``FROM_FIELD``, ``FROM_ID``)."""
+
+    __slots__ = ("source",)
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def __repr__(self) -> str:
+        return f"Later({self.source!r})"
+
+
+#: a time read from the letter's own field (``sent``, ``deadline``) when first asked
+FROM_FIELD = Later("field")
+#: a ``sent_at`` read from the letter's id's time prefix when first asked (``time-from-id``)
+FROM_ID = Later("id")
+
+
 class Letter:
     """One readable letter file: its header fields and where it lies.
 
@@ -60,7 +80,9 @@ class Letter:
     the spec gives meaning to, as strings ("" when absent). The values are not kept twice:
     when every key is a named text field (``NAMED_TEXT``), as for most letters, they are
     read from the named attributes when asked.
-    ``sent_at`` and ``deadline_at`` are aware datetimes, or None when absent or ambiguous.
+    ``sent_at`` and ``deadline_at`` are aware datetimes, or None when absent or ambiguous;
+    a reader that knows where a time comes from may give ``FROM_FIELD`` or ``FROM_ID``
+    instead, and the time is then read from that text when first asked.
     ``path`` is where the letter lies, relative to the root, with "/" separators, and
     ``name`` its file name (its last part, not kept twice); ``size``, ``mtime_ns``, ``inode`` and ``ctime_ns`` its file's stat when it was read.
     """
@@ -68,7 +90,7 @@ class Letter:
     __slots__ = (
         "id", "sender", "recipient", "type", "re", "thread", "priority", "requires_ack",
         "deadline", "sent", "supersedes", "disputes", "rules_on", "upholds", "subject",
-        "header_keys", "_values", "seat", "folder", "path", "_name", "sent_at", "deadline_at", "flags",
+        "header_keys", "_values", "seat", "folder", "path", "_name", "_sent_at", "_deadline_at", "flags",
         "malformed", "size", "mtime_ns", "inode", "ctime_ns",
     )
 
@@ -101,8 +123,8 @@ class Letter:
         folder: str = "",
         path: str = "",
         name: str | None = "",
-        sent_at: datetime | None = None,
-        deadline_at: datetime | None = None,
+        sent_at: datetime | Later | None = None,
+        deadline_at: datetime | Later | None = None,
         flags: tuple[str, ...] = (),
         malformed: tuple[str, ...] = (),
         size: int = 0,
@@ -134,8 +156,8 @@ class Letter:
         # None: the last part of ``path`` (the readers give it so); a name given that is not
         # (a letter made by hand) is kept as given
         self._name = None if name is None or path[path.rfind("/") + 1:] == name else name
-        self.sent_at = sent_at
-        self.deadline_at = deadline_at
+        self._sent_at = sent_at
+        self._deadline_at = deadline_at
         self.flags = flags
         self.malformed = malformed
         self.size = size
@@ -174,14 +196,39 @@ class Letter:
     folder: str
     path: str
     _name: str | None  # the file name when it is not the last part of ``path``
-    sent_at: datetime | None
-    deadline_at: datetime | None
+    _sent_at: datetime | Later | None
+    _deadline_at: datetime | Later | None
     flags: tuple[str, ...]
     malformed: tuple[str, ...]  # pointer field names whose value is not a valid id
     size: int
     mtime_ns: int
     inode: int
     ctime_ns: int
+
+    @property
+    def sent_at(self) -> datetime | None:
+        """When the letter was sent: its ``sent`` (or, where the letterbox says ids are UTC,
+        its id's time prefix), or None when absent or ambiguous."""
+        at = self._sent_at
+        if type(at) is Later:
+            at = self._sent_at = parse_time(self.sent) if at is FROM_FIELD else id_time(self.id)
+        return at  # type: ignore[return-value]
+
+    @sent_at.setter
+    def sent_at(self, value: datetime | None) -> None:
+        self._sent_at = value
+
+    @property
+    def deadline_at(self) -> datetime | None:
+        """The letter's ``deadline``, or None when absent or ambiguous."""
+        at = self._deadline_at
+        if type(at) is Later:
+            at = self._deadline_at = parse_time(self.deadline)
+        return at  # type: ignore[return-value]
+
+    @deadline_at.setter
+    def deadline_at(self, value: datetime | None) -> None:
+        self._deadline_at = value
 
     @property
     def name(self) -> str:
@@ -191,6 +238,11 @@ class Letter:
             path = self.path
             return path[path.rfind("/") + 1:]
         return name
+
+    @name.setter
+    def name(self, value: str) -> None:
+        path = self.path
+        self._name = None if path[path.rfind("/") + 1:] == value else value
 
     @property
     def header_values(self) -> tuple[str, ...]:

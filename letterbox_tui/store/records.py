@@ -15,9 +15,8 @@ import sys
 import zlib
 from operator import itemgetter
 
-from letterbox_tui.core.grammar import id_time, parse_time
 from letterbox_tui.core.letters import header_keys, share_values
-from letterbox_tui.core.model import Answer, Letter, Reason, Unreadable
+from letterbox_tui.core.model import FROM_FIELD, FROM_ID, Answer, Letter, Reason, Unreadable
 from letterbox_tui.core.resolve import StateAnswer
 
 _PART = "\x1f"  # between a record's parts
@@ -136,12 +135,12 @@ def decode_item(path: str, record: bytes, crc: int, size: int, mtime_ns: int, in
     values.append("")
     (letter_id, sender, recipient, type_, re_, thread, priority, requires_ack, deadline, sent, supersedes,
      rules_on, upholds, subject) = get_named(values)
-    sent_at = None if not sent_code else (parse_time(sent) if sent_code == "1" else id_time(letter_id))
+    sent_at = None if not sent_code else (FROM_FIELD if sent_code == "1" else FROM_ID)
     return Letter(
         letter_id, sender, recipient, type_, re_, thread, priority, requires_ack, deadline, sent, supersedes,
         _unitems(disputes) if disputes else (), rules_on, upholds, subject,
         (), seat, folder, path, None,
-        sent_at, parse_time(deadline) if deadline_code else None,
+        sent_at, FROM_FIELD if deadline_code else None,
         _unitems(flags) if flags else (), _unitems(malformed) if malformed else (),
         size, mtime_ns, inode, ctime_ns, keys, header_values,
     )

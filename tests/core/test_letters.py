@@ -385,12 +385,12 @@ def _every_slot_distinct() -> Letter:
 
 def test_state_and_restore_keep_every_slot():
     """A slot added to Letter must be kept by state() and given back by restore()."""
-    from letterbox_tui.core.letters import letters_equal, restore, state
+    from letterbox_tui.core.letters import COMPARED, letters_equal, restore, state
 
     letter = _every_slot_distinct()
     back = restore(state(letter))
     assert letters_equal(back, letter)
-    for slot in Letter.__slots__:
+    for slot in COMPARED:  # every slot, as its attribute gives it
         assert getattr(back, slot) == getattr(letter, slot), slot
     assert restore(state(back)).fields == letter.fields
     assert all(type(v) in (str, int, tuple) for v in state(letter))  # plain data only
@@ -417,10 +417,10 @@ def test_restore_refuses_what_state_never_gives(damage):
 
 def test_the_field_table_is_what_build_does():
     """FIELD_SLOTS says where build() puts each header field."""
-    from letterbox_tui.core.letters import FIELD_SLOTS, FILE_SLOTS
+    from letterbox_tui.core.letters import COMPARED, FIELD_SLOTS, FILE_SLOTS
 
     covered = [slot for _, slot, _, _ in FIELD_SLOTS] + [t for _, _, _, t in FIELD_SLOTS if t] + list(FILE_SLOTS)
-    assert sorted(covered) == sorted(Letter.__slots__)  # every slot, once
+    assert sorted(covered) == sorted(COMPARED) and len(COMPARED) == len(Letter.__slots__)  # every slot, once
     values = {"id": ID, "sent": "2026-11-29T14:05:12Z", "deadline": "2026-12-01T17:00:00Z",
               "disputes": "d-1, d-2"}
     values.update({key: f"{key} is no id" for key, _, kind, _ in FIELD_SLOTS if kind == "pointer"})

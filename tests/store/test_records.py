@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from letterbox_tui.core.demo import write_demo
+from letterbox_tui.core.letters import COMPARED
 from letterbox_tui.core.model import Letter
 from letterbox_tui.core.scan import scan
 from letterbox_tui.store.records import Damaged, checksum, decode_item, item_record
@@ -32,7 +33,7 @@ def test_every_item_comes_back_whole(items):
         back = _read_back(item)
         assert type(back) is type(item)
         if type(item) is Letter:
-            for name in Letter.__slots__:
+            for name in COMPARED:  # every slot, as its attribute gives it
                 assert getattr(back, name) == getattr(item, name), (item.path, name)
         else:
             assert back == item
@@ -77,3 +78,23 @@ def test_letters_with_the_same_keys_share_one_tuple_of_them_on_both_paths(items)
         back = _read_back(x)
         assert back.fields == x.fields == tuple(zip(x.header_keys, x.header_values))
         assert back.field_dict() == dict(x.fields) and back.field("nope") is None
+
+
+@pytest.mark.parametrize("sent", ["sent: 2026-11-29T14:05:12+05:30\n", ""])
+def test_a_letters_times_are_read_from_its_record_when_first_asked(sent):
+    """A time read back is read from the letter's own text when asked, the way the letter's
+    file was read: its ``sent`` (offset kept) or, absent, its id's time prefix."""
+    from letterbox_tui.core.header import parse_header
+    from letterbox_tui.core.letters import build, letters_equal
+    from letterbox_tui.core.model import FROM_FIELD, FROM_ID
+
+    lid = "2026-11-29T140512-alpha-request-plan-3f9a1c07"
+    text = f"---\nid: {lid}\nfrom: alpha\nto: beta\ntype: request\nrequires_ack: true\n{sent}deadline: 2026-12-01T17:00:00Z\n---\n"
+    letter = build(parse_header(text.encode()), path=f"beta/inbox/{lid}.md", seat="beta", folder="inbox",
+                   name=f"{lid}.md", id_time_is_utc=True)
+    back = _read_back(letter)
+    assert back._sent_at is (FROM_FIELD if sent else FROM_ID) and back._deadline_at is FROM_FIELD
+    assert letters_equal(back, letter)  # asks both times
+    assert back.sent_at == letter.sent_at and back.sent_at.utcoffset() == letter.sent_at.utcoffset()
+    assert back.deadline_at == letter.deadline_at and back._deadline_at is not FROM_FIELD  # read once, kept
+    assert ("time-from-id" in back.flags) == (not sent)
