@@ -15,7 +15,7 @@ import sys
 import zlib
 from operator import itemgetter
 
-from letterbox_tui.core.letters import header_keys, share_values
+from letterbox_tui.core.letters import header_keys
 from letterbox_tui.core.model import FROM_FIELD, FROM_ID, Answer, Letter, Reason, Unreadable
 from letterbox_tui.core.resolve import StateAnswer
 
@@ -23,6 +23,7 @@ _PART = "\x1f"  # between a record's parts
 _PAIR = "\x1e"  # between a letter's header lines
 _KEY = "\x1d"  # between a header line's key and value
 _ITEM = "\x1c"  # before each item of a tuple (disputes, flags, malformed)
+_intern = sys.intern
 
 
 class Damaged(Exception):
@@ -129,13 +130,15 @@ def decode_item(path: str, record: bytes, crc: int, size: int, mtime_ns: int, in
     values = value_line.split(_PAIR) if keys else []
     if kind != "L" or len(values) != len(keys):
         raise Damaged("a file's record has another shape")
-    if shared:
-        share_values(values, shared)
+    for i in shared:  # the values many letters carry: one string each (letters.share_values)
+        values[i] = _intern(values[i])
     header_values = None if named else tuple(values)  # None: the named fields hold them
     values.append("")
     (letter_id, sender, recipient, type_, re_, thread, priority, requires_ack, deadline, sent, supersedes,
      rules_on, upholds, subject) = get_named(values)
     sent_at = None if not sent_code else (FROM_FIELD if sent_code == "1" else FROM_ID)
+    if ctime_ns == mtime_ns:  # a file not renamed since it was written: one int for both
+        ctime_ns = mtime_ns
     return Letter(
         letter_id, sender, recipient, type_, re_, thread, priority, requires_ack, deadline, sent, supersedes,
         _unitems(disputes) if disputes else (), rules_on, upholds, subject,
