@@ -14,11 +14,12 @@
 from __future__ import annotations
 
 import re
+import sys
 from datetime import datetime
 
 from .grammar import ID_RE, id_time, parse_time
 from .header import HeaderResult
-from .model import EXTERNAL_BRIDGE, Letter, Unreadable
+from .model import EXTERNAL_BRIDGE, Letter, Unreadable, header_getter
 
 _ALIAS_RE = re.compile(r"-[0-9a-f]{8}\.md$")
 _valid_id = ID_RE.fullmatch
@@ -46,13 +47,44 @@ FIELD_SLOTS: tuple[tuple[str, str, str, str], ...] = (
     ("upholds", "upholds", "pointer", ""),
     ("subject", "subject", "text", ""),
 )
-#: The other slots, by what they hold, in this order: every header line as pairs, the
-#: seat, the folder, the path from the root, the file name, flags, malformed pointers,
-#: and the file's stat when read (size, mtime_ns, inode, ctime_ns).
+#: The other slots, by the attribute that gives them, in this order: every header line's
+#: key, their values (kept only when the named slots do not hold them), the seat, the
+#: folder, the path from the root, the file name (kept only when it is not the path's last
+#: part), flags, malformed pointers, and the file's stat when read (size, mtime_ns, inode,
+#: ctime_ns).
 FILE_SLOTS: tuple[str, ...] = (
-    "fields", "seat", "folder", "path", "name", "flags", "malformed", "size", "mtime_ns", "inode", "ctime_ns",
+    "header_keys", "header_values", "seat", "folder", "path", "name", "flags", "malformed", "size", "mtime_ns", "inode",
+    "ctime_ns",
 )
 _SINGLE_POINTERS = tuple(key for key, _, kind, _ in FIELD_SLOTS if kind == "pointer")
+
+#: the header fields whose values most letters share with others (seats, types, yes/no):
+#: one string object each, however many letters carry it
+SHARED_VALUES = frozenset(("from", "to", "type", "priority", "requires_ack"))
+#: a header's keys -> ``header_keys``'s answer for them; most letters of a letterbox are
+#: written by a few writers, in a few key orders
+_KEYS: dict[tuple[str, ...], tuple[tuple[str, ...], tuple[int, ...], bool]] = {}
+_intern = sys.intern
+
+
+def header_keys(keys: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[int, ...], bool]:
+    """The one tuple of ``keys`` letters share, where ``SHARED_VALUES`` lie in it, and
+    whether a letter's named attributes hold the values of them all (``header_getter``:
+    the letter then keeps no tuple of its values)."""
+    found = _KEYS.get(keys)
+    if found is None:
+        keys = tuple([_intern(k) for k in keys])
+        found = (keys, tuple([i for i, k in enumerate(keys) if k in SHARED_VALUES]),
+                 header_getter(keys) is not None)
+        if len(_KEYS) < 4096:
+            _KEYS[keys] = found
+    return found
+
+
+def share_values(values: list[str], shared: tuple[int, ...]) -> None:
+    """Make the values at ``shared`` (from ``header_keys``) the one string of their text."""
+    for i in shared:
+        values[i] = _intern(values[i])
 
 
 def build(
@@ -73,7 +105,10 @@ def build(
     if fields is None:
         return Unreadable(path, seat, folder, result.error, result.legible, result.illegible, size, mtime_ns, inode,
                           ctime_ns)
-    f = dict(fields)
+    keys, shared, named = header_keys(tuple([k for k, _ in fields]))
+    values = [v for _, v in fields]
+    share_values(values, shared)
+    f = dict(zip(keys, values))
     get = f.get
     letter_id = get("id", "")
     sender = get("from", "")
@@ -148,7 +183,7 @@ def build(
         get("rules_on", ""),  # rules_on
         get("upholds", ""),  # upholds
         get("subject", ""),  # subject
-        fields,  # fields
+        (),  # fields: given as header_keys and header_values
         seat,  # seat
         folder,  # folder
         path,  # path
@@ -161,6 +196,8 @@ def build(
         mtime_ns,  # mtime_ns
         inode,  # inode
         ctime_ns,  # ctime_ns
+        keys,  # header_keys
+        None if named else tuple(values),  # header_values: None when the named slots hold them
     )
 
 
@@ -173,11 +210,10 @@ STATE_LAYOUT = ("letter-state-2", Letter.__slots__, FIELD_SLOTS, FILE_SLOTS)
 def state(letter: Letter) -> tuple:
     """What ``restore`` needs to give ``letter`` back: plain data only (str, int, tuples),
     its times as where they came from (0 none, 1 its own field, 2 the id's time prefix)."""
-    keys, values = zip(*letter.fields) if letter.fields else ((), ())
     return (
         letter.id, letter.sender, letter.recipient, letter.type, letter.re, letter.thread, letter.priority,
         letter.requires_ack, letter.deadline, letter.sent, letter.supersedes, letter.disputes, letter.rules_on,
-        letter.upholds, letter.subject, tuple(keys), tuple(values), letter.seat, letter.folder, letter.path,
+        letter.upholds, letter.subject, letter.header_keys, letter.header_values, letter.seat, letter.folder, letter.path,
         letter.name, 0 if letter.sent_at is None else (2 if "time-from-id" in letter.flags else 1),
         0 if letter.deadline_at is None else 1, letter.flags, letter.malformed, letter.size, letter.mtime_ns,
         letter.inode, letter.ctime_ns,
@@ -207,14 +243,17 @@ def restore(kept: tuple) -> Letter:
      flags, malformed, size, mtime_ns, inode, ctime_ns) = kept
     return Letter(
         letter_id, sender, recipient, kind, re_, thread, priority, requires_ack, deadline, sent, supersedes,
-        disputes, rules_on, upholds, subject, tuple(zip(keys, values)), seat, folder, path, name,
+        disputes, rules_on, upholds, subject, (), seat, folder, path, name,
         None if not sent_code else (parse_time(sent) if sent_code == 1 else id_time(letter_id)),
         parse_time(deadline) if deadline_code else None, flags, malformed, size, mtime_ns, inode, ctime_ns,
+        header_keys(keys)[0], values,
     )
 
 
-#: what two letters must agree on to be the same letter
-_COMPARED = Letter.__slots__
+#: what two letters must agree on to be the same letter: each slot, as its attribute gives it
+#: (the header's values, the file name and the times, wherever and whenever they are read)
+COMPARED = tuple({"_values": "header_values", "_name": "name", "_sent_at": "sent_at", "_deadline_at": "deadline_at"}
+                 .get(name, name) for name in Letter.__slots__)
 
 
 def letters_equal(a: Letter | Unreadable, b: Letter | Unreadable) -> bool:
@@ -223,7 +262,7 @@ def letters_equal(a: Letter | Unreadable, b: Letter | Unreadable) -> bool:
         return False
     if isinstance(a, Unreadable):
         return a == b
-    for name in _COMPARED:
+    for name in COMPARED:
         x, y = getattr(a, name), getattr(b, name)
         if x != y:
             return False

@@ -9,8 +9,12 @@ scan builds one per file and 100,000 of them must cost little. Treat them as imm
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from operator import attrgetter
+
+from .grammar import id_time, parse_time
 from typing import Literal
 
 AnswerValue = Literal["yes", "no", "unknown"]
@@ -49,25 +53,54 @@ POINTER_FIELDS = ("re", "thread", "supersedes", "rules_on", "upholds", "disputes
 EXTERNAL_BRIDGE = "external-bridge"
 
 
+class Later:
+    """Where a letter's time is to be read from when first asked (``FROM_FIELD``, ``FROM_ID``)."""
+
+    __slots__ = ("source",)
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def __repr__(self) -> str:
+        return f"Later({self.source!r})"
+
+
+#: a time read from the letter's own field (``sent``, ``deadline``) when first asked
+FROM_FIELD = Later("field")
+#: a ``sent_at`` read from the letter's id's time prefix when first asked (``time-from-id``)
+FROM_ID = Later("id")
+
+
 class Letter:
     """One readable letter file: its header fields and where it lies.
 
-    ``fields`` keeps every header line as written, in order, as (key, value) pairs. Named
-    attributes are the fields the spec gives meaning to, as strings ("" when absent).
-    ``sent_at`` and ``deadline_at`` are aware datetimes, or None when absent or ambiguous.
-    ``path`` is where the letter lies, relative to the root, with "/" separators;
-    ``size``, ``mtime_ns``, ``inode`` and ``ctime_ns`` its file's stat when it was read.
+    ``header_keys`` and ``header_values`` give every header line as written, in order: the
+    keys (one tuple shared by the letters written with the same keys) and their values;
+    ``fields`` gives the same lines as (key, value) pairs. Named attributes are the fields
+    the spec gives meaning to, as strings ("" when absent). The values are not kept twice:
+    when every key is a named text field (``NAMED_TEXT``), as for most letters, they are
+    read from the named attributes when asked.
+    ``sent_at`` and ``deadline_at`` are aware datetimes, or None when absent or ambiguous;
+    a reader that knows where a time comes from may give ``FROM_FIELD`` or ``FROM_ID``
+    instead, and the time is then read from that text when first asked.
+    ``path`` is where the letter lies, relative to the root, with "/" separators, and
+    ``name`` its file name (its last part, not kept twice); ``size``, ``mtime_ns``, ``inode`` and ``ctime_ns`` its file's stat when it was read.
     """
 
     __slots__ = (
         "id", "sender", "recipient", "type", "re", "thread", "priority", "requires_ack",
         "deadline", "sent", "supersedes", "disputes", "rules_on", "upholds", "subject",
-        "fields", "seat", "folder", "path", "name", "sent_at", "deadline_at", "flags",
+        "header_keys", "_values", "seat", "folder", "path", "_name", "_sent_at", "_deadline_at", "flags",
         "malformed", "size", "mtime_ns", "inode", "ctime_ns",
     )
 
     # The parameters may be given by position, in this order: the scanner's build() does,
     # since matching 27 keywords cost more than the stores (0.45 s -> 0.17 s per 100,000).
+    # The header is given either as ``fields`` (pairs) or, as the readers give it, as
+    # ``header_keys`` and ``header_values`` (the last two; ``fields`` then is not read).
+    # ``header_values`` None with ``header_keys`` given says the named attributes hold the
+    # values (the readers know it from ``header_getter``); given, they are kept only when
+    # the named attributes do not hold them.
     def __init__(
         self,
         id: str = "",  # noqa: A002 - the protocol's field name
@@ -89,15 +122,17 @@ class Letter:
         seat: str = "",
         folder: str = "",
         path: str = "",
-        name: str = "",
-        sent_at: datetime | None = None,
-        deadline_at: datetime | None = None,
+        name: str | None = "",
+        sent_at: datetime | Later | None = None,
+        deadline_at: datetime | Later | None = None,
         flags: tuple[str, ...] = (),
         malformed: tuple[str, ...] = (),
         size: int = 0,
         mtime_ns: int = 0,
         inode: int = 0,
         ctime_ns: int = 0,
+        header_keys: tuple[str, ...] | None = None,
+        header_values: tuple[str, ...] | None = None,
     ) -> None:
         # Straight-line stores: a scan builds 100,000 of these.
         self.id = id
@@ -115,19 +150,29 @@ class Letter:
         self.rules_on = rules_on
         self.upholds = upholds
         self.subject = subject
-        self.fields = fields
         self.seat = seat
         self.folder = folder
         self.path = path
-        self.name = name
-        self.sent_at = sent_at
-        self.deadline_at = deadline_at
+        # None: the last part of ``path`` (the readers give it so); a name given that is not
+        # (a letter made by hand) is kept as given
+        self._name = None if name is None or path[path.rfind("/") + 1:] == name else name
+        self._sent_at = sent_at
+        self._deadline_at = deadline_at
         self.flags = flags
         self.malformed = malformed
         self.size = size
         self.mtime_ns = mtime_ns
         self.inode = inode
         self.ctime_ns = ctime_ns
+        if header_keys is None:
+            header_keys = tuple([k for k, _ in fields])
+            header_values = tuple([v for _, v in fields])
+        self.header_keys = header_keys
+        if header_values is not None:
+            getter = header_getter(header_keys)
+            if getter is not None and getter(self) == header_values:
+                header_values = None
+        self._values = header_values
 
     # Declared for type checkers; assigned in __init__.
     id: str
@@ -145,13 +190,14 @@ class Letter:
     rules_on: str
     upholds: str
     subject: str
-    fields: tuple[tuple[str, str], ...]
+    header_keys: tuple[str, ...]
+    _values: tuple[str, ...] | None  # the header's values when the named attributes do not hold them
     seat: str
     folder: str
     path: str
-    name: str
-    sent_at: datetime | None
-    deadline_at: datetime | None
+    _name: str | None  # the file name when it is not the last part of ``path``
+    _sent_at: datetime | Later | None
+    _deadline_at: datetime | Later | None
     flags: tuple[str, ...]
     malformed: tuple[str, ...]  # pointer field names whose value is not a valid id
     size: int
@@ -159,9 +205,61 @@ class Letter:
     inode: int
     ctime_ns: int
 
+    @property
+    def sent_at(self) -> datetime | None:
+        """When the letter was sent: its ``sent`` (or, where the letterbox says ids are UTC,
+        its id's time prefix), or None when absent or ambiguous."""
+        at = self._sent_at
+        if type(at) is Later:
+            at = self._sent_at = parse_time(self.sent) if at is FROM_FIELD else id_time(self.id)
+        return at  # type: ignore[return-value]
+
+    @sent_at.setter
+    def sent_at(self, value: datetime | None) -> None:
+        self._sent_at = value
+
+    @property
+    def deadline_at(self) -> datetime | None:
+        """The letter's ``deadline``, or None when absent or ambiguous."""
+        at = self._deadline_at
+        if type(at) is Later:
+            at = self._deadline_at = parse_time(self.deadline)
+        return at  # type: ignore[return-value]
+
+    @deadline_at.setter
+    def deadline_at(self, value: datetime | None) -> None:
+        self._deadline_at = value
+
+    @property
+    def name(self) -> str:
+        """The letter's file name."""
+        name = self._name
+        if name is None:
+            path = self.path
+            return path[path.rfind("/") + 1:]
+        return name
+
+    @name.setter
+    def name(self, value: str) -> None:
+        path = self.path
+        self._name = None if path[path.rfind("/") + 1:] == value else value
+
+    @property
+    def header_values(self) -> tuple[str, ...]:
+        """The value of each of ``header_keys``, as written."""
+        values = self._values
+        if values is None:
+            return header_getter(self.header_keys)(self)  # type: ignore[misc]
+        return values
+
+    @property
+    def fields(self) -> tuple[tuple[str, str], ...]:
+        """Every header line as written, in order, as (key, value) pairs."""
+        return tuple(zip(self.header_keys, self.header_values))
+
     def field_dict(self) -> dict[str, str]:
         """The header as a dict (a key appears once: a repeated key makes a file unreadable)."""
-        return dict(self.fields)
+        return dict(zip(self.header_keys, self.header_values))
 
     @property
     def task(self) -> bool:
@@ -179,13 +277,45 @@ class Letter:
         return not LEGACY_FLAGS.isdisjoint(self.flags)
 
     def field(self, key: str) -> str | None:
-        for k, v in self.fields:
-            if k == key:
-                return v
-        return None
+        """The value of the header line ``key``, or None when the header has none."""
+        try:
+            return self.header_values[self.header_keys.index(key)]
+        except ValueError:
+            return None
 
     def __repr__(self) -> str:
         return f"Letter({self.id!r} at {self.path!r})"
+
+
+#: a header key -> the ``Letter`` attribute holding its value as written (``disputes`` is
+#: not one: its attribute is a tuple of the ids it names)
+NAMED_TEXT = {
+    "id": "id", "from": "sender", "to": "recipient", "type": "type", "re": "re", "thread": "thread",
+    "priority": "priority", "requires_ack": "requires_ack", "deadline": "deadline", "sent": "sent",
+    "supersedes": "supersedes", "rules_on": "rules_on", "upholds": "upholds", "subject": "subject",
+}
+#: a header's keys -> ``header_getter``'s answer for them (the first few thousand kept)
+_GETTERS: dict[tuple[str, ...], Callable[[Letter], tuple[str, ...]] | None] = {}
+
+
+def header_getter(keys: tuple[str, ...]) -> Callable[[Letter], tuple[str, ...]] | None:
+    """What gives the values of ``keys`` from a letter's named attributes, or None when a key
+    is not a named text field (``NAMED_TEXT``)."""
+    try:
+        return _GETTERS[keys]
+    except KeyError:
+        pass
+    getter: Callable[[Letter], tuple[str, ...]] | None = None
+    if all(k in NAMED_TEXT for k in keys):
+        names = [NAMED_TEXT[k] for k in keys]
+        if len(names) > 1:
+            getter = attrgetter(*names)
+        else:
+            def getter(letter: Letter, names: list[str] = names) -> tuple[str, ...]:
+                return tuple([getattr(letter, n) for n in names])
+    if len(_GETTERS) < 4096:
+        _GETTERS[keys] = getter
+    return getter
 
 
 @dataclass(slots=True)

@@ -15,14 +15,15 @@ import sys
 import zlib
 from operator import itemgetter
 
-from letterbox_tui.core.grammar import id_time, parse_time
-from letterbox_tui.core.model import Answer, Letter, Reason, Unreadable
+from letterbox_tui.core.letters import header_keys
+from letterbox_tui.core.model import FROM_FIELD, FROM_ID, Answer, Letter, Reason, Unreadable
 from letterbox_tui.core.resolve import StateAnswer
 
 _PART = "\x1f"  # between a record's parts
 _PAIR = "\x1e"  # between a letter's header lines
 _KEY = "\x1d"  # between a header line's key and value
 _ITEM = "\x1c"  # before each item of a tuple (disputes, flags, malformed)
+_intern = sys.intern
 
 
 class Damaged(Exception):
@@ -38,31 +39,40 @@ def _items(values: tuple[str, ...]) -> str:
     return "".join(_ITEM + v for v in values)
 
 
-#: the header fields whose values few letters do not share (seats, types, yes/no): one
-#: string object each, however many letters carry it
-_SHARED_KEYS = frozenset(("from", "to", "type", "priority", "requires_ack"))
 #: the header fields a Letter names, in the order ``decode_item`` takes them
 _NAMED = ("id", "from", "to", "type", "re", "thread", "priority", "requires_ack", "deadline", "sent",
           "supersedes", "rules_on", "upholds", "subject")
-#: a record's key line -> (its keys, the positions of ``_SHARED_KEYS`` among them, a getter
-#: of the ``_NAMED`` values from its values with "" appended); most letters of a letterbox
-#: are written by a few writers, in a few key orders
-_KEY_LINES: dict[str, tuple[tuple[str, ...], tuple[int, ...], itemgetter]] = {}
-#: a header line of ``_SHARED_KEYS`` -> one (key, value) pair for every letter carrying it
-_PAIRS: dict[tuple[str, str], tuple[str, str]] = {}
+#: a record's key line -> (``letters.header_keys``'s answer for its keys, a getter of the
+#: ``_NAMED`` values from its values with "" appended); most letters of a letterbox are
+#: written by a few writers, in a few key orders
+_KEY_LINES: dict[str, tuple[tuple[str, ...], tuple[int, ...], bool, itemgetter]] = {}
 #: a record's flags, malformed or disputes text -> its tuple
 _TUPLES: dict[str, tuple[str, ...]] = {"": ()}
 
 
-def _keys(line: str) -> tuple[tuple[str, ...], tuple[int, ...], itemgetter]:
+def _keys(line: str) -> tuple[tuple[str, ...], tuple[int, ...], bool, itemgetter]:
     found = _KEY_LINES.get(line)
     if found is None:
-        keys = tuple(sys.intern(k) for k in line.split(_PAIR)) if line else ()
+        keys, shared, named = header_keys(tuple(line.split(_PAIR)) if line else ())
         at = {k: i for i, k in enumerate(keys)}
-        found = (keys, tuple(i for i, k in enumerate(keys) if k in _SHARED_KEYS),
-                 itemgetter(*(at.get(k, len(keys)) for k in _NAMED)))
+        found = (keys, shared, named, itemgetter(*(at.get(k, len(keys)) for k in _NAMED)))
         if len(_KEY_LINES) < 4096:
             _KEY_LINES[line] = found
+    return found
+
+
+#: a letter's folder path ("<seat>/<folder>") -> its seat and folder, one string each
+_places: dict[str, tuple[str, str]] = {}
+
+
+def _place(path: str) -> tuple[str, str]:
+    try:
+        seat, folder, _ = path.split("/")
+    except ValueError:
+        raise Damaged(f"the record kept for {path} is not a letter's") from None
+    found = (sys.intern(seat), sys.intern(folder))
+    if len(_places) < 4096:
+        _places[f"{seat}/{folder}"] = found
     return found
 
 
@@ -81,7 +91,7 @@ def letter_record(letter: Letter) -> bytes:
     fields are its header's values (``letters.build``), so they are not kept twice."""
     sent_code = "" if letter.sent_at is None else ("2" if "time-from-id" in letter.flags else "1")
     return _PART.join((
-        "L", _PAIR.join(k for k, _ in letter.fields), _PAIR.join(v for _, v in letter.fields),
+        "L", _PAIR.join(letter.header_keys), _PAIR.join(letter.header_values),
         _items(letter.disputes), sent_code, "" if letter.deadline_at is None else "1",
         _items(letter.flags), _items(letter.malformed),
     )).encode()
@@ -112,39 +122,30 @@ def decode_item(path: str, record: bytes, crc: int, size: int, mtime_ns: int, in
                 raise Damaged(f"the record kept for {path} is another file's")
             return Unreadable(path, seat, folder, error, legible, illegible, size, mtime_ns, inode, ctime_ns)
         kind, key_line, value_line, disputes, sent_code, deadline_code, flags, malformed = text.split(_PART)
-        seat, folder, name = path.split("/")
+        place = _places.get(path[:path.rindex("/")])
     except (ValueError, TypeError, UnicodeDecodeError) as exc:
         raise Damaged(f"a file's record has another shape ({exc})") from None
-    keys, shared, named = _keys(key_line)
+    seat, folder = place or _place(path)
+    keys, shared, named, get_named = _keys(key_line)
     values = value_line.split(_PAIR) if keys else []
     if kind != "L" or len(values) != len(keys):
         raise Damaged("a file's record has another shape")
-    if shared:
-        pairs = list(zip(keys, values))
-        for i in shared:
-            pair = _PAIRS.get(pairs[i])
-            if pair is None:
-                pair = (keys[i], sys.intern(values[i]))
-                if len(_PAIRS) < 4096:
-                    _PAIRS[pair] = pair
-                pairs[i] = pair
-            else:
-                pairs[i] = pair
-            values[i] = pair[1]
-        fields = tuple(pairs)
-    else:
-        fields = tuple(zip(keys, values))
+    for i in shared:  # the values many letters carry: one string each (letters.share_values)
+        values[i] = _intern(values[i])
+    header_values = None if named else tuple(values)  # None: the named fields hold them
     values.append("")
     (letter_id, sender, recipient, type_, re_, thread, priority, requires_ack, deadline, sent, supersedes,
-     rules_on, upholds, subject) = named(values)
-    sent_at = None if not sent_code else (parse_time(sent) if sent_code == "1" else id_time(letter_id))
+     rules_on, upholds, subject) = get_named(values)
+    sent_at = None if not sent_code else (FROM_FIELD if sent_code == "1" else FROM_ID)
+    if ctime_ns == mtime_ns:  # a file not renamed since it was written: one int for both
+        ctime_ns = mtime_ns
     return Letter(
         letter_id, sender, recipient, type_, re_, thread, priority, requires_ack, deadline, sent, supersedes,
         _unitems(disputes) if disputes else (), rules_on, upholds, subject,
-        fields, sys.intern(seat), sys.intern(folder), path, name,
-        sent_at, parse_time(deadline) if deadline_code else None,
+        (), seat, folder, path, None,
+        sent_at, FROM_FIELD if deadline_code else None,
         _unitems(flags) if flags else (), _unitems(malformed) if malformed else (),
-        size, mtime_ns, inode, ctime_ns,
+        size, mtime_ns, inode, ctime_ns, keys, header_values,
     )
 
 

@@ -385,12 +385,12 @@ def _every_slot_distinct() -> Letter:
 
 def test_state_and_restore_keep_every_slot():
     """A slot added to Letter must be kept by state() and given back by restore()."""
-    from letterbox_tui.core.letters import letters_equal, restore, state
+    from letterbox_tui.core.letters import COMPARED, letters_equal, restore, state
 
     letter = _every_slot_distinct()
     back = restore(state(letter))
     assert letters_equal(back, letter)
-    for slot in Letter.__slots__:
+    for slot in COMPARED:  # every slot, as its attribute gives it
         assert getattr(back, slot) == getattr(letter, slot), slot
     assert restore(state(back)).fields == letter.fields
     assert all(type(v) in (str, int, tuple) for v in state(letter))  # plain data only
@@ -417,10 +417,10 @@ def test_restore_refuses_what_state_never_gives(damage):
 
 def test_the_field_table_is_what_build_does():
     """FIELD_SLOTS says where build() puts each header field."""
-    from letterbox_tui.core.letters import FIELD_SLOTS, FILE_SLOTS
+    from letterbox_tui.core.letters import COMPARED, FIELD_SLOTS, FILE_SLOTS
 
     covered = [slot for _, slot, _, _ in FIELD_SLOTS] + [t for _, _, _, t in FIELD_SLOTS if t] + list(FILE_SLOTS)
-    assert sorted(covered) == sorted(Letter.__slots__)  # every slot, once
+    assert sorted(covered) == sorted(COMPARED) and len(COMPARED) == len(Letter.__slots__)  # every slot, once
     values = {"id": ID, "sent": "2026-11-29T14:05:12Z", "deadline": "2026-12-01T17:00:00Z",
               "disputes": "d-1, d-2"}
     values.update({key: f"{key} is no id" for key, _, kind, _ in FIELD_SLOTS if kind == "pointer"})
@@ -436,3 +436,49 @@ def test_the_field_table_is_what_build_does():
             assert getattr(letter, time_slot) is not None
     pointers = {key for key, _, kind, _ in FIELD_SLOTS if kind == "pointer"}
     assert set(letter.malformed) == pointers
+
+
+# --- the header kept once ---------------------------------------------------------------
+
+
+def test_a_header_of_named_fields_is_kept_once_and_given_back_as_written():
+    letter = make(f"---\nid: {ID}\nfrom: alpha\nto: beta\ntype: info\nrequires_ack: false\nsent: 2026-11-29T14:05:12Z\n"
+                  "re: \n---\nbody\n", name=f"{ID}.md")
+    assert letter._values is None  # no second copy of values the named fields hold
+    assert letter.header_keys == ("id", "from", "to", "type", "requires_ack", "sent", "re")
+    assert letter.header_values == (ID, "alpha", "beta", "info", "false", "2026-11-29T14:05:12Z", "")
+    assert letter.fields == tuple(zip(letter.header_keys, letter.header_values))
+    assert letter.field_dict() == dict(letter.fields) and letter.field("re") == "" and letter.field("x") is None
+
+
+@pytest.mark.parametrize("extra", ["disputes: a-1, b-2", "session: s-9"])
+def test_a_header_with_a_value_no_named_field_holds_is_kept_as_written(extra):
+    letter = make(f"---\nid: {ID}\nfrom: alpha\nto: beta\ntype: info\nrequires_ack: false\n{extra}\n---\n",
+                  name=f"{ID}.md")
+    key, value = extra.split(": ")
+    assert letter._values is not None and letter.fields[-1] == (key, value)
+    assert letter.field(key) == value
+
+
+def test_a_letter_made_from_fields_gives_back_those_fields():
+    """Given as pairs that the named attributes hold, or do not, the same pairs come back."""
+    same = Letter(ID, "alpha", "beta", "info", fields=(("id", ID), ("from", "alpha"), ("type", "info")))
+    assert same._values is None and same.fields == (("id", ID), ("from", "alpha"), ("type", "info"))
+    other = Letter(ID, "alpha", fields=(("id", ID), ("from", "omega")))
+    assert other._values is not None and other.fields == (("id", ID), ("from", "omega"))
+    assert Letter(ID, fields=(("id", ID),)).fields == (("id", ID),) and Letter().fields == ()
+
+
+def test_letters_are_equal_only_to_themselves():
+    """Letters are compared and hashed by identity (sets and dicts of letters rely on it),
+    whatever their header holds."""
+    a, b = (make(f"---\nid: {ID}\nfrom: alpha\nto: beta\ntype: info\n---\n", name=f"{ID}.md") for _ in range(2))
+    assert a.fields == b.fields and a != b and a == a and len({a, b, a}) == 2
+
+
+def test_a_letters_file_name_is_its_paths_last_part_kept_once():
+    letter = make(f"---\nid: {ID}\nfrom: alpha\nto: beta\ntype: info\n---\n", name=f"{ID}-0123abcd.md")
+    assert letter.name == f"{ID}-0123abcd.md" and letter.path == f"beta/inbox/{ID}-0123abcd.md"
+    assert letter._name is None and "filename-alias" in letter.flags
+    assert Letter(ID, path="beta/inbox/x.md", name="y.md").name == "y.md"  # made by hand: as given
+    assert Letter(ID, path="beta/inbox/x.md").name == "" and Letter(ID, path="x.md", name="x.md").name == "x.md"
