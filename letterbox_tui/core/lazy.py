@@ -60,7 +60,7 @@ class KeptSource(Protocol):
 class KeptLetters(Sequence[Letter]):
     """The letters of a scan whose every folder the store kept unchanged (see the module)."""
 
-    __slots__ = ("_items", "_folders", "_starts", "_by_prefix", "_source", "_pending", "_lock")
+    __slots__ = ("_items", "_folders", "_starts", "_by_prefix", "_source", "_pending", "_lock", "_names")
 
     def __init__(self, folders: list[KeptFolderLetters], source: KeptSource) -> None:
         self._folders = folders
@@ -76,6 +76,8 @@ class KeptLetters(Sequence[Letter]):
         self._source = source
         self._pending = n
         self._lock = RLock()  # the app and the MCP server ask from several threads
+        #: file name -> where the files of that name are (``_named``), made when first asked
+        self._names: dict[str, list[int]] | None = None
 
     def __len__(self) -> int:
         return len(self._items)
@@ -223,20 +225,29 @@ class KeptLetters(Sequence[Letter]):
         i = self.position(path)
         return None if i < 0 else self[i]
 
-    def _at_paths(self, paths: Iterable[str]) -> list[Letter]:
-        return self.many(sorted({i for i in map(self.position, paths) if i >= 0}))
+    def _at_paths(self, paths: Iterable[str], also: Iterable[int] = ()) -> list[Letter]:
+        at = {i for i in map(self.position, paths) if i >= 0}
+        at.update(also)
+        return self.many(sorted(at))
 
-    def _named(self, letter_id: str) -> list[str]:
-        """The paths of the files named ``<letter_id>.md``, in every folder."""
-        name = letter_id + ".md"
-        return [prefix + name for prefix, _, _ in self._folders if self.position(prefix + name) >= 0]
+    def _named(self, letter_id: str) -> list[int]:
+        """Where the files named ``<letter_id>.md`` are, in every folder."""
+        names = self._names
+        if names is None:  # made once: a command may look up every id (check does)
+            names = {}
+            for k, (_, folder_names, _) in enumerate(self._folders):
+                start = self._starts[k]
+                for j, name in enumerate(folder_names):
+                    names.setdefault(name, []).append(start + j)
+            self._names = names
+        return names.get(letter_id + ".md", [])
 
     def letters_with_id(self, letter_id: str) -> list[Letter]:
         """Every letter whose id is ``letter_id``, in scan order."""
         aliases = self._source.paths_with("aliases", letter_id)
         if aliases is None:
             return [x for x in self if x.id == letter_id]
-        return [x for x in self._at_paths(self._named(letter_id) + aliases) if x.id == letter_id]
+        return [x for x in self._at_paths(aliases, self._named(letter_id)) if x.id == letter_id]
 
     def letters_with_thread(self, thread_id: str) -> list[Letter]:
         """Every letter whose thread (its ``thread`` label, else its id) is ``thread_id``."""
@@ -244,8 +255,7 @@ class KeptLetters(Sequence[Letter]):
         aliases = self._source.paths_with("aliases", thread_id)
         if labelled is None or aliases is None:
             return [x for x in self if x.thread_id == thread_id]
-        paths = labelled + self._named(thread_id) + aliases
-        return [x for x in self._at_paths(paths) if x.thread_id == thread_id]
+        return [x for x in self._at_paths(labelled + aliases, self._named(thread_id)) if x.thread_id == thread_id]
 
 
 def by_path(letters: Sequence[Letter]) -> Callable[[str], Letter | None]:
