@@ -255,11 +255,7 @@ class _Scan:
             return KeptLetters([(prefix, *items) for prefix, items, _ in parts], source)
         out: list[Letter] = []
         for prefix, items, kept in parts:
-            if kept:
-                names, nums = items
-                items = source.decode_folder(prefix, [(prefix + n, *nums[4 * j:4 * j + 4])  # type: ignore[misc]
-                                                      for j, n in enumerate(names)])
-            out.extend(items)
+            out.extend(KeptLetters([(prefix, *items)], source) if kept else items)
         return out
 
     def _seat(self, root_fd: int, seat: str, status_notes: dict[str, str]) -> None:

@@ -128,9 +128,10 @@ def _stored(store: Store, snapshot: Snapshot, at: datetime, notice: Notice, *, l
     """The answers kept for ``snapshot``'s letters; each record's checksum is checked when
     the record is first read (``StoredAnswers``). ``lazy``: each record is read from the
     store when first asked for (the store's read transaction is then lent to them)."""
+    reader = store.lend() if lazy else None
     kept: dict[str, tuple[bytes, int]] | _KeptAnswers
-    if lazy:
-        kept = _KeptAnswers(store.lend(), store.count_answers())
+    if reader is not None:
+        kept = _KeptAnswers(reader, store.count_answers())
     else:
         kept = store.answers()
     if len(kept) != len(snapshot.letters):
@@ -143,8 +144,6 @@ def _stored(store: Store, snapshot: Snapshot, at: datetime, notice: Notice, *, l
 
         notice(f"the store {_clean(path)} is damaged ({why}): answered from the letters")
         _remove(path)  # the next command builds it anew
-
-    reader = store.lend() if lazy else None
 
     def index(name: str) -> dict[str, list[str]] | None:
         if reader is None:
@@ -387,14 +386,19 @@ class _KeptRecords:
                 out.append(self._from_file(p, why))
         return out
 
-    def column(self, name: str) -> tuple[list[str], list[int]] | None:
-        if "headers" not in self._indexes:
+    def _index(self, name: str) -> dict[str, list[str]] | None:
+        """The index ``name``, read once; None when it is not to be trusted (said once):
+        every letter is then looked at instead."""
+        if name not in self._indexes:
             try:
-                self._indexes["headers"] = read_index(self.reader, "headers")
+                self._indexes[name] = read_index(self.reader, name)
             except Unusable as why:
                 self._damaged(why)
-                self._indexes["headers"] = None
-        found = self._indexes["headers"]
+                self._indexes[name] = None
+        return self._indexes[name]
+
+    def column(self, name: str) -> tuple[list[str], list[int]] | None:
+        found = self._index("headers")
         if found is None:
             return None
         values, codes = found.get("values"), found.get(name)
@@ -403,13 +407,7 @@ class _KeptRecords:
         return values, codes  # type: ignore[return-value]
 
     def paths_with(self, index: str, value: str) -> list[str] | None:
-        if index not in self._indexes:
-            try:
-                self._indexes[index] = read_index(self.reader, index)
-            except Unusable as why:  # not trusted: every letter is looked at instead
-                self._damaged(why)
-                self._indexes[index] = None
-        found = self._indexes[index]
+        found = self._index(index)
         if found is None:
             return None
         paths = found.get(value, [])
