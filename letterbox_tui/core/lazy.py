@@ -31,6 +31,9 @@ KeptFolderLetters = tuple[str, list[str], list[int]]
 HEADER_COLUMNS = ("from", "to", "type")
 #: more pending letters of one folder than this asked for at once are decoded together
 _TOGETHER = 32
+#: the first this many file names are looked up in each folder's sorted names; after that,
+#: through one map of every name (a command looking up every id: check)
+_SEARCHED = 2048
 
 
 class KeptSource(Protocol):
@@ -60,7 +63,8 @@ class KeptSource(Protocol):
 class KeptLetters(Sequence[Letter]):
     """The letters of a scan whose every folder the store kept unchanged (see the module)."""
 
-    __slots__ = ("_items", "_folders", "_starts", "_by_prefix", "_source", "_pending", "_lock", "_names")
+    __slots__ = ("_items", "_folders", "_starts", "_by_prefix", "_source", "_pending", "_lock", "_names",
+                 "_searched")
 
     def __init__(self, folders: list[KeptFolderLetters], source: KeptSource) -> None:
         self._folders = folders
@@ -76,8 +80,10 @@ class KeptLetters(Sequence[Letter]):
         self._source = source
         self._pending = n
         self._lock = RLock()  # the app and the MCP server ask from several threads
-        #: file name -> where the files of that name are (``_named``), made when first asked
+        #: file name -> where the files of that name are (``_named``), made once many names
+        #: were looked up
         self._names: dict[str, list[int]] | None = None
+        self._searched = 0
 
     def __len__(self) -> int:
         return len(self._items)
@@ -232,15 +238,24 @@ class KeptLetters(Sequence[Letter]):
 
     def _named(self, letter_id: str) -> list[int]:
         """Where the files named ``<letter_id>.md`` are, in every folder."""
+        name = letter_id + ".md"
         names = self._names
+        if names is None and self._searched < _SEARCHED:  # a few names: each folder searched
+            self._searched += 1
+            found = []
+            for start, (_, folder_names, _) in zip(self._starts, self._folders):
+                j = bisect_left(folder_names, name)
+                if j < len(folder_names) and folder_names[j] == name:
+                    found.append(start + j)
+            return found
         if names is None:  # made once: a command may look up every id (check does)
             names = {}
             for k, (_, folder_names, _) in enumerate(self._folders):
                 start = self._starts[k]
-                for j, name in enumerate(folder_names):
-                    names.setdefault(name, []).append(start + j)
+                for j, folder_name in enumerate(folder_names):
+                    names.setdefault(folder_name, []).append(start + j)
             self._names = names
-        return names.get(letter_id + ".md", [])
+        return names.get(name, [])
 
     def letters_with_id(self, letter_id: str) -> list[Letter]:
         """Every letter whose id is ``letter_id``, in scan order."""

@@ -18,10 +18,12 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import stat
 import time
 from collections.abc import Iterable, Iterator
 from datetime import datetime, timezone
 from array import array
+from bisect import bisect_left
 from hashlib import blake2b
 from operator import attrgetter
 from typing import Protocol
@@ -53,6 +55,8 @@ SEAT_PARTS = frozenset(("inbox", "processed", "archive"))
 
 _DIR_FLAGS = fsflags.DIR
 _NAME = attrgetter("name")
+_S_IFMT = 0o170000  # the file-type bits of ``st_mode`` (``stat.S_IFMT``)
+_S_IFREG = stat.S_IFREG
 
 
 class HeaderCache(Protocol):
@@ -155,8 +159,9 @@ class _Scan:
         self.id_time_is_utc = id_time_is_utc
         self.cache = cache
         self.changed = False
-        # folder -> its listing (every name and inode, in the order the system gave them)
-        self.listing: dict[str, tuple[list[str], list[int]]] = {}
+        # folder -> its listing (every entry, in the order the system gave them): names and
+        # inodes are taken from it only when the second look lists the folder again
+        self.listing: dict[str, list[os.DirEntry]] = {}
         self.seat_names: frozenset[str] = frozenset()
         # every directory the scan opened, as (rel, st_ino, st_mtime_ns, st_ctime_ns, st_dev)
         self.dirs: list[tuple[str, int, int, int, int]] = []
@@ -276,7 +281,7 @@ class _Scan:
                 unsupported.append(Unsupported(seat, _why(exc)))
                 return
             present = {e.name: e for e in raw}
-            self.listing[seat] = names_and_inodes(raw)
+            self.listing[seat] = raw
             if "archive" in present:
                 unsupported.append(Unsupported(f"{seat}/archive", "archive folders are not read"))
             note = present.get("status.md")
@@ -318,11 +323,11 @@ class _Scan:
             self._saw_dir(rel_dir, dir_fd)
             with os.scandir(dir_fd) as it:
                 raw = list(it)
-            self.listing[rel_dir] = names_and_inodes(raw)
-            entries = sorted((e for e in raw if not e.name.startswith(".")), key=_NAME)
-            names = {e.name for e in entries}
-            if self.vouch is not None and self._kept_folder(entries, names, prefix):
+            self.listing[rel_dir] = raw
+            entries = sorted((e for e in raw if e.name[:1] != "."), key=_NAME)
+            if self.vouch is not None and self._kept_folder(entries, prefix):
                 return
+            names = {e.name for e in entries}
             for entry in entries:
                 name = entry.name
                 if not name.endswith(".md"):
@@ -371,36 +376,38 @@ class _Scan:
         if self.cache is not None and new_items:
             self.cache.put_many(new_items, new_data, new_ctimes)
 
-    def _kept_folder(self, entries: list[os.DirEntry], names: set[str], prefix: str) -> bool:
+    def _kept_folder(self, entries: list[os.DirEntry], prefix: str) -> bool:
         """The folder ``prefix`` as the cache keeps it, when the cache vouches for it: each
         letter file stat-ed, none read. False (nothing taken) when any of its ``*.md``
         entries is not a plain regular file or the cache does not vouch for them."""
         letter_names: list[str] = []
         nums: list[int] = []
-        sidecars = []
-        orphans = []
+        acks = []
         add_name = letter_names.append
         add_nums = nums.extend
         try:
             for entry in entries:
                 name = entry.name
                 if name[-3:] == ".md":
-                    if not entry.is_file(follow_symlinks=False) or not (name.isascii() or _utf8(name)):
-                        return False
+                    # one lstat tells a regular file (never through a symlink) and its identity
                     st = entry.stat(follow_symlinks=False)
+                    if st.st_mode & _S_IFMT != _S_IFREG or not (name.isascii() or _utf8(name)):
+                        return False
                     add_name(name)
                     add_nums((st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns))
-                elif name.endswith(".md.ack"):
-                    rel = _shown(prefix + name)
-                    (sidecars if name[:-4] in names else orphans).append(rel)
+                elif name[-7:] == ".md.ack":
+                    acks.append(name)
         except OSError:  # gone, or cannot be told: each file is looked at on its own
             return False
         kept = self.vouch(prefix, letter_names, nums)  # type: ignore[misc]
         if kept is None:
             return False
         kept_names, kept_nums, unreadable, legacy = kept
-        self.sidecars.update(sidecars)
-        self.orphans.extend(orphans)
+        n = len(letter_names)
+        for name in acks:  # every "*.md" entry is a letter file here, its names sorted
+            j = bisect_left(letter_names, name[:-4])
+            rel = _shown(prefix + name)
+            (self.sidecars.add(rel) if j < n and letter_names[j] == name[:-4] else self.orphans.append(rel))
         self.files += len(letter_names)
         self.parts.append((prefix, (kept_names, kept_nums), True))
         self.unreadable.extend(unreadable)
@@ -472,9 +479,10 @@ class _Scan:
                     seats = frozenset(e.name for e in it if valid_seat(e.name) and _entry_kind(e) != "other")
                 if seats != self.seat_names:
                     return False
-            for rel, before in self.listing.items():
+            for rel, entries in self.listing.items():
                 if unchanged(root_fd, rel, settled):
                     continue
+                before = names_and_inodes(entries)
                 after = listing(root_fd, rel)
                 if after == before:
                     continue

@@ -122,3 +122,16 @@ def test_plain_lists_are_looked_through():
     assert letter_at(xs, "s/inbox/b.md") is xs[1] and letter_at(xs, "nope") is None
     assert letters_with_id(xs, "b") == [xs[1]]
     assert letters_with_thread(xs, "a") == xs
+
+
+def test_ids_are_found_the_same_by_searching_the_folders_and_through_the_map(monkeypatch):
+    from letterbox_tui.core import lazy
+
+    monkeypatch.setattr(lazy, "_SEARCHED", 3)
+    folders = [("a/inbox/", ["x1.md", "x2.md", "y1.md"]), ("a/processed/", []), ("b/inbox/", ["x2.md", "z.md"])]
+    letters = kept(Source(aliases={"odd": ["b/inbox/z.md"]}), folders)
+    asked = ["x2", "odd", "y1", "x2", "odd", "y1", "nope", "z"]
+    got = [[x.path for x in letters_with_id(letters, i)] for i in asked]
+    assert letters._names is not None  # the later ones went through the map
+    assert got[:3] == got[3:6] == [["a/inbox/x2.md", "b/inbox/x2.md"], ["b/inbox/z.md"], ["a/inbox/y1.md"]]
+    assert got[6:] == [[], []]  # z.md holds the id "odd"

@@ -245,6 +245,42 @@ def test_a_settled_unchanged_letterbox_reads_no_header(tmp_path, monkeypatch, se
         assert cache.same == {"beta/inbox/ask-1.md"} and not cache.hit
 
 
+def test_a_folder_vouched_for_lists_its_sidecars_and_refuses_odd_entries(tmp_path, monkeypatch):
+    """A folder taken from the store on its stats alone gives the sidecars and orphans a
+    walk gives (a sidecar's letter sorts before it, maybe not just before); a FIFO, a
+    directory or a symlink named like a letter makes it a folder looked at file by file."""
+    monkeypatch.setattr("letterbox_tui.store.RACY_NS", -(10**12))
+    box = make_box(tmp_path / "box", "alpha", "beta")
+    for name in ("a-1", "a-1.md.a", "b-2"):
+        box.letter(name, frm="alpha", to="beta")
+    for name in ("a-1.md.ack", "gone-3.md.ack", "b-2.md.ack"):
+        (box.root / "beta/inbox" / name).write_text("")
+    import letterbox_tui.store as store
+
+    made = []
+    real = store._HeaderCache.__init__
+    monkeypatch.setattr(store._HeaderCache, "__init__", lambda self, *a: (made.append(self), real(self, *a))[1])
+
+    def same_scan():
+        open_answers(box.root, AT)
+        got, want = open_answers(box.root, AT).snapshot, scan(box.root)
+        for attr in ("sidecars", "orphan_sidecars", "unsupported", "unreadable"):
+            assert getattr(got, attr) == getattr(want, attr), attr
+        assert [x.path for x in got.letters] == [x.path for x in want.letters]
+        return got
+
+    got = same_scan()
+    assert made[-1].kept == 3 and isinstance(got.letters, KeptLetters)  # every folder vouched for
+    assert got.sidecars == {"beta/inbox/a-1.md.ack", "beta/inbox/b-2.md.ack"}
+    assert got.orphan_sidecars == ["beta/inbox/gone-3.md.ack"]
+    os.mkfifo(box.root / "beta/inbox/pipe.md")
+    (box.root / "alpha/inbox/dir.md").mkdir()
+    os.symlink(box.root / "beta/inbox/b-2.md", box.root / "alpha/processed/link.md")
+    got = same_scan()
+    assert {u.path for u in got.unsupported} >= {"beta/inbox/pipe.md", "alpha/inbox/dir.md", "alpha/processed/link.md"}
+    assert made[-1].kept == 0
+
+
 def test_after_each_kind_of_change(tmp_path, settledness):
     box = make_box(tmp_path / "box", "alpha", "beta")
     box.letter("ask-1", frm="alpha", to="beta", type="request", requires_ack="true",
