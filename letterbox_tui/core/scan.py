@@ -159,9 +159,8 @@ class _Scan:
         self.id_time_is_utc = id_time_is_utc
         self.cache = cache
         self.changed = False
-        # folder -> its listing (every entry, in the order the system gave them): names and
-        # inodes are taken from it only when the second look lists the folder again
-        self.listing: dict[str, list[os.DirEntry]] = {}
+        # folder -> its listing (every name and inode, in the order the system gave them)
+        self.listing: dict[str, tuple[list[str], list[int]]] = {}
         self.seat_names: frozenset[str] = frozenset()
         # every directory the scan opened, as (rel, st_ino, st_mtime_ns, st_ctime_ns, st_dev)
         self.dirs: list[tuple[str, int, int, int, int]] = []
@@ -281,7 +280,7 @@ class _Scan:
                 unsupported.append(Unsupported(seat, _why(exc)))
                 return
             present = {e.name: e for e in raw}
-            self.listing[seat] = raw
+            self.listing[seat] = names_and_inodes(raw)
             if "archive" in present:
                 unsupported.append(Unsupported(f"{seat}/archive", "archive folders are not read"))
             note = present.get("status.md")
@@ -323,7 +322,7 @@ class _Scan:
             self._saw_dir(rel_dir, dir_fd)
             with os.scandir(dir_fd) as it:
                 raw = list(it)
-            self.listing[rel_dir] = raw
+            self.listing[rel_dir] = names_and_inodes(raw)
             entries = sorted((e for e in raw if e.name[:1] != "."), key=_NAME)
             if self.vouch is not None and self._kept_folder(entries, prefix):
                 return
@@ -479,10 +478,9 @@ class _Scan:
                     seats = frozenset(e.name for e in it if valid_seat(e.name) and _entry_kind(e) != "other")
                 if seats != self.seat_names:
                     return False
-            for rel, entries in self.listing.items():
+            for rel, before in self.listing.items():
                 if unchanged(root_fd, rel, settled):
                     continue
-                before = names_and_inodes(entries)
                 after = listing(root_fd, rel)
                 if after == before:
                     continue
