@@ -323,7 +323,11 @@ class _Scan:
             with os.scandir(dir_fd) as it:
                 raw = list(it)
             self.listing[rel_dir] = names_and_inodes(raw)
-            entries = sorted((e for e in raw if e.name[:1] != "."), key=_NAME)
+            entries = sorted(raw, key=_NAME)
+            # the names beginning with "." sort together, from "." up to "/" (the next code
+            # point, which no name holds): cut out at once, not tested name by name
+            dots = bisect_left(entries, ".", key=_NAME), bisect_left(entries, "/", key=_NAME)
+            del entries[dots[0]:dots[1]]
             if self.vouch is not None and self._kept_folder(entries, prefix):
                 return
             names = {e.name for e in entries}

@@ -118,6 +118,11 @@ def test_hidden_names_are_writers_temporaries(box):
     snap = scan(box.root)
     assert ids(snap) == ["a-1"] and snap.scope.files == 1
     assert snap.sidecars == frozenset() and snap.orphan_sidecars == []
+    box.letter("d-1", name="-d-1.md")  # "-" sorts just before ".", "0" just after "/"
+    box.letter("z-1", name="0z-1.md")
+    box.letter("t-3", name="..md")
+    snap = scan(box.root)
+    assert [x.name for x in snap.letters] == ["-d-1.md", "0z-1.md", "a-1.md"] and snap.scope.files == 3
 
 
 def test_status_notes_recorded_not_letters(box):

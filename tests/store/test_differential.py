@@ -253,8 +253,10 @@ def test_a_folder_vouched_for_lists_its_sidecars_and_refuses_odd_entries(tmp_pat
     box = make_box(tmp_path / "box", "alpha", "beta")
     for name in ("a-1", "a-1.md.a", "b-2"):
         box.letter(name, frm="alpha", to="beta")
-    for name in ("a-1.md.ack", "gone-3.md.ack", "b-2.md.ack"):
+    for name in ("a-1.md.ack", "gone-3.md.ack", "b-2.md.ack", ".b-2.md.ack"):
         (box.root / "beta/inbox" / name).write_text("")
+    box.letter("h-1", frm="alpha", to="beta", name=".h-1.md")  # a writer's temporary
+    box.letter("d-1", frm="alpha", to="beta", name="-d-1.md")
     import letterbox_tui.store as store
 
     made = []
@@ -270,7 +272,8 @@ def test_a_folder_vouched_for_lists_its_sidecars_and_refuses_odd_entries(tmp_pat
         return got
 
     got = same_scan()
-    assert made[-1].kept == 3 and isinstance(got.letters, KeptLetters)  # every folder vouched for
+    assert made[-1].kept == 4 and isinstance(got.letters, KeptLetters)  # every folder vouched for
+    assert [x.name for x in got.letters][:2] == ["-d-1.md", "a-1.md"]
     assert got.sidecars == {"beta/inbox/a-1.md.ack", "beta/inbox/b-2.md.ack"}
     assert got.orphan_sidecars == ["beta/inbox/gone-3.md.ack"]
     os.mkfifo(box.root / "beta/inbox/pipe.md")
