@@ -80,8 +80,13 @@ def check(res: Resolution, now: float | None = None) -> list[Finding]:
     by_id: dict[str, list[Letter]] = {}
     for letter in snap.letters:
         by_id.setdefault(letter.id, []).append(letter)
-    for letter_id in by_id:
-        holders = res.holders(letter_id)  # readable copies and unreadable files naming it
+    # an id one letter holds and no unreadable file names has that one holder: the others
+    # are asked who holds them (readable copies and unreadable files naming it)
+    named = {u.legible.get("id", "") for u in snap.unreadable if u.legible}
+    for letter_id, copies in by_id.items():
+        if len(copies) == 1 and letter_id not in named:
+            continue
+        holders = res.holders(letter_id)
         if len(holders) > 1:
             out.append(Finding("duplicate-id", f"{len(holders)} files hold id {letter_id}", (letter_id,), tuple(holders)))
     for letter in snap.letters:

@@ -51,6 +51,19 @@ def test_duplicate_ids(box):
     assert f.problem
 
 
+def test_an_unreadable_file_naming_an_id_is_its_second_holder(box):
+    box.letter("dup-2", frm="alpha", to="beta")
+    box.letter("one-1", frm="alpha", to="beta")
+    box.raw("alpha/inbox/broken.md", "---\nid: dup-2\nnot a header line\n---\n")
+    res = resolve(scan(box.root), AT)
+    asked = []
+    holders = res.holders
+    res.holders = lambda i: (asked.append(i), holders(i))[1]
+    [f] = by_code(check(res), "duplicate-id")
+    assert f.letters == ("dup-2",) and f.paths == ("alpha/inbox/broken.md", "beta/inbox/dup-2.md")
+    assert asked == ["dup-2"]  # an id one letter holds and no other file names is not asked about
+
+
 def test_malformed_pointer(box):
     box.letter("m-1", supersedes="not an id!")
     [f] = by_code(findings(box), "malformed-pointer")
