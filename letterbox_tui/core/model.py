@@ -449,9 +449,12 @@ class Reason:
         }
 
 
-@dataclass(slots=True, frozen=True)
+@dataclass(slots=True, frozen=True, eq=False)
 class Answer:
-    """A derived answer: yes, no or unknown, with its reasons."""
+    """A derived answer: yes, no or unknown, with its reasons.
+
+    Two answers are equal when their values and reasons are, whichever kind of ``Answer``
+    each is (the store's decodes its reasons when first read: ``store.records``)."""
 
     value: AnswerValue
     reasons: tuple[Reason, ...] = ()
@@ -459,6 +462,14 @@ class Answer:
     def __post_init__(self) -> None:
         if self.value not in ("yes", "no", "unknown"):
             raise ValueError(f"bad answer value {self.value!r}")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Answer):
+            return NotImplemented
+        return self.value == other.value and self.reasons == other.reasons
+
+    def __hash__(self) -> int:
+        return hash((self.value, self.reasons))
 
     @property
     def yes(self) -> bool:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import sys
 import zlib
+from collections.abc import Callable
 from operator import itemgetter
 
 from letterbox_tui.core.letters import header_keys
@@ -218,18 +219,50 @@ def decode_answers(path: str, record: bytes, crc: int) -> list:
     return kept
 
 
-def with_reasons(kept: list, i: int) -> Answer | StateAnswer:
-    """The ``i``-th answer of ``ANSWERS`` in ``kept`` (from ``decode_answers``), its reasons
-    decoded."""
+def with_reasons(kept: list, i: int, instead: Callable[[Damaged], tuple[Reason, ...]]) -> Answer | StateAnswer:
+    """The ``i``-th answer of ``ANSWERS`` in ``kept`` (from ``decode_answers``) with its
+    reasons: a state's decoded now, any other's when first read (``KeptAnswer``; reasons
+    found damaged then are ``instead``'s, given why)."""
     plain = kept[i]
     why = kept[_HEAD + 1 + i]
     if not why:
         return plain
+    if type(plain) is StateAnswer:
+        return StateAnswer(plain.value, decode_reasons(why))
+    return KeptAnswer(plain.value, why, instead)
+
+
+def decode_reasons(why: bytes) -> tuple[Reason, ...]:
+    """The reasons ``answers_record`` kept as ``why``."""
     try:
-        reasons = tuple(Reason(c, a, d, tuple(ls), tuple(ps)) for c, a, d, ls, ps in json.loads(why))
+        return tuple(Reason(c, a, d, tuple(ls), tuple(ps)) for c, a, d, ls, ps in json.loads(why.decode()))
     except (ValueError, TypeError, UnicodeDecodeError) as exc:
         raise Damaged(f"a letter's reasons have another shape ({exc})") from None
-    return type(plain)(plain.value, reasons)
+
+
+class KeptAnswer(Answer):
+    """An answer read back from the store: its value at once, its reasons decoded when
+    first read (the evaluator and the rows ask most answers only for their value)."""
+
+    __slots__ = ("_why", "_instead")
+
+    def __init__(self, value: str, why: bytes, instead: Callable[[Damaged], tuple[Reason, ...]]) -> None:
+        object.__setattr__(self, "value", value)
+        object.__setattr__(self, "_why", why)
+        object.__setattr__(self, "_instead", instead)
+
+    @property
+    def reasons(self) -> tuple[Reason, ...]:  # type: ignore[override]
+        why = self._why
+        if type(why) is tuple:
+            return why
+        try:
+            found = decode_reasons(why)
+        except Damaged as exc:
+            found = self._instead(exc)
+        object.__setattr__(self, "_why", found)
+        object.__setattr__(self, "_instead", None)
+        return found
 
 
 def head_path(kept: list) -> str:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 from datetime import datetime
+from functools import partial
 
 from letterbox_tui.core.lazy import KeptLetters
 from letterbox_tui.core.model import Answer, Letter, Snapshot, letter_at, letters_with_id, letters_with_thread
@@ -93,7 +94,7 @@ class StoredAnswers:
             got = found[i]
             if found[_REASONS + i]:
                 try:
-                    got = found[i] = with_reasons(found, i)
+                    got = found[i] = with_reasons(found, i, partial(self._reasons_instead, letter, i))
                 except Damaged as why:
                     self._give_up(why)
                     found = None
@@ -102,6 +103,12 @@ class StoredAnswers:
             if found is not None:
                 return got
         return getattr(self.resolution, ANSWERS[i])(letter)
+
+    def _reasons_instead(self, letter: Letter, i: int, why: Damaged) -> tuple:
+        """The reasons of a kept answer whose reasons were found damaged when first read:
+        the resolver's (the store is given up)."""
+        self._give_up(why)
+        return getattr(self.resolution, ANSWERS[i])(letter).reasons
 
     def state(self, letter: Letter) -> StateAnswer:
         return self._answer(letter, 0)

@@ -396,3 +396,37 @@ def test_a_damaged_structure_found_when_read(demo, whose, key, value):
     assert len(said) == 1 and "damaged" in said[0], said
     assert not os.path.exists(path)  # the next command builds it anew
     assert structure(asked(demo)) == want
+
+
+@pytest.mark.parametrize("reasons", [b"[not json", b'[["too","few"]]', b'{"a":1}'])
+def test_damaged_reasons_found_when_first_read(demo, reasons):
+    """A kept answer's reasons are decoded when first read: reasons of another shape (their
+    checksum in order) found then are said once, and the resolver's are given instead."""
+    from letterbox_tui.store.records import ANSWERS, answers_checksum
+
+    asked(demo), asked(demo)
+    path = store_path(str(demo))
+    con = sqlite3.connect(path)
+    target = None
+    for where, record in con.execute("SELECT path, record FROM answers ORDER BY path"):
+        parts = record.split(b"\x1f")
+        at = next((i for i in range(len(ANSWERS)) if i and parts[len(ANSWERS) + 1 + i]), None)
+        if at is not None:
+            target, name = where, ANSWERS[at]
+            parts[len(ANSWERS) + 1 + at] = reasons
+            record = b"\x1f".join(parts)
+            con.execute("UPDATE answers SET record = ?, crc = ? WHERE path = ?",
+                        (record, answers_checksum(where, record), where))
+            break
+    con.commit()
+    con.close()
+    assert target is not None
+    said: list[str] = []
+    got = asked(demo, said)
+    want = resolve(scan(demo), AT)
+    letter = next(x for x in got.snapshot.letters if x.path == target)
+    kept = getattr(got, name)(letter)
+    assert kept.value == getattr(want, name)(letter).value and not said  # the value, from the store
+    assert kept.reasons == getattr(want, name)(letter).reasons  # the reasons, from the letters
+    assert len(said) == 1 and "damaged" in said[0], said
+    assert not os.path.exists(path)

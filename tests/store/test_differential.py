@@ -187,6 +187,27 @@ def test_a_lookup_decodes_only_the_letters_it_finds(tmp_path, monkeypatch):
     assert letters.pending >= len(everyone) - len(result.matches) - len(heads) - len(members) > 0
 
 
+def test_a_query_and_its_rows_decode_no_reasons_they_do_not_show(tmp_path, monkeypatch):
+    """The evaluator asks an answer its value, and its reasons only when it is unknown; a
+    row shows the reasons of its unknown answers: the reasons of the others stay as kept."""
+    from tests.gen_letterbox import generate
+
+    from letterbox_tui.store.records import KeptAnswer
+
+    monkeypatch.setattr("letterbox_tui.store.RACY_NS", -(10**12))
+    generate(tmp_path / "gen", 300, seed=5)
+    want = computed(tmp_path / "gen")
+    got = stored(tmp_path / "gen")
+    terms = ["answered=no", "type=request"]
+    result = run_query(parse_query(terms, AT), got)
+    rows = [row(x, got) for x in result.matches] + [row(x, got, why) for x, why in result.unknown]
+    expected = run_query(parse_query(terms, AT), want)
+    assert rows == [row(x, want) for x in expected.matches] + [row(x, want, why) for x, why in expected.unknown]
+    untouched = [a for x in got.snapshot.letters if x.type == "request"
+                 for a in (got.answered(x), got.accepted(x)) if isinstance(a, KeptAnswer) and a.value != "unknown"]
+    assert untouched and all(type(a._why) is bytes for a in untouched)
+
+
 @pytest.fixture(scope="module")
 def demo(tmp_path_factory):
     root = tmp_path_factory.mktemp("demo") / "box"

@@ -98,3 +98,24 @@ def test_a_letters_times_are_read_from_its_record_when_first_asked(sent):
     assert back.sent_at == letter.sent_at and back.sent_at.utcoffset() == letter.sent_at.utcoffset()
     assert back.deadline_at == letter.deadline_at and back._deadline_at is not FROM_FIELD  # read once, kept
     assert ("time-from-id" in back.flags) == (not sent)
+
+
+def test_a_kept_answer_decodes_its_reasons_once_when_first_read_and_equals_a_plain_one(monkeypatch):
+    from letterbox_tui.core.model import Answer, Reason
+    from letterbox_tui.store import records
+    from letterbox_tui.store.records import KeptAnswer, answers_record, decode_answers, with_reasons
+
+    why = (Reason("replied-by", "answered", "result r-1", ("r-1",), ("a/inbox/r-1.md",)),)
+    found = {name: Answer("yes", why) if name == "answered" else Answer("no") for name in records.ANSWERS[1:]}
+    found |= {"state": records.StateAnswer("closed"), "structure": {}}
+    record = answers_record(found, "")
+    kept = decode_answers("b/inbox/q-1.md", record, records.answers_checksum("b/inbox/q-1.md", record))
+    decoded = []
+    real = records.decode_reasons
+    monkeypatch.setattr(records, "decode_reasons", lambda b: (decoded.append(b), real(b))[1])
+    answered = with_reasons(kept, 1, lambda exc: pytest.fail(str(exc)))
+    assert isinstance(answered, KeptAnswer) and answered.value == "yes" and not decoded
+    assert answered.reasons == why and answered.reasons == why and len(decoded) == 1
+    assert answered == Answer("yes", why) and Answer("yes", why) == answered
+    assert hash(answered) == hash(Answer("yes", why)) and answered != Answer("yes")
+    assert with_reasons(kept, 2, lambda exc: pytest.fail(str(exc))) is kept[2]  # no reasons: the plain answer
