@@ -234,6 +234,11 @@ def is_subsequence(wanted: list[str], steps: list[str]) -> bool:
     return all(any(s == w for s in it) for w in wanted)
 
 
+#: the kill-point cases and their count run on one worker, in file order
+_KILL_POINTS_GROUP = pytest.mark.xdist_group("kill-points")
+
+
+@_KILL_POINTS_GROUP
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_a_writer_killed_at_every_step_leaves_nothing_or_everything(tmp_path, monkeypatch, name):
     setup, op, converges, wanted = SCENARIOS[name]
@@ -296,6 +301,7 @@ def test_a_writer_killed_at_every_step_leaves_nothing_or_everything(tmp_path, mo
             assert final.scope.complete and not final.orphan_sidecars, label
 
 
+@_KILL_POINTS_GROUP
 def test_kill_points_were_counted():
     """Runs after the parametrized cases above (file order); reports the figure."""
     if not KILL_POINTS:
