@@ -250,13 +250,19 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
                         title="Settings", severity="warning", timeout=10)
         if self.theme_errors:
             self.notify(clean("Theme problems:\n" + "\n".join(self.theme_errors)), title="Themes", severity="warning", timeout=10)
-        # draw first, then read: the worker thread competes for the interpreter
-        self.call_after_refresh(self.start_scan)
+        # draw first, then the letter's tabs, then read: the worker thread competes for the
+        # interpreter
+        self.call_after_refresh(self._first_frame_drawn)
         # a theme chosen from now on (the palette's "Change theme") is kept for next time
         self._theme_kept = self.theme
         if self.poll_interval:
             self.set_interval(self.poll_interval, self._poll, name="poll")
             self._watch_letterbox()
+
+    async def _first_frame_drawn(self) -> None:
+        await self.letter_pane.build()
+        if self.letter_pane.ready:  # (not when the app closed meanwhile)
+            self.start_scan()
 
     def on_unmount(self) -> None:
         self._watch_stop.set()
@@ -520,6 +526,8 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
         self.open_mailbox(VIEW_BY_NAME[name])
 
     def action_tab(self, step: int) -> None:
+        if not self.letter_pane.ready:  # (the first frame: no tabs yet)
+            return
         tabs = self.letter_pane.tabs
         order = ["tab-body", "tab-thread", "tab-chain", "tab-provenance"]
         i = order.index(tabs.active) if tabs.active in order else 0
@@ -544,6 +552,8 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
             return
 
     def action_show_tab(self, name: str) -> None:
+        if not self.letter_pane.ready:
+            return
         self.letter_pane.tabs.active = f"tab-{name}"
         self.letter_pane.fill_tab(f"tab-{name}")
 

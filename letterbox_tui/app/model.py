@@ -166,17 +166,16 @@ class AppModel:
         return [ListRow(x.path, x) for x in by_newest(self.snapshot.letters)]
 
     def _owed_rows(self) -> list[ListRow]:
-        from letterbox_tui.core.sidecar import progress_of
+        from letterbox_tui.core.records import Records
+        from letterbox_tui.core.views.attention import Rules
+        from letterbox_tui.core.views.owed import owed_view
 
         from .owed_rows import group_counts, tallies
 
-        from letterbox_tui.core.views.owed import owed_view
-
-        # the index's preview cannot give attention codes (its rows, in core.owed's order,
-        # are the whole letterbox's all the same); the whole letterbox's view has them
-        from letterbox_tui.core.views.attention import Rules
-
-        self.owed = view = owed_view(self.res, rules=Rules.of(self.settings))
+        # the records the attention codes rest on (ack sidecars, status notes, leases): read
+        # once, for the codes and for each holder's progress note alike
+        records = Records(self.snapshot)
+        self.owed = view = owed_view(self.res, rules=Rules.of(self.settings), records=records)
         self.arranged.clear()  # (what was arranged from another view)
         tally = tallies(self)
         rows: list[ListRow] = []
@@ -189,7 +188,7 @@ class AppModel:
             for item in group.items:
                 note, style = owed_note(item)
                 row = ListRow(item.letter.path, item.letter, note=note, note_style=style, item=item)
-                progress = progress_of(self.root, item.letter, self.snapshot)  # the holder's note, from its ack sidecar
+                progress = records.progress(item.letter)  # the holder's note, from its ack sidecar
                 if progress is not None:
                     row.extra["progress"] = progress.line(self.at)
                 rows.append(row)

@@ -130,8 +130,8 @@ class ReadingMixin:
         if focused is not self.letter_list:  # reading, the mailboxes, or nothing focused
             self.letter_list.focus()
             return
-        tabs = self.letter_pane.tabs
-        if tabs.active != "tab-body":  # (at 160 columns ] turns the tab while the list keeps the keys)
+        tabs = self.letter_pane.tabs if self.letter_pane.ready else None
+        if tabs is not None and tabs.active != "tab-body":  # (at 160 columns ] turns the tab while the list keeps the keys)
             tabs.active = "tab-body"
             return
         self.quit_asking()

@@ -15,7 +15,7 @@ from .files import NOT_REGULAR, read_file
 from .grammar import parse_time
 from .leases import Lease, read_leases
 from .model import Letter, Snapshot
-from .sidecar import MAX_SIDECAR, parse_sidecar
+from .sidecar import MAX_SIDECAR, Progress, parse_sidecar, progress_in
 
 #: a status note is a few lines; more is not read
 MAX_STATUS = 16 * 1024
@@ -41,6 +41,8 @@ class SidecarRecord:
     #: cannot be read at all (then ``unreadable``)
     problem: str = ""
     unreadable: bool = False
+    #: the holder's progress note in it (``core.sidecar.progress_of``), None when none
+    progress: Progress | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +107,12 @@ class Records:
         self._sidecars[letter.path] = out
         return out
 
+    def progress(self, letter: Letter) -> Progress | None:
+        """The letter's progress note from the sidecar ``sidecar`` read (what ``progress_of``
+        reads, without opening the file again)."""
+        rec = self.sidecar(letter)
+        return rec.progress if rec is not None else None
+
     def _read_sidecar(self, rel: str) -> SidecarRecord:
         f = read_file(self.root, rel, keep=MAX_SIDECAR, hashing=False)
         if f.error is not None:
@@ -118,7 +126,7 @@ class Records:
                 signs.append(sign)
             if problem:
                 problems.append(f"the ack sidecar {rel}: {problem}")
-        return SidecarRecord(rel, tuple(signs), "; ".join(problems))
+        return SidecarRecord(rel, tuple(signs), "; ".join(problems), progress=progress_in(fields))
 
     # --- status notes ---------------------------------------------------------------
     def status(self, seat: str) -> StatusRecord | None:

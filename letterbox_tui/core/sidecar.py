@@ -83,7 +83,11 @@ def progress_of(root: str, letter: Letter, snapshot: Snapshot | None = None) -> 
     one). With ``snapshot``, a letter the scan saw no sidecar beside is not opened."""
     if snapshot is not None and not snapshot.has_sidecar(letter):
         return None
-    fields = read_sidecar(root, letter)
+    return progress_in(read_sidecar(root, letter))
+
+
+def progress_in(fields: dict[str, str] | None) -> Progress | None:
+    """The progress note among a sidecar's fields (``parse_sidecar``), or None."""
     if not fields:
         return None
     note = fields.get("progress", "")

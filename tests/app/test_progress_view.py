@@ -119,3 +119,29 @@ async def test_a_refused_progress_note_says_why_and_writes_nothing(tmp_path):
         assert "reply 'ack'" in app.screen.query_one("#progress-error", Static).render().plain
         await pilot.press("escape")
     assert box.tree_bytes() == before
+
+
+def test_building_owed_and_late_opens_each_ack_sidecar_once(tmp_path, monkeypatch):
+    """The holder's progress note comes from the sidecar the attention codes read: the
+    owed view's rows carry it, and no sidecar is opened a second time for it."""
+    from letterbox_tui.app.model import AppModel
+    from letterbox_tui.core import files, records, sidecar
+    from letterbox_tui.core.resolve import resolve
+    from letterbox_tui.core.scan import scan
+    from letterbox_tui.core.settings import load_settings
+
+    box = accepted_box(tmp_path, "drafted 3 of 5")
+    res = resolve(scan(box.root), NOW)
+    opened = []
+
+    def counted(root, rel, **kw):
+        opened.append(rel)
+        return files.read_file(root, rel, **kw)
+
+    for mod in (records, sidecar):
+        monkeypatch.setattr(mod, "read_file", counted)
+    model = AppModel.build(str(box.root), load_settings(box.root), res, NOW, views=("view:owed",))
+    [row] = [r for r in model.views["view:owed"] if r.heading is None]
+    assert row.extra["progress"] == "in progress: drafted 3 of 5, 2h ago"
+    acks = [rel for rel in opened if rel.endswith(".ack")]
+    assert acks and len(acks) == len(set(acks)), opened

@@ -175,3 +175,63 @@ async def test_an_unchanged_letterbox_opens_on_the_stored_answers(letterbox):
         assert isinstance(app.model.res, StoredAnswers)
         assert not [n for n in app._notifications if n.title == "Store"]
         assert {r.letter.id for r in letters(app).rows if r.letter is not None} == {PLAN, DOCS, NOTES, BUDGET}
+
+
+
+async def test_the_letter_tabs_are_mounted_after_the_first_frame_and_before_the_read(letterbox, monkeypatch):
+    """The first frame needs none of the letter's tabs: they are mounted after it, and the
+    letterbox is read after them; once read, the pane shows the selected letter in its tabs."""
+    app = app_for(letterbox)
+    started: list[bool] = []
+    begin = app.start_scan
+    monkeypatch.setattr(app, "start_scan", lambda: started.append(app.letter_pane.ready) or begin())
+    frames: list[bool] = []
+    display = app._display
+
+    def counted(screen, renderable):
+        display(screen, renderable)
+        if renderable is not None:
+            frames.append(bool(app.letter_pane.children))
+
+    app._display = counted
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        assert frames[0] is False and started == [True]
+        pane = app.letter_pane
+        assert pane.tabs.active == "tab-body"
+        shown = app.letter_list.current.letter
+        assert (shown.subject or shown.id) in pane.head.render().plain
+        await pilot.press("right_square_bracket")
+        assert pane.tabs.active == "tab-thread"
+
+
+async def test_keys_before_the_letter_tabs_are_mounted_do_nothing_and_fail_nothing(letterbox, monkeypatch):
+    """``]``, ``[``, ``?`` and ``q`` on the list before the tabs exist: nothing to turn, no
+    error; what the pane was asked to show meanwhile is shown once they are mounted."""
+    from letterbox_tui.app.widgets.letter_pane import LetterPane
+
+    held = hold_scans(monkeypatch)
+    build = LetterPane.build
+
+    async def not_yet(self):
+        return None
+
+    monkeypatch.setattr(LetterPane, "build", not_yet)
+    app = app_for(letterbox)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert not app.letter_pane.ready and not app.letter_pane.children
+        app.action_tab(1)
+        app.action_show_tab("thread")
+        await pilot.press("question_mark")
+        await pilot.pause()
+        await pilot.press("escape")
+        assert app.is_running
+        assert app.model is None and not app.scan_count  # (read after the tabs are up)
+        await build(app.letter_pane)
+        assert app.letter_pane.ready
+        app.start_scan()  # (what the app does once they are)
+        held.set()
+        await scanned(pilot, app)
+        shown = app.letter_list.current.letter
+        assert (shown.subject or shown.id) in app.letter_pane.head.render().plain

@@ -163,3 +163,45 @@ def test_reading_leases_never_takes_or_breaks_one(box):
 
 def test_no_locks_folder_means_no_leases(box):
     assert read_leases(str(box.root), ["alpha"]) == ([], 0)
+
+
+@pytest.mark.parametrize("text", [
+    None,  # no sidecar
+    "ack_id: x\nacked_at: 2026-11-29T14:10:00Z\nby: beta\n",
+    "ack_id: x\nprogress:\nprogress_at: 2026-11-29T14:00:00Z\n",
+    "progress: first\nprogress: second\nprogress_at: yesterday\n",
+    "acked_at: 2026-11-29T14:10:00Z\nprogress: drafted 3 of 5\nprogress_at: 2026-11-29T14:00:00Z\n",
+    b"progress: " + b"n" * 5000 + b"\n" + b"x" * (1 << 20),
+    b"progress: \xff\xfe odd bytes\n",
+])
+def test_the_records_give_the_progress_note_progress_of_reads_and_open_the_file_once(accepted, text, monkeypatch):
+    """The owed view's records (``core.records``) keep the progress note of the sidecar they
+    read for the attention codes: the same note ``progress_of`` reads, the file opened once."""
+    from letterbox_tui.core import records as records_mod
+    from letterbox_tui.core.records import Records
+
+    if text is not None:
+        sidecar(accepted, text)
+    snap = scan(accepted.root)
+    x = snap.letters[0]
+    want = progress_of(str(accepted.root), x, snap)
+    opened = []
+    real = records_mod.read_file
+    monkeypatch.setattr(records_mod, "read_file", lambda root, rel, **k: opened.append(rel) or real(root, rel, **k))
+    records = Records(snap)
+    records.sidecar(x)  # (what the attention codes read)
+    assert records.progress(x) == want
+    assert records.progress(x) == want
+    assert opened == ([] if text is None else [f"beta/inbox/{TASK}.md.ack"])
+
+
+def test_an_unreadable_sidecar_gives_the_records_no_progress_note(accepted, tmp_path):
+    from letterbox_tui.core.records import Records
+
+    outside = tmp_path / "outside"
+    outside.write_text("progress: from outside\n")
+    os.symlink(outside, accepted.root / "beta" / "inbox" / f"{TASK}.md.ack")
+    snap = scan(accepted.root)
+    records = Records(snap)
+    assert records.progress(snap.letters[0]) is None
+    assert records.sidecar(snap.letters[0]).unreadable

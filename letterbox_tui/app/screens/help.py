@@ -56,8 +56,8 @@ class HelpScreen(ModalScreen[None]):
         lines = [Content(INTRO)]
         sections = [("Anywhere", app), ("In the list", app.query_one("#letters")),
                     ("In Mailboxes (b shows them below 100 columns)", app.query_one("#mailboxes")),
-                    ("Reading a letter", app.query_one("#letter-pane")),
-                    ("In the Thread tab", app.query_one("#letter-thread"))]
+                    ("Reading a letter", app.query_one("#letter-pane"))]
+        sections += [("In the Thread tab", node) for node in app.query("#letter-thread")]  # (once mounted)
         for title, node in sections:  # a heading each: the same j or h does its own thing in each
             found: dict[str, tuple[list[str], str]] = {}
             for key, bindings in node._bindings.key_to_bindings.items():

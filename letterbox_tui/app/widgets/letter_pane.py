@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING
 
 from textual import getters, on, work
@@ -155,22 +156,38 @@ class LetterPane(Vertical):
         if self._body is not None:
             self._body.display = False
 
+    #: the tabs are mounted (``build``); until then ``show`` only remembers what to show
+    ready = False
+    _wanted: tuple | None = None
+
     def compose(self) -> ComposeResult:
-        with TabbedContent(id="letter-tabs", initial="tab-body"):
-            with TabPane("Body", id="tab-body"):
-                with VerticalScroll(id="body-scroll"):
-                    yield Static(Content(""), id="letter-head")
-                    yield Static(Content(""), id="body-mode")
-                    yield Static(Content(""), id="letter-plain", classes="pane-text")
-                    # (the Markdown rendering, ``#letter-body``, is mounted here when first wanted)
-            with TabPane("Thread", id="tab-thread"):
-                yield ThreadView(id="letter-thread")
-            with TabPane("Chain", id="tab-chain"):
-                with VerticalScroll():
-                    yield Static(Content(""), id="letter-chain", classes="pane-text")
-            with TabPane("Provenance", id="tab-provenance"):
-                with VerticalScroll():
-                    yield Static(Content(""), id="letter-provenance", classes="pane-text")
+        return iter(())  # (the tabs are mounted after the first frame: ``build``)
+
+    async def build(self) -> None:
+        """Mount the tabs, once: after the first frame (which shows the letterbox being
+        read, and needs none of them), before the letterbox is read."""
+        if self.ready or self.children:
+            return
+        text = partial(Static, Content(""), classes="pane-text")
+        tabs = TabbedContent(id="letter-tabs", initial="tab-body")
+        for pane in (  # (as ``with TabbedContent():`` adds them)
+            TabPane("Body", VerticalScroll(
+                Static(Content(""), id="letter-head"), Static(Content(""), id="body-mode"), text(id="letter-plain"),
+                # (the Markdown rendering, ``#letter-body``, is mounted here when first wanted)
+                id="body-scroll"), id="tab-body"),
+            TabPane("Thread", ThreadView(id="letter-thread"), id="tab-thread"),
+            TabPane("Chain", VerticalScroll(text(id="letter-chain")), id="tab-chain"),
+            TabPane("Provenance", VerticalScroll(text(id="letter-provenance")), id="tab-provenance"),
+        ):
+            tabs.compose_add_child(pane)
+        await self.mount(tabs)
+        if not self.query("#letter-head"):  # the app closed meanwhile
+            return
+        self.ready = True
+        if self._wanted is not None:
+            model, row = self._wanted
+            self._wanted = None
+            self.show(model, row, force=True)
 
     def _scroller(self) -> VerticalScroll | None:
         w = self.app.focused
@@ -194,6 +211,9 @@ class LetterPane(Vertical):
     # --- public -------------------------------------------------------------------
     def show(self, model: AppModel | None, row, *, force: bool = False) -> None:
         """Show a list row (a ``ListRow``) or nothing."""
+        if not self.ready:  # (shown once the tabs are mounted)
+            self._wanted = (model, row)
+            return
         key = None if row is None else row.key
         if not force and model is self.model and key == self.shown_key:
             return

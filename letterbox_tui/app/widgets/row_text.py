@@ -43,15 +43,6 @@ def deadline_state(x: Letter, at: datetime, late_yes: bool, zone: tzinfo | None 
     return f"due in {span(left)}", ""
 
 
-def uncertain_codes(x: Letter, res) -> tuple[str, ...]:
-    late, answered = res.late(x), res.answered(x)
-    if late.unknown:
-        return tuple(sorted({r.code for r in late.reasons}))
-    if answered.unknown:
-        return tuple(sorted({r.code for r in answered.reasons}))
-    return ()
-
-
 def describe(model, row: ListRow, width: int, owed: bool = False, fresh: bool = False) -> Content:
     x = row.letter
     f = row.item
@@ -139,9 +130,9 @@ class OwedFill:
 
 
 def owed_note(model, row: ListRow) -> tuple[str, bool]:
-    """An owed row's note: the codes of an uncertain answer's reasons, then the holder's
-    progress note; and whether it holds a reason."""
-    why = uncertain_codes(row.letter, model.res)
+    """An owed row's note: the codes of an uncertain answer's reasons (``OwedItem.codes``),
+    then the holder's progress note; and whether it holds a reason."""
+    why = row.item.codes
     progress = row.extra.get("progress") or ""
     reason = ("? " + ", ".join(why)) if why else ""
     return " · ".join(t for t in (reason, progress) if t), bool(why)
@@ -155,6 +146,7 @@ def owed_fill(model) -> OwedFill:
     got = model.arranged.get(key)
     if got is None:
         badges = symbols = parties = note = 0
+        pairs: set[tuple[str, str]] = set()  # (a few seats: each pair measured once)
         for row in model.views.get("view:owed") or ():
             if row.heading is not None or row.letter is None:
                 continue
@@ -163,10 +155,11 @@ def owed_fill(model) -> OwedFill:
                 badges = max(badges, sum(len(badge_text(c, model.at)) + 2 for c in codes) - 2)
                 symbols = max(symbols, len(codes))
             x = row.letter
-            parties = max(parties, clean(f"{x.sender}→{x.recipient}", single_line=True).cell_length)
+            pairs.add((x.sender, x.recipient))
             text, _ = owed_note(model, row)
             if text:
                 note = max(note, clean(text, single_line=True).cell_length)
+        parties = max((clean(f"{a}→{b}", single_line=True).cell_length for a, b in pairs), default=0)
         got = model.arranged[key] = OwedFill(badges, symbols, parties, note)
     return got
 
