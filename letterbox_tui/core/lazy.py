@@ -244,10 +244,29 @@ class KeptLetters(Sequence[Letter]):
 
     def letters_with_id(self, letter_id: str) -> list[Letter]:
         """Every letter whose id is ``letter_id``, in scan order."""
-        aliases = self._source.paths_with("aliases", letter_id)
-        if aliases is None:
-            return [x for x in self if x.id == letter_id]
-        return [x for x in self._at_paths(aliases, self._named(letter_id)) if x.id == letter_id]
+        return self.letters_with_ids((letter_id,))[letter_id]
+
+    def letters_with_ids(self, ids: Iterable[str]) -> dict[str, list[Letter]]:
+        """Each of ``ids`` -> every letter whose id it is, in scan order: the candidates of
+        all of them decoded together (a folder's together when there are more than a few)."""
+        wanted: dict[str, list[int]] = dict.fromkeys(ids)  # type: ignore[arg-type]
+        for letter_id in wanted:
+            aliases = self._source.paths_with("aliases", letter_id)
+            if aliases is None:  # no index to trust: every letter is looked at
+                held: dict[str, list[Letter]] = {i: [] for i in wanted}
+                for x in self:
+                    if x.id in held:
+                        held[x.id].append(x)
+                return held
+            at = {i for i in map(self.position, aliases) if i >= 0}
+            at.update(self._named(letter_id))
+            wanted[letter_id] = sorted(at)
+        found = self.many(i for at in wanted.values() for i in at)
+        out, n = {}, 0
+        for letter_id, at in wanted.items():
+            out[letter_id] = [x for x in found[n:n + len(at)] if x.id == letter_id]
+            n += len(at)
+        return out
 
     def letters_with_thread(self, thread_id: str) -> list[Letter]:
         """Every letter whose thread (its ``thread`` label, else its id) is ``thread_id``."""
