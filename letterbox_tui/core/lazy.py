@@ -60,7 +60,7 @@ class KeptSource(Protocol):
 class KeptLetters(Sequence[Letter]):
     """The letters of a scan whose every folder the store kept unchanged (see the module)."""
 
-    __slots__ = ("_items", "_folders", "_starts", "_by_prefix", "_source", "_pending", "_lock", "_names")
+    __slots__ = ("_items", "_folders", "_starts", "_by_prefix", "_source", "_pending", "_lock", "_names", "_twice")
 
     def __init__(self, folders: list[KeptFolderLetters], source: KeptSource) -> None:
         self._folders = folders
@@ -77,7 +77,9 @@ class KeptLetters(Sequence[Letter]):
         self._pending = n
         self._lock = RLock()  # the app and the MCP server ask from several threads
         #: file name -> where the files of that name are (``_named``), made when first asked
-        self._names: dict[str, list[int]] | None = None
+        self._names: dict[str, int] | None = None
+        #: the names of files in more than one folder -> where each is (in scan order)
+        self._twice: dict[str, list[int]] = {}
 
     def __len__(self) -> int:
         return len(self._items)
@@ -234,13 +236,21 @@ class KeptLetters(Sequence[Letter]):
         """Where the files named ``<letter_id>.md`` are, in every folder."""
         names = self._names
         if names is None:  # made once: a command may look up every id (check does)
-            names = {}
+            names, twice = {}, self._twice
             for k, (_, folder_names, _) in enumerate(self._folders):
                 start = self._starts[k]
-                for j, name in enumerate(folder_names):
-                    names.setdefault(name, []).append(start + j)
+                if not names.keys().isdisjoint(folder_names):  # (rare: one position each, else)
+                    for j, name in enumerate(folder_names):
+                        if name in names:
+                            twice.setdefault(name, [names[name]]).append(start + j)
+                names.update(zip(folder_names, range(start, start + len(folder_names))))
             self._names = names
-        return names.get(letter_id + ".md", [])
+        name = letter_id + ".md"
+        found = self._twice.get(name)
+        if found is not None:
+            return found
+        at = names.get(name)
+        return [] if at is None else [at]
 
     def letters_with_id(self, letter_id: str) -> list[Letter]:
         """Every letter whose id is ``letter_id``, in scan order."""
@@ -261,12 +271,12 @@ class KeptLetters(Sequence[Letter]):
             at = {i for i in map(self.position, aliases) if i >= 0}
             at.update(self._named(letter_id))
             wanted[letter_id] = sorted(at)
-        found = self.many(i for at in wanted.values() for i in at)
-        out, n = {}, 0
-        for letter_id, at in wanted.items():
-            out[letter_id] = [x for x in found[n:n + len(at)] if x.id == letter_id]
-            n += len(at)
-        return out
+        items = self._items
+        todo = [i for at in wanted.values() for i in at if items[i] is None]
+        if todo:
+            self.many(todo)
+        return {letter_id: [x for x in map(items.__getitem__, at) if x.id == letter_id]  # type: ignore[union-attr]
+                for letter_id, at in wanted.items()}
 
     def letters_with_thread(self, thread_id: str) -> list[Letter]:
         """Every letter whose thread (its ``thread`` label, else its id) is ``thread_id``."""

@@ -90,11 +90,11 @@ def test_an_index_that_cannot_be_used_looks_at_every_letter():
 def test_ids_found_together_are_each_ids_letters_found_alone():
     """``letters_with_ids`` answers for each id what ``letters_with_id`` answers alone
     (aliases, same-named files in two folders, an id held by none), decoding only those."""
-    folders = [("a/inbox/", ["x1.md", "x2.md", "x3.md"]), ("b/inbox/", ["x1.md", "y2.md"])]
+    folders = [("a/inbox/", ["x1.md", "x2.md", "x3.md"]), ("b/inbox/", ["x1.md", "y2.md"]), ("c/inbox/", ["x1.md"])]
     ids = ["x1", "odd", "y2", "x3", "none", "x1"]
     alone = kept(Source(aliases={"odd": ["b/inbox/y2.md", "a/inbox/x3.md"]}), folders)
     want = {i: [x.path for x in letters_with_id(alone, i)] for i in ids}
-    assert want["x1"] == ["a/inbox/x1.md", "b/inbox/x1.md"] and want["odd"] == ["a/inbox/x3.md", "b/inbox/y2.md"]
+    assert want["x1"] == ["a/inbox/x1.md", "b/inbox/x1.md", "c/inbox/x1.md"] and want["odd"] == ["a/inbox/x3.md", "b/inbox/y2.md"]
     source = Source(aliases={"odd": ["b/inbox/y2.md", "a/inbox/x3.md"]})
     letters = kept(source, folders)
     got = letters.letters_with_ids(ids)
