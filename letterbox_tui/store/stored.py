@@ -172,25 +172,35 @@ class StoredAnswers:
         """The letters that were owed (``core.owed.is_owed``) when the resolver computed
         these answers, owed by ``seat`` (None: any), in scan order; None when the store
         cannot say (then every letter is looked at)."""
-        found = self._index("owed") if self._index is not None and not self._damaged else None
+        return self._indexed("owed", seat)
+
+    def uncertain_letters(self) -> list[Letter] | None:
+        """The letters the digest may list as uncertain (``core.digest.may_be_uncertain``)
+        over these answers, in scan order; None when the store cannot say."""
+        return self._indexed("uncertain")
+
+    def _indexed(self, name: str, key: str | None = None) -> list[Letter] | None:
+        """The letters the index ``name`` holds (under ``key``; None: all), in scan order,
+        their answers read together; None when the store cannot say."""
+        found = self._index(name) if self._index is not None and not self._damaged else None
         if found is None:
             return None
-        paths = [p for owing, held in found.items() if seat is None or owing == seat for p in held]
+        paths = [p for k, held in found.items() if key is None or k == key for p in held]
         letters = self.snapshot.letters
         if isinstance(letters, KeptLetters):
             at = sorted(map(letters.position, paths))
             if at and at[0] < 0:
-                self._give_up(Damaged("the owed index names a file that is not a letter of the scan"))
+                self._give_up(Damaged(f"the {name} index names a file that is not a letter of the scan"))
                 return None
-            owed = letters.many(at)
-            self.warm(owed)
-            return owed
+            held = letters.many(at)
+            self.warm(held)
+            return held
         wanted = set(paths)
-        owed = [x for x in letters if x.path in wanted]
-        if len(owed) != len(wanted):
-            self._give_up(Damaged("the owed index names a file that is not a letter of the scan"))
+        held = [x for x in letters if x.path in wanted]
+        if len(held) != len(wanted):
+            self._give_up(Damaged(f"the {name} index names a file that is not a letter of the scan"))
             return None
-        return owed
+        return held
 
     # --- the structure, kept as paths ---------------------------------------------------
     @property

@@ -165,9 +165,11 @@ def owed_view(res: Resolution, seat: str | None = None, *, rules: Rules | None =
     if records is None:
         records = Records(res.snapshot)
     found = owed(res, seat)
+    items = [x for g in found for x in g.items]
     warm = getattr(res, "warm_children", None)  # the store's: every item's children found together
     if warm is not None:
-        warm([x for g in found for x in g.items])
+        warm(items)
+    records.warm_sidecars(items)
     groups = tuple(OwedGroup(g.seat, tuple(standing(x, res, at, attention(x, res, at, rules, records)) for x in g.items))
                    for g in found)
     view = OwedView(at, seat, groups, res)
