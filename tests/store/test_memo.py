@@ -22,11 +22,22 @@ from tests.store.test_differential import structure
 AT = DEMO_NOW + timedelta(hours=3)
 
 
-@pytest.fixture
-def demo(tmp_path):
+@pytest.fixture(params=["just-written", "settled"])
+def demo(tmp_path, monkeypatch, request):
+    """The demo; "settled": the store takes its files as old (``test_differential``), so
+    its letters are decoded when asked and its indexes used."""
+    if request.param == "settled":
+        monkeypatch.setattr("letterbox_tui.store.RACY_NS", -(10**12))
     root = tmp_path / "box"
     write_demo(root)
     return root.resolve()
+
+
+@pytest.fixture
+def settled(demo, request):
+    if "settled" not in request.node.callspec.id:
+        pytest.skip("the store's indexes are used for settled files")
+    return demo
 
 
 def stored(root, said=None):
@@ -127,3 +138,44 @@ def test_late_at_another_clock_is_never_this_clocks(demo):
     assert [res.late(x).value for x in letters] == now
     assert [res.late(x, AT + timedelta(days=60)).value for x in letters] != now  # asked at a clock: not kept
     assert [res.late(x).value for x in letters] == now
+
+
+# --- the letters the digest may call uncertain ---------------------------------------------
+
+@pytest.mark.parametrize("days", [-30, 0, 3, 60])
+def test_the_digest_looks_only_at_the_kept_uncertain_letters_at_any_clock(settled, days):
+    """The index is written at one clock and read at another: the digest is the resolver's
+    at each, and no other letter's answers are asked for its uncertain part."""
+    from letterbox_tui.core.digest import digest, may_be_uncertain
+
+    at = AT + timedelta(days=days)
+    truth = resolve(scan(settled), at)
+    want = digest(truth)
+    assert want["uncertain"], "the demo has uncertain answers"
+    open_answers(settled, AT)
+    res = open_answers(settled, at)
+    assert isinstance(res, StoredAnswers)
+    kept = res.uncertain_letters()
+    assert paths(kept) == [x.path for x in truth.snapshot.letters if may_be_uncertain(x, truth)]
+    assert set(paths(kept)) < {x.path for x in truth.snapshot.letters}
+    assert digest(res) == want
+    assert digest(open_answers(settled, at), "simon") == digest(truth, "simon")
+
+
+def test_an_uncertain_index_naming_no_letter_is_damage(settled):
+    import json
+
+    from letterbox_tui.core.digest import digest
+    from letterbox_tui.store.db import index_checksum
+
+    stored(settled)
+    value = json.dumps({"letters": ["nobody/inbox/nothing.md"]}).encode()
+    con = sqlite3.connect(store_path(str(settled)))
+    con.execute("UPDATE indexes SET value = ?, crc = ? WHERE name = 'uncertain'",
+                (value, index_checksum("uncertain", value)))
+    con.commit()
+    con.close()
+    said: list[str] = []
+    res = open_answers(settled, AT, notice=said.append)
+    assert digest(res) == digest(resolve(scan(settled), AT))
+    assert len(said) == 1 and "damaged" in said[0], said
