@@ -151,6 +151,8 @@ class StoredAnswers:
                 path = head_path(found)
                 if not path:
                     return None
+                if path == letter.path:  # its own head (most letters)
+                    return letter
                 head = letter_at(self.snapshot.letters, path)
                 if head is None:
                     raise Damaged(f"the head kept for {letter.path} is not a letter of the scan")
