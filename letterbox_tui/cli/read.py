@@ -278,6 +278,30 @@ def cmd_thread(args: Namespace) -> int:
 
 # --- owed, disputes -----------------------------------------------------------------
 
+def _owed_json(view) -> list[Callable[[], str]]:
+    """The compact JSON of ``view.to_json()`` (an ``OwedView``) as pieces
+    (``output.json_pieces``), each made when written: the rows of a seat 100 at a time,
+    never all of them in memory at once."""
+    from letterbox_tui.core.owed import format_time
+    from letterbox_tui.core.views.owed import owed_row
+
+    res = view.res
+
+    def text(value) -> str:
+        return output.dumps_json(value, indent=None)
+
+    def piece(made: str) -> Callable[[], str]:
+        return lambda: made
+
+    pieces = [piece('{"at":' + text(format_time(view.at)) + ',"owed":[')]
+    for k, g in enumerate(view.groups):
+        pieces.append(piece(("," if k else "") + '{"seat":' + text(g.seat) + ',"items":['))
+        pieces += output.json_pieces(g.items, lambda i: owed_row(i, res))
+        pieces.append(piece("]}"))
+    pieces.append(lambda: '],"scope":' + text(res.snapshot.scope.to_json()) + "}")
+    return pieces
+
+
 def cmd_owed(args: Namespace) -> int:
     from letterbox_tui.core.sidecar import progress_of
     from letterbox_tui.core.times import stamp
@@ -295,6 +319,9 @@ def cmd_owed(args: Namespace) -> int:
     view = owed_view(res, args.seat, rules=Rules.of_letterbox(str(snapshot.root), own), codes=codes)
     scope = snapshot.scope
     code = 1 if (args.fail_late and view.any_late) else scope_exit(scope)
+    if args.json and output.json_indent() is None:
+        output.write_pieces(_owed_json(view))
+        return code
     if args.json:
         output.emit_json(view.to_json())
         return code

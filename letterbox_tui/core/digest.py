@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .lazy import with_field
 from .model import Letter
 from .owed import format_time
 from .query import subject
@@ -36,14 +37,35 @@ def _involves(letter: Letter, seat: str | None) -> bool:
     return seat is None or seat in (letter.sender, letter.recipient)
 
 
+def may_be_uncertain(letter: Letter, res: Resolution) -> bool:
+    """Could the digest list ``letter`` as uncertain at some clock? (``current`` unknown for
+    a decision; ``answered``, ``state`` or ``late`` unknown for a task not closed.) None of
+    the answers this asks depends on the clock (``late``'s unknown needs one of them
+    unknown, or a deadline with no usable offset): the store keeps these letters, and the
+    digest looks only at them."""
+    if letter.type == "decision" and res.current(letter).unknown:
+        return True
+    if not letter.task:
+        return False
+    state = res.state(letter)
+    if state.value == "closed":
+        return False
+    return state.value == "unknown" or res.answered(letter).value != "no" or (
+        bool(letter.deadline) and letter.deadline_at is None)
+
+
 def digest(res: Resolution, seat: str | None = None, *, rules: Rules | None = None,
            records: Records | None = None) -> dict[str, Any]:
     """The digest's data; ``seat`` keeps what that seat wrote, received or owes. ``rules``
     (default: the letterbox's settings) and ``records`` as ``owed_view`` takes them."""
     from .views.owed import owed_view
 
-    letters = [x for x in res.snapshot.letters if _involves(x, seat)]
-    decisions = sorted((x for x in letters if x.type == "decision" and res.current(x).yes), key=time_key)
+    every = res.snapshot.letters
+    kept = getattr(res, "uncertain_letters", None)  # the store's (``may_be_uncertain``)
+    candidates = kept() if kept is not None else None
+    letters = [x for x in (every if candidates is None else candidates) if _involves(x, seat)]
+    decided = [x for x in with_field(every, "type", ("decision",)) if _involves(x, seat)]
+    decisions = sorted((x for x in decided if res.current(x).yes), key=time_key)
 
     disputes = []
     for od in res.open_disputes():

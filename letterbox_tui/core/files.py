@@ -49,17 +49,40 @@ def read_file(
     ``error`` says so (``data`` is kept either way). Without ``hashing``, no more than
     ``keep + 1`` bytes are read. Never raises.
     """
-    out = FileRead()
-    parts = rel.split("/")
+    folder, _, name = rel.rpartition("/")
+    return read_files(root, folder, [name], keep=keep, hashing=hashing, hash_limit=hash_limit, prefix=prefix)[0]
+
+
+def read_files(
+    root: str | os.PathLike[str], folder: str, names: list[str], *, keep: int, hashing: bool = True,
+    hash_limit: int | None = None, prefix: bool = False,
+) -> list[FileRead]:
+    """``read_file`` of ``folder/name`` for each of ``names``, in order: the folders on the
+    way opened once for all of them. Never raises."""
     fds: list[int] = []
     try:
         fd = os.open(os.fspath(root), _DIR)
         fds.append(fd)
-        for part in parts[:-1]:
+        for part in folder.split("/") if folder else ():
             fd = os.open(part, _DIR, dir_fd=fd)
             fds.append(fd)
-        fd = os.open(parts[-1], _FILE, dir_fd=fd)
-        fds.append(fd)
+        return [_read_in(fd, name, keep, hashing, hash_limit, prefix) for name in names]
+    except OSError as exc:
+        why = f"cannot read: {exc.strerror or exc}"
+    except ValueError as exc:  # a NUL byte in a path
+        why = f"cannot read: {exc}"
+    finally:
+        for fd in reversed(fds):
+            os.close(fd)
+    return [FileRead(error=why) for _ in names]
+
+
+def _read_in(dir_fd: int, name: str, keep: int, hashing: bool, hash_limit: int | None, prefix: bool) -> FileRead:
+    """The file ``name`` of the open folder ``dir_fd`` (``read_file``)."""
+    out = FileRead()
+    fd = None
+    try:
+        fd = os.open(name, _FILE, dir_fd=dir_fd)
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             out.error = NOT_REGULAR
@@ -100,6 +123,6 @@ def read_file(
     except ValueError as exc:  # a NUL byte in a path
         out.error = f"cannot read: {exc}"
     finally:
-        for fd in reversed(fds):
+        if fd is not None:
             os.close(fd)
     return out

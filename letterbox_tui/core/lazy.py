@@ -64,7 +64,7 @@ class KeptLetters(Sequence[Letter]):
     """The letters of a scan whose every folder the store kept unchanged (see the module)."""
 
     __slots__ = ("_items", "_folders", "_starts", "_by_prefix", "_source", "_pending", "_lock", "_names",
-                 "_searched")
+                 "_searched", "_twice")
 
     def __init__(self, folders: list[KeptFolderLetters], source: KeptSource) -> None:
         self._folders = folders
@@ -80,10 +80,12 @@ class KeptLetters(Sequence[Letter]):
         self._source = source
         self._pending = n
         self._lock = RLock()  # the app and the MCP server ask from several threads
-        #: file name -> where the files of that name are (``_named``), made once many names
+        #: file name -> where the file of that name is (``_named``), made once many names
         #: were looked up
-        self._names: dict[str, list[int]] | None = None
+        self._names: dict[str, int] | None = None
         self._searched = 0
+        #: the names of files in more than one folder -> where each is (in scan order)
+        self._twice: dict[str, list[int]] = {}
 
     def __len__(self) -> int:
         return len(self._items)
@@ -249,20 +251,46 @@ class KeptLetters(Sequence[Letter]):
                     found.append(start + j)
             return found
         if names is None:  # made once: a command may look up every id (check does)
-            names = {}
+            names, twice = {}, self._twice
             for k, (_, folder_names, _) in enumerate(self._folders):
                 start = self._starts[k]
-                for j, folder_name in enumerate(folder_names):
-                    names.setdefault(folder_name, []).append(start + j)
+                if not names.keys().isdisjoint(folder_names):  # (rare: one position each, else)
+                    for j, folder_name in enumerate(folder_names):
+                        if folder_name in names:
+                            twice.setdefault(folder_name, [names[folder_name]]).append(start + j)
+                names.update(zip(folder_names, range(start, start + len(folder_names))))
             self._names = names
-        return names.get(name, [])
+        found = self._twice.get(name)
+        if found is not None:
+            return found
+        at = names.get(name)
+        return [] if at is None else [at]
 
     def letters_with_id(self, letter_id: str) -> list[Letter]:
         """Every letter whose id is ``letter_id``, in scan order."""
-        aliases = self._source.paths_with("aliases", letter_id)
-        if aliases is None:
-            return [x for x in self if x.id == letter_id]
-        return [x for x in self._at_paths(aliases, self._named(letter_id)) if x.id == letter_id]
+        return self.letters_with_ids((letter_id,))[letter_id]
+
+    def letters_with_ids(self, ids: Iterable[str]) -> dict[str, list[Letter]]:
+        """Each of ``ids`` -> every letter whose id it is, in scan order: the candidates of
+        all of them decoded together (a folder's together when there are more than a few)."""
+        wanted: dict[str, list[int]] = dict.fromkeys(ids)  # type: ignore[arg-type]
+        for letter_id in wanted:
+            aliases = self._source.paths_with("aliases", letter_id)
+            if aliases is None:  # no index to trust: every letter is looked at
+                held: dict[str, list[Letter]] = {i: [] for i in wanted}
+                for x in self:
+                    if x.id in held:
+                        held[x.id].append(x)
+                return held
+            at = {i for i in map(self.position, aliases) if i >= 0}
+            at.update(self._named(letter_id))
+            wanted[letter_id] = sorted(at)
+        items = self._items
+        todo = [i for at in wanted.values() for i in at if items[i] is None]
+        if todo:
+            self.many(todo)
+        return {letter_id: [x for x in map(items.__getitem__, at) if x.id == letter_id]  # type: ignore[union-attr]
+                for letter_id, at in wanted.items()}
 
     def letters_with_thread(self, thread_id: str) -> list[Letter]:
         """Every letter whose thread (its ``thread`` label, else its id) is ``thread_id``."""

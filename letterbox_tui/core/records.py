@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass
 from datetime import datetime
 
-from .files import NOT_REGULAR, read_file
+from .files import NOT_REGULAR, FileRead, read_file, read_files
 from .grammar import parse_time
 from .leases import Lease, read_leases
 from .model import Letter, Snapshot
@@ -113,8 +113,31 @@ class Records:
         rec = self.sidecar(letter)
         return rec.progress if rec is not None else None
 
+    def warm_sidecars(self, letters: list[Letter]) -> None:
+        """Read the ack sidecars of ``letters`` ahead, each folder's together: they are
+        about to be asked for."""
+        todo = [x for x in letters if x.path not in self._sidecars]
+        found = self._read_sidecars([x.path + ".ack" for x in todo if x.folder == "inbox"
+                                     and self.snapshot.has_sidecar(x)])
+        for x in todo:
+            self._sidecars[x.path] = found.get(x.path + ".ack")
+
+    def _read_sidecars(self, rels: list[str]) -> dict[str, SidecarRecord]:
+        """rel -> its record, the files of each folder read together."""
+        by_folder: dict[str, list[str]] = {}
+        for rel in rels:
+            by_folder.setdefault(rel.rpartition("/")[0], []).append(rel)
+        out = {}
+        for folder, held in by_folder.items():
+            read = read_files(self.root, folder, [rel.rpartition("/")[2] for rel in held], keep=MAX_SIDECAR,
+                              hashing=False)
+            out.update((rel, self._sidecar_record(rel, f)) for rel, f in zip(held, read))
+        return out
+
     def _read_sidecar(self, rel: str) -> SidecarRecord:
-        f = read_file(self.root, rel, keep=MAX_SIDECAR, hashing=False)
+        return self._sidecar_record(rel, read_file(self.root, rel, keep=MAX_SIDECAR, hashing=False))
+
+    def _sidecar_record(self, rel: str, f: FileRead) -> SidecarRecord:
         if f.error is not None:
             why = "it is not a regular file" if f.error == NOT_REGULAR else f.error
             return SidecarRecord(rel, problem=f"the ack sidecar {rel} cannot be read ({why})", unreadable=True)
@@ -227,8 +250,10 @@ class Records:
             elif note.since is not None:
                 consider(Sign(note.since, "status note"))
         prefix = f"{seat}/inbox/"
-        for rel in sorted(r for r in snap.sidecars if r.startswith(prefix)):
-            rec = self._read_sidecar(rel)
+        rels = sorted(r for r in snap.sidecars if r.startswith(prefix))
+        read = self._read_sidecars(rels)
+        for rel in rels:
+            rec = read[rel]
             if rec.unreadable:
                 doubt.append(rec.problem)
             for sign in rec.signs:

@@ -180,6 +180,7 @@ def _write(store: Store, cache: _HeaderCache, snapshot: Snapshot, res: Resolutio
     folders, index = _vouched(snapshot, files)
     if res is not None:  # else the answers, and what is owed, stay as kept
         index["owed"] = _json(_owed_index(res))
+        index["uncertain"] = _json(_uncertain_index(res))
     return store.write(files, answers, context, folders, index)
 
 
@@ -193,6 +194,14 @@ def _owed_index(res: Resolution) -> dict[str, list[str]]:
         if is_owed(x, res):
             found.setdefault(x.recipient, []).append(x.path)
     return found
+
+
+def _uncertain_index(res: Resolution) -> dict[str, list[str]]:
+    """The letters the digest may list as uncertain (``core.digest.may_be_uncertain``,
+    which depends on no clock): where it looks, instead of at every letter."""
+    from letterbox_tui.core.digest import may_be_uncertain
+
+    return {"letters": [x.path for x in res.snapshot.letters if may_be_uncertain(x, res)]}
 
 
 def _vouched(snapshot: Snapshot, files: dict[str, tuple]) -> tuple[dict[str, tuple[str, int, int, list[str]]],

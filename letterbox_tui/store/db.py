@@ -58,8 +58,9 @@ CREATE TABLE indexes (name TEXT PRIMARY KEY, value BLOB NOT NULL, crc INTEGER NO
 """
 _TABLES = frozenset(("meta", "files", "answers", "indexes"))
 #: the indexes a generation holds (``Store.write``'s ``index``): ids other than their file's
-#: name, thread labels, some header fields of every letter, the letters owed (by seat)
-INDEXES = ("aliases", "threads", "headers", "owed")
+#: name, thread labels, some header fields of every letter, the letters owed (by seat), the
+#: letters the digest may call uncertain
+INDEXES = ("aliases", "threads", "headers", "owed", "uncertain")
 
 Notice = Callable[[str], None]
 

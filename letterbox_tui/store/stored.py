@@ -53,11 +53,17 @@ class StoredAnswers:
         self._on_damage = damaged
         self._index = index
         self._damaged = False
+        #: within this one set of answers: each id's keeper, what is kept under (key, id)
+        #: as letters, and each letter's ``late`` at ``at`` (dropped when found damaged)
+        self._keepers: dict[str, Letter | None] = {}
+        self._pointed: dict[tuple[str, str], tuple[Letter, ...]] = {}
+        self._lates: dict[str, Answer] = {}
 
     def with_clock(self, at: datetime) -> StoredAnswers:
         """The same answers at another clock (only ``late`` depends on it)."""
         other = copy.copy(self)
         other.at = aware(at)
+        other._lates = {}  # the rest is the same at any clock
         if self._resolution is not None:
             other._resolution = self._resolution.with_clock(other.at)
         return other
@@ -85,10 +91,14 @@ class StoredAnswers:
 
     def _give_up(self, why: Damaged) -> None:
         self._damaged = True
+        self._keepers, self._pointed, self._lates = {}, {}, {}
         if self._on_damage is not None:
             self._on_damage(why)
 
     def _answer(self, letter: Letter, i: int):
+        found = self._found.get(letter.path)
+        if found is not None and not found[_REASONS + i] and not self._damaged:
+            return found[i]  # decoded, its reasons too (or none kept)
         found = self._kept_of(letter)
         if found is not None:
             got = found[i]
@@ -128,11 +138,18 @@ class StoredAnswers:
     def late(self, letter: Letter, at: datetime | None = None) -> Answer:
         if letter.requires_ack != "true":
             return _NO
+        when = self.at if at is None else aware(at)
+        mine = when == self.at  # at this answers' clock: found once
+        if mine and (found := self._lates.get(letter.path)) is not None:
+            return found
         state = self.state(letter)
         answered = self.answered(letter) if state.value == "open" else None
         if self._damaged:
             return self.resolution.late(letter, at)
-        return late_at(letter, state, answered, self.at if at is None else aware(at))  # type: ignore[arg-type]
+        found = late_at(letter, state, answered, when)  # type: ignore[arg-type]
+        if mine:
+            self._lates[letter.path] = found
+        return found
 
     def head(self, letter: Letter) -> Letter | None:
         found = self._kept_of(letter)
@@ -141,6 +158,8 @@ class StoredAnswers:
                 path = head_path(found)
                 if not path:
                     return None
+                if path == letter.path:  # its own head (most letters)
+                    return letter
                 head = letter_at(self.snapshot.letters, path)
                 if head is None:
                     raise Damaged(f"the head kept for {letter.path} is not a letter of the scan")
@@ -162,25 +181,35 @@ class StoredAnswers:
         """The letters that were owed (``core.owed.is_owed``) when the resolver computed
         these answers, owed by ``seat`` (None: any), in scan order; None when the store
         cannot say (then every letter is looked at)."""
-        found = self._index("owed") if self._index is not None and not self._damaged else None
+        return self._indexed("owed", seat)
+
+    def uncertain_letters(self) -> list[Letter] | None:
+        """The letters the digest may list as uncertain (``core.digest.may_be_uncertain``)
+        over these answers, in scan order; None when the store cannot say."""
+        return self._indexed("uncertain")
+
+    def _indexed(self, name: str, key: str | None = None) -> list[Letter] | None:
+        """The letters the index ``name`` holds (under ``key``; None: all), in scan order,
+        their answers read together; None when the store cannot say."""
+        found = self._index(name) if self._index is not None and not self._damaged else None
         if found is None:
             return None
-        paths = [p for owing, held in found.items() if seat is None or owing == seat for p in held]
+        paths = [p for k, held in found.items() if key is None or k == key for p in held]
         letters = self.snapshot.letters
         if isinstance(letters, KeptLetters):
             at = sorted(map(letters.position, paths))
             if at and at[0] < 0:
-                self._give_up(Damaged("the owed index names a file that is not a letter of the scan"))
+                self._give_up(Damaged(f"the {name} index names a file that is not a letter of the scan"))
                 return None
-            owed = letters.many(at)
-            self.warm(owed)
-            return owed
+            held = letters.many(at)
+            self.warm(held)
+            return held
         wanted = set(paths)
-        owed = [x for x in letters if x.path in wanted]
-        if len(owed) != len(wanted):
-            self._give_up(Damaged("the owed index names a file that is not a letter of the scan"))
+        held = [x for x in letters if x.path in wanted]
+        if len(held) != len(wanted):
+            self._give_up(Damaged(f"the {name} index names a file that is not a letter of the scan"))
             return None
-        return owed
+        return held
 
     # --- the structure, kept as paths ---------------------------------------------------
     @property
@@ -206,19 +235,69 @@ class StoredAnswers:
 
     def _letters(self, paths) -> list[Letter]:
         """The scan's letters at these kept paths (``Damaged`` when one is not a letter of it)."""
+        return self._letters_of([paths])[0]
+
+    def _letters_of(self, lists) -> list[list[Letter]]:
+        """``_letters`` of each list of kept paths, every letter found together."""
         letters = self.snapshot.letters
-        found = []
-        for path in paths:
-            x = letter_at(letters, path) if type(path) is str else None
-            if x is None:
+        paths = [path for kept in lists for path in kept]
+        if not all(type(path) is str for path in paths):
+            raise Damaged("a path kept in the structure is not a letter of the scan")
+        if isinstance(letters, KeptLetters):
+            at = [letters.position(path) for path in paths]
+            if at and min(at) < 0:
                 raise Damaged("a path kept in the structure is not a letter of the scan")
-            found.append(x)
-        return found
+            found = letters.many(at)
+        else:
+            found = [letter_at(letters, path) for path in paths]
+            if any(x is None for x in found):
+                raise Damaged("a path kept in the structure is not a letter of the scan")
+        out, n = [], 0
+        for kept in lists:
+            out.append(found[n:n + len(kept)])
+            n += len(kept)
+        return out
 
     def _keeper(self, letter_id: str) -> Letter | None:
         """The id's first holder by path, whose record keeps what points at the id."""
-        holders = letters_with_id(self.snapshot.letters, letter_id)
-        return min(holders, key=path_key) if holders else None
+        if letter_id not in self._keepers:
+            self._find_keepers((letter_id,))
+        return self._keepers.get(letter_id)
+
+    def _find_keepers(self, ids) -> None:
+        """The keepers of ``ids``, their holders found together."""
+        letters = self.snapshot.letters
+        todo = [i for i in dict.fromkeys(ids) if i not in self._keepers]
+        if isinstance(letters, KeptLetters):
+            held = letters.letters_with_ids(todo)
+        else:
+            held = {i: letters_with_id(letters, i) for i in todo}
+        for i, holders in held.items():
+            self._keepers[i] = min(holders, key=path_key) if holders else None
+
+    def warm_children(self, letters: list[Letter]) -> None:
+        """Find the children of ``letters`` ahead, together: they are about to be asked
+        (each is then ``children``'s answer, kept for this set of answers)."""
+        if self._damaged:
+            return
+        ids = [i for i in dict.fromkeys(x.id for x in letters) if ("c", i) not in self._pointed]
+        self._find_keepers(ids)
+        kept: dict[str, list] = {}
+        for i in ids:
+            keeper = self._keepers.get(i)
+            structure = self._structure(keeper) if keeper is not None else None
+            if structure is None:
+                if self._damaged:
+                    return
+                continue  # the resolver's to answer, when asked
+            kept[i] = structure.get("c") or []
+        try:
+            found = self._letters_of(list(kept.values()))
+        except Damaged as why:
+            self._give_up(why)
+            return
+        for i, children in zip(kept, found):
+            self._pointed[("c", i)] = tuple(children)
 
     def _kept_under(self, letter_id: str, key: str):
         """What the keeper of ``letter_id`` keeps under ``key`` (None: nothing); raises
@@ -232,9 +311,16 @@ class StoredAnswers:
         return kept.get(key)
 
     def _pointing(self, name: str, key: str, letter: Letter) -> list[Letter]:
-        """The letters kept under ``key`` with the keeper of ``letter``'s id."""
+        """The letters kept under ``key`` with the keeper of ``letter``'s id (found once
+        for this set of answers)."""
+        found = self._pointed.get((key, letter.id))
+        if found is not None:
+            return list(found)
         try:
-            return self._letters(self._kept_under(letter.id, key) or ())
+            pointing = self._letters(self._kept_under(letter.id, key) or ())
+            if not self._damaged:
+                self._pointed[(key, letter.id)] = tuple(pointing)
+            return pointing
         except _Ask:
             pass
         except Damaged as why:

@@ -274,3 +274,23 @@ def test_accepted_silent_is_unknown_when_a_reply_may_be_unseen(box):
     assert c.unknown and "broken.md may be a letter from beta" in c.detail and "ack sidecar" in c.detail
     box.raw("alpha/inbox/broken.md", "---\nfrom: gamma\nre: ask\nbroken line\n---\n")  # another seat's: no doubt
     assert not codes_of(box)["accepted-silent"].unknown
+
+
+def test_sidecars_read_together_are_each_read_alone(box):
+    """``Records.warm_sidecars``: each letter's sidecar record as ``sidecar`` reads it
+    alone (a good one, a bad time, one that is a folder, none), and the codes the same."""
+    from letterbox_tui.core.records import Records
+
+    for name in ("good", "bad", "folder", "none"):
+        ask(box, name)
+    sidecar(box, "good", acked_at=z(AT - DAY))
+    sidecar(box, "bad", acked_at=z(AT - DAY), progress_at="soon")
+    (box.root / "beta/inbox/folder.md.ack").mkdir()
+    res = resolve(scan(box.root), AT)
+    letters = [x for x in res.snapshot.letters if x.task]
+    alone, together = Records(res.snapshot), Records(res.snapshot)
+    together.warm_sidecars(letters)
+    assert [together._sidecars[x.path] for x in letters] == [alone.sidecar(x) for x in letters]
+    assert [together.sidecar(x) is not None for x in letters] == [x.id != "none" for x in letters]
+    assert together.sidecar(letters[1]).unreadable  # (scan order: bad, folder, good, none)
+    assert owed_view(res, rules=Rules(), records=together) == owed_view(res, rules=Rules(), records=alone)

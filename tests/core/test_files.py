@@ -5,7 +5,7 @@ import hashlib
 import os
 import threading
 
-from letterbox_tui.core.files import NOT_REGULAR, TOO_LARGE_TO_HASH, read_file
+from letterbox_tui.core.files import NOT_REGULAR, TOO_LARGE_TO_HASH, read_file, read_files
 from letterbox_tui.core.header import body_offset
 
 
@@ -118,3 +118,22 @@ def test_a_retried_reply_never_blocks_on_a_fifo_where_the_reply_should_be(box):
     assert not t.is_alive(), "the write gate blocked on a FIFO"
     assert out and out[0] != "published" and "\n" not in out[0]
     assert (box.root / "beta/inbox/task-1.md").exists()  # the task was not closed
+
+
+def test_files_of_one_folder_read_together_are_each_read_alone(box, tmp_path, monkeypatch):
+    """``read_files``: what ``read_file`` gives for each name (a letter, a missing file, a
+    symlink, a FIFO, a NUL in a name), the folders on the way opened once."""
+    box.raw("beta/inbox/a.md", "---\nid: a\n---\nbody\n")
+    box.raw("beta/inbox/b.md", "x" * 5000)
+    os.symlink(tmp_path, box.root / "beta/inbox/link.md")
+    os.mkfifo(box.root / "beta/inbox/pipe.md")
+    names = ["a.md", "none.md", "b.md", "link.md", "pipe.md", "nul\0.md", "a.md"]
+    alone = [read_file(box.root, f"beta/inbox/{n}", keep=100, hashing=False) for n in names]
+    opened = []
+    real = os.open
+    monkeypatch.setattr(os, "open", lambda path, *a, **kw: opened.append(path) or real(path, *a, **kw))
+    assert read_files(box.root, "beta/inbox", names, keep=100, hashing=False) == alone
+    assert opened.count("beta") == 1 and opened.count("inbox") == 1
+    assert alone[2].truncated and alone[1].error.startswith("cannot read") and alone[4].error == NOT_REGULAR
+    missing = read_files(box.root, "beta/nowhere", ["a.md", "b.md"], keep=10)
+    assert [f.error[:11] for f in missing] == ["cannot read"] * 2 and missing[0] is not missing[1]

@@ -87,6 +87,25 @@ def test_an_index_that_cannot_be_used_looks_at_every_letter():
     assert letters.pending == 0
 
 
+def test_ids_found_together_are_each_ids_letters_found_alone():
+    """``letters_with_ids`` answers for each id what ``letters_with_id`` answers alone
+    (aliases, same-named files in two folders, an id held by none), decoding only those."""
+    folders = [("a/inbox/", ["x1.md", "x2.md", "x3.md"]), ("b/inbox/", ["x1.md", "y2.md"]), ("c/inbox/", ["x1.md"])]
+    ids = ["x1", "odd", "y2", "x3", "none", "x1"]
+    alone = kept(Source(aliases={"odd": ["b/inbox/y2.md", "a/inbox/x3.md"]}), folders)
+    want = {i: [x.path for x in letters_with_id(alone, i)] for i in ids}
+    assert want["x1"] == ["a/inbox/x1.md", "b/inbox/x1.md", "c/inbox/x1.md"] and want["odd"] == ["a/inbox/x3.md", "b/inbox/y2.md"]
+    source = Source(aliases={"odd": ["b/inbox/y2.md", "a/inbox/x3.md"]})
+    letters = kept(source, folders)
+    got = letters.letters_with_ids(ids)
+    assert list(got) == ["x1", "odd", "y2", "x3", "none"]
+    assert {i: [x.path for x in found] for i, found in got.items()} == want
+    assert "a/inbox/x2.md" not in source.decoded and letters.pending == 1
+    alone, damaged = kept(Source(damaged=True), folders), kept(Source(damaged=True), folders)
+    assert {i: [x.path for x in found] for i, found in damaged.letters_with_ids(ids).items()} == {
+        i: [x.path for x in letters_with_id(alone, i)] for i in ids}  # no index: every letter looked at
+
+
 def test_many_decodes_a_folder_together_and_keeps_the_order_asked():
     names = [f"n{i:03}.md" for i in range(100)]
     source = Source()

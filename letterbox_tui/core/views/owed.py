@@ -164,8 +164,14 @@ def owed_view(res: Resolution, seat: str | None = None, *, rules: Rules | None =
         rules = Rules.of_letterbox(str(res.snapshot.root))
     if records is None:
         records = Records(res.snapshot)
+    found = owed(res, seat)
+    items = [x for g in found for x in g.items]
+    warm = getattr(res, "warm_children", None)  # the store's: every item's children found together
+    if warm is not None:
+        warm(items)
+    records.warm_sidecars(items)
     groups = tuple(OwedGroup(g.seat, tuple(standing(x, res, at, attention(x, res, at, rules, records)) for x in g.items))
-                   for g in owed(res, seat))
+                   for g in found)
     view = OwedView(at, seat, groups, res)
     return view.only(codes) if codes else view
 
