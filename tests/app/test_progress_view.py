@@ -138,8 +138,13 @@ def test_building_owed_and_late_opens_each_ack_sidecar_once(tmp_path, monkeypatc
         opened.append(rel)
         return files.read_file(root, rel, **kw)
 
+    def counted_together(root, folder, names, **kw):  # the owed items' sidecars, a folder at once
+        opened.extend(f"{folder}/{name}" for name in names)
+        return files.read_files(root, folder, names, **kw)
+
     for mod in (records, sidecar):
         monkeypatch.setattr(mod, "read_file", counted)
+    monkeypatch.setattr(records, "read_files", counted_together)
     model = AppModel.build(str(box.root), load_settings(box.root), res, NOW, views=("view:owed",))
     [row] = [r for r in model.views["view:owed"] if r.heading is None]
     assert row.extra["progress"] == "in progress: drafted 3 of 5, 2h ago"
