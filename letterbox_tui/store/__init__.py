@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import time
+from dataclasses import replace
 from functools import partial
 from hashlib import blake2b
 from collections.abc import Callable, Iterable
@@ -27,12 +28,17 @@ from datetime import datetime
 
 from letterbox_tui.core.answers import Answers
 from letterbox_tui.core.lazy import HEADER_COLUMNS, Pending
-from letterbox_tui.core.model import LEGACY_FLAGS, Letter, Snapshot, Unreadable
+from letterbox_tui.core.model import LEGACY_FLAGS, Letter, Snapshot, Unreadable, letter_at
 from letterbox_tui.core.resolve import Resolution, resolve
+from letterbox_tui.core.resolve.depends import reach
+from letterbox_tui.core.resolve.structure import scan_structure
 from letterbox_tui.core.scan import RACY_NS, KeptFolder, read_kept, scan, stat_digest
 
-from .db import Notice, Reader, Store, Unusable, context_of, default_notice, read_index
-from .records import KEPT, Damaged, answers_checksum, answers_record, checksum, decode_item, item_record
+from .db import Notice, Reader, Store, Unusable, context_of, default_notice, read_index, sidecars_moved
+from .records import (
+    KEPT, Damaged, answers_checksum, answers_record, checksum, decode_answers, decode_item, item_record,
+    structure_of, with_structure,
+)
 from .stored import StoredAnswers
 
 __all__ = ["Answers", "open_answers"]
@@ -100,9 +106,19 @@ def _answers(root, root_real: str, at: datetime, participants, id_time_is_utc, n
                 store.close()
                 _discard(store)  # the next command builds it anew
                 return resolve(snapshot, at)
-        res = resolve(snapshot, at)
+        found = _changed(store, cache, snapshot, context) if whole else None
+        if found is not None:  # the part of the letters a change reaches, resolved again
+            try:
+                res, rows = _resolve_part(store, snapshot, at, notice, *found)
+            except (Unusable, Damaged) as why:
+                notice(f"the store {_clean(store.path)} is damaged ({why}): answered from the letters")
+                store.close()
+                _discard(store)
+                return resolve(snapshot, at)
+        else:
+            res, rows = resolve(snapshot, at), None
         if whole:
-            job = partial(_write_computed, store, cache, snapshot, res, context)
+            job = partial(_write_computed, store, cache, snapshot, res, context, rows)
             if write is not None:
                 store = None  # the writing owns it now
                 write(job)
@@ -114,10 +130,12 @@ def _answers(root, root_real: str, at: datetime, participants, id_time_is_utc, n
             store.close()
 
 
-def _write_computed(store: Store, cache: _HeaderCache, snapshot: Snapshot, res: Resolution, context: str) -> None:
-    """Keep the answers the resolver computed; a store found damaged is removed."""
+def _write_computed(store: Store, cache: _HeaderCache, snapshot: Snapshot, res: Resolution | StoredAnswers,
+                    context: str, rows: _Rows | None) -> None:
+    """Keep the answers the resolver computed (``rows``: only the rows a change moved); a
+    store found damaged is removed."""
     try:
-        if not _write(store, cache, snapshot, res, context) and store.broken:
+        if not _write(store, cache, snapshot, res, context, rows) and store.broken:
             store.close()
             _discard(store)
     finally:
@@ -157,8 +175,10 @@ def _stored(store: Store, snapshot: Snapshot, at: datetime, notice: Notice, *, l
     return StoredAnswers(snapshot, at, kept, damaged, index=index)
 
 
-def _write(store: Store, cache: _HeaderCache, snapshot: Snapshot, res: Resolution | None, context: str) -> bool:
-    """Keep this scan's files and (``res``) the answers the resolver computed for them."""
+def _write(store: Store, cache: _HeaderCache, snapshot: Snapshot, res: Resolution | StoredAnswers | None,
+           context: str, rows: _Rows | None = None) -> bool:
+    """Keep this scan's files and (``res``) the answers the resolver computed for them, or
+    (``rows``) the rows of the answers a change moved."""
     refused = store.refused()
     if refused is not None:  # said once here, and the records are not even made
         store.notice(f"the store {_clean(store.path)} is not written: {refused}")
@@ -170,17 +190,180 @@ def _write(store: Store, cache: _HeaderCache, snapshot: Snapshot, res: Resolutio
         store.broken = True
         return False
     answers = None
-    if res is not None:
-        answers = []
-        for letter in snapshot.letters:
-            found = {name: getattr(res, name)(letter) for name in KEPT}
-            head = res.head(letter)
-            record = answers_record(found, head.path if head is not None else "")
-            answers.append((letter.path, record, answers_checksum(letter.path, record)))
+    first = None
+    if rows is not None:
+        answers, first = rows.rows, rows.first
+    elif res is not None:
+        answers = [_answers_row(res, letter) for letter in snapshot.letters]
+        first = snapshot.letters[0].path if len(snapshot.letters) else ""
     folders, index = _vouched(snapshot, files)
-    if res is not None:  # else the answers, and what is owed, stay as kept
+    if rows is not None:
+        index["owed"] = _json(rows.owed)
+    elif res is not None:  # else the answers, and what is owed, stay as kept
         index["owed"] = _json(_owed_index(res))
-    return store.write(files, answers, context, folders, index)
+    return store.write(files, answers, context, folders, index, gone=rows.gone if rows is not None else None,
+                       first=first)
+
+
+def _answers_row(res: Resolution, letter: Letter, structure: dict | None = None) -> tuple[str, bytes, int]:
+    """The row of ``letter``'s answers as ``res`` computes them (``structure``: instead of
+    the one ``res`` gives)."""
+    found = {name: getattr(res, name)(letter) for name in KEPT if name != "structure"}
+    found["structure"] = res.structure(letter) if structure is None else structure
+    head = res.head(letter)
+    record = answers_record(found, head.path if head is not None else "")
+    return letter.path, record, answers_checksum(letter.path, record)
+
+
+class _Rows:
+    """The answers rows a change moved: ``rows`` (path, record, crc) to write, the paths
+    whose rows go, what is owed (as ``_owed_index``) and the letter keeping the whole
+    scan's structure."""
+
+    __slots__ = ("rows", "gone", "owed", "first")
+
+    def __init__(self, rows: list[tuple[str, bytes, int]], gone: list[str], owed: dict[str, list[str]],
+                 first: str) -> None:
+        self.rows, self.gone, self.owed, self.first = rows, gone, owed, first
+
+
+def _changed(store: Store, cache: _HeaderCache, snapshot: Snapshot, context: str
+             ) -> tuple[list[Letter], list[Letter]] | None:
+    """What changed since the generation the store holds, when the answers of the other
+    letters can be kept (``core.resolve.depends``): the letters that are new or differ,
+    and the versions they replaced or that went. None when the change cannot be bounded
+    so (an unreadable file came, went or changed; anything but the letters and their
+    sidecars moved; a store without the rows needed): then every letter is resolved."""
+    if "first" not in store.meta:
+        return None
+    moved = sidecars_moved(store.meta.get("context", ""), context)
+    if moved is None:
+        return None
+    letters = snapshot.letters
+    changed: list[Letter] = []
+    before: list[Letter] = []
+    try:
+        old = store.files
+        for path, item in cache.items.items():  # the files read by this scan
+            kept = old.get(path)
+            if kept is not None and kept[6] == cache.new[path][6]:
+                continue  # the same header
+            if type(item) is not Letter:
+                return None
+            if kept is not None:
+                was = decode_item(path, kept[6], kept[7], *kept[:4])
+                if type(was) is not Letter:
+                    return None
+                before.append(was)
+            changed.append(item)
+        present = {x.path for x in letters}
+        present.update(u.path for u in snapshot.unreadable)
+        for path, kept in old.items():
+            if path not in present:
+                was = decode_item(path, kept[6], kept[7], *kept[:4])
+                if type(was) is not Letter:
+                    return None
+                before.append(was)
+    except (Unusable, Damaged):
+        return None  # said, and the store rebuilt, by the full resolve's writing
+    for path in moved:  # its sidecar came or went: the letter's accepted may move
+        x = letter_at(letters, path)
+        if x is not None:
+            changed.append(x)
+    if not changed and not before:
+        return None
+    return changed, before
+
+
+def _resolve_part(store: Store, snapshot: Snapshot, at: datetime, notice: Notice, changed: list[Letter],
+                  before: list[Letter]) -> tuple[StoredAnswers, _Rows]:
+    """The answers after a change: the letters it may reach (``core.resolve.depends``)
+    resolved again with what the whole snapshot shares, the rest as the store keeps them.
+    The forks, cycles, dangling pointers, open disputes and letters owed of the rest are
+    kept too, and those of the letters resolved again put in their place. ``Damaged`` or
+    ``Unusable`` when what is kept cannot be read."""
+    letters = snapshot.letters
+    positions, keys = reach(letters, changed, before)
+    part = [letters[i] for i in positions]
+    res = resolve(replace(snapshot, letters=part), at)
+    reader = store.lend()
+    first = letters[0].path if len(letters) else ""
+    first_kept = store.meta["first"]
+    redone = {x.path for x in part}
+    dropped = redone | {x.path for x in before}
+
+    def kept_row(path: str) -> tuple[bytes, int, dict]:
+        rows = reader.rows("SELECT record, crc FROM answers WHERE path = ?", (path,))
+        if not rows:
+            raise Damaged(f"no answers kept for {path}")
+        record, crc = rows[0]
+        return record, crc, structure_of(decode_answers(path, record, crc))
+
+    def place(path: str) -> tuple[str, str]:
+        x = letter_at(letters, path) if type(path) is str else None
+        if x is None:
+            raise Damaged("a path kept in the structure is not a letter of the scan")
+        return x.id, path
+
+    kept_whole = {"forks": [], "cycles": [], "dangling": [], "open": []}
+    if first_kept:
+        kept_whole = kept_row(first_kept)[2].get("w")
+        if kept_whole is None:
+            raise Damaged("the scan's structure is not kept")
+    new = scan_structure(res)
+    try:
+        whole = {
+            "forks": sorted([f for f in kept_whole["forks"] if f[0] not in keys] + new["forks"], key=lambda f: f[0]),
+            "cycles": sorted([c for c in kept_whole["cycles"] if keys.isdisjoint(c)] + new["cycles"]),
+            "dangling": sorted([d for d in kept_whole["dangling"] if d[0] not in dropped] + new["dangling"],
+                               key=lambda d: place(d[0])),
+            "open": sorted([o for o in kept_whole["open"] if o[0] not in dropped] + new["open"],
+                           key=lambda o: place(o[0])),
+        }
+    except (TypeError, IndexError, KeyError):
+        raise Damaged("the scan's structure has another shape") from None
+
+    rows = []
+    for x in part:
+        structure = res.structure(x)
+        structure.pop("w", None)
+        if x.path == first:
+            structure["w"] = whole
+        rows.append(_answers_row(res, x, structure))
+    for path in {first, first_kept} - redone - {""}:  # keeps the whole scan's structure, or no longer
+        if path == first_kept and path != first and letter_at(letters, path) is None:
+            continue  # gone
+        record, _, structure = kept_row(path)
+        if path == first:
+            structure["w"] = whole
+        else:
+            structure.pop("w", None)
+        record = with_structure(record, structure)
+        rows.append((path, record, answers_checksum(path, record)))
+    gone = sorted({x.path for x in before} - redone)
+
+    owed = {seat: [p for p in paths if p not in dropped] for seat, paths in read_index(reader, "owed").items()}
+    for seat, paths in _owed_index(res).items():
+        owed.setdefault(seat, []).extend(paths)
+    at_path = {x.path: i for i, x in enumerate(letters)}
+    for paths in owed.values():
+        if any(p not in at_path for p in paths):
+            raise Damaged("the owed index names a file that is not a letter of the scan")
+        paths.sort(key=at_path.__getitem__)
+    owed = dict(sorted(((seat, paths) for seat, paths in owed.items() if paths), key=lambda o: at_path[o[1][0]]))
+
+    mine = {path: (record, crc) for path, record, crc in rows}
+    path = store.path
+
+    def damaged(why: Damaged) -> None:
+        from .db import _remove
+
+        notice(f"the store {_clean(path)} is damaged ({why}): answered from the letters")
+        _remove(path)
+
+    answers = StoredAnswers(snapshot, at, _Overlay(reader, len(letters), mine), damaged,
+                            index=lambda name: owed if name == "owed" else None)
+    return answers, _Rows(rows, gone, owed, first)
 
 
 def _owed_index(res: Resolution) -> dict[str, list[str]]:
@@ -270,6 +453,7 @@ class _HeaderCache:
         self.hit: set[str] = set()
         self.same: set[str] = set()
         self.new: dict[str, tuple] = {}
+        self.items: dict[str, Letter | Unreadable] = {}  # the files read, as read
         self.kept = 0  # the files of the folders vouched for
         self._source: _KeptRecords | None = None
 
@@ -328,6 +512,7 @@ class _HeaderCache:
             record = item_record(item)
             if digest is not None and kept is not None and kept[5] == digest and kept[6] == record:
                 self.same.add(item.path)
+            self.items[item.path] = item
             self.new[item.path] = (
                 item.size, item.mtime_ns, item.inode, ctime_ns, self.began, digest, record, checksum(item.path, record))
 
@@ -490,6 +675,27 @@ class _KeptAnswers:
         if self.all is None:
             return default if found is None else found
         return self.all.pop(path, default)
+
+
+class _Overlay(_KeptAnswers):
+    """The answers records after a change: those resolved again (``mine``), and the kept
+    ones of the generation read for the other letters."""
+
+    def __init__(self, reader: Reader, count: int, mine: dict[str, tuple[bytes, int]]) -> None:
+        super().__init__(reader, count)
+        self.mine = mine
+
+    def warm(self, paths: list[str]) -> None:
+        super().warm([p for p in paths if p not in self.mine])
+
+    def get(self, path: str, default=None):
+        found = self.mine.get(path)
+        return found if found is not None else super().get(path, default)
+
+    def pop(self, path: str, default=None):
+        found = self.mine.pop(path, None)
+        other = super().pop(path, default)
+        return found if found is not None else other
 
 
 class _Once:
