@@ -195,6 +195,11 @@ CASES = {
         [("a1", "decision", "alpha", "beta", "inbox", {"thread": "t1"}),
          ("a2", "decision", "alpha", "beta", "inbox", {"thread": "t1", "supersedes": "a1"})],
         [("add", ("a3", "decision", "alpha", "beta", "inbox", {"thread": "t1", "supersedes": "bad id!"}))]),
+    "a malformed re and supersedes mention letters": (
+        [("a1", "request", "alpha", "beta", "inbox", {"requires_ack": "true"}),
+         ("a2", "decision", "alpha", "beta", "inbox", {"thread": "t2"})],
+        [("add", ("a3", "result", "beta", "alpha", "inbox", {"re": "a1 a2 !"})),
+         ("add", ("a4", "decision", "alpha", "beta", "inbox", {"supersedes": "a2 !"}))]),
     "a duplicate id, then the first copy goes": (
         [("a1", "request", "alpha", "beta", "inbox", {"requires_ack": "true"}),
          ("a2", "result", "beta", "alpha", "inbox", {"re": "a1"})],
