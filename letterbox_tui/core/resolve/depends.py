@@ -59,9 +59,18 @@ def reach(letters: Sequence[Letter], changed: Iterable[Letter], before: Iterable
     before = list(before)
     threads = doubted_threads(letters) | doubted_threads(before)
     holding: dict[str, list[int]] = {}
+    get = holding.get
     for i, x in enumerate(letters):
-        for key in links(x, threads):
-            group = holding.get(key)
+        if x.re and not (x.malformed or x.disputes or x.supersedes or x.rules_on or x.upholds):
+            keys = (x.id, x.re)  # the common letters, without building their list
+        elif not (x.re or x.malformed or x.disputes or x.supersedes or x.rules_on or x.upholds):
+            keys = (x.id,)
+        else:
+            keys = links(x, set())
+        if threads and x.thread_id in threads:
+            keys = (*keys, _THREAD + x.thread_id)
+        for key in keys:
+            group = get(key)
             if group is None:
                 holding[key] = [i]
             elif group[-1] != i:
