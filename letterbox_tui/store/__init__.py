@@ -30,7 +30,9 @@ from letterbox_tui.core.answers import Answers
 from letterbox_tui.core.lazy import HEADER_COLUMNS, Pending
 from letterbox_tui.core.model import LEGACY_FLAGS, Letter, Snapshot, Unreadable, letter_at
 from letterbox_tui.core.resolve import Resolution, resolve
-from letterbox_tui.core.resolve.depends import reach
+from letterbox_tui.core.lazy import KeptLetters
+from letterbox_tui.core.model import letters_with_id, letters_with_thread
+from letterbox_tui.core.resolve.depends import doubted_threads, links, reach, thread_of
 from letterbox_tui.core.resolve.structure import scan_structure
 from letterbox_tui.core.scan import RACY_NS, KeptFolder, read_kept, scan, stat_digest
 
@@ -243,7 +245,10 @@ def _changed(store: Store, cache: _HeaderCache, snapshot: Snapshot, context: str
     changed: list[Letter] = []
     before: list[Letter] = []
     try:
-        old = store.files
+        old: dict[str, tuple] = {}  # what the store keeps of the folders read (the others are as kept)
+        for folder in snapshot.devices:
+            if folder + "/" not in cache.vouched:
+                old.update(cache.kept_in(folder + "/"))
         for path, item in cache.items.items():  # the files read by this scan
             kept = old.get(path)
             if kept is not None and kept[6] == cache.new[path][6]:
@@ -256,7 +261,7 @@ def _changed(store: Store, cache: _HeaderCache, snapshot: Snapshot, context: str
                     return None
                 before.append(was)
             changed.append(item)
-        present = {x.path for x in letters}
+        present = set(letters.paths() if isinstance(letters, KeptLetters) else [x.path for x in letters])
         present.update(u.path for u in snapshot.unreadable)
         for path, kept in old.items():
             if path not in present:
@@ -283,10 +288,26 @@ def _resolve_part(store: Store, snapshot: Snapshot, at: datetime, notice: Notice
     kept too, and those of the letters resolved again put in their place. ``Damaged`` or
     ``Unusable`` when what is kept cannot be read."""
     letters = snapshot.letters
-    positions, keys = reach(letters, changed, before)
-    part = [letters[i] for i in positions]
-    res = resolve(replace(snapshot, letters=part), at)
     reader = store.lend()
+    pointing = read_index(reader, "links")
+    doubted = [x for x in map(partial(letter_at, letters), read_index(reader, "doubted").get("", ())) if x is not None]
+    threads = doubted_threads([*doubted, *changed]) | doubted_threads(before)
+
+    def holders(key: str) -> list[Letter]:
+        thread = thread_of(key)
+        if thread is not None:
+            return [*letters_with_thread(letters, thread), *changed]
+        found = letters_with_id(letters, key)
+        found.extend(x for x in map(partial(letter_at, letters), pointing.get(key, ())) if x is not None)
+        return [*found, *changed]  # the letters read now are not in the index kept
+
+    found, keys = reach(changed, before, threads, holders)
+    if isinstance(letters, KeptLetters):
+        position = letters.position
+    else:
+        position = {x.path: i for i, x in enumerate(letters)}.__getitem__
+    part = sorted(found.values(), key=lambda x: position(x.path))
+    res = resolve(replace(snapshot, letters=part), at)
     first = letters[0].path if len(letters) else ""
     first_kept = store.meta["first"]
     redone = {x.path for x in part}
@@ -345,12 +366,11 @@ def _resolve_part(store: Store, snapshot: Snapshot, at: datetime, notice: Notice
     owed = {seat: [p for p in paths if p not in dropped] for seat, paths in read_index(reader, "owed").items()}
     for seat, paths in _owed_index(res).items():
         owed.setdefault(seat, []).extend(paths)
-    at_path = {x.path: i for i, x in enumerate(letters)}
     for paths in owed.values():
-        if any(p not in at_path for p in paths):
+        if any(letter_at(letters, p) is None for p in paths):
             raise Damaged("the owed index names a file that is not a letter of the scan")
-        paths.sort(key=at_path.__getitem__)
-    owed = dict(sorted(((seat, paths) for seat, paths in owed.items() if paths), key=lambda o: at_path[o[1][0]]))
+        paths.sort(key=position)
+    owed = dict(sorted(((seat, paths) for seat, paths in owed.items() if paths), key=lambda o: position(o[1][0])))
 
     mine = {path: (record, crc) for path, record, crc in rows}
     path = store.path
@@ -398,6 +418,8 @@ def _vouched(snapshot: Snapshot, files: dict[str, tuple]) -> tuple[dict[str, tup
     legacy: dict[str, int] = dict.fromkeys(stats, 0)
     aliases: dict[str, list[str]] = {}
     threads: dict[str, list[str]] = {}
+    pointing: dict[str, list[str]] = {}  # the letters pointing at each id (``core.resolve.depends``)
+    doubted: list[str] = []  # the letters holding a malformed supersedes
     values: dict[str, int] = {}
     code = values.setdefault
     columns: dict[str, list[int]] = {name: [] for name in HEADER_COLUMNS}
@@ -414,6 +436,11 @@ def _vouched(snapshot: Snapshot, files: dict[str, tuple]) -> tuple[dict[str, tup
             aliases.setdefault(x.id, []).append(x.path)
         if x.thread:
             threads.setdefault(x.thread, []).append(x.path)
+        if x.re or x.supersedes or x.disputes or x.rules_on or x.upholds:
+            for key in set(links(x, _NO_THREADS)[1:]):
+                pointing.setdefault(key, []).append(x.path)
+            if x.malformed and "supersedes" in x.malformed and x.supersedes:
+                doubted.append(x.path)
     unreadable: dict[str, list[str]] = {}
     for u in snapshot.unreadable:
         prefix, _, name = u.path.rpartition("/")
@@ -423,7 +450,11 @@ def _vouched(snapshot: Snapshot, files: dict[str, tuple]) -> tuple[dict[str, tup
         for prefix, found in stats.items() if settled[prefix]
     }
     headers = {"values": list(values), **columns}
-    return folders, {"aliases": _json(aliases), "threads": _json(threads), "headers": _json(headers)}
+    return folders, {"aliases": _json(aliases), "threads": _json(threads), "headers": _json(headers),
+                     "links": _json(pointing), "doubted": _json({"": doubted})}
+
+
+_NO_THREADS: set[str] = set()
 
 
 def _digest(stats: list[tuple[str, int, int, int, int]]) -> str:
@@ -454,6 +485,8 @@ class _HeaderCache:
         self.same: set[str] = set()
         self.new: dict[str, tuple] = {}
         self.items: dict[str, Letter | Unreadable] = {}  # the files read, as read
+        self.vouched: set[str] = set()  # the folders taken as kept
+        self._kept_in: dict[str, dict[str, tuple]] = {}
         self.kept = 0  # the files of the folders vouched for
         self._source: _KeptRecords | None = None
 
@@ -488,6 +521,7 @@ class _HeaderCache:
                     kept_nums.extend(stat)
             names, nums = kept_names, kept_nums
         self.kept += len(names) + len(unreadable)
+        self.vouched.add(prefix)
         return names, nums, unreadable, legacy
 
     def source(self) -> _KeptRecords:
@@ -495,8 +529,16 @@ class _HeaderCache:
             self._source = _KeptRecords(self.store, self.root, self.id_time_is_utc, self.notice)
         return self._source
 
+    def kept_in(self, prefix: str) -> dict[str, tuple]:
+        """The rows the store keeps of the files of a folder it does not vouch for (each
+        such folder is read file by file), read when first asked."""
+        found = self._kept_in.get(prefix)
+        if found is None:
+            found = self._kept_in[prefix] = self.store.folder_files(prefix)
+        return found
+
     def get(self, path: str, size: int, mtime_ns: int, inode: int, ctime_ns: int) -> Letter | Unreadable | None:
-        kept = self.files.get(path)
+        kept = self.kept_in(path[:path.rindex("/") + 1]).get(path)
         if (kept is None or kept[0] != size or kept[1] != mtime_ns or kept[2] != inode or kept[3] != ctime_ns
                 or max(mtime_ns, ctime_ns) >= kept[4] - RACY_NS):
             return None
@@ -519,7 +561,11 @@ class _HeaderCache:
     def row(self, item: Letter | Unreadable) -> tuple:
         path = item.path
         found = self.new.get(path)
-        return self.files[path] if found is None else found  # read now, else kept (hit or vouched for)
+        if found is None:  # read now, else kept (hit or vouched for)
+            found = self.files.get(path)
+            if found is None:
+                raise Unusable(f"damaged: no row kept for {path}")
+        return found
 
     def fresh(self, snapshot: Snapshot) -> bool:
         """Every file of the scan is one the store keeps, unchanged, and it keeps no other."""

@@ -58,8 +58,9 @@ CREATE TABLE indexes (name TEXT PRIMARY KEY, value BLOB NOT NULL, crc INTEGER NO
 """
 _TABLES = frozenset(("meta", "files", "answers", "indexes"))
 #: the indexes a generation holds (``Store.write``'s ``index``): ids other than their file's
-#: name, thread labels, some header fields of every letter, the letters owed (by seat)
-INDEXES = ("aliases", "threads", "headers", "owed")
+#: name, thread labels, some header fields of every letter, the letters owed (by seat), the
+#: letters pointing at each id and those holding a malformed supersedes
+INDEXES = ("aliases", "threads", "headers", "owed", "links", "doubted")
 
 Notice = Callable[[str], None]
 
@@ -186,6 +187,12 @@ class Store:
                 raise Unusable("damaged: it holds another number of files than it says")
             self._files = files
         return self._files
+
+    def folder_files(self, prefix: str) -> dict[str, tuple]:
+        """The rows of ``files`` (as ``files``) of the folder ``prefix`` ("seat/inbox/")."""
+        return {row[0]: row[1:] for row in self.reader.rows(
+            "SELECT path, size, mtime_ns, inode, ctime_ns, seen_ns, header, record, crc FROM files "
+            "WHERE path >= ? AND path < ?", (prefix, prefix[:-1] + "0"))}
 
     # --- opening ----------------------------------------------------------------------
     @classmethod

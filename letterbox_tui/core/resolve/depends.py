@@ -18,7 +18,7 @@ it against a full resolve on random letterboxes and changes.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable
 
 from ..grammar import tokens
 from ..model import Letter
@@ -50,43 +50,34 @@ def links(x: Letter, threads: set[str]) -> list[str]:
     return found
 
 
-def reach(letters: Sequence[Letter], changed: Iterable[Letter], before: Iterable[Letter]) -> tuple[list[int], set[str]]:
-    """Where in ``letters`` (the snapshot after a change) the letters whose answers the
-    change may move are, in scan order: the clusters of ``changed`` (letters of
-    ``letters`` that are new or differ) and of every letter linked to one of ``before``
-    (the versions the change replaced or removed). With every key those letters and
-    ``before`` hold (whatever of the whole scan names one of them was theirs)."""
-    before = list(before)
-    threads = doubted_threads(letters) | doubted_threads(before)
-    holding: dict[str, list[int]] = {}
-    get = holding.get
-    for i, x in enumerate(letters):
-        if x.re and not (x.malformed or x.disputes or x.supersedes or x.rules_on or x.upholds):
-            keys = (x.id, x.re)  # the common letters, without building their list
-        elif not (x.re or x.malformed or x.disputes or x.supersedes or x.rules_on or x.upholds):
-            keys = (x.id,)
-        else:
-            keys = links(x, set())
-        if threads and x.thread_id in threads:
-            keys = (*keys, _THREAD + x.thread_id)
-        for key in keys:
-            group = get(key)
-            if group is None:
-                holding[key] = [i]
-            elif group[-1] != i:
-                group.append(i)
-    seen_keys: set[str] = set()
+def reach(changed: Iterable[Letter], before: Iterable[Letter], threads: set[str],
+          holders: Callable[[str], Iterable[Letter]]) -> tuple[dict[str, Letter], set[str]]:
+    """The letters whose answers a change may move, by path: the clusters of ``changed``
+    (the letters that are new or differ, or whose sidecar came or went) and of every
+    letter linked to one of ``before`` (the versions the change replaced or removed);
+    with every key those letters and ``before`` hold (whatever of the whole scan names one
+    of them was theirs). ``threads``: ``doubted_threads`` of the letters after the change
+    and of ``before``; ``holders(key)``: the letters after the change that may hold the
+    key among their ``links`` (more do no harm: each is asked)."""
+    seen: set[str] = set()
     todo: list[str] = []
     for x in (*changed, *before):
         todo.extend(links(x, threads))
-    found: set[int] = set()
+    found: dict[str, Letter] = {}
     while todo:
         key = todo.pop()
-        if key in seen_keys:
+        if key in seen:
             continue
-        seen_keys.add(key)
-        for i in holding.get(key, ()):
-            if i not in found:
-                found.add(i)
-                todo.extend(links(letters[i], threads))
-    return sorted(found), seen_keys
+        seen.add(key)
+        for x in holders(key):
+            if x.path not in found:
+                held = links(x, threads)
+                if key in held:
+                    found[x.path] = x
+                    todo.extend(held)
+    return found, seen
+
+
+def thread_of(key: str) -> str | None:
+    """The thread a key of ``links`` stands for (None: the key is an id)."""
+    return key[1:] if key[:1] == _THREAD else None
