@@ -367,9 +367,12 @@ def _resolve_part(store: Store, snapshot: Snapshot, at: datetime, notice: Notice
     for seat, paths in _owed_index(res).items():
         owed.setdefault(seat, []).extend(paths)
     for paths in owed.values():
-        if any(letter_at(letters, p) is None for p in paths):
+        try:
+            paths.sort(key=position)
+        except KeyError:
+            raise Damaged("the owed index names a file that is not a letter of the scan") from None
+        if paths and position(paths[0]) < 0:
             raise Damaged("the owed index names a file that is not a letter of the scan")
-        paths.sort(key=position)
     owed = dict(sorted(((seat, paths) for seat, paths in owed.items() if paths), key=lambda o: position(o[1][0])))
 
     mine = {path: (record, crc) for path, record, crc in rows}
@@ -547,10 +550,9 @@ class _HeaderCache:
         return item
 
     def put_many(self, items: list[Letter | Unreadable], data: list[bytes | None], ctimes: list[int]) -> None:
-        files = self.files
         for item, header, ctime_ns in zip(items, data, ctimes):
             digest = blake2b(header, digest_size=16).digest() if header is not None else None
-            kept = files.get(item.path)
+            kept = self.kept_in(item.path[:item.path.rindex("/") + 1]).get(item.path)
             record = item_record(item)
             if digest is not None and kept is not None and kept[5] == digest and kept[6] == record:
                 self.same.add(item.path)
