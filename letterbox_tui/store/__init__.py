@@ -5,7 +5,10 @@ nowhere else. ``open_answers`` scans the letterbox with the store as its header 
 unchanged file costs a stat, never a parse); when every file the scan saw is one the
 store's generation holds unchanged, and nothing else the answers rest on moved, the
 answers are read back (``StoredAnswers``); otherwise they are computed by the resolver
-and the store is rewritten with them, in this process, before they are returned.
+and the store is rewritten with them, in this process, before they are returned. When
+only letters (and their sidecars) changed, the resolver is asked only about the letters a
+change can reach (``core.resolve.depends``), the others keep the answers kept, and only
+the rows that moved are written.
 
 When the store vouches for every folder the scan lists (each folder's letter files stat
 exactly as when it last wrote them, settled), no letter is built to prove it: the scan's
