@@ -347,7 +347,12 @@ class Store:
         While what was read is lent (``lend``), its read transaction stays open on its own
         connection (what is decoded later is of the generation read) and the writing has a
         connection of its own."""
-        old = self.files  # read in the read transaction
+        try:
+            old = self.files  # read in the read transaction
+        except Unusable as why:
+            self.notice(f"the store {clean(self.path)} is {why}: it is removed, to be built anew")
+            self.broken = True
+            return False
         own = self.reader.lent
         try:
             conn = self._connection() if own else self.conn

@@ -396,3 +396,22 @@ def test_a_damaged_structure_found_when_read(demo, whose, key, value):
     assert len(said) == 1 and "damaged" in said[0], said
     assert not os.path.exists(path)  # the next command builds it anew
     assert structure(asked(demo)) == want
+
+
+def test_a_store_that_miscounts_its_files_after_a_change(demo, truth):
+    """The rows of every file are first read when the store is written (a change reads only
+    the folders it touched): a count that does not match is found there, said once, and
+    the store rebuilt; the answer is the letters'."""
+    asked(demo), asked(demo)
+    _set_meta(store_path(str(demo)), "files", "1")
+    new = demo / "planner" / "inbox" / "zz-miscounted.md"
+    new.write_text("---\nid: zz-miscounted\nfrom: builder\nto: planner\ntype: info\n"
+                   "requires_ack: false\nsent: 2026-11-20T00:00:00Z\n---\nbody\n")
+    try:
+        said: list[str] = []
+        assert answer(asked(demo, said)) == answer(resolve(scan(demo), AT))
+        assert len(said) == 1 and "store" in said[0], said
+        assert answer(asked(demo)) == answer(resolve(scan(demo), AT))
+        assert isinstance(asked(demo), StoredAnswers)  # rebuilt
+    finally:
+        new.unlink()
