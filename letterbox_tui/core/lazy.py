@@ -61,12 +61,15 @@ class KeptSource(Protocol):
 
 
 class KeptLetters(Sequence[Letter]):
-    """The letters of a scan whose every folder the store kept unchanged (see the module)."""
+    """The letters of a scan whose folders the store kept unchanged (see the module), and
+    (``read``) of folders the scan read itself: those letters are given, and found by id
+    and thread by looking at them, since the store's indexes are of the folders as kept."""
 
     __slots__ = ("_items", "_folders", "_starts", "_by_prefix", "_source", "_pending", "_lock", "_names",
-                 "_searched", "_twice")
+                 "_searched", "_twice", "_read")
 
-    def __init__(self, folders: list[KeptFolderLetters], source: KeptSource) -> None:
+    def __init__(self, folders: list[KeptFolderLetters], source: KeptSource,
+                 read: dict[str, list[Letter]] | None = None) -> None:
         self._folders = folders
         #: where each folder's letters begin, in scan order
         self._starts: list[int] = []
@@ -86,6 +89,38 @@ class KeptLetters(Sequence[Letter]):
         self._searched = 0
         #: the names of files in more than one folder -> where each is (in scan order)
         self._twice: dict[str, list[int]] = {}
+        #: where the letters of the folders the scan read are (their ids and threads)
+        self._read: dict[str, list[int]] | None = None
+        if read:
+            found: dict[str, list[int]] = {}
+            for prefix, letters in read.items():
+                start = self._starts[self._by_prefix[prefix]]
+                self._items[start:start + len(letters)] = letters
+                self._pending -= len(letters)
+                for j, x in enumerate(letters):
+                    found.setdefault(x.id, []).append(start + j)
+                    if x.thread and x.thread != x.id:
+                        found.setdefault(x.thread, []).append(start + j)
+            self._read = found
+
+    @classmethod
+    def of(cls, parts: list[tuple[str, object, bool]], source: KeptSource) -> KeptLetters:
+        """The letters of a scan's folders in order: (prefix, (names, nums), True) as the
+        store kept them, or (prefix, letters, False) as read (in name order)."""
+        folders: list[KeptFolderLetters] = []
+        read: dict[str, list[Letter]] = {}
+        for prefix, items, kept in parts:
+            if kept:
+                folders.append((prefix, *items))  # type: ignore[arg-type]
+            else:
+                folders.append((prefix, [x.name for x in items],  # type: ignore[union-attr]
+                                [n for x in items for n in (x.size, x.mtime_ns, x.inode, x.ctime_ns)]))  # type: ignore[union-attr]
+                read[prefix] = items  # type: ignore[assignment]
+        return cls(folders, source, read)
+
+    def paths(self) -> list[str]:
+        """Every letter's file, in scan order (none decoded)."""
+        return [prefix + name for prefix, names, _ in self._folders for name in names]
 
     def __len__(self) -> int:
         return len(self._items)
@@ -184,7 +219,7 @@ class KeptLetters(Sequence[Letter]):
         return out
 
     def count_by(self, field: str) -> dict[str, int] | None:
-        found = self._source.column(field)
+        found = self._source.column(field) if self._read is None else None  # kept by position
         if found is None or len(found[1]) != len(self._items):
             return None
         values, codes = found
@@ -208,7 +243,7 @@ class KeptLetters(Sequence[Letter]):
     def positions_with(self, field: str, values: Iterable[str]) -> list[int] | None:
         """Where the letters whose header field ``field`` (one of ``HEADER_COLUMNS``) is
         one of ``values`` are, in scan order; None when the store cannot say."""
-        found = self._source.column(field)
+        found = self._source.column(field) if self._read is None else None  # kept by position
         if found is None:
             return None
         kept, codes = found
@@ -266,6 +301,10 @@ class KeptLetters(Sequence[Letter]):
         at = names.get(name)
         return [] if at is None else [at]
 
+    def _read_with(self, value: str) -> list[int]:
+        """Where the letters of the folders read whose id or thread label is ``value`` are."""
+        return self._read.get(value, []) if self._read is not None else []
+
     def letters_with_id(self, letter_id: str) -> list[Letter]:
         """Every letter whose id is ``letter_id``, in scan order."""
         return self.letters_with_ids((letter_id,))[letter_id]
@@ -284,6 +323,7 @@ class KeptLetters(Sequence[Letter]):
                 return held
             at = {i for i in map(self.position, aliases) if i >= 0}
             at.update(self._named(letter_id))
+            at.update(self._read_with(letter_id))
             wanted[letter_id] = sorted(at)
         items = self._items
         todo = [i for at in wanted.values() for i in at if items[i] is None]
@@ -298,7 +338,8 @@ class KeptLetters(Sequence[Letter]):
         aliases = self._source.paths_with("aliases", thread_id)
         if labelled is None or aliases is None:
             return [x for x in self if x.thread_id == thread_id]
-        return [x for x in self._at_paths(labelled + aliases, self._named(thread_id)) if x.thread_id == thread_id]
+        return [x for x in self._at_paths(labelled + aliases, self._named(thread_id) + self._read_with(thread_id))
+                if x.thread_id == thread_id]
 
 
 def by_path(letters: Sequence[Letter]) -> Callable[[str], Letter | None]:

@@ -249,18 +249,12 @@ class _Scan:
         )
 
     def _letters(self) -> list[Letter] | KeptLetters:
-        """The scan's letters: lazy when the cache vouched for every folder, else a list
-        (the kept folders' letters decoded, in their place)."""
+        """The scan's letters: a list when the cache vouched for no folder, else lazy (the
+        kept folders' letters decoded when asked, the others as read)."""
         parts = self.parts
         if not any(kept for _, _, kept in parts):
             return [x for _, items, _ in parts for x in items]
-        source = self.cache.source()  # type: ignore[union-attr]
-        if all(kept for _, _, kept in parts):
-            return KeptLetters([(prefix, *items) for prefix, items, _ in parts], source)
-        out: list[Letter] = []
-        for prefix, items, kept in parts:
-            out.extend(KeptLetters([(prefix, *items)], source) if kept else items)
-        return out
+        return KeptLetters.of(parts, self.cache.source())  # type: ignore[union-attr]
 
     def _seat(self, root_fd: int, seat: str, status_notes: dict[str, str]) -> None:
         """A seat's folders, read in order; its own unsupported entries (no folder, an

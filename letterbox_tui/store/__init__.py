@@ -5,7 +5,10 @@ nowhere else. ``open_answers`` scans the letterbox with the store as its header 
 unchanged file costs a stat, never a parse); when every file the scan saw is one the
 store's generation holds unchanged, and nothing else the answers rest on moved, the
 answers are read back (``StoredAnswers``); otherwise they are computed by the resolver
-and the store is rewritten with them, in this process, before they are returned.
+and the store is rewritten with them, in this process, before they are returned. When
+only letters (and their sidecars) changed, the resolver is asked only about the letters a
+change can reach (``core.resolve.depends``), the others keep the answers kept, and only
+the rows that moved are written.
 
 When the store vouches for every folder the scan lists (each folder's letter files stat
 exactly as when it last wrote them, settled), no letter is built to prove it: the scan's
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import os
 import time
+from dataclasses import replace
 from functools import partial
 from hashlib import blake2b
 from collections.abc import Callable, Iterable
@@ -27,12 +31,19 @@ from datetime import datetime
 
 from letterbox_tui.core.answers import Answers
 from letterbox_tui.core.lazy import HEADER_COLUMNS, Pending
-from letterbox_tui.core.model import LEGACY_FLAGS, Letter, Snapshot, Unreadable
+from letterbox_tui.core.model import LEGACY_FLAGS, Letter, Snapshot, Unreadable, letter_at
 from letterbox_tui.core.resolve import Resolution, resolve
+from letterbox_tui.core.lazy import KeptLetters
+from letterbox_tui.core.model import letters_with_id, letters_with_thread
+from letterbox_tui.core.resolve.depends import doubted_threads, links, reach, thread_of
+from letterbox_tui.core.resolve.structure import scan_structure
 from letterbox_tui.core.scan import RACY_NS, KeptFolder, read_kept, scan, stat_digest
 
-from .db import Notice, Reader, Store, Unusable, context_of, default_notice, read_index
-from .records import KEPT, Damaged, answers_checksum, answers_record, checksum, decode_item, item_record
+from .db import Notice, Reader, Store, Unusable, context_of, default_notice, read_index, sidecars_moved
+from .records import (
+    KEPT, Damaged, answers_checksum, answers_record, checksum, decode_answers, decode_item, item_record,
+    structure_of, with_structure,
+)
 from .stored import StoredAnswers
 
 __all__ = ["Answers", "open_answers"]
@@ -100,9 +111,19 @@ def _answers(root, root_real: str, at: datetime, participants, id_time_is_utc, n
                 store.close()
                 _discard(store)  # the next command builds it anew
                 return resolve(snapshot, at)
-        res = resolve(snapshot, at)
+        found = _changed(store, cache, snapshot, context) if whole else None
+        if found is not None:  # the part of the letters a change reaches, resolved again
+            try:
+                res, rows = _resolve_part(store, snapshot, at, notice, *found)
+            except (Unusable, Damaged) as why:
+                notice(f"the store {_clean(store.path)} is damaged ({why}): answered from the letters")
+                store.close()
+                _discard(store)
+                return resolve(snapshot, at)
+        else:
+            res, rows = resolve(snapshot, at), None
         if whole:
-            job = partial(_write_computed, store, cache, snapshot, res, context)
+            job = partial(_write_computed, store, cache, snapshot, res, context, rows)
             if write is not None:
                 store = None  # the writing owns it now
                 write(job)
@@ -114,10 +135,12 @@ def _answers(root, root_real: str, at: datetime, participants, id_time_is_utc, n
             store.close()
 
 
-def _write_computed(store: Store, cache: _HeaderCache, snapshot: Snapshot, res: Resolution, context: str) -> None:
-    """Keep the answers the resolver computed; a store found damaged is removed."""
+def _write_computed(store: Store, cache: _HeaderCache, snapshot: Snapshot, res: Resolution | StoredAnswers,
+                    context: str, rows: _Rows | None) -> None:
+    """Keep the answers the resolver computed (``rows``: only the rows a change moved); a
+    store found damaged is removed."""
     try:
-        if not _write(store, cache, snapshot, res, context) and store.broken:
+        if not _write(store, cache, snapshot, res, context, rows) and store.broken:
             store.close()
             _discard(store)
     finally:
@@ -157,8 +180,10 @@ def _stored(store: Store, snapshot: Snapshot, at: datetime, notice: Notice, *, l
     return StoredAnswers(snapshot, at, kept, damaged, index=index)
 
 
-def _write(store: Store, cache: _HeaderCache, snapshot: Snapshot, res: Resolution | None, context: str) -> bool:
-    """Keep this scan's files and (``res``) the answers the resolver computed for them."""
+def _write(store: Store, cache: _HeaderCache, snapshot: Snapshot, res: Resolution | StoredAnswers | None,
+           context: str, rows: _Rows | None = None) -> bool:
+    """Keep this scan's files and (``res``) the answers the resolver computed for them, or
+    (``rows``) the rows of the answers a change moved."""
     refused = store.refused()
     if refused is not None:  # said once here, and the records are not even made
         store.notice(f"the store {_clean(store.path)} is not written: {refused}")
@@ -170,18 +195,212 @@ def _write(store: Store, cache: _HeaderCache, snapshot: Snapshot, res: Resolutio
         store.broken = True
         return False
     answers = None
-    if res is not None:
-        answers = []
-        for letter in snapshot.letters:
-            found = {name: getattr(res, name)(letter) for name in KEPT}
-            head = res.head(letter)
-            record = answers_record(found, head.path if head is not None else "")
-            answers.append((letter.path, record, answers_checksum(letter.path, record)))
+    first = None
+    if rows is not None:
+        answers, first = rows.rows, rows.first
+    elif res is not None:
+        answers = [_answers_row(res, letter) for letter in snapshot.letters]
+        first = snapshot.letters[0].path if len(snapshot.letters) else ""
     folders, index = _vouched(snapshot, files)
-    if res is not None:  # else the answers, and what is owed, stay as kept
+    if rows is not None:
+        index["owed"] = _json(rows.owed)
+        index["uncertain"] = _json(rows.uncertain)
+    elif res is not None:  # else the answers, and what is owed, stay as kept
         index["owed"] = _json(_owed_index(res))
         index["uncertain"] = _json(_uncertain_index(res))
-    return store.write(files, answers, context, folders, index)
+    return store.write(files, answers, context, folders, index, gone=rows.gone if rows is not None else None,
+                       first=first)
+
+
+def _answers_row(res: Resolution, letter: Letter, structure: dict | None = None) -> tuple[str, bytes, int]:
+    """The row of ``letter``'s answers as ``res`` computes them (``structure``: instead of
+    the one ``res`` gives)."""
+    found = {name: getattr(res, name)(letter) for name in KEPT if name != "structure"}
+    found["structure"] = res.structure(letter) if structure is None else structure
+    head = res.head(letter)
+    record = answers_record(found, head.path if head is not None else "")
+    return letter.path, record, answers_checksum(letter.path, record)
+
+
+class _Rows:
+    """The answers rows a change moved: ``rows`` (path, record, crc) to write, the paths
+    whose rows go, what is owed (as ``_owed_index``), what the digest may call uncertain
+    (as ``_uncertain_index``) and the letter keeping the whole scan's structure."""
+
+    __slots__ = ("rows", "gone", "owed", "uncertain", "first")
+
+    def __init__(self, rows: list[tuple[str, bytes, int]], gone: list[str], owed: dict[str, list[str]],
+                 uncertain: dict[str, list[str]], first: str) -> None:
+        self.rows, self.gone, self.owed, self.uncertain, self.first = rows, gone, owed, uncertain, first
+
+
+def _changed(store: Store, cache: _HeaderCache, snapshot: Snapshot, context: str
+             ) -> tuple[list[Letter], list[Letter]] | None:
+    """What changed since the generation the store holds, when the answers of the other
+    letters can be kept (``core.resolve.depends``): the letters that are new or differ,
+    and the versions they replaced or that went. None when the change cannot be bounded
+    so (an unreadable file came, went or changed; anything but the letters and their
+    sidecars moved; a store without the rows needed): then every letter is resolved."""
+    if "first" not in store.meta:
+        return None
+    moved = sidecars_moved(store.meta.get("context", ""), context)
+    if moved is None:
+        return None
+    letters = snapshot.letters
+    changed: list[Letter] = []
+    before: list[Letter] = []
+    try:
+        old: dict[str, tuple] = {}  # what the store keeps of the folders read (the others are as kept)
+        for folder in snapshot.devices:
+            if folder + "/" not in cache.vouched:
+                old.update(cache.kept_in(folder + "/"))
+        for path, item in cache.items.items():  # the files read by this scan
+            kept = old.get(path)
+            if kept is not None and kept[6] == cache.new[path][6]:
+                continue  # the same header
+            if type(item) is not Letter:
+                return None
+            if kept is not None:
+                was = decode_item(path, kept[6], kept[7], *kept[:4])
+                if type(was) is not Letter:
+                    return None
+                before.append(was)
+            changed.append(item)
+        present = set(letters.paths() if isinstance(letters, KeptLetters) else [x.path for x in letters])
+        present.update(u.path for u in snapshot.unreadable)
+        for path, kept in old.items():
+            if path not in present:
+                was = decode_item(path, kept[6], kept[7], *kept[:4])
+                if type(was) is not Letter:
+                    return None
+                before.append(was)
+    except (Unusable, Damaged):
+        return None  # said, and the store rebuilt, by the full resolve's writing
+    for path in moved:  # its sidecar came or went: the letter's accepted may move
+        x = letter_at(letters, path)
+        if x is not None:
+            changed.append(x)
+    if not changed and not before:
+        return None
+    return changed, before
+
+
+def _resolve_part(store: Store, snapshot: Snapshot, at: datetime, notice: Notice, changed: list[Letter],
+                  before: list[Letter]) -> tuple[StoredAnswers, _Rows]:
+    """The answers after a change: the letters it may reach (``core.resolve.depends``)
+    resolved again with what the whole snapshot shares, the rest as the store keeps them.
+    The forks, cycles, dangling pointers, open disputes and letters owed of the rest are
+    kept too, and those of the letters resolved again put in their place. ``Damaged`` or
+    ``Unusable`` when what is kept cannot be read."""
+    letters = snapshot.letters
+    reader = store.lend()
+    pointing = read_index(reader, "links")
+    doubted = [x for x in map(partial(letter_at, letters), read_index(reader, "doubted").get("", ())) if x is not None]
+    threads = doubted_threads([*doubted, *changed]) | doubted_threads(before)
+
+    def holders(key: str) -> list[Letter]:
+        thread = thread_of(key)
+        if thread is not None:
+            return [*letters_with_thread(letters, thread), *changed]
+        found = letters_with_id(letters, key)
+        found.extend(x for x in map(partial(letter_at, letters), pointing.get(key, ())) if x is not None)
+        return [*found, *changed]  # the letters read now are not in the index kept
+
+    found, keys = reach(changed, before, threads, holders)
+    if isinstance(letters, KeptLetters):
+        position = letters.position
+    else:
+        position = {x.path: i for i, x in enumerate(letters)}.__getitem__
+    part = sorted(found.values(), key=lambda x: position(x.path))
+    res = resolve(replace(snapshot, letters=part), at)
+    first = letters[0].path if len(letters) else ""
+    first_kept = store.meta["first"]
+    redone = {x.path for x in part}
+    dropped = redone | {x.path for x in before}
+
+    def kept_row(path: str) -> tuple[bytes, int, dict]:
+        rows = reader.rows("SELECT record, crc FROM answers WHERE path = ?", (path,))
+        if not rows:
+            raise Damaged(f"no answers kept for {path}")
+        record, crc = rows[0]
+        return record, crc, structure_of(decode_answers(path, record, crc))
+
+    def place(path: str) -> tuple[str, str]:
+        x = letter_at(letters, path) if type(path) is str else None
+        if x is None:
+            raise Damaged("a path kept in the structure is not a letter of the scan")
+        return x.id, path
+
+    kept_whole = {"forks": [], "cycles": [], "dangling": [], "open": []}
+    if first_kept:
+        kept_whole = kept_row(first_kept)[2].get("w")
+        if kept_whole is None:
+            raise Damaged("the scan's structure is not kept")
+    new = scan_structure(res)
+    try:
+        whole = {
+            "forks": sorted([f for f in kept_whole["forks"] if f[0] not in keys] + new["forks"], key=lambda f: f[0]),
+            "cycles": sorted([c for c in kept_whole["cycles"] if keys.isdisjoint(c)] + new["cycles"]),
+            "dangling": sorted([d for d in kept_whole["dangling"] if d[0] not in dropped] + new["dangling"],
+                               key=lambda d: place(d[0])),
+            "open": sorted([o for o in kept_whole["open"] if o[0] not in dropped] + new["open"],
+                           key=lambda o: place(o[0])),
+        }
+    except (TypeError, IndexError, KeyError):
+        raise Damaged("the scan's structure has another shape") from None
+
+    rows = []
+    for x in part:
+        structure = res.structure(x)
+        structure.pop("w", None)
+        if x.path == first:
+            structure["w"] = whole
+        rows.append(_answers_row(res, x, structure))
+    for path in {first, first_kept} - redone - {""}:  # keeps the whole scan's structure, or no longer
+        if path == first_kept and path != first and letter_at(letters, path) is None:
+            continue  # gone
+        record, _, structure = kept_row(path)
+        if path == first:
+            structure["w"] = whole
+        else:
+            structure.pop("w", None)
+        record = with_structure(record, structure)
+        rows.append((path, record, answers_checksum(path, record)))
+    gone = sorted({x.path for x in before} - redone)
+
+    owed = _merged("owed", read_index(reader, "owed"), _owed_index(res), dropped, position)
+    uncertain = _merged("uncertain", read_index(reader, "uncertain"), _uncertain_index(res), dropped, position)
+
+    mine = {path: (record, crc) for path, record, crc in rows}
+    path = store.path
+
+    def damaged(why: Damaged) -> None:
+        from .db import _remove
+
+        notice(f"the store {_clean(path)} is damaged ({why}): answered from the letters")
+        _remove(path)
+
+    answers = StoredAnswers(snapshot, at, _Overlay(reader, len(letters), mine), damaged,
+                            index={"owed": owed, "uncertain": uncertain}.get)
+    return answers, _Rows(rows, gone, owed, uncertain, first)
+
+
+def _merged(name: str, kept: dict[str, list[str]], new: dict[str, list[str]], dropped: set[str],
+            position: Callable[[str], int]) -> dict[str, list[str]]:
+    """The index ``name`` (key -> paths in scan order, keys in the order of their first
+    path) after a change: the paths kept but those resolved again or gone, and those the
+    resolver now gives (``Damaged`` when a path kept is not a letter of the scan)."""
+    merged = {key: [p for p in paths if p not in dropped] for key, paths in kept.items()}
+    for key, paths in new.items():
+        merged.setdefault(key, []).extend(paths)
+    for paths in merged.values():
+        try:
+            paths.sort(key=position)
+        except KeyError:
+            raise Damaged(f"the {name} index names a file that is not a letter of the scan") from None
+        if paths and position(paths[0]) < 0:
+            raise Damaged(f"the {name} index names a file that is not a letter of the scan")
+    return dict(sorted(((key, paths) for key, paths in merged.items() if paths), key=lambda o: position(o[1][0])))
 
 
 def _owed_index(res: Resolution) -> dict[str, list[str]]:
@@ -201,7 +420,8 @@ def _uncertain_index(res: Resolution) -> dict[str, list[str]]:
     which depends on no clock): where it looks, instead of at every letter."""
     from letterbox_tui.core.digest import may_be_uncertain
 
-    return {"letters": [x.path for x in res.snapshot.letters if may_be_uncertain(x, res)]}
+    paths = [x.path for x in res.snapshot.letters if may_be_uncertain(x, res)]
+    return {"letters": paths} if paths else {}  # (as ``_merged`` leaves it after a change)
 
 
 def _vouched(snapshot: Snapshot, files: dict[str, tuple]) -> tuple[dict[str, tuple[str, int, int, list[str]]],
@@ -224,6 +444,8 @@ def _vouched(snapshot: Snapshot, files: dict[str, tuple]) -> tuple[dict[str, tup
     legacy: dict[str, int] = dict.fromkeys(stats, 0)
     aliases: dict[str, list[str]] = {}
     threads: dict[str, list[str]] = {}
+    pointing: dict[str, list[str]] = {}  # the letters pointing at each id (``core.resolve.depends``)
+    doubted: list[str] = []  # the letters holding a malformed supersedes
     values: dict[str, int] = {}
     code = values.setdefault
     columns: dict[str, list[int]] = {name: [] for name in HEADER_COLUMNS}
@@ -240,6 +462,11 @@ def _vouched(snapshot: Snapshot, files: dict[str, tuple]) -> tuple[dict[str, tup
             aliases.setdefault(x.id, []).append(x.path)
         if x.thread:
             threads.setdefault(x.thread, []).append(x.path)
+        if x.re or x.supersedes or x.disputes or x.rules_on or x.upholds:
+            for key in set(links(x, _NO_THREADS)[1:]):
+                pointing.setdefault(key, []).append(x.path)
+            if x.malformed and "supersedes" in x.malformed and x.supersedes:
+                doubted.append(x.path)
     unreadable: dict[str, list[str]] = {}
     for u in snapshot.unreadable:
         prefix, _, name = u.path.rpartition("/")
@@ -249,7 +476,11 @@ def _vouched(snapshot: Snapshot, files: dict[str, tuple]) -> tuple[dict[str, tup
         for prefix, found in stats.items() if settled[prefix]
     }
     headers = {"values": list(values), **columns}
-    return folders, {"aliases": _json(aliases), "threads": _json(threads), "headers": _json(headers)}
+    return folders, {"aliases": _json(aliases), "threads": _json(threads), "headers": _json(headers),
+                     "links": _json(pointing), "doubted": _json({"": doubted})}
+
+
+_NO_THREADS: set[str] = set()
 
 
 def _digest(stats: list[tuple[str, int, int, int, int]]) -> str:
@@ -279,6 +510,9 @@ class _HeaderCache:
         self.hit: set[str] = set()
         self.same: set[str] = set()
         self.new: dict[str, tuple] = {}
+        self.items: dict[str, Letter | Unreadable] = {}  # the files read, as read
+        self.vouched: set[str] = set()  # the folders taken as kept
+        self._kept_in: dict[str, dict[str, tuple]] = {}
         self.kept = 0  # the files of the folders vouched for
         self._source: _KeptRecords | None = None
 
@@ -313,6 +547,7 @@ class _HeaderCache:
                     kept_nums.extend(stat)
             names, nums = kept_names, kept_nums
         self.kept += len(names) + len(unreadable)
+        self.vouched.add(prefix)
         return names, nums, unreadable, legacy
 
     def source(self) -> _KeptRecords:
@@ -320,8 +555,16 @@ class _HeaderCache:
             self._source = _KeptRecords(self.store, self.root, self.id_time_is_utc, self.notice)
         return self._source
 
+    def kept_in(self, prefix: str) -> dict[str, tuple]:
+        """The rows the store keeps of the files of a folder it does not vouch for (each
+        such folder is read file by file), read when first asked."""
+        found = self._kept_in.get(prefix)
+        if found is None:
+            found = self._kept_in[prefix] = self.store.folder_files(prefix)
+        return found
+
     def get(self, path: str, size: int, mtime_ns: int, inode: int, ctime_ns: int) -> Letter | Unreadable | None:
-        kept = self.files.get(path)
+        kept = self.kept_in(path[:path.rindex("/") + 1]).get(path)
         if (kept is None or kept[0] != size or kept[1] != mtime_ns or kept[2] != inode or kept[3] != ctime_ns
                 or max(mtime_ns, ctime_ns) >= kept[4] - RACY_NS):
             return None
@@ -330,20 +573,24 @@ class _HeaderCache:
         return item
 
     def put_many(self, items: list[Letter | Unreadable], data: list[bytes | None], ctimes: list[int]) -> None:
-        files = self.files
         for item, header, ctime_ns in zip(items, data, ctimes):
             digest = blake2b(header, digest_size=16).digest() if header is not None else None
-            kept = files.get(item.path)
+            kept = self.kept_in(item.path[:item.path.rindex("/") + 1]).get(item.path)
             record = item_record(item)
             if digest is not None and kept is not None and kept[5] == digest and kept[6] == record:
                 self.same.add(item.path)
+            self.items[item.path] = item
             self.new[item.path] = (
                 item.size, item.mtime_ns, item.inode, ctime_ns, self.began, digest, record, checksum(item.path, record))
 
     def row(self, item: Letter | Unreadable) -> tuple:
         path = item.path
         found = self.new.get(path)
-        return self.files[path] if found is None else found  # read now, else kept (hit or vouched for)
+        if found is None:  # read now, else kept (hit or vouched for)
+            found = self.files.get(path)
+            if found is None:
+                raise Unusable(f"damaged: no row kept for {path}")
+        return found
 
     def fresh(self, snapshot: Snapshot) -> bool:
         """Every file of the scan is one the store keeps, unchanged, and it keeps no other."""
@@ -499,6 +746,27 @@ class _KeptAnswers:
         if self.all is None:
             return default if found is None else found
         return self.all.pop(path, default)
+
+
+class _Overlay(_KeptAnswers):
+    """The answers records after a change: those resolved again (``mine``), and the kept
+    ones of the generation read for the other letters."""
+
+    def __init__(self, reader: Reader, count: int, mine: dict[str, tuple[bytes, int]]) -> None:
+        super().__init__(reader, count)
+        self.mine = mine
+
+    def warm(self, paths: list[str]) -> None:
+        super().warm([p for p in paths if p not in self.mine])
+
+    def get(self, path: str, default=None):
+        found = self.mine.get(path)
+        return found if found is not None else super().get(path, default)
+
+    def pop(self, path: str, default=None):
+        found = self.mine.pop(path, None)
+        other = super().pop(path, default)
+        return found if found is not None else other
 
 
 class _Once:

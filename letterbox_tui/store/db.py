@@ -59,8 +59,9 @@ CREATE TABLE indexes (name TEXT PRIMARY KEY, value BLOB NOT NULL, crc INTEGER NO
 _TABLES = frozenset(("meta", "files", "answers", "indexes"))
 #: the indexes a generation holds (``Store.write``'s ``index``): ids other than their file's
 #: name, thread labels, some header fields of every letter, the letters owed (by seat), the
-#: letters the digest may call uncertain
-INDEXES = ("aliases", "threads", "headers", "owed", "uncertain")
+#: letters the digest may call uncertain, letters pointing at each id and those holding a
+#: malformed supersedes
+INDEXES = ("aliases", "threads", "headers", "owed", "uncertain", "links", "doubted")
 
 Notice = Callable[[str], None]
 
@@ -188,6 +189,12 @@ class Store:
             self._files = files
         return self._files
 
+    def folder_files(self, prefix: str) -> dict[str, tuple]:
+        """The rows of ``files`` (as ``files``) of the folder ``prefix`` ("seat/inbox/")."""
+        return {row[0]: row[1:] for row in self.reader.rows(
+            "SELECT path, size, mtime_ns, inode, ctime_ns, seen_ns, header, record, crc FROM files "
+            "WHERE path >= ? AND path < ?", (prefix, prefix[:-1] + "0"))}
+
     # --- opening ----------------------------------------------------------------------
     @classmethod
     def open(cls, root: str, notice: Notice) -> Store | None:
@@ -301,8 +308,8 @@ class Store:
             raise
         self.meta = {"format": FORMAT, "generation": "0", "files": "0", "context": ""}
 
-    def _put_meta(self, values: dict[str, str]) -> None:
-        self.conn.executemany(
+    def _put_meta(self, values: dict[str, str], conn: sqlite3.Connection | None = None) -> None:
+        (conn or self.conn).executemany(
             "INSERT OR REPLACE INTO meta (key, value, crc) VALUES (?, ?, ?)",
             [(k, v, zlib.crc32(f"{k}={v}".encode())) for k, v in values.items()],
         )
@@ -328,16 +335,52 @@ class Store:
 
     # --- writing a generation ------------------------------------------------------------
     def write(self, files: dict[str, tuple], answers: list[tuple[str, bytes, int]] | None, context: str,
-              folders: dict[str, tuple[str, int, int, list[str]]], index: dict[str, str]) -> bool:
+              folders: dict[str, tuple[str, int, int, list[str]]], index: dict[str, str], *,
+              gone: list[str] | None = None, first: str | None = None) -> bool:
         """Replace the generation with ``files`` (path -> the row of ``self.files``) and
         ``answers`` (path, record, crc; None: the answers kept stay, only the files' stats
-        moved), the folders it vouches for (as ``self.folders``) and its indexes (name ->
-        JSON); False when another process holds the write lock or wrote a newer generation
-        since this one was read."""
-        conn = self.conn
-        old = self.files  # read in the read transaction, which ends here
-        if conn.in_transaction:
-            conn.execute("COMMIT")
+        moved; with ``gone``: only these rows changed, and the rows of ``gone`` go), the
+        folders it vouches for (as ``self.folders``), its indexes (name -> JSON) and the
+        path of the letter keeping the whole scan's structure (``first``; None: as kept);
+        False when another process holds the write lock or wrote a newer generation since
+        this one was read.
+
+        While what was read is lent (``lend``), its read transaction stays open on its own
+        connection (what is decoded later is of the generation read) and the writing has a
+        connection of its own."""
+        try:
+            old = self.files  # read in the read transaction
+        except Unusable as why:
+            self.notice(f"the store {clean(self.path)} is {why}: it is removed, to be built anew")
+            self.broken = True
+            return False
+        own = self.reader.lent
+        try:
+            conn = self._connection() if own else self.conn
+        except Unusable as why:
+            self.notice(f"the store {clean(self.path)} could not be written ({why}): it is left as it was")
+            return False
+        if not own and conn.in_transaction:
+            conn.execute("COMMIT")  # the read transaction ends here
+        try:
+            return self._write(conn, old, files, answers, context, folders, index, gone, first)
+        finally:
+            if own:
+                _close(conn)
+
+    def _connection(self) -> sqlite3.Connection:
+        """Another connection to the store's file (for writing while a read is lent)."""
+        try:
+            conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False)
+            conn.execute("PRAGMA synchronous=NORMAL")
+        except sqlite3.Error as exc:
+            raise Unusable(_why(exc)) from None
+        return conn
+
+    def _write(self, conn: sqlite3.Connection, old: dict[str, tuple], files: dict[str, tuple],
+               answers: list[tuple[str, bytes, int]] | None, context: str,
+               folders: dict[str, tuple[str, int, int, list[str]]], index: dict[str, str],
+               gone_answers: list[str] | None, first: str | None) -> bool:
         try:
             conn.execute("PRAGMA busy_timeout = 0")
             try:
@@ -356,7 +399,10 @@ class Store:
                 conn.executemany(
                     "INSERT OR REPLACE INTO files (path, size, mtime_ns, inode, ctime_ns, seen_ns, header, "
                     "record, crc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", changed)
-                if answers is not None:  # None: the same answers, only files whose stat moved
+                if answers is not None and gone_answers is not None:  # only these rows changed
+                    conn.executemany("DELETE FROM answers WHERE path = ?", [(p,) for p in gone_answers])
+                    conn.executemany("INSERT OR REPLACE INTO answers (path, record, crc) VALUES (?, ?, ?)", answers)
+                elif answers is not None:  # None: the same answers, only files whose stat moved
                     # only the rows whose answers changed are written: after a few arrivals
                     # the resolver's answers for most letters are the ones kept
                     kept = {path: (record, crc) for path, record, crc in conn.execute(
@@ -382,8 +428,11 @@ class Store:
                                  [row for row in rows if not same(*row)])
                 generation = str(int(gen[0]) + 1)
                 folders_json = json.dumps(folders, ensure_ascii=False, separators=(",", ":"))
-                self._put_meta({"generation": generation, "files": str(len(files)), "context": context,
-                                "folders": folders_json})
+                meta = {"generation": generation, "files": str(len(files)), "context": context,
+                        "folders": folders_json}
+                if first is not None:
+                    meta["first"] = first
+                self._put_meta(meta, conn)
                 conn.execute("COMMIT")
             except BaseException:
                 if conn.in_transaction:
@@ -404,7 +453,7 @@ class Store:
         self._forget_refusal()
         self._files = files
         self.folders = folders
-        self.meta.update(generation=generation, files=str(len(files)), context=context, folders=folders_json)
+        self.meta.update(meta)
         return True
 
     # --- the indexes ---------------------------------------------------------------------
@@ -525,6 +574,18 @@ def context_of(snapshot, id_time_is_utc: bool) -> str:
         id_time_is_utc, snapshot.seats, sorted(snapshot.sidecars), sorted(snapshot.status_notes.items()),
         [(u.path, u.reason) for u in snapshot.unsupported], snapshot.orphan_sidecars, snapshot.ignored,
     ], ensure_ascii=False, separators=(",", ":"))
+
+
+def sidecars_moved(kept: str, context: str) -> set[str] | None:
+    """The paths of the letters whose sidecar came or went between the contexts ``kept``
+    and ``context`` (``context_of``), when nothing else in them differs; else None."""
+    try:
+        old, new = json.loads(kept), json.loads(context)
+    except ValueError:
+        return None
+    if type(old) is not list or len(old) != len(new) or old[:2] != new[:2] or old[3:] != new[3:]:
+        return None
+    return {p[:-len(".ack")] for p in set(old[2]) ^ set(new[2])}
 
 
 def default_notice(message: str) -> None:

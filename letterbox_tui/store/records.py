@@ -183,6 +183,13 @@ def answers_record(found: dict, head_path: str) -> bytes:
     return _PART.join(parts).encode()
 
 
+def with_structure(record: bytes, structure: dict) -> bytes:
+    """The answers record ``record`` (checked already) with another structure."""
+    parts = record.split(_PART.encode())
+    parts[STRUCTURE] = json.dumps(structure, ensure_ascii=False, separators=(",", ":")).encode() if structure else b""
+    return _PART.encode().join(parts)
+
+
 def answers_checksum(path: str, record: bytes) -> int:
     """The checksum of a letter's answers, the path they belong to included."""
     return zlib.crc32(record, zlib.crc32(path.encode() + b"\0"))

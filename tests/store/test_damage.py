@@ -149,7 +149,8 @@ def test_a_foreign_database(demo, truth):
 def test_a_held_write_lock(demo, truth, tmp_path):
     asked(demo), asked(demo)
     (demo / "alpha").exists()
-    # a change, so the answer cannot come from the store; another process holds its lock
+    # a change, so the answer is resolved again (the part it reaches: the rest is kept);
+    # another process holds the store's lock, so it is not written
     new = demo / "planner" / "inbox" / "zz-held-lock.md"
     new.write_text("---\nid: zz-held-lock\nfrom: builder\nto: planner\ntype: info\n"
                    "requires_ack: false\nsent: 2026-11-20T00:00:00Z\n---\nbody\n")
@@ -158,7 +159,6 @@ def test_a_held_write_lock(demo, truth, tmp_path):
         con.execute("BEGIN IMMEDIATE")
         said: list[str] = []
         got = asked(demo, said)
-        assert not isinstance(got, StoredAnswers)
         assert answer(got) == answer(resolve(scan(demo), AT))
         con.execute("ROLLBACK")
         con.close()
@@ -263,15 +263,15 @@ def _full_disk(monkeypatch):
     from letterbox_tui.store import db
 
     tried: list[int] = []
-    write = db.Store.write
+    write = db.Store._write
 
-    def full(self, *args, **kwargs):
+    def full(self, conn, *args, **kwargs):  # on the connection that writes
         tried.append(1)
-        pages = self.conn.execute("PRAGMA page_count").fetchone()[0]
-        self.conn.execute(f"PRAGMA max_page_count = {pages}")
-        return write(self, *args, **kwargs)
+        pages = conn.execute("PRAGMA page_count").fetchone()[0]
+        conn.execute(f"PRAGMA max_page_count = {pages}")
+        return write(self, conn, *args, **kwargs)
 
-    monkeypatch.setattr(db.Store, "write", full)
+    monkeypatch.setattr(db.Store, "_write", full)
     return tried
 
 
@@ -430,3 +430,22 @@ def test_damaged_reasons_found_when_first_read(demo, reasons):
     assert kept.reasons == getattr(want, name)(letter).reasons  # the reasons, from the letters
     assert len(said) == 1 and "damaged" in said[0], said
     assert not os.path.exists(path)
+
+
+def test_a_store_that_miscounts_its_files_after_a_change(demo, truth):
+    """The rows of every file are first read when the store is written (a change reads only
+    the folders it touched): a count that does not match is found there, said once, and
+    the store rebuilt; the answer is the letters'."""
+    asked(demo), asked(demo)
+    _set_meta(store_path(str(demo)), "files", "1")
+    new = demo / "planner" / "inbox" / "zz-miscounted.md"
+    new.write_text("---\nid: zz-miscounted\nfrom: builder\nto: planner\ntype: info\n"
+                   "requires_ack: false\nsent: 2026-11-20T00:00:00Z\n---\nbody\n")
+    try:
+        said: list[str] = []
+        assert answer(asked(demo, said)) == answer(resolve(scan(demo), AT))
+        assert len(said) == 1 and "store" in said[0], said
+        assert answer(asked(demo)) == answer(resolve(scan(demo), AT))
+        assert isinstance(asked(demo), StoredAnswers)  # rebuilt
+    finally:
+        new.unlink()

@@ -388,16 +388,16 @@ def test_arrivals_rewrite_only_the_answers_that_changed(tmp_path, monkeypatch):
     write_demo(root)
     open_answers(root, AT)
     changes: list[int] = []
-    write = db.Store.write
+    write = db.Store._write
 
-    def counted(self, *args, **kwargs):
-        before = self.conn.total_changes
+    def counted(self, conn, *args, **kwargs):  # on the connection that writes
+        before = conn.total_changes
         try:
-            return write(self, *args, **kwargs)
+            return write(self, conn, *args, **kwargs)
         finally:
-            changes.append(self.conn.total_changes - before)
+            changes.append(conn.total_changes - before)
 
-    monkeypatch.setattr(db.Store, "write", counted)
+    monkeypatch.setattr(db.Store, "_write", counted)
     letters = len(scan(root).letters)
     for n in range(3):
         (root / "planner" / "inbox" / f"zz-arrival-{n}.md").write_text(

@@ -48,11 +48,17 @@ def kept_structure(res: Resolution, letter: Letter) -> dict[str, Any]:
                 kept["h"] = _paths(res.heads(letter))
     letters = res.snapshot.letters
     if len(letters) and letters[0].path == letter.path:
-        kept["w"] = {
-            "forks": [[f.at, list(f.branches), f.settled, f.winner, f.dispute, list(f.rulings), f.in_losing_branch]
-                      for f in res.forks()],
-            "cycles": [list(c) for c in res.cycles()],
-            "dangling": [[d.letter.path, d.field, d.target] for d in res.dangling()],
-            "open": [[o.dispute.path, _paths(o.disputed)] for o in res.open_disputes()],
-        }
+        kept["w"] = scan_structure(res)
     return kept
+
+
+def scan_structure(res: Resolution) -> dict[str, list]:
+    """What the scan's first letter keeps about the whole scan (``w``): its forks,
+    cycles, dangling pointers and open disputes."""
+    return {
+        "forks": [[f.at, list(f.branches), f.settled, f.winner, f.dispute, list(f.rulings), f.in_losing_branch]
+                  for f in res.forks()],
+        "cycles": [list(c) for c in res.cycles()],
+        "dangling": [[d.letter.path, d.field, d.target] for d in res.dangling()],
+        "open": [[o.dispute.path, _paths(o.disputed)] for o in res.open_disputes()],
+    }
