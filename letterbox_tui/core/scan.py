@@ -55,8 +55,6 @@ SEAT_PARTS = frozenset(("inbox", "processed", "archive"))
 
 _DIR_FLAGS = fsflags.DIR
 _NAME = attrgetter("name")
-_S_IFMT = 0o170000  # the file-type bits of ``st_mode`` (``stat.S_IFMT``)
-_S_IFREG = stat.S_IFREG
 
 
 class HeaderCache(Protocol):
@@ -388,7 +386,7 @@ class _Scan:
                 if name[-3:] == ".md":
                     # one lstat tells a regular file (never through a symlink) and its identity
                     st = entry.stat(follow_symlinks=False)
-                    if st.st_mode & _S_IFMT != _S_IFREG or not (name.isascii() or _utf8(name)):
+                    if not stat.S_ISREG(st.st_mode) or not (name.isascii() or _utf8(name)):
                         return False
                     add_name(name)
                     add_nums((st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns))
@@ -404,7 +402,10 @@ class _Scan:
         for name in acks:  # every "*.md" entry is a letter file here, its names sorted
             j = bisect_left(letter_names, name[:-4])
             rel = _shown(prefix + name)
-            (self.sidecars.add(rel) if j < n and letter_names[j] == name[:-4] else self.orphans.append(rel))
+            if j < n and letter_names[j] == name[:-4]:
+                self.sidecars.add(rel)
+            else:
+                self.orphans.append(rel)
         self.files += len(letter_names)
         self.parts.append((prefix, (kept_names, kept_nums), True))
         self.unreadable.extend(unreadable)
