@@ -30,11 +30,11 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 
 from letterbox_tui.core.answers import Answers
-from letterbox_tui.core.lazy import HEADER_COLUMNS, Pending
-from letterbox_tui.core.model import LEGACY_FLAGS, Letter, Snapshot, Unreadable, letter_at
+from letterbox_tui.core.lazy import HEADER_COLUMNS, KeptLetters, Pending
+from letterbox_tui.core.model import (
+    LEGACY_FLAGS, Letter, Snapshot, Unreadable, letter_at, letters_with_id, letters_with_thread,
+)
 from letterbox_tui.core.resolve import Resolution, resolve
-from letterbox_tui.core.lazy import KeptLetters
-from letterbox_tui.core.model import letters_with_id, letters_with_thread
 from letterbox_tui.core.resolve.depends import doubted_threads, links, reach, thread_of
 from letterbox_tui.core.resolve.structure import scan_structure
 from letterbox_tui.core.scan import RACY_NS, KeptFolder, read_kept, scan, stat_digest
@@ -162,12 +162,6 @@ def _stored(store: Store, snapshot: Snapshot, at: datetime, notice: Notice, *, l
 
     path = store.path  # not the store: its files' rows are not kept alive by the answers
 
-    def damaged(why: Damaged) -> None:
-        from .db import _remove
-
-        notice(f"the store {_clean(path)} is damaged ({why}): answered from the letters")
-        _remove(path)  # the next command builds it anew
-
     def index(name: str) -> dict[str, list[str]] | None:
         if reader is None:
             return None
@@ -177,7 +171,20 @@ def _stored(store: Store, snapshot: Snapshot, at: datetime, notice: Notice, *, l
             notice(f"the store {_clean(path)} is damaged ({why}): answered from the letters")
             return None
 
-    return StoredAnswers(snapshot, at, kept, damaged, index=index)
+    return StoredAnswers(snapshot, at, kept, _on_damage(notice, path), index=index)
+
+
+def _on_damage(notice: Notice, path: str) -> Callable[[Damaged], None]:
+    """What answers read from the store at ``path`` do when they find it damaged: say so
+    once and remove it (the next command builds it anew). The path, not the store: its
+    files' rows are not kept alive by the answers."""
+    def damaged(why: Damaged) -> None:
+        from .db import _remove
+
+        notice(f"the store {_clean(path)} is damaged ({why}): answered from the letters")
+        _remove(path)
+
+    return damaged
 
 
 def _write(store: Store, cache: _HeaderCache, snapshot: Snapshot, res: Resolution | StoredAnswers | None,
@@ -372,15 +379,7 @@ def _resolve_part(store: Store, snapshot: Snapshot, at: datetime, notice: Notice
     uncertain = _merged("uncertain", read_index(reader, "uncertain"), _uncertain_index(res), dropped, position)
 
     mine = {path: (record, crc) for path, record, crc in rows}
-    path = store.path
-
-    def damaged(why: Damaged) -> None:
-        from .db import _remove
-
-        notice(f"the store {_clean(path)} is damaged ({why}): answered from the letters")
-        _remove(path)
-
-    answers = StoredAnswers(snapshot, at, _Overlay(reader, len(letters), mine), damaged,
+    answers = StoredAnswers(snapshot, at, _Overlay(reader, len(letters), mine), _on_damage(notice, store.path),
                             index={"owed": owed, "uncertain": uncertain}.get)
     return answers, _Rows(rows, gone, owed, uncertain, first)
 
