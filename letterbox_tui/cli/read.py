@@ -303,7 +303,7 @@ def _owed_json(view) -> list[Callable[[], str]]:
 
 
 def cmd_owed(args: Namespace) -> int:
-    from letterbox_tui.core.sidecar import progress_of
+    from letterbox_tui.core.records import Records
     from letterbox_tui.core.times import stamp
     from letterbox_tui.core.views.attention import Rules
     from letterbox_tui.core.views.owed import (attention_codes, attention_line, counts_line, nothing_owed, owed_row,
@@ -316,7 +316,10 @@ def cmd_owed(args: Namespace) -> int:
     _check_seat(snapshot, args.seat)
     own = getattr(args, "as_seat", None)
     _check_seat(snapshot, own)
-    view = owed_view(res, args.seat, rules=Rules.of_letterbox(str(snapshot.root), own), codes=codes)
+    # the records the attention codes rest on: read once, for the codes and the progress notes
+    records = Records(snapshot)
+    view = owed_view(res, args.seat, rules=Rules.of_letterbox(str(snapshot.root), own), codes=codes,
+                     records=records)
     scope = snapshot.scope
     code = 1 if (args.fail_late and view.any_late) else scope_exit(scope)
     if args.json and output.json_indent() is None:
@@ -336,7 +339,7 @@ def cmd_owed(args: Namespace) -> int:
         output.print_lines(con, [f"  {r['id']}: {output.reasons_line(r['reasons'])}" for r in rows if r["reasons"]])
         output.print_lines(con, [f"  {i.letter.id} attention: {attention_line(i)}" for i in g.items if i.attention])
         for item in g.items:  # the holder's latest progress note, from its ack sidecar
-            progress = progress_of(str(snapshot.root), item.letter, snapshot)
+            progress = records.progress(item.letter)
             if progress is not None:
                 con.print(output.text(f"  {item.letter.id}: {progress.line(at)}"))
     if not view.groups:
