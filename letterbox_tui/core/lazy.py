@@ -53,10 +53,10 @@ class KeptSource(Protocol):
         thread labels) holds for ``value``; None when the index cannot be used."""
         ...
 
-    def column(self, name: str) -> tuple[list[str], list[int]] | None:
-        """The header field ``name`` (one of ``HEADER_COLUMNS``) of every letter in scan
-        order: its distinct values, and each letter's value as a position among them; None
-        when the index cannot be used."""
+    def column(self, name: str) -> dict[str, tuple[list[str], list[int]]] | None:
+        """The header field ``name`` (one of ``HEADER_COLUMNS``) of the letters kept, by
+        folder ("seat/inbox/"): its distinct values there, and each letter's value (in name
+        order) as a position among them; None when the index cannot be used."""
         ...
 
 
@@ -66,7 +66,7 @@ class KeptLetters(Sequence[Letter]):
     and thread by looking at them, since the store's indexes are of the folders as kept."""
 
     __slots__ = ("_items", "_folders", "_starts", "_by_prefix", "_source", "_pending", "_lock", "_names",
-                 "_searched", "_twice", "_read")
+                 "_searched", "_twice", "_read", "_read_folders")
 
     def __init__(self, folders: list[KeptFolderLetters], source: KeptSource,
                  read: dict[str, list[Letter]] | None = None) -> None:
@@ -91,6 +91,8 @@ class KeptLetters(Sequence[Letter]):
         self._twice: dict[str, list[int]] = {}
         #: where the letters of the folders the scan read are (their ids and threads)
         self._read: dict[str, list[int]] | None = None
+        #: the folders the scan read itself (the store's columns are not of them)
+        self._read_folders = frozenset(read or ())
         if read:
             found: dict[str, list[int]] = {}
             for prefix, letters in read.items():
@@ -219,21 +221,52 @@ class KeptLetters(Sequence[Letter]):
         return out
 
     def count_by(self, field: str) -> dict[str, int] | None:
-        found = self._source.column(field) if self._read is None else None  # kept by position
-        if found is None or len(found[1]) != len(self._items):
+        found = self._codes(field)
+        if found is None:
             return None
-        values, codes = found
-        counts = [0] * len(values)
-        for c in codes:
-            counts[c] += 1
-        return {v: n for v, n in zip(values, counts) if n}
+        counts: dict[str, int] = {}
+        get = HEADER_ATTRS[field]
+        for k, kept in enumerate(found):
+            if kept is None:  # a folder read: its letters are looked at
+                for x in self._in(k):
+                    counts[getattr(x, get)] = counts.get(getattr(x, get), 0) + 1
+                continue
+            values, codes = kept
+            n = [0] * len(values)
+            for c in codes:
+                n[c] += 1
+            for value, m in zip(values, n):
+                if m:
+                    counts[value] = counts.get(value, 0) + m
+        return counts
+
+    def _codes(self, field: str) -> list[tuple[list[str], list[int]] | None] | None:
+        """By folder (in scan order): the values of the header field ``field`` there and
+        each letter's as a position among them, as the store keeps them (None for a folder
+        the scan read); None when the store cannot say."""
+        columns = self._source.column(field)
+        if columns is None:
+            return None
+        read = self._read_folders
+        out: list[tuple[list[str], list[int]] | None] = []
+        for prefix, names, _ in self._folders:
+            if prefix in read:
+                out.append(None)
+                continue
+            kept = columns.get(prefix)
+            if kept is None or len(kept[1]) != len(names) or not all(
+                    type(c) is int and 0 <= c < len(kept[0]) for c in kept[1]):
+                return None
+            out.append(kept)
+        return out
+
+    def _in(self, k: int) -> list[Letter]:
+        start = self._starts[k]
+        return self.many(range(start, start + len(self._folders[k][1])))
 
     def in_folder(self, prefix: str) -> list[Letter]:
         k = self._by_prefix.get(prefix)
-        if k is None:
-            return []
-        start = self._starts[k]
-        return self.many(range(start, start + len(self._folders[k][1])))
+        return [] if k is None else self._in(k)
 
     def mtimes(self) -> list[int]:
         """Each letter's file's mtime_ns, in scan order."""
@@ -243,15 +276,20 @@ class KeptLetters(Sequence[Letter]):
     def positions_with(self, field: str, values: Iterable[str]) -> list[int] | None:
         """Where the letters whose header field ``field`` (one of ``HEADER_COLUMNS``) is
         one of ``values`` are, in scan order; None when the store cannot say."""
-        found = self._source.column(field) if self._read is None else None  # kept by position
+        found = self._codes(field)
         if found is None:
             return None
-        kept, codes = found
-        if len(codes) != len(self._items):
-            return None
         wanted = set(values)
-        hit = {i for i, v in enumerate(kept) if v in wanted}
-        return [i for i, c in enumerate(codes) if c in hit]
+        get = HEADER_ATTRS[field]
+        out: list[int] = []
+        for k, (start, kept) in enumerate(zip(self._starts, found)):
+            if kept is None:
+                out.extend(start + j for j, x in enumerate(self._in(k)) if getattr(x, get) in wanted)
+                continue
+            hit = {i for i, v in enumerate(kept[0]) if v in wanted}
+            if hit:
+                out.extend(start + j for j, c in enumerate(kept[1]) if c in hit)
+        return out
 
     def position(self, path: str) -> int:
         """Where the letter of the file at ``path`` is in scan order (-1: nowhere)."""
@@ -366,7 +404,7 @@ def count_by(letters: Sequence[Letter], field: str) -> dict[str, int]:
     ``HEADER_COLUMNS``)."""
     if isinstance(letters, KeptLetters) and (found := letters.count_by(field)) is not None:
         return found
-    get = _ATTRS[field]
+    get = HEADER_ATTRS[field]
     counts: dict[str, int] = {}
     for x in letters:
         value = getattr(x, get)
@@ -380,7 +418,7 @@ def with_field(letters: Sequence[Letter], field: str, values: Iterable[str]) -> 
     wanted = set(values)
     if isinstance(letters, KeptLetters) and (at := letters.positions_with(field, wanted)) is not None:
         return letters.many(at)
-    get = _ATTRS[field]
+    get = HEADER_ATTRS[field]
     return [x for x in letters if getattr(x, get) in wanted]
 
 
@@ -405,4 +443,5 @@ def newest_mtime(letters: Sequence[Letter]) -> int:
     return max((x.mtime_ns for x in letters), default=0)
 
 
-_ATTRS = {"from": "sender", "to": "recipient", "type": "type"}
+#: the attribute of a ``Letter`` holding each of ``HEADER_COLUMNS``
+HEADER_ATTRS = {"from": "sender", "to": "recipient", "type": "type"}

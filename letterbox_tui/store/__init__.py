@@ -30,16 +30,20 @@ from collections.abc import Callable, Iterable
 from datetime import datetime
 
 from letterbox_tui.core.answers import Answers
-from letterbox_tui.core.lazy import HEADER_COLUMNS, KeptLetters, Pending
+from letterbox_tui.core.lazy import KeptLetters, Pending
 from letterbox_tui.core.model import (
-    LEGACY_FLAGS, Letter, Snapshot, Unreadable, letter_at, letters_with_id, letters_with_thread,
+    Letter, Snapshot, Unreadable, letter_at, letters_with_id, letters_with_thread,
 )
 from letterbox_tui.core.resolve import Resolution, resolve
-from letterbox_tui.core.resolve.depends import doubted_threads, links, reach, thread_of
+from letterbox_tui.core.resolve.depends import doubted_threads, reach, thread_of
 from letterbox_tui.core.resolve.structure import scan_structure
 from letterbox_tui.core.scan import RACY_NS, KeptFolder, read_kept, scan, stat_digest
 
-from .db import Notice, Reader, Store, Unusable, context_of, default_notice, read_index, sidecars_moved
+from . import indexes
+from .db import (
+    Notice, Reader, Store, Unusable, context_of, default_notice, read_folder_indexes, read_index, sidecars_moved,
+)
+from .indexes import Folders, json_text as _json
 from .records import (
     KEPT, Damaged, answers_checksum, answers_record, checksum, decode_answers, decode_item, item_record,
     structure_of, with_structure,
@@ -190,16 +194,12 @@ def _on_damage(notice: Notice, path: str) -> Callable[[Damaged], None]:
 def _write(store: Store, cache: _HeaderCache, snapshot: Snapshot, res: Resolution | StoredAnswers | None,
            context: str, rows: _Rows | None = None) -> bool:
     """Keep this scan's files and (``res``) the answers the resolver computed for them, or
-    (``rows``) the rows of the answers a change moved."""
+    (``rows``) the rows of the answers a change moved, or (neither) only the files' stats.
+    After a change, or a touch, only the folders the scan read are made again
+    (``store.indexes``); else every one."""
     refused = store.refused()
     if refused is not None:  # said once here, and the records are not even made
         store.notice(f"the store {_clean(store.path)} is not written: {refused}")
-        return False
-    try:
-        files = {item.path: cache.row(item) for item in (*snapshot.letters, *snapshot.unreadable)}
-    except Unusable as why:
-        store.notice(f"the store {_clean(store.path)} is damaged ({why}): it is removed, to be built anew")
-        store.broken = True
         return False
     answers = None
     first = None
@@ -208,7 +208,17 @@ def _write(store: Store, cache: _HeaderCache, snapshot: Snapshot, res: Resolutio
     elif res is not None:
         answers = [_answers_row(res, letter) for letter in snapshot.letters]
         first = snapshot.letters[0].path if len(snapshot.letters) else ""
-    folders, index = _vouched(snapshot, files)
+    try:
+        part = _read_part(store, cache, snapshot) if res is None or rows is not None else None
+        if part is not None:
+            files, folders, index = part
+        else:
+            files = {item.path: cache.row(item) for item in (*snapshot.letters, *snapshot.unreadable)}
+            folders, index = _made(snapshot, files)
+    except Unusable as why:
+        store.notice(f"the store {_clean(store.path)} is damaged ({why}): it is removed, to be built anew")
+        store.broken = True
+        return False
     if rows is not None:
         index["owed"] = _json(rows.owed)
         index["uncertain"] = _json(rows.uncertain)
@@ -216,7 +226,65 @@ def _write(store: Store, cache: _HeaderCache, snapshot: Snapshot, res: Resolutio
         index["owed"] = _json(_owed_index(res))
         index["uncertain"] = _json(_uncertain_index(res))
     return store.write(files, answers, context, folders, index, gone=rows.gone if rows is not None else None,
-                       first=first)
+                       first=first, delta=part is not None)
+
+
+def _made(snapshot: Snapshot, files: dict[str, tuple]) -> tuple[Folders, dict[str, str]]:
+    """The folders vouched for and the indexes of a generation holding ``files``: made
+    from every letter."""
+    rows: dict[str, dict[str, tuple]] = {f"{rel}/": {} for rel in snapshot.devices}
+    for path, row in files.items():
+        rows.setdefault(path[:path.rindex("/") + 1], {})[path] = row
+    letters: dict[str, list[Letter]] = {}
+    for x in snapshot.letters:
+        letters.setdefault(x.path[:len(x.path) - len(x.name)], []).append(x)
+    folders, index = indexes.made(rows, letters, _unreadable_names(snapshot), racy_ns=RACY_NS)
+    return {p: v for p, v in folders.items() if p[:-1] in snapshot.devices}, index  # (a folder listed)
+
+
+def _read_part(store: Store, cache: _HeaderCache, snapshot: Snapshot
+               ) -> tuple[dict[str, tuple | None], Folders, dict[str, str]] | None:
+    """The rows of the files of the folders the scan read (path -> row, None: the file
+    went), and the folders and indexes of the generation, the other folders' as kept; None
+    when the generation kept has files in folders the scan neither vouched for nor read
+    (a folder went): then every folder is made again. The index rows of the folders
+    vouched for stay as they are."""
+    letters = snapshot.letters
+    read = [f"{rel}/" for rel in snapshot.devices if f"{rel}/" not in cache.vouched]
+    kept_files = sum(store.folders[p][1] + len(store.folders[p][3]) for p in cache.vouched)
+    kept_files += sum(len(cache.kept_in(p)) for p in read)
+    if kept_files != int(store.meta.get("files", -1)):
+        return None
+    unreadable = _unreadable_names(snapshot)
+    rows: dict[str, dict[str, tuple]] = {}
+    in_read: dict[str, list[Letter]] = {}
+    delta: dict[str, tuple | None] = {}
+    for prefix in read:
+        if isinstance(letters, KeptLetters):
+            in_read[prefix] = letters.in_folder(prefix)
+        else:
+            in_read[prefix] = [x for x in letters if x.path.startswith(prefix) and "/" not in x.path[len(prefix):]]
+        kept = cache.kept_in(prefix)
+        found = rows[prefix] = {}
+        for path in [x.path for x in in_read[prefix]] + [prefix + name for name in unreadable.get(prefix, ())]:
+            row = cache.new.get(path) or kept.get(path)
+            if row is None:
+                raise Unusable(f"damaged: no row kept for {path}")
+            found[path] = row
+            if kept.get(path) != row:
+                delta[path] = row
+        delta.update((path, None) for path in kept if path not in found)
+    folders, index = indexes.made(rows, in_read, unreadable, racy_ns=RACY_NS)
+    folders.update((p, store.folders[p]) for p in cache.vouched)
+    return delta, folders, index
+
+
+def _unreadable_names(snapshot: Snapshot) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for u in snapshot.unreadable:
+        prefix, _, name = u.path.rpartition("/")
+        found.setdefault(prefix + "/", []).append(name)
+    return found
 
 
 def _answers_row(res: Resolution, letter: Letter, structure: dict | None = None) -> tuple[str, bytes, int]:
@@ -423,75 +491,6 @@ def _uncertain_index(res: Resolution) -> dict[str, list[str]]:
     return {"letters": paths} if paths else {}  # (as ``_merged`` leaves it after a change)
 
 
-def _vouched(snapshot: Snapshot, files: dict[str, tuple]) -> tuple[dict[str, tuple[str, int, int, list[str]]],
-                                                                     dict[str, str]]:
-    """The folders the next scan may take as kept without building a letter (each folder
-    whose files had all settled when read: ``Store.folders``), and the indexes that find a
-    letter its file name does not (``core.lazy``)."""
-    stats: dict[str, list[tuple[str, int, int, int, int]]] = {f"{rel}/": [] for rel in snapshot.devices}
-    settled: dict[str, bool] = dict.fromkeys(stats, True)
-    for path, (size, mtime_ns, inode, ctime_ns, seen_ns, *_) in files.items():
-        prefix, _, name = path.rpartition("/")
-        prefix += "/"
-        if prefix not in stats:  # not a folder the scan listed: vouch for none of it
-            stats[prefix] = []
-            settled[prefix] = False
-        stats[prefix].append((name, size, mtime_ns, inode, ctime_ns))
-        if max(mtime_ns, ctime_ns) >= seen_ns - RACY_NS:
-            settled[prefix] = False
-    letters: dict[str, int] = dict.fromkeys(stats, 0)
-    legacy: dict[str, int] = dict.fromkeys(stats, 0)
-    aliases: dict[str, list[str]] = {}
-    threads: dict[str, list[str]] = {}
-    pointing: dict[str, list[str]] = {}  # the letters pointing at each id (``core.resolve.depends``)
-    doubted: list[str] = []  # the letters holding a malformed supersedes
-    values: dict[str, int] = {}
-    code = values.setdefault
-    columns: dict[str, list[int]] = {name: [] for name in HEADER_COLUMNS}
-    senders, recipients, types = columns["from"].append, columns["to"].append, columns["type"].append
-    for x in snapshot.letters:
-        senders(code(x.sender, len(values)))
-        recipients(code(x.recipient, len(values)))
-        types(code(x.type, len(values)))
-        prefix = x.path[:len(x.path) - len(x.name)]
-        letters[prefix] += 1
-        if x.flags and not LEGACY_FLAGS.isdisjoint(x.flags):
-            legacy[prefix] += 1
-        if x.name != x.id + ".md":
-            aliases.setdefault(x.id, []).append(x.path)
-        if x.thread:
-            threads.setdefault(x.thread, []).append(x.path)
-        if x.re or x.supersedes or x.disputes or x.rules_on or x.upholds:
-            for key in set(links(x, _NO_THREADS)[1:]):
-                pointing.setdefault(key, []).append(x.path)
-            if x.malformed and "supersedes" in x.malformed and x.supersedes:
-                doubted.append(x.path)
-    unreadable: dict[str, list[str]] = {}
-    for u in snapshot.unreadable:
-        prefix, _, name = u.path.rpartition("/")
-        unreadable.setdefault(prefix + "/", []).append(name)
-    folders = {
-        prefix: (_digest(sorted(found)), letters[prefix], legacy[prefix], sorted(unreadable.get(prefix, ())))
-        for prefix, found in stats.items() if settled[prefix]
-    }
-    headers = {"values": list(values), **columns}
-    return folders, {"aliases": _json(aliases), "threads": _json(threads), "headers": _json(headers),
-                     "links": _json(pointing), "doubted": _json({"": doubted})}
-
-
-_NO_THREADS: set[str] = set()
-
-
-def _digest(stats: list[tuple[str, int, int, int, int]]) -> str:
-    return stat_digest([s[0] for s in stats], [n for s in stats for n in s[1:]])
-
-
-def _json(value) -> str:
-    import json
-
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
 class _HeaderCache:
     """The store as the scan's header cache (``core.scan.HeaderCache``).
 
@@ -609,6 +608,7 @@ class _KeptRecords:
         self.id_time_is_utc = id_time_is_utc
         self.notice = notice
         self._indexes: dict[str, dict[str, list[str]] | None] = {}
+        self._headers: dict[str, dict] | None = None  # each folder's header fields ({}: not to be trusted)
 
     def decode(self, pending: Pending) -> Letter | Unreadable:
         path, size, mtime_ns, inode, ctime_ns = pending
@@ -652,14 +652,23 @@ class _KeptRecords:
                 self._indexes[name] = None
         return self._indexes[name]
 
-    def column(self, name: str) -> tuple[list[str], list[int]] | None:
-        found = self._index("headers")
-        if found is None:
+    def column(self, name: str) -> dict[str, tuple[list[str], list[int]]] | None:
+        if self._headers is None:
+            try:
+                self._headers = read_folder_indexes(self.reader, "headers")
+            except Unusable as why:
+                self._damaged(why)
+                self._headers = {}
+                return None
+        if not self._headers:
             return None
-        values, codes = found.get("values"), found.get(name)
-        if not isinstance(values, list) or not isinstance(codes, list):
-            return None
-        return values, codes  # type: ignore[return-value]
+        out = {}
+        for prefix, found in self._headers.items():
+            values, codes = found.get("values"), found.get(name)
+            if not isinstance(values, list) or not isinstance(codes, list):
+                return None
+            out[prefix] = (values, codes)
+        return out
 
     def paths_with(self, index: str, value: str) -> list[str] | None:
         found = self._index(index)

@@ -60,7 +60,8 @@ _TABLES = frozenset(("meta", "files", "answers", "indexes"))
 #: the indexes a generation holds (``Store.write``'s ``index``): ids other than their file's
 #: name, thread labels, some header fields of every letter, the letters owed (by seat), the
 #: letters the digest may call uncertain, letters pointing at each id and those holding a
-#: malformed supersedes
+#: malformed supersedes; all but owed and uncertain kept as one row per folder
+#: (``store.indexes``)
 INDEXES = ("aliases", "threads", "headers", "owed", "uncertain", "links", "doubted")
 
 Notice = Callable[[str], None]
@@ -336,8 +337,9 @@ class Store:
     # --- writing a generation ------------------------------------------------------------
     def write(self, files: dict[str, tuple], answers: list[tuple[str, bytes, int]] | None, context: str,
               folders: dict[str, tuple[str, int, int, list[str]]], index: dict[str, str], *,
-              gone: list[str] | None = None, first: str | None = None) -> bool:
-        """Replace the generation with ``files`` (path -> the row of ``self.files``) and
+              gone: list[str] | None = None, first: str | None = None, delta: bool = False) -> bool:
+        """Replace the generation with ``files`` (path -> the row of ``self.files``; with
+        ``delta``: only the rows that changed, None for a file that went) and
         ``answers`` (path, record, crc; None: the answers kept stay, only the files' stats
         moved; with ``gone``: only these rows changed, and the rows of ``gone`` go), the
         folders it vouches for (as ``self.folders``), its indexes (name -> JSON) and the
@@ -349,7 +351,7 @@ class Store:
         connection (what is decoded later is of the generation read) and the writing has a
         connection of its own."""
         try:
-            old = self.files  # read in the read transaction
+            old = None if delta else self.files  # read in the read transaction
         except Unusable as why:
             self.notice(f"the store {clean(self.path)} is {why}: it is removed, to be built anew")
             self.broken = True
@@ -377,7 +379,7 @@ class Store:
             raise Unusable(_why(exc)) from None
         return conn
 
-    def _write(self, conn: sqlite3.Connection, old: dict[str, tuple], files: dict[str, tuple],
+    def _write(self, conn: sqlite3.Connection, old: dict[str, tuple] | None, files: dict[str, tuple | None],
                answers: list[tuple[str, bytes, int]] | None, context: str,
                folders: dict[str, tuple[str, int, int, list[str]]], index: dict[str, str],
                gone_answers: list[str] | None, first: str | None) -> bool:
@@ -392,10 +394,18 @@ class Store:
                 if gen is None or gen[0] != self.meta.get("generation"):
                     conn.execute("ROLLBACK")
                     return False
-                gone = [(p,) for p in old if p not in files]
+                if old is None:  # the rows that changed
+                    gone = [(p,) for p, v in files.items() if v is None]
+                    changed = [(p, *v) for p, v in files.items() if v is not None]
+                    known = "SELECT 1 FROM files WHERE path = ?"
+                    count = int(self.meta["files"]) - sum(1 for p in gone if conn.execute(known, p).fetchone())
+                    count += sum(1 for p, *_ in changed if conn.execute(known, (p,)).fetchone() is None)
+                else:
+                    gone = [(p,) for p in old if p not in files]
+                    changed = [(p, *v) for p, v in files.items() if old.get(p) != v]
+                    count = len(files)
                 if gone:
                     conn.executemany("DELETE FROM files WHERE path = ?", gone)
-                changed = [(p, *v) for p, v in files.items() if old.get(p) != v]
                 conn.executemany(
                     "INSERT OR REPLACE INTO files (path, size, mtime_ns, inode, ctime_ns, seen_ns, header, "
                     "record, crc) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", changed)
@@ -426,10 +436,16 @@ class Store:
                 # an index as it was is not written again (the thread labels' is megabytes)
                 conn.executemany("INSERT OR REPLACE INTO indexes (name, value, crc) VALUES (?, ?, ?)",
                                  [row for row in rows if not same(*row)])
+                if old is not None:  # the rows of a folder that went, too
+                    conn.executemany("DELETE FROM indexes WHERE name = ?",
+                                     [(name,) for name in kept_crcs if name not in index])
                 generation = str(int(gen[0]) + 1)
                 folders_json = json.dumps(folders, ensure_ascii=False, separators=(",", ":"))
-                meta = {"generation": generation, "files": str(len(files)), "context": context,
-                        "folders": folders_json}
+                indexed = {name.partition(":")[2] for name in index if ":" in name}
+                if old is None:  # the folders whose rows stay
+                    indexed.update(json.loads(self.meta.get("indexed", "[]")))
+                meta = {"generation": generation, "files": str(count), "context": context,
+                        "folders": folders_json, "indexed": json.dumps(sorted(indexed), ensure_ascii=False)}
                 if first is not None:
                     meta["first"] = first
                 self._put_meta(meta, conn)
@@ -451,7 +467,7 @@ class Store:
                            if unwritable else "it is left as it was"))
             return False
         self._forget_refusal()
-        self._files = files
+        self._files = files if old is not None else None  # (read again when asked)
         self.folders = folders
         self.meta.update(meta)
         return True
@@ -515,11 +531,39 @@ class Store:
 
 
 def read_index(reader: Reader, name: str) -> dict[str, list[str]]:
-    """The index ``name`` of the generation ``reader`` reads, its checksum checked."""
-    rows = reader.rows("SELECT value, crc FROM indexes WHERE name = ?", (name,))
-    if not rows:
-        raise Unusable(f"damaged: it has no {name} index")
-    value, crc = rows[0]
+    """The index ``name`` of the generation ``reader`` reads, its checksum checked (one
+    kept by folder: its folders' merged)."""
+    if name not in _BY_FOLDER:
+        rows = reader.rows("SELECT name, value, crc FROM indexes WHERE name = ?", (name,))
+        if not rows:
+            raise Unusable(f"damaged: it has no {name} index")
+        return _decoded(*rows[0])
+    merged: dict[str, list[str]] = {}
+    for found in read_folder_indexes(reader, name).values():
+        for key, paths in found.items():
+            if not isinstance(paths, list):
+                raise Unusable(f"damaged: its {name} index has another shape")
+            merged.setdefault(key, []).extend(paths)
+    return merged
+
+
+def read_folder_indexes(reader: Reader, name: str) -> dict[str, dict]:
+    """Each folder's row of the index ``name`` (one kept by folder), by the folder's prefix,
+    each checksum checked; ``Unusable`` unless there is one for each folder the generation
+    says it indexed."""
+    found = {row[0][len(name) + 1:]: _decoded(*row) for row in reader.rows(
+        "SELECT name, value, crc FROM indexes WHERE name >= ? AND name < ?", (name + ":", name + ";"))}
+    said = reader.rows("SELECT value FROM meta WHERE key = 'indexed'")
+    try:
+        indexed = json.loads(said[0][0]) if said else None
+    except ValueError:
+        indexed = None
+    if not isinstance(indexed, list) or sorted(found) != indexed:
+        raise Unusable(f"damaged: its {name} index is not kept for every folder")
+    return found
+
+
+def _decoded(name: str, value: bytes, crc: int) -> dict:
     if index_checksum(name, value) != crc:
         raise Unusable(f"damaged: its {name} index does not match its checksum")
     try:
@@ -529,6 +573,10 @@ def read_index(reader: Reader, name: str) -> dict[str, list[str]]:
     if not isinstance(found, dict):
         raise Unusable(f"damaged: its {name} index has another shape")
     return found
+
+
+#: the indexes kept as one row per folder (``store.indexes``)
+_BY_FOLDER = frozenset(("aliases", "threads", "headers", "links", "doubted"))
 
 
 def index_checksum(name: str, value: bytes) -> int:

@@ -110,9 +110,10 @@ def _tables(cache: str, root) -> dict:
     try:
         answers = dict(conn.execute("SELECT path, record FROM answers"))
         indexes = {name: json.loads(value) for name, value in conn.execute("SELECT name, value FROM indexes")}
-        meta = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('first', 'files')"))
+        meta = dict(conn.execute("SELECT key, value FROM meta WHERE key IN ('first', 'files', 'folders', 'indexed')"))
     finally:
         conn.close()
+    meta["folders"] = json.loads(meta["folders"])
     return {"answers": answers, "indexes": indexes, "meta": meta}
 
 
