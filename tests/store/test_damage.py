@@ -17,7 +17,7 @@ from letterbox_tui.core.rows import row
 from letterbox_tui.core.scan import scan
 from letterbox_tui.core.views import owed_view
 from letterbox_tui.store import open_answers
-from letterbox_tui.store.db import FORMAT, store_path
+from letterbox_tui.store.db import FORMAT, index_checksum, store_path
 from letterbox_tui.store.stored import StoredAnswers
 
 AT = DEMO_NOW + timedelta(hours=3)
@@ -449,3 +449,29 @@ def test_a_store_that_miscounts_its_files_after_a_change(demo, truth):
         assert isinstance(asked(demo), StoredAnswers)  # rebuilt
     finally:
         new.unlink()
+
+
+@pytest.mark.parametrize("damage", ["gone", "one more"])
+def test_an_index_row_missing_or_foreign_is_not_trusted(demo, damage):
+    """Each folder's index rows are checked against the folders the generation says it
+    indexed: a row gone (or one more) is said once, and the letter is found by looking at
+    every letter, never missed."""
+    asked(demo), asked(demo)
+    alias = next(x for x in scan(demo).letters if x.name != x.id + ".md" and x.seat == "planner"
+                 and x.folder == "processed")
+    path = store_path(str(demo))
+    con = sqlite3.connect(path)
+    if damage == "gone":
+        con.execute("DELETE FROM indexes WHERE name = 'aliases:planner/processed/'")
+    else:  # a row of its own checksum, for a folder the generation did not index
+        value = b"{}"
+        con.execute("INSERT INTO indexes (name, value, crc) VALUES (?, ?, ?)",
+                    ("aliases:nobody/inbox/", value, index_checksum("aliases:nobody/inbox/", value)))
+    con.commit()
+    con.close()
+    said: list[str] = []
+    got = asked(demo, said)
+    assert isinstance(got, StoredAnswers)
+    assert [x.path for x in got.by_id(alias.id)] == [alias.path]
+    assert len(said) == 1 and "damaged" in said[0] and "every folder" in said[0], said
+    assert not os.path.exists(path)  # the next command builds it anew

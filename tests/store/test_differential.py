@@ -187,6 +187,39 @@ def test_a_lookup_decodes_only_the_letters_it_finds(tmp_path, monkeypatch):
     assert letters.pending >= len(everyone) - len(result.matches) - len(heads) - len(members) > 0
 
 
+def test_header_fields_are_found_by_the_store_in_kept_folders_and_read_ones(tmp_path, monkeypatch):
+    """With one folder changed (read by the scan) and the others kept, a header-field
+    lookup and count takes the kept folders' columns from the store and looks at the read
+    folder's letters: the same letters, in the same order, as looking at every letter; and
+    it decodes none of the kept letters that do not match."""
+    from tests.gen_letterbox import generate
+
+    from letterbox_tui.core.lazy import count_by, with_field
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr("letterbox_tui.store.RACY_NS", -(10**12))
+    generate(tmp_path / "gen", 300, seed=5)
+    stored(tmp_path / "gen")
+    some = next(p for p in sorted((tmp_path / "gen").glob("*/inbox/*.md")))
+    (some.parent / "zz-new.md").write_text(
+        "---\nid: zz-new\nfrom: somebody-new\nto: planner\ntype: info\nrequires_ack: false\n"
+        "sent: 2026-11-20T00:00:00Z\n---\nbody\n")
+    for _ in range(2):  # just after the change (the folder read), then with the store written after it
+        letters = open_answers(tmp_path / "gen", AT).snapshot.letters
+        everyone = computed(tmp_path / "gen").snapshot.letters
+        assert isinstance(letters, KeptLetters)
+        for field, attr in (("from", "sender"), ("to", "recipient"), ("type", "type")):
+            values = sorted({getattr(x, attr) for x in everyone})[:2] + ["somebody-new"]
+            want = [x.path for x in everyone if getattr(x, attr) in values]
+            pending = letters.pending
+            assert [x.path for x in with_field(letters, field, values)] == want
+            assert pending - letters.pending <= len(want)
+            counts: dict[str, int] = {}
+            for x in everyone:
+                counts[getattr(x, attr)] = counts.get(getattr(x, attr), 0) + 1
+            assert count_by(letters, field) == counts
+
+
 def test_a_query_and_its_rows_decode_no_reasons_they_do_not_show(tmp_path, monkeypatch):
     """The evaluator asks an answer its value, and its reasons only when it is unknown; a
     row shows the reasons of its unknown answers: the reasons of the others stay as kept."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 
 import pytest
@@ -96,6 +97,10 @@ def _apply(box, files: list, change) -> None:
             sidecar = path.with_name(path.name + ".ack")
             if sidecar.exists():
                 sidecar.unlink()
+    elif what == "folder-goes":  # a seat's whole folder (its letters, sidecars) removed
+        folder = path.parent
+        shutil.rmtree(folder)
+        files[:] = [f for f in files if f.parent != folder]
     elif what == "sidecar" and path.parent.name == "inbox":
         sidecar = path.with_name(path.name + ".ack")
         if sidecar.exists():
@@ -235,6 +240,16 @@ def test_each_kind_of_link(case, tmp_path, monkeypatch, settledness):
     parts = _resolved_again(monkeypatch)
     check_change(box, files, changes, monkeypatch, tmp_path)
     assert parts, "the change was resolved whole"
+
+
+def test_a_folder_that_goes_takes_its_letters_out_of_the_store(tmp_path, monkeypatch, settledness):
+    """A seat's folder removed whole, with a letter another answers by: the store written
+    after holds neither its files nor its index rows (as one built anew)."""
+    box = make_box(tmp_path / "box", "alpha", "beta", "external-bridge")
+    files = [_write(box, n, spec) for n, spec in enumerate([
+        ("a1", "request", "alpha", "beta", "processed", {"requires_ack": "true", "thread": "t1"}),
+        ("a2", "result", "beta", "alpha", "inbox", {"re": "a1"})])]
+    check_change(box, files, [("folder-goes", 0)], monkeypatch, tmp_path)
 
 
 def test_a_change_reaches_only_its_cluster(tmp_path, monkeypatch):
