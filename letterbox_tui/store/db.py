@@ -9,8 +9,9 @@ is). Every row carries a checksum of its record, checked when read.
 Tables: ``meta`` (format, root, what the answers depend on besides the files, the
 generation, each folder's summary), ``files`` (per letter file: its stat identity and its
 record), ``answers`` (per readable letter: its answers as the resolver computed them),
-``indexes`` (the letters a file name does not find: ids other than their file's name, and
-thread labels; each one checksummed record).
+``indexes`` (the letters a file name does not find: ids other than their file's name,
+thread labels, links, some header fields, by folder (``store.indexes``); the letters owed and
+those the digest may call uncertain; each one checksummed record).
 
 A store is read in one read transaction, held while anything read from it may still be
 decoded (``Reader``): what is decoded later is of the same generation, whatever another
