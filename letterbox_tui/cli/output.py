@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import json
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from letterbox_tui.core import text as _text
@@ -31,31 +32,106 @@ def clean(text: object, *, single_line: bool = False) -> str:
     return _text.clean(text, single_line=single_line, tab="    ")
 
 
+class Rows:
+    """A list of a JSON document made only when it is written: ``[make(x) for x in items]``.
+    ``emit_json`` on a pipe writes it ``PIECE_ROWS`` items at a time (``json_pieces``), so a
+    list of 100,000 rows is never held whole, as objects or as text; encoded indented (a
+    terminal) or by ``dumps_json`` it is made whole, as the list it stands for."""
+
+    __slots__ = ("items", "make")
+
+    def __init__(self, items, make) -> None:
+        self.items = items
+        self.make = make
+
+    def made(self) -> list:
+        make = self.make
+        return [make(x) for x in self.items]
+
+
+def _made(value: object) -> list:
+    """The list a ``Rows`` stands for (``json.dumps``'s ``default``)."""
+    if type(value) is Rows:
+        return value.made()
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
 def dumps_json(obj: Any, *, indent: int | None = 2) -> str:
-    """JSON for a terminal or a pipe. JSON escapes C0 itself; C1 and bidi controls are
-    escaped here too, and lone surrogates (they can only occur inside strings, so the JSON
-    stays equivalent; ``core.text.JSON_UNSAFE``)."""
+    """JSON for a terminal or a pipe (a ``Rows`` in ``obj`` made whole). JSON escapes C0
+    itself; C1 and bidi controls are escaped here too, and lone surrogates (they can only
+    occur inside strings, so the JSON stays equivalent; ``core.text.JSON_UNSAFE``)."""
     # check_circular: what is printed is a tree of fresh dicts and lists (the check's
     # bookkeeping per container is ~5% of encoding 10,000+ rows)
     text = json.dumps(
-        obj, ensure_ascii=False, indent=indent, separators=None if indent else (",", ":"), check_circular=False
+        obj, ensure_ascii=False, indent=indent, separators=None if indent else (",", ":"), check_circular=False,
+        default=_made,
     )
     if text.isascii() and "\x7f" not in text:  # DEL is the one ASCII character escaped here
         return text  # (isascii is a flag check; the regex pass over 14 MB cost ~0.12 s)
     return _text.json_escape(text)
 
 
-def json_pieces(items, make, size: int = 100) -> list:
-    """The JSON of ``[make(x) for x in items]`` without its brackets, as pieces: each a
-    function making the text of ``size`` items (``"".join(p() for p in pieces)`` is what
-    ``dumps_json`` gives for the whole list, compact). A list of 100,000 rows is made and
-    written a piece at a time, never held whole as objects or as text (encoding 500 rows
-    at once took 5 to 9 MB at its peak; 100, one or two)."""
-    def piece(at: int) -> str:
-        text = dumps_json([make(x) for x in items[at : at + size]], indent=None)
-        return ("," if at else "") + text[1:-1]
+#: how many items of a ``Rows`` one piece of ``json_pieces`` encodes (encoding 500 rows at
+#: once took 5 to 9 MB at its peak; 100, one or two)
+PIECE_ROWS = 100
 
-    return [functools.partial(piece, at) for at in range(0, len(items), size)]
+
+def json_pieces(doc: Any) -> list[Callable[[], str]]:
+    """The compact JSON of ``doc`` (what ``dumps_json(doc, indent=None)`` gives) as pieces:
+    each a function making the next part of the text when called, a ``Rows``'s items
+    ``PIECE_ROWS`` at a time; the containers holding a ``Rows`` are written around them,
+    every other value encoded at once."""
+    pieces: list[Callable[[], str]] = []
+    text: list[str] = []  # encoded, not yet a piece
+
+    def flush() -> None:
+        if text:
+            pieces.append(functools.partial(str, "".join(text)))
+            text.clear()
+
+    def rows(value: Rows) -> None:
+        items, size = value.items, PIECE_ROWS
+        text.append("[")
+        flush()
+        pieces.extend(functools.partial(_rows_piece, value, at, size) for at in range(0, len(items), size))
+        text.append("]")
+
+    def walk(value: Any) -> None:
+        if type(value) is Rows:
+            rows(value)
+        elif type(value) is dict and _streamed(value):
+            text.append("{")
+            for n, (key, item) in enumerate(value.items()):
+                # the key as the encoder writes it (a key that is not a string too)
+                text.append(("," if n else "") + dumps_json({key: None}, indent=None)[1:-6] + ":")
+                walk(item)
+            text.append("}")
+        elif type(value) is list and _streamed(value):
+            text.append("[")
+            for n, item in enumerate(value):
+                if n:
+                    text.append(",")
+                walk(item)
+            text.append("]")
+        else:
+            text.append(dumps_json(value, indent=None))
+
+    walk(doc)
+    flush()
+    return pieces
+
+
+def _rows_piece(value: Rows, at: int, size: int) -> str:
+    """Items ``at`` to ``at + size`` of ``value`` as they stand in its list's text."""
+    make = value.make
+    made = dumps_json([make(x) for x in value.items[at:at + size]], indent=None)
+    return ("," if at else "") + made[1:-1]
+
+
+def _streamed(value: Any) -> bool:
+    """Does the container ``value`` hold a ``Rows``, at any depth?"""
+    inner = value.values() if type(value) is dict else value
+    return any(type(v) is Rows or (type(v) in (dict, list) and _streamed(v)) for v in inner)
 
 
 def json_indent() -> int | None:
@@ -65,16 +141,15 @@ def json_indent() -> int | None:
 
 
 def emit_json(obj: Any) -> None:
-    sys.stdout.write(dumps_json(obj, indent=json_indent()))
-    sys.stdout.write("\n")
-
-
-def write_pieces(pieces) -> None:
-    """Write the text of ``pieces`` (``json_pieces``'s kind: each a function making a part
-    of it), in order, one made at a time, then a line's end."""
+    """The document ``obj`` and a line's end: indented on a terminal; on a pipe written a
+    piece at a time (``json_pieces``: a ``Rows`` in it is never made whole)."""
     out = sys.stdout
-    for piece in pieces:
-        out.write(piece())
+    indent = json_indent()
+    if indent is not None:
+        out.write(dumps_json(obj, indent=indent))
+    else:
+        for piece in json_pieces(obj):
+            out.write(piece())
     out.write("\n")
 
 

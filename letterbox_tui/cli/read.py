@@ -7,7 +7,6 @@ prints text or ``--json``. Nothing here writes.
 from __future__ import annotations
 
 from argparse import Namespace
-from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
@@ -41,31 +40,21 @@ def _run(args: Namespace) -> tuple[Resolution, QueryResult]:
     return res, run_query(query, res)
 
 
-def _query_json(result: QueryResult, res: Resolution, scope) -> list[Callable[[], str]]:
-    """The compact JSON of ``{"matches": rows, "unknown": rows, "scope": ...}`` as pieces
-    (``output.json_pieces``), each made when written: in order they are the whole document
-    encoded at once, never the whole list of rows in memory (at 100,000 letters that was
-    tens of MB)."""
-    return [
-        lambda: '{"matches":[',
-        *output.json_pieces(result.matches, lambda x: row(x, res)),
-        lambda: '],"unknown":[',
-        *output.json_pieces(result.unknown, lambda xw: row(xw[0], res, xw[1])),
-        lambda: '],"scope":' + output.dumps_json(scope.to_json(), indent=None) + "}",
-    ]
+def query_json(result: QueryResult, res: Resolution, scope) -> dict[str, Any]:
+    """The ``query --json`` document, its rows made as they are written (``output.Rows``)."""
+    return {"matches": output.Rows(result.matches, lambda x: row(x, res)),
+            "unknown": output.Rows(result.unknown, lambda xw: row(xw[0], res, xw[1])),
+            "scope": scope.to_json()}
 
 
 def cmd_query(args: Namespace) -> int:
     res, result = _run(args)
     scope = res.snapshot.scope
-    if args.json and output.json_indent() is None:
-        output.write_pieces(_query_json(result, res, scope))
+    if args.json:
+        output.emit_json(query_json(result, res, scope))
         return scope_exit(scope)
     matches = [row(x, res) for x in result.matches]
     unknown = [row(x, res, why) for x, why in result.unknown]
-    if args.json:
-        output.emit_json({"matches": matches, "unknown": unknown, "scope": scope.to_json()})
-        return scope_exit(scope)
     con = output.console()
     if matches:
         output.print_rows(con, matches, common.zone(args))
@@ -278,30 +267,6 @@ def cmd_thread(args: Namespace) -> int:
 
 # --- owed, disputes -----------------------------------------------------------------
 
-def _owed_json(view) -> list[Callable[[], str]]:
-    """The compact JSON of ``view.to_json()`` (an ``OwedView``) as pieces
-    (``output.json_pieces``), each made when written: the rows of a seat 100 at a time,
-    never all of them in memory at once."""
-    from letterbox_tui.core.owed import format_time
-    from letterbox_tui.core.views.owed import owed_row
-
-    res = view.res
-
-    def text(value) -> str:
-        return output.dumps_json(value, indent=None)
-
-    def piece(made: str) -> Callable[[], str]:
-        return lambda: made
-
-    pieces = [piece('{"at":' + text(format_time(view.at)) + ',"owed":[')]
-    for k, g in enumerate(view.groups):
-        pieces.append(piece(("," if k else "") + '{"seat":' + text(g.seat) + ',"items":['))
-        pieces += output.json_pieces(g.items, lambda i: owed_row(i, res))
-        pieces.append(piece("]}"))
-    pieces.append(lambda: '],"scope":' + text(res.snapshot.scope.to_json()) + "}")
-    return pieces
-
-
 def cmd_owed(args: Namespace) -> int:
     from letterbox_tui.core.records import Records
     from letterbox_tui.core.times import stamp
@@ -322,11 +287,8 @@ def cmd_owed(args: Namespace) -> int:
                      records=records)
     scope = snapshot.scope
     code = 1 if (args.fail_late and view.any_late) else scope_exit(scope)
-    if args.json and output.json_indent() is None:
-        output.write_pieces(_owed_json(view))
-        return code
     if args.json:
-        output.emit_json(view.to_json())
+        output.emit_json(view.to_json(rows=output.Rows))
         return code
     con = output.console()
     zone = common.zone(args)

@@ -3,7 +3,6 @@ and what it writes is exactly the document encoded at once."""
 
 from __future__ import annotations
 
-import functools
 import json
 from datetime import datetime, timezone
 
@@ -33,7 +32,7 @@ def mail(box):
 
 @pytest.mark.parametrize("size", [1, 2, 3, 2000])
 def test_the_parts_are_the_document_encoded_at_once(mail, monkeypatch, size):
-    monkeypatch.setattr(output, "json_pieces", functools.partial(output.json_pieces, size=size))
+    monkeypatch.setattr(output, "PIECE_ROWS", size)
     snapshot = scan(mail.root, id_time_is_utc=False)
     now = datetime(2026, 1, 2, tzinfo=timezone.utc)
     res = resolve(snapshot, now)
@@ -42,14 +41,14 @@ def test_the_parts_are_the_document_encoded_at_once(mail, monkeypatch, size):
     whole = output.dumps_json({"matches": [row(x, res) for x in result.matches],
                                "unknown": [row(x, res, why) for x, why in result.unknown],
                                "scope": snapshot.scope.to_json()}, indent=None)
-    pieces = read._query_json(result, res, snapshot.scope)
+    pieces = output.json_pieces(read.query_json(result, res, snapshot.scope))
     assert "".join(p() for p in pieces) == whole
     assert "".join(p() for p in pieces) == whole  # made again: the same
     assert "\\u202e" in whole and "\u202e" not in whole  # escaped in every part
 
 
 def test_the_command_writes_the_same_document(capsys, mail, monkeypatch):
-    monkeypatch.setattr(output, "json_pieces", functools.partial(output.json_pieces, size=2))
+    monkeypatch.setattr(output, "PIECE_ROWS", 2)
     code, out, _ = cli(capsys, mail, "query", "answered=no", "--json")
     data = json.loads(out)
     assert out == output.dumps_json(data, indent=None) + "\n"

@@ -5,8 +5,10 @@ order), a filter by code, and the counts."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from ..model import Answer, Letter
 from ..owed import _order, format_time, owed
@@ -106,12 +108,19 @@ class OwedView:
         """What ``owed --fail-late`` exits 1 for: an item whose late is ``yes``."""
         return any(i.late.yes for g in self.groups for i in g.items)
 
-    def to_json(self) -> dict:
-        """The ``owed --json`` document."""
+    def to_json(self, rows: Callable[[Sequence[OwedItem], Callable[[OwedItem], dict]], Any] | None = None) -> dict:
+        """The ``owed --json`` document. ``rows(items, make)``: what stands for a seat's list of
+        ``make(item)`` (default: the list, made now; ``cli.output.Rows`` makes it as it is
+        written)."""
         res = self.res
+
+        def make(item: OwedItem) -> dict:
+            return owed_row(item, res)
+
         return {
             "at": format_time(self.at),
-            "owed": [{"seat": g.seat, "items": [owed_row(i, res) for i in g.items]} for g in self.groups],
+            "owed": [{"seat": g.seat, "items": [make(i) for i in g.items] if rows is None else rows(g.items, make)}
+                     for g in self.groups],
             "scope": res.snapshot.scope.to_json(),
         }
 
