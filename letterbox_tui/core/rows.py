@@ -6,6 +6,7 @@ for letters that will be shown: each derived answer asks the resolver.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from .model import Answer, Letter, Reason
@@ -32,10 +33,10 @@ def answers(letter: Letter, res: Resolution) -> dict[str, Answer | StateAnswer]:
     }
 
 
-def unknown_reasons(found: dict[str, Answer | StateAnswer]) -> tuple[Reason, ...]:
+def unknown_reasons(found: Iterable[Answer | StateAnswer]) -> tuple[Reason, ...]:
     """Every reason of the answers that are unknown, each once, in answer order."""
     out: list[Reason] = []
-    for ans in found.values():
+    for ans in found:
         if ans.value == "unknown":
             out.extend(ans.reasons)
     return dedupe(out)
@@ -49,9 +50,14 @@ def row(letter: Letter, res: Resolution, extra_reasons: tuple[Reason, ...] = ())
     empty, SPEC 3); the field as written stays in ``fields``. Other values are as written,
     ``""`` when absent.
     """
-    found = answers(letter, res)
+    # each answer asked once, in ``answers``' order (its reasons only when it is unknown)
+    state, answered, accepted, current, superseded, late = found = (
+        res.state(letter), res.answered(letter), res.accepted(letter), res.current(letter),
+        res.superseded(letter), res.late(letter))
     head = res.head(letter)
     made_slug = slug(letter)
+    unknown = "unknown" in (state.value, answered.value, accepted.value, current.value, superseded.value, late.value)
+    reasons = dedupe(unknown_reasons(found) + tuple(extra_reasons)) if unknown or extra_reasons else ()
     return {
         "id": letter.id,
         "path": letter.path,
@@ -70,13 +76,13 @@ def row(letter: Letter, res: Resolution, extra_reasons: tuple[Reason, ...] = ())
         "slug": made_slug,
         "subject": letter.subject or made_slug,  # ``subject(letter)``, the slug made once
         "fields": letter.field_dict(),
-        "state": found["state"].value,
-        "answered": found["answered"].value,
-        "accepted": found["accepted"].value,
-        "current": found["current"].value,
+        "state": state.value,
+        "answered": answered.value,
+        "accepted": accepted.value,
+        "current": current.value,
         "head": head.id if head is not None else None,
-        "superseded": found["superseded"].value,
-        "late": found["late"].value,
+        "superseded": superseded.value,
+        "late": late.value,
         "legacy": list(letter.flags),
-        "reasons": [r.to_json() for r in dedupe(unknown_reasons(found) + tuple(extra_reasons))],
+        "reasons": [r.to_json() for r in reasons],
     }
