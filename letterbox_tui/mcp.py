@@ -35,6 +35,7 @@ from typing import Any
 from letterbox_tui.core import documents
 from letterbox_tui.core.answers import Answers
 from letterbox_tui.core.errors import LetterboxError
+from letterbox_tui.core.model import forget_index
 from letterbox_tui.core.text import clean
 
 #: how much of a body ``show`` returns when asked for it
@@ -188,6 +189,8 @@ class Resident:
             self.close()
             self._identity = here
             with self._lock:
+                if self._answers is not None:
+                    forget_index(self._answers.snapshot.letters)
                 self._answers = None
                 self._watching = False
                 self._stop = threading.Event()
@@ -223,7 +226,9 @@ class Resident:
                 if not self._stale():
                     return
                 events = self.events
-                self._answers = None  # nothing kept holds the old answers while the new open
+                if self._answers is not None:  # nothing kept holds the old answers while the new open
+                    forget_index(self._answers.snapshot.letters)
+                self._answers = None
                 self.memo.begin(-1, None)
             if self._writing is not None:
                 self._writing.join()

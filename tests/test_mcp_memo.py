@@ -164,3 +164,35 @@ def test_a_new_generation_answers_the_last_questions_before_they_are_asked(box):
     assert meta["reused"] and meta["generation"] >= 2
     assert any(r["id"] == letter_id for r in doc["matches"])
     assert unclocked(doc) == unclocked(fresh(root, "query", asked, mcp.clock()))
+
+
+def test_a_new_generation_lets_the_last_ones_letters_go(box):
+    """The letters of the generation replaced are not kept alive by the index of the last
+    plain list of letters asked of (``core.model``)."""
+    import os
+    import time
+
+    from letterbox_tui.core import model
+
+    root, resident = box
+    letter_id = "2026-11-29T100000-planner-request-third-0000cdcd"
+    mcp.call(resident, "leases", {})  # opens the answers
+    mcp.call(resident, "thread", {"id": resident_letter_id(resident)})
+    old = resident._answers.snapshot.letters
+    assert model._INDEXED[0] is old  # the first generation is read from the letters: a plain list
+    path = root / "builder" / "inbox" / f"{letter_id}.md"
+    tmp = path.with_name("." + path.name + ".tmp")
+    tmp.write_text(f"---\nid: {letter_id}\nfrom: planner\nto: builder\ntype: request\nrequires_ack: true\n"
+                   "sent: 2026-11-29T10:00:00Z\n---\nbody\n")
+    os.rename(tmp, path)
+    end = time.monotonic() + 30
+    while resident.generation < 2:
+        assert time.monotonic() < end, "the event never opened the answers again"
+        time.sleep(0.02)
+    doc, meta = mcp.call(resident, "thread", {"id": letter_id})
+    assert meta["generation"] >= 2 and doc
+    assert model._INDEXED[0] is not old
+
+
+def resident_letter_id(resident):
+    return next(x.id for x in resident._answers.snapshot.letters if x.type == "request")
