@@ -166,6 +166,32 @@ def test_a_new_generation_answers_the_last_questions_before_they_are_asked(box):
     assert unclocked(doc) == unclocked(fresh(root, "query", asked, mcp.clock()))
 
 
+def test_the_memo_counts_what_its_results_take_and_keeps_within_its_budget(box, monkeypatch):
+    """Each result is counted by what it takes in memory (document and text), and the memo
+    holds no more than its budget beyond its newest result; answers stay the fresh ones."""
+    import json
+
+    root, resident = box
+    now = mcp.clock()
+    monkeypatch.setattr(mcp, "clock", lambda: now)
+    doc, _ = mcp.call(resident, "query", {"terms": ["type=request"]})
+    text = json.dumps(doc, ensure_ascii=False)
+    assert mcp.footprint(doc, text) > 2 * len(text)  # a document takes more than its text
+    assert mcp.footprint(doc) == mcp.footprint(doc, doc)  # each object counted once
+    budget = mcp.footprint(doc, text) * 2
+    resident.memo = mcp.Memo(budget=budget)
+    resident.memo.begin(resident.generation, resident._answers)
+    asks = [("query", {"terms": ["type=request"]}), ("query", {"terms": ["state=open"]}),
+            ("owed", {}), ("digest", {}), ("disputes", {}), ("check", {}), ("query", {"terms": ["type=request"]})]
+    for name, arguments in asks * 2:
+        doc, meta = mcp.call(resident, name, arguments)
+        kept = resident.memo._kept
+        assert resident.memo.held == sum(mcp.footprint(v) if k != ("check-problems",) else size
+                                         for k, (v, size) in kept.items())
+        assert resident.memo.held <= budget or len(kept) == 1
+        assert unclocked(doc) == unclocked(fresh(root, name, arguments, now)), name
+
+
 def test_a_new_generation_lets_the_last_ones_letters_go(box):
     """The letters of the generation replaced are not kept alive by the index of the last
     plain list of letters asked of (``core.model``)."""
