@@ -39,6 +39,17 @@ def fresh(root, name, arguments, at):
     return mcp._document(name, answers, arguments, query, arguments.get("seat"))
 
 
+def write_request(root, letter_id):
+    """A new request to the builder, written as a writer does (a temporary renamed)."""
+    import os
+
+    path = root / "builder" / "inbox" / f"{letter_id}.md"
+    tmp = path.with_name("." + path.name + ".tmp")
+    tmp.write_text(f"---\nid: {letter_id}\nfrom: planner\nto: builder\ntype: request\nrequires_ack: true\n"
+                   "sent: 2026-11-29T10:00:00Z\n---\nbody\n")
+    os.rename(tmp, path)
+
+
 def deadlines(resident):
     mcp.call(resident, "leases", {})  # opens the answers
     letters = resident._answers.snapshot.letters
@@ -104,18 +115,13 @@ def test_at_left_to_default_follows_the_servers_clock(box, monkeypatch):
 
 def test_an_event_opens_the_next_generation_before_any_call(box):
     """The watcher's event re-opens the answers at once: the next call finds them open."""
-    import os
     import time
 
     root, resident = box
     first, meta = mcp.call(resident, "query", {"terms": ["type=request"]})
     assert meta["generation"] == 1
     letter_id = "2026-11-29T100000-planner-request-early-0000ffff"
-    path = root / "builder" / "inbox" / f"{letter_id}.md"
-    tmp = path.with_name("." + path.name + ".tmp")
-    tmp.write_text(f"---\nid: {letter_id}\nfrom: planner\nto: builder\ntype: request\nrequires_ack: true\n"
-                   "sent: 2026-11-29T10:00:00Z\n---\nbody\n")
-    os.rename(tmp, path)
+    write_request(root, letter_id)
     end = time.monotonic() + 30
     while resident.generation < 2:  # no call is made meanwhile
         assert time.monotonic() < end, "the event never opened the answers again"
@@ -144,18 +150,13 @@ def test_the_memo_is_bounded_and_keeps_the_newest():
 def test_a_new_generation_answers_the_last_questions_before_they_are_asked(box):
     """After a change event the last questions asked are answered from the new answers in
     the background: the next such call is a reused result, and the right one."""
-    import os
     import time
 
     root, resident = box
     asked = {"terms": ["type=request"]}
     mcp.call(resident, "query", asked)
     letter_id = "2026-11-29T100000-planner-request-again-0000abab"
-    path = root / "builder" / "inbox" / f"{letter_id}.md"
-    tmp = path.with_name("." + path.name + ".tmp")
-    tmp.write_text(f"---\nid: {letter_id}\nfrom: planner\nto: builder\ntype: request\nrequires_ack: true\n"
-                   "sent: 2026-11-29T10:00:00Z\n---\nbody\n")
-    os.rename(tmp, path)
+    write_request(root, letter_id)
     end = time.monotonic() + 30
     while resident.generation < 2 or not resident.memo._kept:  # no call is made meanwhile
         assert time.monotonic() < end, "the new generation never answered the last question"
@@ -195,7 +196,6 @@ def test_the_memo_counts_what_its_results_take_and_keeps_within_its_budget(box, 
 def test_a_new_generation_lets_the_last_ones_letters_go(box):
     """The letters of the generation replaced are not kept alive by the index of the last
     plain list of letters asked of (``core.model``)."""
-    import os
     import time
 
     from letterbox_tui.core import model
@@ -206,11 +206,7 @@ def test_a_new_generation_lets_the_last_ones_letters_go(box):
     mcp.call(resident, "thread", {"id": resident_letter_id(resident)})
     old = resident._answers.snapshot.letters
     assert model._INDEXED[0] is old  # the first generation is read from the letters: a plain list
-    path = root / "builder" / "inbox" / f"{letter_id}.md"
-    tmp = path.with_name("." + path.name + ".tmp")
-    tmp.write_text(f"---\nid: {letter_id}\nfrom: planner\nto: builder\ntype: request\nrequires_ack: true\n"
-                   "sent: 2026-11-29T10:00:00Z\n---\nbody\n")
-    os.rename(tmp, path)
+    write_request(root, letter_id)
     end = time.monotonic() + 30
     while resident.generation < 2:
         assert time.monotonic() < end, "the event never opened the answers again"
