@@ -26,6 +26,7 @@ from __future__ import annotations
 import bisect
 import json
 import os
+import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -35,15 +36,16 @@ from typing import Any
 from letterbox_tui.core import documents
 from letterbox_tui.core.answers import Answers
 from letterbox_tui.core.errors import LetterboxError
+from letterbox_tui.core.model import forget_index
 from letterbox_tui.core.text import clean
 
 #: how much of a body ``show`` returns when asked for it
 BODY_LIMIT = 64 * 1024
-#: results kept for the current generation, at most this many and about this many bytes
-#: (a document is taken as four times its JSON text); the least recently asked go first,
-#: but the newest is always kept
+#: results kept for the current generation, at most this many and this many bytes (what a
+#: result takes in memory, ``footprint``: its document and its JSON text); the least
+#: recently asked go first, but the newest is always kept
 MEMO_SIZE = 64
-MEMO_BYTES = 96 * 1024 * 1024
+MEMO_BYTES = 64 * 1024 * 1024
 #: tools whose result is kept for the clock's place among the deadlines (only late reads the clock)
 BY_DEADLINES = frozenset({"query", "exists", "current", "answered", "thread", "disputes"})
 #: tools whose result shows the clock itself: kept for that exact clock only
@@ -188,6 +190,8 @@ class Resident:
             self.close()
             self._identity = here
             with self._lock:
+                if self._answers is not None:
+                    forget_index(self._answers.snapshot.letters)
                 self._answers = None
                 self._watching = False
                 self._stop = threading.Event()
@@ -223,7 +227,9 @@ class Resident:
                 if not self._stale():
                     return
                 events = self.events
-                self._answers = None  # nothing kept holds the old answers while the new open
+                if self._answers is not None:  # nothing kept holds the old answers while the new open
+                    forget_index(self._answers.snapshot.letters)
+                self._answers = None
                 self.memo.begin(-1, None)
             if self._writing is not None:
                 self._writing.join()
@@ -287,6 +293,28 @@ class Memo:
             self.held += size
             while len(self._kept) > 1 and (len(self._kept) > self.size or self.held > self.budget):
                 self.held -= self._kept.popitem(last=False)[1][1]
+
+
+def footprint(*values: Any) -> int:
+    """The bytes ``values`` take in memory: every dict, list, tuple and scalar in them,
+    each object counted once (a string shared by two places of a document is one)."""
+    seen: set[int] = set()
+    stack = list(values)
+    total = 0
+    size = sys.getsizeof
+    while stack:
+        x = stack.pop()
+        if id(x) in seen:
+            continue
+        seen.add(id(x))
+        total += size(x)
+        kind = type(x)
+        if kind is dict:
+            stack.extend(x.keys())
+            stack.extend(x.values())
+        elif kind is list or kind is tuple:
+            stack.extend(x)
+    return total
 
 
 def clock() -> datetime:
@@ -375,13 +403,14 @@ def answer(resident: Resident, name: str, arguments: dict[str, Any]) -> tuple[di
             from letterbox_tui.core.views.problems import problems_view
 
             problems = problems_view(answers)
-            memo.put(generation, problems_key, problems)
+            memo.put(generation, problems_key, problems, footprint(problems.findings))
         doc = documents.check_document(answers, problems)
     else:
         doc = _document(name, answers, arguments, query, seat)
     text = json.dumps(doc, ensure_ascii=False)
     if key is not None:
-        memo.put(generation, key, (doc, text, (name, arguments)), 4 * len(text))
+        kept = (doc, text, (name, arguments))
+        memo.put(generation, key, kept, footprint(kept))
     return doc, {**meta, "reused": False} if meta else meta, text
 
 

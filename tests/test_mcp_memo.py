@@ -39,6 +39,17 @@ def fresh(root, name, arguments, at):
     return mcp._document(name, answers, arguments, query, arguments.get("seat"))
 
 
+def write_request(root, letter_id):
+    """A new request to the builder, written as a writer does (a temporary renamed)."""
+    import os
+
+    path = root / "builder" / "inbox" / f"{letter_id}.md"
+    tmp = path.with_name("." + path.name + ".tmp")
+    tmp.write_text(f"---\nid: {letter_id}\nfrom: planner\nto: builder\ntype: request\nrequires_ack: true\n"
+                   "sent: 2026-11-29T10:00:00Z\n---\nbody\n")
+    os.rename(tmp, path)
+
+
 def deadlines(resident):
     mcp.call(resident, "leases", {})  # opens the answers
     letters = resident._answers.snapshot.letters
@@ -104,18 +115,13 @@ def test_at_left_to_default_follows_the_servers_clock(box, monkeypatch):
 
 def test_an_event_opens_the_next_generation_before_any_call(box):
     """The watcher's event re-opens the answers at once: the next call finds them open."""
-    import os
     import time
 
     root, resident = box
     first, meta = mcp.call(resident, "query", {"terms": ["type=request"]})
     assert meta["generation"] == 1
     letter_id = "2026-11-29T100000-planner-request-early-0000ffff"
-    path = root / "builder" / "inbox" / f"{letter_id}.md"
-    tmp = path.with_name("." + path.name + ".tmp")
-    tmp.write_text(f"---\nid: {letter_id}\nfrom: planner\nto: builder\ntype: request\nrequires_ack: true\n"
-                   "sent: 2026-11-29T10:00:00Z\n---\nbody\n")
-    os.rename(tmp, path)
+    write_request(root, letter_id)
     end = time.monotonic() + 30
     while resident.generation < 2:  # no call is made meanwhile
         assert time.monotonic() < end, "the event never opened the answers again"
@@ -144,18 +150,13 @@ def test_the_memo_is_bounded_and_keeps_the_newest():
 def test_a_new_generation_answers_the_last_questions_before_they_are_asked(box):
     """After a change event the last questions asked are answered from the new answers in
     the background: the next such call is a reused result, and the right one."""
-    import os
     import time
 
     root, resident = box
     asked = {"terms": ["type=request"]}
     mcp.call(resident, "query", asked)
     letter_id = "2026-11-29T100000-planner-request-again-0000abab"
-    path = root / "builder" / "inbox" / f"{letter_id}.md"
-    tmp = path.with_name("." + path.name + ".tmp")
-    tmp.write_text(f"---\nid: {letter_id}\nfrom: planner\nto: builder\ntype: request\nrequires_ack: true\n"
-                   "sent: 2026-11-29T10:00:00Z\n---\nbody\n")
-    os.rename(tmp, path)
+    write_request(root, letter_id)
     end = time.monotonic() + 30
     while resident.generation < 2 or not resident.memo._kept:  # no call is made meanwhile
         assert time.monotonic() < end, "the new generation never answered the last question"
@@ -164,3 +165,56 @@ def test_a_new_generation_answers_the_last_questions_before_they_are_asked(box):
     assert meta["reused"] and meta["generation"] >= 2
     assert any(r["id"] == letter_id for r in doc["matches"])
     assert unclocked(doc) == unclocked(fresh(root, "query", asked, mcp.clock()))
+
+
+def test_the_memo_counts_what_its_results_take_and_keeps_within_its_budget(box, monkeypatch):
+    """Each result is counted by what it takes in memory (document and text), and the memo
+    holds no more than its budget beyond its newest result; answers stay the fresh ones."""
+    import json
+
+    root, resident = box
+    now = mcp.clock()
+    monkeypatch.setattr(mcp, "clock", lambda: now)
+    doc, _ = mcp.call(resident, "query", {"terms": ["type=request"]})
+    text = json.dumps(doc, ensure_ascii=False)
+    assert mcp.footprint(doc, text) > 2 * len(text)  # a document takes more than its text
+    assert mcp.footprint(doc) == mcp.footprint(doc, doc)  # each object counted once
+    budget = mcp.footprint(doc, text) * 2
+    resident.memo = mcp.Memo(budget=budget)
+    resident.memo.begin(resident.generation, resident._answers)
+    asks = [("query", {"terms": ["type=request"]}), ("query", {"terms": ["state=open"]}),
+            ("owed", {}), ("digest", {}), ("disputes", {}), ("check", {}), ("query", {"terms": ["type=request"]})]
+    for name, arguments in asks * 2:
+        doc, meta = mcp.call(resident, name, arguments)
+        kept = resident.memo._kept
+        assert resident.memo.held == sum(mcp.footprint(v) if k != ("check-problems",) else size
+                                         for k, (v, size) in kept.items())
+        assert resident.memo.held <= budget or len(kept) == 1
+        assert unclocked(doc) == unclocked(fresh(root, name, arguments, now)), name
+
+
+def test_a_new_generation_lets_the_last_ones_letters_go(box):
+    """The letters of the generation replaced are not kept alive by the index of the last
+    plain list of letters asked of (``core.model``)."""
+    import time
+
+    from letterbox_tui.core import model
+
+    root, resident = box
+    letter_id = "2026-11-29T100000-planner-request-third-0000cdcd"
+    mcp.call(resident, "leases", {})  # opens the answers
+    mcp.call(resident, "thread", {"id": resident_letter_id(resident)})
+    old = resident._answers.snapshot.letters
+    assert model._INDEXED[0] is old  # the first generation is read from the letters: a plain list
+    write_request(root, letter_id)
+    end = time.monotonic() + 30
+    while resident.generation < 2:
+        assert time.monotonic() < end, "the event never opened the answers again"
+        time.sleep(0.02)
+    doc, meta = mcp.call(resident, "thread", {"id": letter_id})
+    assert meta["generation"] >= 2 and doc
+    assert model._INDEXED[0] is not old
+
+
+def resident_letter_id(resident):
+    return next(x.id for x in resident._answers.snapshot.letters if x.type == "request")

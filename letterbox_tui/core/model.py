@@ -524,6 +524,15 @@ def _index(letters, kind: str) -> dict:
     return found
 
 
+def forget_index(letters) -> None:
+    """Let go of the index made of ``letters``, if it is the one kept: a process done with
+    a scan's letters (a resident server opening the next generation) would otherwise keep
+    them, and their indexes, alive until another plain list is asked of."""
+    global _INDEXED
+    if _INDEXED[0] is letters and letters is not None:
+        _INDEXED = (None, -1, {})
+
+
 def _held(letters, kind: str, key: str) -> list[Letter]:
     one = _index(letters, kind).get(key)
     return [] if one is None else list(one) if type(one) is list else [one]
