@@ -30,6 +30,17 @@ NARROW = 100
 SHORT = 32
 
 
+def find_newer(model, mark: int) -> list:
+    """The model's letters whose file is newer than ``mark``, found once per model and mark
+    (a walk of every letter's file time, and those letters decoded: the scan worker calls it
+    before the model is shown, so the UI thread only reads it)."""
+    key = ("newer than", mark)
+    newer = model._once.get(key)
+    if newer is None:
+        newer = model._once[key] = newer_than(model.snapshot.letters, mark)
+    return newer
+
+
 class ReadingMixin:
     # --- watching for changes (watchfiles; the mtime poll is the fallback) -----------
     #: True while the native watcher runs; the poll then checks only the clock
@@ -67,13 +78,9 @@ class ReadingMixin:
         mark = self.seen.watermark
         if m is None or mark is None:
             return []
-        # the letters newer than the mark, found once per model (the mailboxes ask on every
-        # refresh: a walk of every letter on the UI thread); then those not opened since
-        key = ("newer than", mark)
-        newer = m._once.get(key)
-        if newer is None:
-            newer = m._once[key] = newer_than(m.snapshot.letters, mark)
-        return [x for x in newer if self.seen.is_new(x)]
+        # the letters newer than the mark, found once per model (in the scan worker:
+        # ``find_newer``; here only when the mark moved since); then those not opened since
+        return [x for x in find_newer(m, mark) if self.seen.is_new(x)]
 
     def new_counts(self) -> dict[str, int]:
         """Letters that arrived since the user last looked, per mailbox id."""

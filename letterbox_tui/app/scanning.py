@@ -27,6 +27,7 @@ from letterbox_tui.core.settings import display_zone, load_settings
 
 from .model import BUILDERS, AppModel
 from .owed_rows import most_urgent_key
+from .reading import find_newer
 from .sanitize import clean, cleans
 from .watch import folder_fingerprint, git_fingerprint
 
@@ -113,6 +114,9 @@ class ScanningMixin:
             self.post_message(ScanProgress(f"building {now[0][5:]}"))
             model = AppModel.build(self.root, settings, res, at, views=now,
                                    zone=display_zone(settings, self.user_settings))
+            mark = self.seen.watermark
+            if mark is not None:  # the new letters: found here, off the UI thread
+                find_newer(model, mark)
             if worker.is_cancelled:
                 return
             self.post_message(ScanDone(model, fingerprint, git_marks, later, tuple(notices)))

@@ -90,3 +90,28 @@ async def test_a_burst_of_changes_is_one_rescan(letterbox):
         await pilot.pause(1.0)
         assert app.scan_count - scans <= 2
         assert sum(1 for r in letters(app).rows if r.letter is not None and "burst" in r.letter.id) == 20
+
+
+async def test_the_new_letters_are_found_before_the_model_is_shown_and_match_a_plain_walk(letterbox):
+    """The walk for letters newer than the watermark runs in the scan worker: when the
+    answers reach the UI thread it is already done, and it is exactly the plain walk."""
+    app = app_for(letterbox, view="all")
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+    _arrive(letterbox)
+    app = app_for(letterbox, view="all")
+    seen_at_done: list = []
+    handled = app._after_scan_seen
+
+    def after_scan_seen(first):  # (the model the worker handed over, before the UI thread asks)
+        seen_at_done.append(("newer than", app.seen.watermark) in app.model._once)
+        handled(first)
+
+    app._after_scan_seen = after_scan_seen
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        mark = app.seen.watermark
+        plain = [x.path for x in app.model.snapshot.letters if x.mtime_ns > mark and app.seen.is_new(x)]
+        assert [x.path for x in app.fresh_letters()] == plain
+        assert [x.id for x in app.fresh_letters()] == [NEW]
+    assert seen_at_done and all(seen_at_done)
