@@ -235,10 +235,7 @@ def _made(snapshot: Snapshot, files: dict[str, tuple]) -> tuple[Folders, dict[st
     rows: dict[str, dict[str, tuple]] = {f"{rel}/": {} for rel in snapshot.devices}
     for path, row in files.items():
         rows.setdefault(path[:path.rindex("/") + 1], {})[path] = row
-    letters: dict[str, list[Letter]] = {}
-    for x in snapshot.letters:
-        letters.setdefault(x.path[:len(x.path) - len(x.name)], []).append(x)
-    folders, index = indexes.made(rows, letters, _unreadable_names(snapshot), racy_ns=RACY_NS)
+    folders, index = indexes.made(rows, _by_folder(snapshot.letters), _unreadable_names(snapshot), racy_ns=RACY_NS)
     return {p: v for p, v in folders.items() if p[:-1] in snapshot.devices}, index  # (a folder listed)
 
 
@@ -257,13 +254,13 @@ def _read_part(store: Store, cache: _HeaderCache, snapshot: Snapshot
         return None
     unreadable = _unreadable_names(snapshot)
     rows: dict[str, dict[str, tuple]] = {}
-    in_read: dict[str, list[Letter]] = {}
+    if isinstance(letters, KeptLetters):  # (a plain list: no folder was vouched for)
+        in_read = {prefix: letters.in_folder(prefix) for prefix in read}
+    else:
+        in_read = _by_folder(letters)
     delta: dict[str, tuple | None] = {}
     for prefix in read:
-        if isinstance(letters, KeptLetters):
-            in_read[prefix] = letters.in_folder(prefix)
-        else:
-            in_read[prefix] = [x for x in letters if x.path.startswith(prefix) and "/" not in x.path[len(prefix):]]
+        in_read.setdefault(prefix, [])
         kept = cache.kept_in(prefix)
         found = rows[prefix] = {}
         for path in [x.path for x in in_read[prefix]] + [prefix + name for name in unreadable.get(prefix, ())]:
@@ -277,6 +274,13 @@ def _read_part(store: Store, cache: _HeaderCache, snapshot: Snapshot
     folders, index = indexes.made(rows, in_read, unreadable, racy_ns=RACY_NS)
     folders.update((p, store.folders[p]) for p in cache.vouched)
     return delta, folders, index
+
+
+def _by_folder(letters: Iterable[Letter]) -> dict[str, list[Letter]]:
+    found: dict[str, list[Letter]] = {}
+    for x in letters:
+        found.setdefault(x.path[:len(x.path) - len(x.name)], []).append(x)
+    return found
 
 
 def _unreadable_names(snapshot: Snapshot) -> dict[str, list[str]]:
