@@ -50,14 +50,10 @@ def row(letter: Letter, res: Resolution, extra_reasons: tuple[Reason, ...] = ())
     empty, SPEC 3); the field as written stays in ``fields``. Other values are as written,
     ``""`` when absent.
     """
-    # each answer asked once, in ``answers``' order (its reasons only when it is unknown)
-    state, answered, accepted, current, superseded, late = found = (
-        res.state(letter), res.answered(letter), res.accepted(letter), res.current(letter),
-        res.superseded(letter), res.late(letter))
+    found = answers(letter, res)  # each asked once; a reason read only when its answer is unknown
     head = res.head(letter)
     made_slug = slug(letter)
-    unknown = "unknown" in (state.value, answered.value, accepted.value, current.value, superseded.value, late.value)
-    reasons = dedupe(unknown_reasons(found) + tuple(extra_reasons)) if unknown or extra_reasons else ()
+    reasons = dedupe(unknown_reasons(found.values()) + tuple(extra_reasons))
     return {
         "id": letter.id,
         "path": letter.path,
@@ -76,13 +72,13 @@ def row(letter: Letter, res: Resolution, extra_reasons: tuple[Reason, ...] = ())
         "slug": made_slug,
         "subject": letter.subject or made_slug,  # ``subject(letter)``, the slug made once
         "fields": letter.field_dict(),
-        "state": state.value,
-        "answered": answered.value,
-        "accepted": accepted.value,
-        "current": current.value,
+        "state": found["state"].value,
+        "answered": found["answered"].value,
+        "accepted": found["accepted"].value,
+        "current": found["current"].value,
         "head": head.id if head is not None else None,
-        "superseded": superseded.value,
-        "late": late.value,
+        "superseded": found["superseded"].value,
+        "late": found["late"].value,
         "legacy": list(letter.flags),
         "reasons": [r.to_json() for r in reasons],
     }
