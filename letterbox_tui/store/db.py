@@ -64,6 +64,14 @@ _TABLES = frozenset(("meta", "files", "answers", "indexes"))
 #: malformed supersedes; all but owed and uncertain kept as one row per folder
 #: (``store.indexes``)
 INDEXES = ("aliases", "threads", "headers", "owed", "uncertain", "links", "doubted")
+#: the indexes kept as one row per folder, each named by ``row_name`` (``store.indexes``)
+BY_FOLDER = frozenset(("aliases", "threads", "headers", "links", "doubted"))
+
+
+def row_name(index: str, prefix: str) -> str:
+    """The name of the row of the index ``index`` (one of ``BY_FOLDER``) for the folder
+    ``prefix`` ("seat/inbox/"); ``prefix`` "" gives the start of that index's names."""
+    return f"{index}:{prefix}"
 
 Notice = Callable[[str], None]
 
@@ -442,7 +450,7 @@ class Store:
                                      [(name,) for name in kept_crcs if name not in index])
                 generation = str(int(gen[0]) + 1)
                 folders_json = json.dumps(folders, ensure_ascii=False, separators=(",", ":"))
-                indexed = {name.partition(":")[2] for name in index if ":" in name}
+                indexed = {name.partition(":")[2] for name in index if name.partition(":")[0] in BY_FOLDER}
                 if old is None:  # the folders whose rows stay
                     indexed.update(json.loads(self.meta.get("indexed", "[]")))
                 meta = {"generation": generation, "files": str(count), "context": context,
@@ -534,7 +542,7 @@ class Store:
 def read_index(reader: Reader, name: str) -> dict[str, list[str]]:
     """The index ``name`` of the generation ``reader`` reads, its checksum checked (one
     kept by folder: its folders' merged)."""
-    if name not in _BY_FOLDER:
+    if name not in BY_FOLDER:
         rows = reader.rows("SELECT name, value, crc FROM indexes WHERE name = ?", (name,))
         if not rows:
             raise Unusable(f"damaged: it has no {name} index")
@@ -552,8 +560,9 @@ def read_folder_indexes(reader: Reader, name: str) -> dict[str, dict]:
     """Each folder's row of the index ``name`` (one kept by folder), by the folder's prefix,
     each checksum checked; ``Unusable`` unless there is one for each folder the generation
     says it indexed."""
-    found = {row[0][len(name) + 1:]: _decoded(*row) for row in reader.rows(
-        "SELECT name, value, crc FROM indexes WHERE name >= ? AND name < ?", (name + ":", name + ";"))}
+    start = row_name(name, "")
+    found = {row[0][len(start):]: _decoded(*row) for row in reader.rows(  # (";" is the code point after ":")
+        "SELECT name, value, crc FROM indexes WHERE name >= ? AND name < ?", (start, start[:-1] + ";"))}
     said = reader.rows("SELECT value FROM meta WHERE key = 'indexed'")
     try:
         indexed = json.loads(said[0][0]) if said else None
@@ -575,9 +584,6 @@ def _decoded(name: str, value: bytes, crc: int) -> dict:
         raise Unusable(f"damaged: its {name} index has another shape")
     return found
 
-
-#: the indexes kept as one row per folder (``store.indexes``)
-_BY_FOLDER = frozenset(("aliases", "threads", "headers", "links", "doubted"))
 
 
 def index_checksum(name: str, value: bytes) -> int:

@@ -18,22 +18,17 @@ from letterbox_tui.core.model import LEGACY_FLAGS, Letter
 from letterbox_tui.core.resolve.depends import links
 from letterbox_tui.core.scan import RACY_NS, stat_digest
 
+from .db import row_name
+
 #: "seat/inbox/" -> (digest of its files' stats, letters, legacy letters, names of its
 #: unreadable files), as ``Store.folders``
 Folders = dict[str, tuple[str, int, int, list[str]]]
-#: the indexes kept as key -> paths (in scan order), one row per folder
+#: the indexes kept as key -> paths (in scan order), one row per folder; beside them, also
+#: by folder, "headers": the header fields ``core.lazy.HEADER_COLUMNS`` of each letter (the
+#: values there, and each letter's as a position among them, in name order)
 PATH_INDEXES = ("aliases", "threads", "links", "doubted")
-#: every index kept folder by folder: the path indexes, and the header fields
-#: ``core.lazy.HEADER_COLUMNS`` of each letter (its values, and each letter's as a
-#: position among them, in name order)
-FOLDER_INDEXES = (*PATH_INDEXES, "headers")
 
 _NO_THREADS: set[str] = set()
-
-
-def row_name(index: str, prefix: str) -> str:
-    """The name of the row of ``index`` for the folder ``prefix`` ("seat/inbox/")."""
-    return f"{index}:{prefix}"
 
 
 def entries(x: Letter) -> Iterator[tuple[str, str]]:
