@@ -56,7 +56,8 @@ class KeptSource(Protocol):
     def column(self, name: str) -> dict[str, tuple[list[str], list[int]]] | None:
         """The header field ``name`` (one of ``HEADER_COLUMNS``) of the letters kept, by
         folder ("seat/inbox/"): its distinct values there, and each letter's value (in name
-        order) as a position among them; None when the index cannot be used."""
+        order) as a position among them (each checked to be one); None when the index cannot
+        be used."""
         ...
 
 
@@ -254,8 +255,7 @@ class KeptLetters(Sequence[Letter]):
                 out.append(None)
                 continue
             kept = columns.get(prefix)
-            if kept is None or len(kept[1]) != len(names) or not all(
-                    type(c) is int and 0 <= c < len(kept[0]) for c in kept[1]):
+            if kept is None or len(kept[1]) != len(names):
                 return None
             out.append(kept)
         return out

@@ -613,6 +613,7 @@ class _KeptRecords:
         self.notice = notice
         self._indexes: dict[str, dict[str, list[str]] | None] = {}
         self._headers: dict[str, dict] | None = None  # each folder's header fields ({}: not to be trusted)
+        self._columns: dict[str, dict[str, tuple[list[str], list[int]]] | None] = {}
 
     def decode(self, pending: Pending) -> Letter | Unreadable:
         path, size, mtime_ns, inode, ctime_ns = pending
@@ -657,19 +658,24 @@ class _KeptRecords:
         return self._indexes[name]
 
     def column(self, name: str) -> dict[str, tuple[list[str], list[int]]] | None:
+        if name not in self._columns:  # read, and its shape checked, once
+            self._columns[name] = self._column(name)
+        return self._columns[name]
+
+    def _column(self, name: str) -> dict[str, tuple[list[str], list[int]]] | None:
         if self._headers is None:
             try:
                 self._headers = read_folder_indexes(self.reader, "headers")
             except Unusable as why:
                 self._damaged(why)
                 self._headers = {}
-                return None
         if not self._headers:
             return None
         out = {}
         for prefix, found in self._headers.items():
             values, codes = found.get("values"), found.get(name)
-            if not isinstance(values, list) or not isinstance(codes, list):
+            if not isinstance(values, list) or not isinstance(codes, list) or not all(
+                    type(c) is int and 0 <= c < len(values) for c in codes):
                 return None
             out[prefix] = (values, codes)
         return out

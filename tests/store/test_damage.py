@@ -475,3 +475,30 @@ def test_an_index_row_missing_or_foreign_is_not_trusted(demo, damage):
     assert [x.path for x in got.by_id(alias.id)] == [alias.path]
     assert len(said) == 1 and "damaged" in said[0] and "every folder" in said[0], said
     assert not os.path.exists(path)  # the next command builds it anew
+
+
+def test_a_header_column_naming_no_value_is_not_used(demo, monkeypatch):
+    """A folder's header row whose checksum holds but whose codes name no value (written so
+    by a bug, say) is not used: a lookup by sender looks at the letters themselves."""
+    import json
+
+    from letterbox_tui.core.lazy import with_field
+
+    monkeypatch.setattr("letterbox_tui.store.RACY_NS", -(10**12))  # every folder settled: vouched for
+    if os.path.exists(store_path(str(demo))):  # (written by another test, with the folders unsettled)
+        os.unlink(store_path(str(demo)))
+    asked(demo), asked(demo)
+    path = store_path(str(demo))
+    con = sqlite3.connect(path)
+    name, value = con.execute("SELECT name, value FROM indexes WHERE name = 'headers:planner/inbox/'").fetchone()
+    headers = json.loads(value)
+    headers["from"] = [len(headers["values"])] * len(headers["from"])
+    value = json.dumps(headers).encode()
+    con.execute("UPDATE indexes SET value = ?, crc = ? WHERE name = ?", (value, index_checksum(name, value), name))
+    con.commit()
+    con.close()
+    letters = asked(demo).snapshot.letters
+    everyone = scan(demo).letters
+    sender = next(x.sender for x in everyone if x.path.startswith("planner/inbox/"))
+    want = [x.path for x in everyone if x.sender == sender]
+    assert [x.path for x in with_field(letters, "from", [sender])] == want
