@@ -79,6 +79,13 @@ def make_box(root: Path, *seats: str) -> Box:
     return Box(root).seat(*(seats or ("alpha", "beta")))
 
 
+def pytest_collection_modifyitems(items):
+    """Run the tests marked slow first (otherwise in their order): pytest-xdist hands out
+    tests in this order, and a long test handed out last would end the run alone while the
+    other workers sit idle."""
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
 @pytest.fixture
 def box(tmp_path: Path) -> Box:
     """A letterbox with seats alpha and beta."""

@@ -1,19 +1,21 @@
-"""Many seats under the usual open-file limit (issue 28, item 12): 2,000 seats, so twice as
-many letter folders as a process may hold descriptors, and every reading command still
-answers, the second time from the store. The scan and the store's proof hold a bounded
-number of descriptors whatever the number of seats."""
+"""Many seats under a lowered open-file limit (issue 28, item 12): twice as many seats as a
+process may hold descriptors (1,000 seats under a limit of 512, the proportion of 2,000
+under the usual 1,024), so four times as many letter folders, and every reading command
+still answers, the second time from the store. The scan and the store's proof hold a
+bounded number of descriptors whatever the number of seats."""
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-SEATS = 2000
-LIMIT = 1024
+SEATS = 1000
+LIMIT = 512
 
 # Run in its own process: the limit is lowered there only. Every reading command runs twice;
 # the answers of both rounds are printed, and whether the second round's store was used.
@@ -46,10 +48,12 @@ print(json.dumps({"rounds": rounds, "stored": stored}))
 
 
 def _without_clock(text: str):
+    """The answer without what the clock changes between rounds: the times of JSON
+    documents, and the ages of ``inbox`` (a round may end a minute after the first)."""
     try:
         doc = json.loads(text)
     except ValueError:
-        return text
+        return re.sub(r"\(active [^()]* ago\)", "(active ago)", text)
 
     def strip(x):
         if isinstance(x, dict):
