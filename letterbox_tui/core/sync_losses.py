@@ -61,25 +61,52 @@ def _letter_path(repo: Repo, path: str) -> tuple[str, str] | None:
     return parts[0], parts[2]
 
 
+def letter_halves(repo: Repo, path: str) -> tuple[str, str] | None:
+    """(its ``inbox/`` path, its ``processed/`` path), both from the top, when ``path`` (from
+    the top) is a letter in a seat's ``inbox/`` or ``processed/``, else None: the two places
+    one letter lies, before and after its owner moves it (one rename, inbox to processed)."""
+    where = _letter_path(repo, path)
+    if where is None:
+        return None
+    top = f"{repo.prefix}/" if repo.prefix else ""
+    seat, name = where
+    return f"{top}{seat}/inbox/{name}", f"{top}{seat}/processed/{name}"
+
+
+def other_half(repo: Repo, path: str) -> str | None:
+    """The letter at ``path`` (from the top) in its seat's other folder, None for no letter."""
+    halves = letter_halves(repo, path)
+    return None if halves is None else halves[halves[0] == path]
+
+
 def letter_losses(repo: Repo, changes: list[Change], old: str, new: str) -> list[Loss]:
     """The letters ``changes`` (``old`` to ``new``) would delete or rewrite in place that this
     copy holds: a letter removed with no copy of the same bytes under its name in its
-    seat's other folder (a move to ``processed/`` is no loss), a letter whose bytes change.
+    seat's other folder in ``new`` (a move to ``processed/`` is no loss, whether its new
+    half arrives in these changes or was there already: a commit made between a move's
+    steps, or by a mover that links then unlinks, holds both), a letter whose bytes change.
     Each with the newest commit in ``old..new`` that deleted or changed it."""
-    moved_to = {}
-    for m1, m2, s1, s2, kind, path in changes:
-        if kind == "A" and (where := _letter_path(repo, path)) is not None:
-            moved_to[where] = s2
+    in_new = {c[5]: c[3] for c in changes if c[4] in ("A", "M")}
     lost: dict[str, str] = {}
+    removed: dict[str, str] = {}  # a letter removed: its blob, by path
     for m1, m2, s1, s2, kind, path in changes:
-        where = _letter_path(repo, path)
-        if where is None or kind not in ("D", "M") or not os.path.lexists(os.path.join(repo.top, path)):
+        if kind not in ("D", "M") or _letter_path(repo, path) is None \
+                or not os.path.lexists(os.path.join(repo.top, path)):
             continue
         if kind == "M" and s1 == s2:
             continue  # its mode alone
-        if kind == "D" and moved_to.get(where) == s1:
-            continue  # moved between its seat's folders, the same bytes
-        lost[path] = "deleted" if kind == "D" and where not in moved_to else "rewritten"
+        lost[path] = "rewritten" if kind == "M" else "deleted"
+        if kind == "D":
+            removed[path] = s1
+    halves = {p: other_half(repo, p) for p in removed}
+    unseen = [h for h in halves.values() if h is not None and h not in in_new]
+    in_new.update(_blobs_at(repo, new, unseen))
+    for path, blob in removed.items():
+        there = in_new.get(halves[path] or "")
+        if there == blob:
+            del lost[path]  # moved between its seat's folders, the same bytes
+        elif there is not None:
+            lost[path] = "rewritten"
     if not lost:
         return []
     # a letter put back as it first arrived (another copy's ``--restore-letters``) is no
@@ -102,6 +129,23 @@ def letter_losses(repo: Repo, changes: list[Change], old: str, new: str) -> list
             if p in lost and p not in by:
                 by[p] = (commit, "".join(c for c in author if c.isprintable()))
     return [Loss(repo.local(p), kind, *by.get(p, (new, "unknown")), top_path=p) for p, kind in sorted(lost.items())]
+
+
+#: paths named on one ``git ls-tree`` command line
+_PATHS_PER_CALL = 500
+
+
+def _blobs_at(repo: Repo, commit: str, paths: list[str]) -> dict[str, str]:
+    """The blob of each of ``paths`` (from the top) that ``commit`` holds (absent: not held)."""
+    out: dict[str, str] = {}
+    for i in range(0, len(paths), _PATHS_PER_CALL):
+        listed = git(repo, "ls-tree", "-z", "--full-tree", commit, "--",
+                     *(f":(top,literal){p}" for p in paths[i:i + _PATHS_PER_CALL])).stdout
+        for entry in listed.decode("utf-8", "surrogateescape").split("\0"):
+            if entry:
+                meta, path = entry.split("\t", 1)
+                out[path] = meta.split()[2]
+    return out
 
 
 def _first_blobs(repo: Repo, commit: str, paths: list[str]) -> dict[str, str]:

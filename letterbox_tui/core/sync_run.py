@@ -10,8 +10,8 @@ One run, under a lock on the repository (two syncs of one copy never interleave)
    file, so a visible ``<id>.md`` is always whole), never anything in a protocol
    ``*.lifecycle.lock/``, never a letter whose lifecycle lock is held (a reply or move in
    progress: it waits for the next sync), never an ignored file, never a symlink or
-   special file. The commit is built in a temporary index, so nothing the user staged is
-   swept in.
+   special file. A letter is read in both its folders, so a move is committed whole.
+   The commit is built in a temporary index, so nothing the user staged is swept in.
 3. **rebase** the local commits onto the upstream, each replayed by ``git merge-tree``
    (a real three-way merge, without touching the working tree). A conflict (one path
    with different bytes on two machines, one letter moved two ways) stops here: one line
@@ -36,7 +36,7 @@ from typing import Any
 from .sync import Repo, SyncError, changed_paths, find_repo, git_env, kept_in_git, last_line, run_git, status_raw
 from .sync import user_git as git  # sync's steps run the user's hooks, as git does
 from .sync_init import config as _config, identity as _identity, init_git, keep_folders  # noqa: F401
-from .sync_losses import Loss
+from .sync_losses import Loss, letter_halves, other_half
 from .sync_tree import ZERO, undo_tree, update_tree
 
 Progress = Callable[[str], None]
@@ -318,27 +318,40 @@ def _commit_new(repo: Repo, head: str | None, result: SyncResult) -> str | None:
     staged, tree = _while_letters_move(stage)
     if not staged:
         return head
-    if head is not None and tree == _tree(repo, head):
+    base = None if head is None else _tree(repo, head)
+    if base is not None and tree == base:
         return head
+    committed = _changed(repo, base, tree)
     host = socket.gethostname() or "unknown"
-    message = f"letterbox-tui sync on {host}: {_summary(repo, staged)}\n\nMachine: {host}\n"
+    message = f"letterbox-tui sync on {host}: {_summary(repo, committed)}\n\nMachine: {host}\n"
     args = ["commit-tree", tree, "-F", "-"] + (["-p", head] if head else [])
     commit = git(repo, *args, input=message.encode(), env=_identity(repo, host)).stdout.decode().strip()
     result.commit = commit
-    result.committed = [repo.local(p) for p in staged]
+    result.committed = [repo.local(p) for p in committed]
     result.staged = staged
     return commit
 
 
 def _stage(repo: Repo, head: str | None, result: SyncResult) -> tuple[list[str], str | None]:
-    """The paths sync commits now (those a writer holds locked are left waiting) and the
-    tree of HEAD with them staged (None when there are none)."""
+    """The paths sync reads into its commit now (those a writer holds locked are left
+    waiting) and the tree of HEAD with them staged (None when there are none).
+
+    A letter is read in both its folders, whichever the listing named: its owner moves it
+    by one rename while ``git status`` lists, so the listing may have seen it still in
+    ``inbox/`` and already in ``processed/`` (it names only the new half), or in neither;
+    both halves read again here, after the listing, say where it is. A letter still in
+    ``inbox/`` when git begins to read it and gone when git is done was moved as git read
+    it (its inbox half may be read before the rename, its processed half after): it is
+    read again, where it now stays. So no commit holds a letter in both folders, or in
+    neither, because of a move."""
     unshared: list[str] = []
     _, paths = changed_paths(repo, status_raw(repo), unshared)
+    listed = set(paths)
     staged = []
-    for path in paths:
-        if _lifecycle_locked(repo, path):
-            result.waiting.append(repo.local(path))
+    for path in _with_other_halves(repo, paths):
+        if _lifecycle_locked(repo, path):  # the letter waits, both halves
+            if path in listed:
+                result.waiting.append(repo.local(path))
             continue
         try:
             mode = os.lstat(os.path.join(repo.top, path)).st_mode
@@ -356,14 +369,22 @@ def _stage(repo: Repo, head: str | None, result: SyncResult) -> tuple[list[str],
     # set back to HEAD's in the copy, so only what is listed here is committed
     index = os.path.join(repo.git_dir, f"letterbox-tui-sync.{os.getpid()}.index")
     env = {**git_env(), "GIT_INDEX_FILE": index}
+
+    def read(paths: list[str]) -> None:
+        git(repo, "update-index", "--add", "--remove", "-z", "--stdin",
+            input=b"".join(os.fsencode(p) + b"\0" for p in paths), env=env)
+
     try:
         if head is not None and not _copy_index(repo, index):
             git(repo, "read-tree", head, env=env)
         if head is not None and unshared:
             git(repo, "reset", "-q", head, "--pathspec-from-file=-", "--pathspec-file-nul",
                 input=b"".join(b":(top,literal)" + os.fsencode(p) + b"\0" for p in unshared), env=env, check=False)
-        git(repo, "update-index", "--add", "--remove", "-z", "--stdin",
-            input=b"".join(os.fsencode(p) + b"\0" for p in staged), env=env)
+        in_inbox = [p for p in staged if _in_inbox(repo, p) and os.path.lexists(os.path.join(repo.top, p))]
+        read(staged)
+        moved = [p for p in in_inbox if not os.path.lexists(os.path.join(repo.top, p))]
+        if moved:
+            read(_with_other_halves(repo, moved))
         tree = git(repo, "write-tree", env=env).stdout.decode().strip()
     finally:
         try:
@@ -371,6 +392,31 @@ def _stage(repo: Repo, head: str | None, result: SyncResult) -> tuple[list[str],
         except FileNotFoundError:
             pass
     return staged, tree
+
+
+def _with_other_halves(repo: Repo, paths: list[str]) -> list[str]:
+    """``paths`` and, for each letter among them, the same letter in its seat's other folder."""
+    out = dict.fromkeys(paths)
+    for p in paths:
+        other = other_half(repo, p)
+        if other is not None:
+            out.setdefault(other)
+    return list(out)
+
+
+def _in_inbox(repo: Repo, path: str) -> bool:
+    """Whether ``path`` (from the top) is a letter's ``inbox/`` half."""
+    halves = letter_halves(repo, path)
+    return halves is not None and halves[0] == path
+
+
+def _changed(repo: Repo, base: str | None, tree: str) -> list[str]:
+    """The paths (from the top) ``tree`` changes from the tree ``base`` (every path: None)."""
+    if base is None:
+        out = git(repo, "ls-tree", "-r", "-z", "--name-only", "--full-tree", tree).stdout
+    else:
+        out = git(repo, "diff-tree", "-r", "-z", "--name-only", "--no-renames", base, tree).stdout
+    return [p for p in out.decode("utf-8", "surrogateescape").split("\0") if p]
 
 
 def _copy_index(repo: Repo, to: str) -> bool:

@@ -4,6 +4,7 @@ every answer is the same on both."""
 
 from __future__ import annotations
 
+import os
 import random
 import threading
 import time
@@ -120,8 +121,6 @@ def test_two_clones_converge_with_concurrent_writers(tmp_path, monkeypatch):
 def test_a_letter_filed_while_git_reads_it_is_committed_where_it_went(tmp_path, monkeypatch):
     """git fails on a file that goes while it reads it ("Unable to process path"): sync
     lists again and commits the move whole, instead of failing (seen under load in CI)."""
-    import os
-
     from letterbox_tui.core import sync_run
 
     monkeypatch.setattr(state, "RACY_SECONDS", 0.0)
@@ -148,3 +147,78 @@ def test_a_letter_filed_while_git_reads_it_is_committed_where_it_went(tmp_path, 
     committed = git(a, "show", "--name-status", "--format=", "HEAD")
     assert f"beta/processed/{sent.id}.md" in committed and f"beta/inbox/{sent.id}.md" in committed
     assert state.status(a)["uncommitted"] == 0
+
+
+def _filed_letter(tmp_path, monkeypatch):
+    """(a, b, the letter's inbox and processed paths on a): a letter to beta, committed
+    on a and taken by b."""
+    monkeypatch.setattr(state, "RACY_SECONDS", 0.0)
+    _, a, b = machines(tmp_path)
+    sent = deliver(a, Draft(sender="alpha", recipient="beta", type="info", slug="filed", body="x\n"))
+    sync(a)
+    sync(b)
+    return a, b, f"beta/inbox/{sent.id}.md", f"beta/processed/{sent.id}.md"
+
+
+def _held(root):
+    """The letters in beta's folders that HEAD holds."""
+    return {p for p in git(root, "ls-tree", "-r", "--name-only", "HEAD").split("\n")
+            if p.startswith("beta/") and p.endswith(".md")}
+
+
+def test_a_letter_filed_while_git_lists_is_committed_in_one_folder(tmp_path, monkeypatch):
+    """git status looks at a letter's inbox half before its walk reaches processed/: a
+    rename between the two (the owner filing it) gives a listing that names only the new
+    half. The commit holds the letter in processed/ alone, never in both folders (a later
+    commit would then remove the inbox half alone, which another copy reads as a deleted
+    letter and refuses: the converge test's failure)."""
+    from letterbox_tui.core import sync_run
+
+    a, b, inbox, processed = _filed_letter(tmp_path, monkeypatch)
+    real_status = sync_run.status_raw
+
+    def listing_across_the_move(repo):
+        if not (a / inbox).exists():
+            return real_status(repo)
+        os.rename(a / inbox, a / processed)  # filed as git lists
+        raw = real_status(repo)  # as git reads it, less what it saw before the rename:
+        kept = [e for e in raw.split(b"\0") if not e.endswith(inbox.encode())]  # the inbox half unchanged
+        assert len(kept) < len(raw.split(b"\0"))
+        return b"\0".join(kept)
+
+    monkeypatch.setattr(sync_run, "status_raw", listing_across_the_move)
+    done = sync(a)
+    assert _held(a) == {processed}
+    assert sorted(done.committed) == [inbox, processed] and state.status(a)["uncommitted"] == 0
+    sync(b)  # the other copy takes the move
+    assert _held(b) == {processed} and (b / processed).exists() and not (b / inbox).exists()
+
+
+def test_a_letter_filed_between_gits_reads_of_its_halves_is_committed_in_one_folder(tmp_path, monkeypatch):
+    """git reads a new letter's inbox half, its owner files it, git reads the processed
+    half: both were there as git read them. Sync sees the letter gone from inbox/ after
+    the read and reads it again, where it stays: the commit holds processed/ alone."""
+    from letterbox_tui.core import sync_run
+
+    monkeypatch.setattr(state, "RACY_SECONDS", 0.0)
+    _, a, b = machines(tmp_path)
+    sync(a)
+    sent = deliver(a, Draft(sender="alpha", recipient="beta", type="info", slug="new", body="x\n"))
+    inbox, processed = f"beta/inbox/{sent.id}.md", f"beta/processed/{sent.id}.md"
+    real_git = sync_run.git
+    moved = []
+
+    def reading_across_the_move(repo, *args, env=None, input=None, **kw):
+        if args[0] != "update-index" or not (env or {}).get("GIT_INDEX_FILE") or moved:
+            return real_git(repo, *args, env=env, input=input, **kw)
+        paths = [p for p in input.split(b"\0") if p]
+        first = [p for p in paths if b"/inbox/" in p]
+        real_git(repo, *args, env=env, input=b"".join(p + b"\0" for p in first), **kw)
+        os.rename(a / inbox, a / processed)  # filed between git's reads
+        moved.append(True)
+        return real_git(repo, *args, env=env, input=b"".join(p + b"\0" for p in paths if p not in first), **kw)
+
+    monkeypatch.setattr(sync_run, "git", reading_across_the_move)
+    done = sync(a)
+    assert moved and _held(a) == {processed}
+    assert done.committed == [processed] and state.status(a)["uncommitted"] == 0

@@ -84,6 +84,40 @@ def test_a_move_to_processed_is_no_loss_but_a_move_that_rewrites_is(tmp_path):
     assert caught.value.losses[0].kind == "rewritten"
 
 
+
+def test_a_move_committed_in_two_steps_is_no_loss(tmp_path):
+    """A commit holding a letter in both folders (made between a move's steps: by a mover
+    that links then unlinks, or by an earlier sync whose listing straddled the rename),
+    then one removing its inbox half: the letter was moved, not deleted, although its
+    processed half arrived in an earlier sync."""
+    a, b = shared(tmp_path)
+    put(b, f"beta/processed/{IDS[0]}.md", letter_text(IDS[0]))
+    git(b, "add", "-A")
+    pushed(b)
+    sync(a)
+    assert f"beta/inbox/{IDS[0]}.md" in letters(a) and f"beta/processed/{IDS[0]}.md" in letters(a)
+    git(b, "rm", "-q", f"beta/inbox/{IDS[0]}.md")
+    pushed(b)
+    fetch(a)
+    assert remote_losses(a) == []  # check agrees
+    assert sync(a).pulled == 1
+    assert f"beta/inbox/{IDS[0]}.md" not in letters(a) and letters(a) == letters(b)
+
+
+def test_a_letter_removed_from_inbox_beside_other_bytes_in_processed_is_a_loss(tmp_path):
+    """The same two steps where the processed half holds other bytes: the inbox letter is
+    rewritten, refused as before."""
+    a, b = shared(tmp_path)
+    put(b, f"beta/processed/{IDS[0]}.md", letter_text(IDS[0], body="other\n"))
+    git(b, "add", "-A")
+    pushed(b)
+    sync(a)
+    git(b, "rm", "-q", f"beta/inbox/{IDS[0]}.md")
+    commit = pushed(b)
+    with pytest.raises(LettersRefused, match=f"beta/inbox/{IDS[0]}.md rewritten on {commit[:12]} by Bob"):
+        sync(a)
+
+
 def test_restore_letters_takes_the_rest_and_commits_the_letters_back(tmp_path):
     a, b = shared(tmp_path)
     git(b, "rm", "-q", f"beta/inbox/{IDS[0]}.md")
