@@ -53,7 +53,6 @@ from .widgets.letter_list import LetterList, ListRow
 from .widgets.letter_pane import LetterPane
 from .widgets.query_input import QueryInput
 from .widgets.mailboxes import MailboxList
-from .widgets.row_text import describe as describe_row, owed_fill, owed_header
 from .widgets.status_line import status_text
 from .widgets.top_bar import topbar_text
 
@@ -498,6 +497,8 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
         owed = self.mailbox_id == "view:owed" and self.query_text is None
         if owed and width != self._columns_width:  # (the width moved: a resize, a scrollbar)
             self.call_later(self._update_columns)
+        from .widgets.row_text import describe as describe_row
+
         return describe_row(m, row, width, owed=owed, fresh=self.is_fresh(row))
 
     #: the footer was last drawn for Owed & late's list (its keys: ``footer.OWED``)
@@ -519,6 +520,8 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
             return
         width = (lst.scrollable_content_region.width or lst.size.width) - 1
         self._columns_width = width
+        from .widgets.row_text import owed_fill, owed_header
+
         header.update(Content(" ") + owed_header(width, owed_fill(self.model)))
 
     # --- actions ------------------------------------------------------------------

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from textual import work
 from textual.message import Message
 
-from letterbox_tui.core.files import read_file
 
 RAW_LIMIT = 64 * 1024 * 1024
 
@@ -67,6 +66,8 @@ class RawFileMixin:
 
     @work(thread=True, exclusive=True, group="raw-file", exit_on_error=False)
     def _read_raw(self, rel: str, purpose: str, command: str) -> None:
+        from letterbox_tui.core.files import read_file
+
         f = read_file(self.root, rel, keep=RAW_LIMIT, hashing=False)
         self.post_message(RawRead(purpose, command, f.data, f.error or ""))
 
