@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import shlex
 import subprocess
+from collections.abc import Awaitable
 from dataclasses import dataclass
 
 from textual import work
@@ -49,10 +50,13 @@ class RawFileMixin:
             return
         self._read_raw(x.path, "pager", "")
 
-    def action_pipe(self) -> None:
+    def action_pipe(self) -> Awaitable[None] | None:
         if self.selected_letter() is None:
             self.notify("Select a letter first.", timeout=2)
-            return
+            return None
+        return self.after_bars(self._open_pipe)
+
+    def _open_pipe(self) -> None:
         self.pipe_bar.display = True
         self.pipe_input.value = ""
         self.pipe_input.focus()
