@@ -269,9 +269,8 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
         self.call_after_refresh(self._first_frame_drawn)
         # a theme chosen from now on (the palette's "Change theme") is kept for next time
         self._theme_kept = self.theme
-        if self.poll_interval:
+        if self.poll_interval:  # (and the watcher, once the first answers are shown: ``on_scan_done``)
             self.set_interval(self.poll_interval, self._poll, name="poll")
-            self._watch_letterbox()
 
     async def _first_frame_drawn(self) -> None:
         await self.letter_pane.build()

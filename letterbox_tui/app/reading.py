@@ -18,7 +18,7 @@ from textual.worker import get_current_worker
 from .sanitize import cleans
 from .owed_rows import BY_SEAT, MOST_OVERDUE, codes_present, most_urgent_key, next_code
 from .seen import newest_time
-from .watch import FilesChanged, watch_letterbox
+from .watch import FilesChanged, folder_fingerprint, watch_letterbox
 from .widgets.letter_list import ListRow
 
 if TYPE_CHECKING:  # (the letter model and the letter pane's tabs come after the first frame)
@@ -50,11 +50,18 @@ class ReadingMixin:
 
     @work(thread=True, exclusive=True, group="watch", exit_on_error=False)
     def _watch_letterbox(self) -> None:
+        """Watch for changes: started once the first answers are shown (``on_scan_done``),
+        as setting the watch up holds the interpreter for a while on a large letterbox."""
         worker = get_current_worker()
         self.watching = True
+
+        def caught_up() -> None:  # what changed before the watch was up: seen by the folders' times
+            if folder_fingerprint(self.root) != self.fingerprint:
+                self.post_message(FilesChanged(0))
+
         try:
             watch_letterbox(self.root, self._watch_stop, lambda n: self.post_message(FilesChanged(n)),
-                            lambda: worker.is_cancelled)
+                            lambda: worker.is_cancelled, ready=caught_up)
         finally:
             self.watching = False
 

@@ -209,6 +209,8 @@ class ScanningMixin:
         if first:  # drafts kept from before (Esc, a closed app, a crash) are offered back
             self.call_after_refresh(self.action_drafts, True)
             self.call_after_refresh(self.open_waiting_writer)
+            if self.poll_interval:  # watched from now on (the poll did until here), once this is drawn
+                self.call_after_refresh(self._watch_letterbox)
         if self._rescan_wanted:
             self._rescan_wanted = False
             self.start_scan()

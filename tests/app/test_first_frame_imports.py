@@ -1,7 +1,9 @@
 """The app's first frame (the top bar and the "reading" state) needs no letter: the
 letter model and what rests on it (findings, leases, attention codes, records), the list's
 row text, the letter pane's tabs and the query, search and pipe bars come after it. An
-import creeping back into the start would put them before it again."""
+import creeping back into the start would put them before it again. Nor does it wait for
+the file watcher, whose setting up holds the interpreter: it starts once the first answers
+are shown, and what changed before it was up is still noticed."""
 
 from __future__ import annotations
 
@@ -14,7 +16,7 @@ from textual.widgets import Input
 
 from letterbox_tui.core.demo import write_demo
 
-from tests.app.helpers import SIZE, app_for, scanned
+from tests.app.helpers import SIZE, app_for, hold_scans, letters, scanned, until
 
 #: imported where the answers are used or the pane's tabs are built, never by the start
 AFTER_THE_FIRST_FRAME = (
@@ -112,3 +114,25 @@ async def test_the_bars_come_after_the_first_frame_and_a_key_before_them_waits(l
         assert app.query_text == "type=request"
         await pilot.press("slash", *"plan")
         assert app.focused is app.search_input and app.search_input.value == "plan"
+
+
+async def test_the_watch_starts_once_the_first_answers_are_shown_and_catches_up(letterbox, monkeypatch):
+    import letterbox_tui.app.reading as reading
+
+    new = "2026-11-29T140000-planner-info-late-comer-ffff0009"
+    real = reading.watch_letterbox
+
+    def after_a_letter_came(*a, **kw):  # a letter lands after the first read, before the watch is up
+        letterbox.letter(new, frm="planner", to="builder", sent="2026-11-29T14:00:00Z", subject="late comer")
+        return real(*a, **kw)
+
+    monkeypatch.setattr(reading, "watch_letterbox", after_a_letter_came)
+    release = hold_scans(monkeypatch)
+    app = app_for(letterbox, view="all", poll_interval=60)  # (the poll never fires here)
+    async with app.run_test(size=SIZE) as pilot:
+        await until(pilot, lambda: app.letter_pane.ready and app.scanning)
+        assert not app.watching  # (reading: no watcher yet)
+        release.set()
+        await scanned(pilot, app)
+        await until(pilot, lambda: any(r.letter is not None and r.letter.id == new for r in letters(app).rows))
+        assert app.watching and app.scan_count >= 2
