@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from functools import partial
 from datetime import datetime, timezone
 from pathlib import Path
@@ -51,9 +51,7 @@ from .widgets import footer
 from .widgets.footer import ContextFooter
 from .widgets.letter_list import LetterList, ListRow
 from .widgets.letter_pane import LetterPane
-from .widgets.query_input import QueryInput
 from .widgets.mailboxes import MailboxList
-from .widgets.row_text import describe as describe_row, owed_fill, owed_header
 from .widgets.status_line import status_text
 from .widgets.top_bar import topbar_text
 
@@ -122,6 +120,7 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
     list_columns = getters.query_one("#list-columns", Static)
     letter_list = getters.query_one("#letters", LetterList)
     letter_pane = getters.query_one("#letter-pane", LetterPane)
+    # the query, search and pipe bars: mounted after the first frame (``mount_bars``)
     query_bar = getters.query_one("#query-bar", Vertical)
     query_input = getters.query_one("#query", Input)
     query_error = getters.query_one("#query-error", Static)
@@ -210,28 +209,43 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
                 yield Static(Content(""), id="list-columns")
                 yield LetterList(id="letters")
                 yield LetterPane(id="letter-pane")
-        with Vertical(id="query-bar"):
-            yield QueryInput(placeholder="filter by query terms, e.g.  type=request late=yes   (Enter: run, ↑↓: history, →: complete, Esc: close)",
-                             id="query", compact=True)
-            yield Static(Content(""), id="query-error")
-        with Horizontal(id="search-bar"):
-            yield Static(Content("/"), id="search-label")
-            yield Input(placeholder="search the list (Enter: find, n/N: next/previous, Esc: close)", id="search", compact=True)
-        with Horizontal(id="pipe-bar"):
-            yield Static(Content("|"), id="pipe-label")
-            yield Input(placeholder="pipe the letter file to a shell command (Enter: run, Esc: close)", id="pipe", compact=True)
+        # (the query, search and pipe bars go here, above the status line: ``mount_bars``)
         yield Static(Content(""), id="status")
         yield ContextFooter()
+
+    #: the query, search and pipe bars are mounted (``mount_bars``)
+    bars_mounted = False
+
+    async def mount_bars(self) -> None:
+        """Mount the query, search and pipe bars, hidden, once: after the first frame,
+        which shows none of them (their inputs were a part of its cost)."""
+        if self.bars_mounted:
+            return
+        self.bars_mounted = True
+        from .widgets.query_input import QueryInput
+
+        bars = [
+            Vertical(QueryInput(placeholder="filter by query terms, e.g.  type=request late=yes   (Enter: run, ↑↓: history, →: complete, Esc: close)",
+                                id="query", compact=True),
+                     Static(Content(""), id="query-error"), id="query-bar"),
+            Horizontal(Static(Content("/"), id="search-label"),
+                       Input(placeholder="search the list (Enter: find, n/N: next/previous, Esc: close)", id="search", compact=True),
+                       id="search-bar"),
+            Horizontal(Static(Content("|"), id="pipe-label"),
+                       Input(placeholder="pipe the letter file to a shell command (Enter: run, Esc: close)", id="pipe", compact=True),
+                       id="pipe-bar"),
+        ]
+        for bar in bars:
+            bar.display = False
+        await self.mount_all(bars, before=self.status_line)
+        if self.is_headless:  # tests and screenshots: no blinking cursor
+            self.query_input.cursor_blink = False
 
     def on_mount(self) -> None:
         self.letter_list.describe = self._describe
         self._apply_layout(self.size.width, self.size.height)
-        if self.is_headless:  # tests and screenshots: no blinking cursor, no animation
-            self.query_input.cursor_blink = False
+        if self.is_headless:  # tests and screenshots: no animation (and no blinking cursor: ``mount_bars``)
             self.animation_level = "none"
-        self.query_bar.display = False
-        self.search_bar.display = False
-        self.pipe_bar.display = False
         self.banner.display = False
         self.list_columns.display = False
         self.query_one("#mailboxes-pane", Vertical).border_title = "Mailboxes"
@@ -255,14 +269,28 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
         self.call_after_refresh(self._first_frame_drawn)
         # a theme chosen from now on (the palette's "Change theme") is kept for next time
         self._theme_kept = self.theme
-        if self.poll_interval:
+        if self.poll_interval:  # (and the watcher, once the first answers are shown: ``on_scan_done``)
             self.set_interval(self.poll_interval, self._poll, name="poll")
-            self._watch_letterbox()
 
     async def _first_frame_drawn(self) -> None:
         await self.letter_pane.build()
+        await self.mount_bars()
         if self.letter_pane.ready:  # (not when the app closed meanwhile)
             self.start_scan()
+
+    def after_bars(self, action: Callable[[], object]) -> Awaitable[None] | None:
+        """``action`` (one opening a bar) at once, or, when a key came before the bars were
+        mounted (the first moments), once they are: Textual awaits what an action returns,
+        so the keys typed after it still reach the bar."""
+        if self.bars_mounted:
+            action()
+            return None
+
+        async def mounted_then() -> None:
+            await self.mount_bars()
+            action()
+
+        return mounted_then()
 
     def on_unmount(self) -> None:
         self._watch_stop.set()
@@ -498,6 +526,8 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
         owed = self.mailbox_id == "view:owed" and self.query_text is None
         if owed and width != self._columns_width:  # (the width moved: a resize, a scrollbar)
             self.call_later(self._update_columns)
+        from .widgets.row_text import describe as describe_row
+
         return describe_row(m, row, width, owed=owed, fresh=self.is_fresh(row))
 
     #: the footer was last drawn for Owed & late's list (its keys: ``footer.OWED``)
@@ -519,6 +549,8 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
             return
         width = (lst.scrollable_content_region.width or lst.size.width) - 1
         self._columns_width = width
+        from .widgets.row_text import owed_fill, owed_header
+
         header.update(Content(" ") + owed_header(width, owed_fill(self.model)))
 
     # --- actions ------------------------------------------------------------------
@@ -557,7 +589,10 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
         self.letter_pane.tabs.active = f"tab-{name}"
         self.letter_pane.fill_tab(f"tab-{name}")
 
-    def action_query(self) -> None:
+    def action_query(self) -> Awaitable[None] | None:
+        return self.after_bars(self._open_query)
+
+    def _open_query(self) -> None:
         bar = self.query_bar
         bar.display = True
         inp = self.query_input
@@ -587,6 +622,8 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
             return
         err.update(Content(""))
         self.query_text = text
+        from .widgets.query_input import QueryInput
+
         if isinstance(event.input, QueryInput):
             event.input.remember(text)
         self.query_bar.display = False  # the status line shows the filter (the bar kept 2 rows)
@@ -594,7 +631,7 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
         self.letter_list.focus()
 
     def action_escape(self) -> None:
-        for bar in (self.query_bar, self.search_bar, self.pipe_bar):
+        for bar in (self.query_bar, self.search_bar, self.pipe_bar) if self.bars_mounted else ():
             if bar.display:
                 bar.display = False
                 self.query_error.update(Content(""))
@@ -616,7 +653,10 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
             self._show_mailbox(keep=self._selected_key())
 
     # --- search in the list (/, n, N) ----------------------------------------------
-    def action_search(self) -> None:
+    def action_search(self) -> Awaitable[None] | None:
+        return self.after_bars(self._open_search)
+
+    def _open_search(self) -> None:
         self.search_bar.display = True
         self.query_bar.display = False
         if self.search_text:
@@ -660,6 +700,7 @@ def known_binding_ids() -> set[str]:
     from .screens.help import HelpScreen
     from .screens.progress import ProgressScreen
     from .screens.write import WriteScreen
+    from .widgets.query_input import QueryInput
 
     ids = set()
     for cls in (LetterboxApp, LetterList, LetterPane, WriteScreen, ChaseScreen, HelpScreen, ChoiceScreen, QueryInput,

@@ -13,7 +13,6 @@ that came from a letter is turned into ``Content`` through ``sanitize.clean``.
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, tzinfo
@@ -22,17 +21,17 @@ from textual.content import Content
 
 from typing import TYPE_CHECKING
 
-from letterbox_tui.core.check import Finding
 from letterbox_tui.core.errors import LetterboxError
-from letterbox_tui.core.leases import Lease
-from letterbox_tui.core.lazy import by_path, with_field
-from letterbox_tui.core.model import Answer, Letter, Reason, Snapshot
-from letterbox_tui.core.settings import Settings
 from letterbox_tui.core.text import span
-from letterbox_tui.core.views.attention import standing
-from letterbox_tui.core.views.order import newest_first as by_newest
 
-if TYPE_CHECKING:  # the views themselves are imported where they are built, in a worker
+if TYPE_CHECKING:
+    # the app's first frame imports this module (its views' names): the letter model
+    # and what rests on it are imported where the answers are used, after that frame;
+    # the views themselves where they are built, in a worker
+    from letterbox_tui.core.check import Finding
+    from letterbox_tui.core.leases import Lease
+    from letterbox_tui.core.model import Answer, Letter, Reason, Snapshot
+    from letterbox_tui.core.settings import Settings
     from letterbox_tui.core.query import QueryResult
     from letterbox_tui.core.answers import Answers
     from letterbox_tui.core.views.disputes import DisputesView
@@ -117,6 +116,8 @@ class AppModel:
         from letterbox_tui.core.leases import read_leases
         from letterbox_tui.core.views.mailboxes import seat_mailboxes
 
+        from letterbox_tui.core.lazy import with_field
+
         snapshot = res.snapshot
         model = cls(root, settings, snapshot, res, at, zone)
         model.counts = {"view:all": len(snapshot.letters)}
@@ -163,6 +164,8 @@ class AppModel:
         return rows
 
     def _all_rows(self) -> list[ListRow]:
+        from letterbox_tui.core.views.order import newest_first as by_newest
+
         return [ListRow(x.path, x) for x in by_newest(self.snapshot.letters)]
 
     def _owed_rows(self) -> list[ListRow]:
@@ -250,6 +253,8 @@ class AppModel:
 
         self.problems = problems_view(self.res)
         self.findings = list(self.problems.findings)
+        from letterbox_tui.core.lazy import by_path
+
         rows = []
         found = by_path(self.snapshot.letters)
         for i, f in enumerate(self.findings):
@@ -263,6 +268,8 @@ class AppModel:
         """The letters of type dispute, in scan order (the letter pane asks on every move)."""
         got = self._once.get("disputes")
         if got is None:
+            from letterbox_tui.core.lazy import with_field
+
             got = self._once["disputes"] = with_field(self.snapshot.letters, "type", ["dispute"])
         return got
 
@@ -270,6 +277,8 @@ class AppModel:
         """The letters whose files are not pushed yet, by path."""
         got = self._once.get("unpushed")
         if got is None:
+            from letterbox_tui.core.lazy import by_path
+
             found = by_path(self.snapshot.letters)
             got = self._once["unpushed"] = [x for x in map(found, sorted(self.unpushed or ())) if x is not None]
         return got
@@ -332,6 +341,8 @@ class AppModel:
             folder = rest[0] if rest else "inbox"
             rows = [ListRow(x.path, x) for x in mailbox_letters(self.snapshot, seat, folder)]
         elif mailbox_id == "sync:unpushed":
+            from letterbox_tui.core.views.order import newest_first as by_newest
+
             rows = [ListRow(x.path, x) for x in by_newest(self._unpushed_letters())]
         elif mailbox_id.startswith("query:"):
             name = mailbox_id.split(":", 1)[1]
@@ -344,6 +355,8 @@ class AppModel:
     def query_view(self, text: str) -> tuple[QueryResult, Exists]:
         """A query in SPEC 6 terms, and its ``exists`` verdict (as the command line has
         them); raises ``LetterboxError`` for a bad query."""
+        import shlex
+
         from letterbox_tui.core.query import parse_query, run_query
         from letterbox_tui.core.views.exists import exists_view
 
@@ -362,6 +375,8 @@ class AppModel:
 
     def query_rows(self, text: str) -> list[ListRow]:
         """Rows for a query in SPEC 6 terms: matches, then unknown rows with reasons."""
+        from letterbox_tui.core.views.order import newest_first as by_newest
+
         result, _ = self.query_view(text)
         rows = [ListRow(x.path, x) for x in by_newest(result.matches)]
         if result.unknown:
@@ -375,6 +390,10 @@ class AppModel:
     # --- row text -----------------------------------------------------------------
     def describe(self, row: ListRow, width: int) -> Content:
         """One list line: marks, sent, parties, type, subject, status note."""
+        from letterbox_tui.core.check import Finding
+        from letterbox_tui.core.leases import Lease
+        from letterbox_tui.core.model import Letter
+
         x = row.letter
         f = row.item
         if isinstance(f, Lease):
@@ -496,6 +515,8 @@ def letter_mark(x: Letter, res: Answers) -> tuple[str, str]:
 
 def status_note(x: Letter, res: Answers) -> str:
     """The status column's word: ``core.views.attention`` (the rule lives there)."""
+    from letterbox_tui.core.views.attention import standing
+
     return standing(x, res).word
 
 
@@ -503,6 +524,8 @@ _STANDING_STYLE = {"late": "bold $late", "unknown": "$unknown", "superseded": "$
 
 
 def status_style(x: Letter, res: Answers) -> str:
+    from letterbox_tui.core.views.attention import standing
+
     return _STANDING_STYLE.get(standing(x, res).kind, "")
 
 

@@ -18,13 +18,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from textual.content import Content
 
-from letterbox_tui.core.views.attention import CODES, Code
-
 from .sanitize import clean
 from .widgets.letter_list import ListRow
+
+if TYPE_CHECKING:  # (the status line, before the first frame, imports this module)
+    from letterbox_tui.core.views.attention import Code
 
 BY_SEAT = "seat"
 MOST_OVERDUE = "overdue"
@@ -164,6 +166,8 @@ def counts_text(counts: dict[str, dict[str, int]], narrow: bool = False, active:
 
 def legend() -> list[Content]:
     """The help's legend: each code's badge and symbol, and what it means."""
+    from letterbox_tui.core.views.attention import CODES
+
     lines = [Content.styled("Owed & late: attention (a cycles a filter by code, Esc clears it)", "bold")]
     for code in CODES:
         b = BADGES[code]

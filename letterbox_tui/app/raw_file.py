@@ -12,12 +12,12 @@ from __future__ import annotations
 import os
 import shlex
 import subprocess
+from collections.abc import Awaitable
 from dataclasses import dataclass
 
 from textual import work
 from textual.message import Message
 
-from letterbox_tui.core.files import read_file
 
 RAW_LIMIT = 64 * 1024 * 1024
 
@@ -50,10 +50,13 @@ class RawFileMixin:
             return
         self._read_raw(x.path, "pager", "")
 
-    def action_pipe(self) -> None:
+    def action_pipe(self) -> Awaitable[None] | None:
         if self.selected_letter() is None:
             self.notify("Select a letter first.", timeout=2)
-            return
+            return None
+        return self.after_bars(self._open_pipe)
+
+    def _open_pipe(self) -> None:
         self.pipe_bar.display = True
         self.pipe_input.value = ""
         self.pipe_input.focus()
@@ -67,6 +70,8 @@ class RawFileMixin:
 
     @work(thread=True, exclusive=True, group="raw-file", exit_on_error=False)
     def _read_raw(self, rel: str, purpose: str, command: str) -> None:
+        from letterbox_tui.core.files import read_file
+
         f = read_file(self.root, rel, keep=RAW_LIMIT, hashing=False)
         self.post_message(RawRead(purpose, command, f.data, f.error or ""))
 

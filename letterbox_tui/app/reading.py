@@ -9,20 +9,20 @@ collected by Textual's message pump metaclass).
 from __future__ import annotations
 
 from functools import partial
+from typing import TYPE_CHECKING
 
 from textual import events, work
 from textual.css.query import NoMatches
 from textual.worker import get_current_worker
 
-from letterbox_tui.core.lazy import newer_than
-from letterbox_tui.core.model import letters_with_id
-
 from .sanitize import cleans
 from .owed_rows import BY_SEAT, MOST_OVERDUE, codes_present, most_urgent_key, next_code
 from .seen import newest_time
-from .watch import FilesChanged, watch_letterbox
+from .watch import FilesChanged, folder_fingerprint, watch_letterbox
 from .widgets.letter_list import ListRow
-from .widgets.thread_view import ThreadView
+
+if TYPE_CHECKING:  # (the letter model and the letter pane's tabs come after the first frame)
+    from .widgets.thread_view import ThreadView
 
 #: below this many columns the mailboxes sidebar folds away; below SHORT rows the letter
 #: is shown only when it is being read (mutt's index and pager)
@@ -37,6 +37,8 @@ def find_newer(model, mark: int) -> list:
     key = ("newer than", mark)
     newer = model._once.get(key)
     if newer is None:
+        from letterbox_tui.core.lazy import newer_than
+
         newer = model._once[key] = newer_than(model.snapshot.letters, mark)
     return newer
 
@@ -48,11 +50,18 @@ class ReadingMixin:
 
     @work(thread=True, exclusive=True, group="watch", exit_on_error=False)
     def _watch_letterbox(self) -> None:
+        """Watch for changes: started once the first answers are shown (``on_scan_done``),
+        as setting the watch up holds the interpreter for a while on a large letterbox."""
         worker = get_current_worker()
         self.watching = True
+
+        def caught_up() -> None:  # what changed before the watch was up: seen by the folders' times
+            if folder_fingerprint(self.root) != self.fingerprint:
+                self.post_message(FilesChanged(0))
+
         try:
             watch_letterbox(self.root, self._watch_stop, lambda n: self.post_message(FilesChanged(n)),
-                            lambda: worker.is_cancelled)
+                            lambda: worker.is_cancelled, ready=caught_up)
         finally:
             self.watching = False
 
@@ -111,6 +120,8 @@ class ReadingMixin:
         m = self.model
         if m is None:
             return
+        from letterbox_tui.core.model import letters_with_id
+
         if self.select_written and letters_with_id(m.snapshot.letters, self.select_written):
             self._select_now, self.select_written = self.select_written, None
         if self.seen.watermark is None:

@@ -104,6 +104,8 @@ class ScanningMixin:
         self.post_message(ScanProgress("reading the letterbox"))
         from letterbox_tui.store import open_answers  # (imported here: the first frame does not wait for it)
 
+        from .widgets import row_text  # noqa: F401 - the list's measures (``model.MEASURES``), taken in the model
+
         notices: list[str] = []  # (never on stderr: the terminal is the app's)
         writing: list = []  # the store's writing of computed answers: once the views are up
         res = open_answers(self.root, at, participants=self.participants, id_time_is_utc=settings.id_time_is_utc,
@@ -207,6 +209,8 @@ class ScanningMixin:
         if first:  # drafts kept from before (Esc, a closed app, a crash) are offered back
             self.call_after_refresh(self.action_drafts, True)
             self.call_after_refresh(self.open_waiting_writer)
+            if self.poll_interval:  # watched from now on (the poll did until here), once this is drawn
+                self.call_after_refresh(self._watch_letterbox)
         if self._rescan_wanted:
             self._rescan_wanted = False
             self.start_scan()

@@ -27,17 +27,23 @@ class FilesChanged(Message):
 
 
 def watch_letterbox(root: str, stop: threading.Event, changed: Callable[[int], None],
-                    cancelled: Callable[[], bool] = lambda: False) -> bool:
-    """Call ``changed(n)`` for each batch of changes under ``root`` until ``stop`` is set.
-    Returns False at once when no native watcher can be had (the caller polls instead)."""
+                    cancelled: Callable[[], bool] = lambda: False, ready: Callable[[], None] = lambda: None) -> bool:
+    """Call ``changed(n)`` for each batch of changes under ``root`` until ``stop`` is set,
+    and ``ready()`` once the watch is set up (within ``rust_timeout`` of it: watchfiles walks
+    the whole tree first, holding the interpreter, for a while on a large letterbox). Returns False
+    at once when no native watcher can be had (the caller polls instead)."""
     try:
         import watchfiles
     except ImportError:
         return False
     try:
+        first = True
         for batch in watchfiles.watch(root, stop_event=stop, debounce=200, step=50, rust_timeout=500,
-                                      yield_on_timeout=False, raise_interrupt=False, force_polling=False,
+                                      yield_on_timeout=True, raise_interrupt=False, force_polling=False,
                                       ignore_permission_denied=True):
+            if first:
+                first = False
+                ready()
             if cancelled() or stop.is_set():
                 break
             if batch:

@@ -9,7 +9,9 @@ model; every string from a letter goes through ``sanitize``.
 The body is shown as written (wrapped, sanitized, every link target visible); ``M``
 toggles a bounded Markdown rendering (see ``body``). That rendering's widget, with its
 module, markdown-it and Textual's Markdown, is made the first time it is asked for
-(``LetterPane.body``): importing them was ~35 ms of the app's start.
+(``LetterPane.body``). The pane is in the app's first frame, its tabs are not: what they
+show (the letter model, ``letter_text``, Textual's tabs) is imported when they are built
+(``build``) or first filled.
 """
 
 from __future__ import annotations
@@ -19,26 +21,26 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
 
-from textual import getters, on, work
+from textual import getters, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import Static, TabbedContent, TabPane
+from textual.widgets import Static
 
-from letterbox_tui.core.model import Letter
-
-from letterbox_tui.core.views.letterfile import read_body, sha256_of
-
-from ..model import BODY_LIMIT, AppModel, Finding
+from ..model import BODY_LIMIT
 from ..sanitize import clean, clean_str
-from .letter_text import (chain_text, finding_lines, group_lines, head_text, provenance_text,
-                          thread_lines)
-from .thread_view import ThreadView
 
 if TYPE_CHECKING:
+    from textual.widgets import TabbedContent
+
+    from letterbox_tui.core.check import Finding
+    from letterbox_tui.core.model import Letter
+
+    from ..model import AppModel
     from .body import LetterBody
+    from .thread_view import ThreadView
 
 TABS = ("body", "thread", "chain", "provenance")
 #: Markdown makes a widget per block: bodies larger than this stay as written.
@@ -56,6 +58,13 @@ def match_spans(text: str, needle: str) -> list[tuple[int, int]]:
         return []
     found = re.finditer(re.escape(needle), text, re.IGNORECASE)
     return [m.span() for _, m in zip(range(MAX_MATCHES), found)]
+
+
+def sha256_of(root: str, rel: str) -> str:
+    """A letter file's sha256 (``core.views.letterfile``: imported when first asked for)."""
+    from letterbox_tui.core.views.letterfile import sha256_of as file_sha256
+
+    return file_sha256(root, rel)
 
 
 @dataclass
@@ -107,11 +116,9 @@ class LetterPane(Vertical):
     LetterPane Markdown { padding: 0 1; margin: 0; }
     """
 
-    tabs = getters.query_one("#letter-tabs", TabbedContent)
     head = getters.query_one("#letter-head", Static)
     body_mode = getters.query_one("#body-mode", Static)
     plain_body = getters.query_one("#letter-plain", Static)
-    thread_view = getters.query_one("#letter-thread", ThreadView)
     chain_text = getters.query_one("#letter-chain", Static)
     provenance_text = getters.query_one("#letter-provenance", Static)
 
@@ -158,6 +165,18 @@ class LetterPane(Vertical):
 
     #: the tabs are mounted (``build``); until then ``show`` only remembers what to show
     ready = False
+
+    @property
+    def tabs(self) -> TabbedContent:
+        from textual.widgets import TabbedContent
+
+        return self.query_one("#letter-tabs", TabbedContent)
+
+    @property
+    def thread_view(self) -> ThreadView:
+        from .thread_view import ThreadView
+
+        return self.query_one("#letter-thread", ThreadView)
     _wanted: tuple | None = None
 
     def compose(self) -> ComposeResult:
@@ -168,6 +187,10 @@ class LetterPane(Vertical):
         read, and needs none of them), before the letterbox is read."""
         if self.ready or self.children:
             return
+        from textual.widgets import TabbedContent, TabPane
+
+        from .thread_view import ThreadView
+
         text = partial(Static, Content(""), classes="pane-text")
         tabs = TabbedContent(id="letter-tabs", initial="tab-body")
         for pane in (  # (as ``with TabbedContent():`` adds them)
@@ -217,6 +240,10 @@ class LetterPane(Vertical):
         key = None if row is None else row.key
         if not force and model is self.model and key == self.shown_key:
             return
+        from letterbox_tui.core.check import Finding
+        from letterbox_tui.core.model import Letter
+
+        from .letter_text import finding_lines, head_text
         self.model = model
         self.shown_key = key
         letter = getattr(row, "letter", None)
@@ -267,6 +294,8 @@ class LetterPane(Vertical):
         if self.model is None or self.letter is None:
             return
         self._filled.add(tab_id)
+        from .letter_text import chain_text, thread_lines
+
         if tab_id == "tab-thread":
             self.thread_view.show_lines(thread_lines(self.model, self.letter), selected=self.letter)
         else:
@@ -289,6 +318,8 @@ class LetterPane(Vertical):
     # --- workers: nothing on the UI thread reads a file ------------------------------
     @work(thread=True, exclusive=True, group="body", exit_on_error=False)
     def _read_body(self, root: str, rel: str, key: str) -> None:
+        from letterbox_tui.core.views.letterfile import read_body
+
         body, truncated, err = read_body(root, rel, BODY_LIMIT)
         self.post_message(BodyRead(key, body, truncated, err))
 
@@ -310,6 +341,8 @@ class LetterPane(Vertical):
     def on_provenance_read(self, message: ProvenanceRead) -> None:
         if message.key != self.shown_key or self.model is None or self.letter is None:
             return
+        from .letter_text import provenance_text
+
         self.provenance_text.update(provenance_text(self.model, self.letter, message.sha256, message.history))
 
     @work(thread=True, exclusive=True, group="finding", exit_on_error=False)
@@ -330,11 +363,12 @@ class LetterPane(Vertical):
         if self.model is None or self.letter is None or self._provenance_for is self.letter:
             return
         self._provenance_for = self.letter
+        from .letter_text import provenance_text
+
         self.provenance_text.update(provenance_text(self.model, self.letter, "(computing…)"))
         self._hash(self.model.root, self.letter.path, self.shown_key)
 
-    @on(TabbedContent.TabActivated)
-    def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
+    def on_tabbed_content_tab_activated(self, event: TabbedContent.TabActivated) -> None:
         if event.pane.id:
             self.fill_tab(event.pane.id)
 
@@ -428,6 +462,10 @@ class LetterPane(Vertical):
             w.update(Content(""))
 
     def _show_item(self, model: AppModel, row) -> None:
+        from letterbox_tui.core.check import Finding
+
+        from .letter_text import finding_lines, group_lines
+
         item = row.item
         if isinstance(item, Finding):
             lines = finding_lines(model, item)

@@ -11,10 +11,11 @@ from dataclasses import dataclass
 
 from textual.content import Content
 
+from letterbox_tui.core.check import Finding
 from letterbox_tui.core.model import Letter, Reason, Unreadable
 from letterbox_tui.core.times import full
 
-from ..model import AppModel, Finding, answer_text, reason_lines, short_time
+from ..model import AppModel, answer_text, reason_lines, short_time
 from ..sanitize import clean, cleans
 
 #: Thread and chain trees stop after this many letters; deeper levels share one margin.

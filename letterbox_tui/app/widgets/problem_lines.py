@@ -12,7 +12,9 @@ from textual.content import Content
 from letterbox_tui.core.files import read_file
 from letterbox_tui.core.header import MAX_HEADER, first_bad_line
 
-from ..model import AppModel, Finding
+from letterbox_tui.core.check import Finding
+
+from ..model import AppModel
 from ..sanitize import PLACEHOLDER_STYLE, clean
 
 

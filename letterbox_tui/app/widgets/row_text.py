@@ -18,10 +18,11 @@ from datetime import datetime, tzinfo
 
 from textual.content import Content
 
+from letterbox_tui.core.check import Finding
 from letterbox_tui.core.model import Letter
 from letterbox_tui.core.times import clock_or_day, is_today, local
 
-from ..model import DUE_SOON, MEASURES, Finding, letter_mark, short_time, span, status_note, status_style, type_style
+from ..model import DUE_SOON, MEASURES, letter_mark, short_time, span, status_note, status_style, type_style
 from ..sanitize import clean, cleans
 from .letter_list import ListRow
 
