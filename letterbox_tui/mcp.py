@@ -36,6 +36,8 @@ from typing import Any
 from letterbox_tui.core import documents
 from letterbox_tui.core.answers import Answers
 from letterbox_tui.core.errors import LetterboxError
+from letterbox_tui.core.lazy import deadlines
+from letterbox_tui.core.listings import Listings
 from letterbox_tui.core.model import forget_index
 from letterbox_tui.core.text import clean
 
@@ -52,6 +54,10 @@ BY_DEADLINES = frozenset({"query", "exists", "current", "answered", "thread", "d
 BY_CLOCK = frozenset({"owed", "digest"})
 #: how many of the last generation's most recently asked questions a new one answers at once
 REASK = 2
+#: how often (ms) the watcher looks up when nothing changed; its first look says it runs
+READY_MS = 50
+#: how long (s) the first opening waits for the watcher to run before it lists the letterbox
+READY_WAIT = 5.0
 
 INSTRUCTIONS = (
     "Every answer is yes, no or unknown: unknown always names its reasons, and no is only "
@@ -104,6 +110,8 @@ class Resident:
 
         self.root = root
         self.open = opener or open_answers
+        #: the folders the watcher vouches for between two openings (``core.listings``)
+        self.listings = Listings(root)
         self._lock = threading.Lock()
         self._answers: Answers | None = None
         self.events = 0  # change events seen by the watcher
@@ -112,6 +120,7 @@ class Resident:
         self._stop = threading.Event()
         self._watcher: threading.Thread | None = None
         self._identity: tuple[int, int] | None = None  # the watched letterbox's (device, inode)
+        self._ready = threading.Event()  # the watcher runs (or could not start)
         self.notices: list[str] = []
         self.generation = 0  # how many times the answers were opened
         self.memo = Memo()
@@ -129,6 +138,7 @@ class Resident:
         if not os.path.isdir(self.root):
             return
         stop = self._stop = threading.Event()  # this watcher's, and its refresher's
+        self._ready = threading.Event()
         self._watcher = threading.Thread(target=self._watch, args=(stop,), name="letterbox-watch", daemon=True)
         self._watching = True
         self._watcher.start()
@@ -153,21 +163,32 @@ class Resident:
                 pass
 
     def _watch(self, stop: threading.Event) -> None:
+        ready, listings = self._ready, self.listings
         try:
             from watchfiles import watch
 
-            for _changes in watch(self.root, stop_event=stop, debounce=20, step=10,
-                                  raise_interrupt=False, yield_on_timeout=False):
+            # the first (maybe empty) batch comes once the watches are in place: changes
+            # from then on are reported, so what an opening after it lists is vouched for
+            for changes in watch(self.root, stop_event=stop, debounce=20, step=10, rust_timeout=READY_MS,
+                                 yield_on_timeout=True, raise_interrupt=False):
+                if not ready.is_set():
+                    listings.ready()
+                    ready.set()
+                if not changes:
+                    continue
+                listings.report([path for _, path in changes])
                 with self._lock:
                     self.events += 1
                 self._wake.set()
         except Exception:  # no native watcher, or the letterbox vanished: prove every call
             pass
         finally:
+            listings.lost()
             with self._lock:
                 if stop is self._stop:
                     self._watching = False
                 self.events += 1  # what the watcher may have missed since
+            ready.set()
             stop.set()  # its refresher ends with it
             self._wake.set()
 
@@ -195,9 +216,11 @@ class Resident:
                 self._answers = None
                 self._watching = False
                 self._stop = threading.Event()
+                self.listings = Listings(self.root)
         if here is None:
             return self.open(self.root, at, notice=self.notices.append), {}  # says why it cannot
         self.watch()
+        self._ready.wait(READY_WAIT)  # so that this opening's listings are vouched for after
         while True:
             self._refresh(at)
             with self._lock:
@@ -233,7 +256,8 @@ class Resident:
                 self.memo.begin(-1, None)
             if self._writing is not None:
                 self._writing.join()
-            answers = self.open(self.root, at, notice=self.notices.append, write=self._write_later)
+            answers = self.open(self.root, at, notice=self.notices.append, write=self._write_later,
+                                watched=self.listings)
             with self._lock:
                 self._answers, self._reflected = answers, events
                 self.generation += 1
@@ -263,15 +287,14 @@ class Memo:
             self.held = 0
 
     def place(self, at: datetime) -> int:
-        """How many of the generation's deadlines lie before ``at``: two clocks with the same
-        place see every letter's ``late`` alike (late is ``deadline < at``)."""
+        """How many of the times the generation's deadlines name lie before ``at``: two
+        clocks with the same place see every letter's ``late`` alike (late is ``deadline <
+        at``)."""
         with self._lock:
             if self._deadlines is None:
-                snapshot = self._answers.snapshot if self._answers is not None else None
-                self._deadlines = sorted(x.deadline_at for x in (snapshot.letters if snapshot else ())
-                                         if x.deadline_at is not None)
-            deadlines = self._deadlines
-        return bisect.bisect_left(deadlines, at)
+                self._deadlines = deadlines(self._answers.snapshot.letters) if self._answers is not None else []
+            times = self._deadlines
+        return bisect.bisect_left(times, at)
 
     def get(self, generation: int, key: tuple) -> Any:
         with self._lock:
