@@ -220,7 +220,6 @@ class Resident:
         if here is None:
             return self.open(self.root, at, notice=self.notices.append), {}  # says why it cannot
         self.watch()
-        self._ready.wait(READY_WAIT)  # so that this opening's listings are vouched for after
         while True:
             self._refresh(at)
             with self._lock:
@@ -245,6 +244,7 @@ class Resident:
 
     def _refresh(self, at: datetime) -> None:
         """Open the answers again unless the kept ones reflect every event seen."""
+        self._ready.wait(READY_WAIT)  # an opening after the watcher runs: its listings are vouched for
         with self._opening:
             with self._lock:
                 if not self._stale():

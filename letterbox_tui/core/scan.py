@@ -34,7 +34,7 @@ from .grammar import valid_seat
 from .header import parse_header
 from .lazy import KeptLetters, KeptSource, Pending
 from .letters import build
-from .listings import Pass
+from .listings import Listed, Pass
 from .model import LEGACY_FLAGS, Letter, Scope, Snapshot, Unreadable, Unsupported
 from .reader import entry_kind as _entry_kind
 from .reader import is_regular as _regular
@@ -318,6 +318,7 @@ class _Scan:
         new_data: list[bytes] = []
         new_ctimes: list[int] = []
         files = 0
+        whole = True  # every "*.md" entry a regular file with a UTF-8 name, none vanished
         try:
             self._saw_dir(rel_dir, dir_fd)
             with os.scandir(dir_fd) as it:
@@ -352,6 +353,7 @@ class _Scan:
                         if kind is None:  # vanished since the listing: not examined, not counted
                             self.changed = True
                             files -= 1
+                            whole = False
                         else:
                             listed.append(Unsupported(prefix + name, kind))
                         continue
@@ -359,8 +361,11 @@ class _Scan:
                 if item is None:  # vanished since the listing
                     self.changed = True
                     files -= 1
+                    whole = False
                 else:
                     found.append(item)
+            if self.watched is not None and whole and not listed and all(type(x) is not Unsupported for x in found):
+                self._remember_read(prefix, entries)
         except OSError as exc:
             found.append(Unsupported(rel_dir, _why(exc)))
         finally:
@@ -421,11 +426,35 @@ class _Scan:
         if not self._vouched(prefix, letter_names, nums, acks):
             return False
         if self.watched is not None:
-            rel, ino, mtime, ctime, dev = self.dirs[-1]  # the folder's own stat, as opened
-            limit = self.began - RACY_NS
-            if rel == prefix[:-1] and ino >= 0 and mtime <= limit and ctime <= limit:
-                self.watched.saw(prefix, (ino, mtime, ctime, dev), (letter_names, nums, acks))
+            self._remember(prefix, (letter_names, nums, acks))
         return True
+
+    def _remember(self, prefix: str, listed: Listed) -> None:
+        """Tell the watcher's listings the folder ``prefix`` was listed so, when it had
+        settled by the time the scan began (its own stat as it was opened)."""
+        rel, ino, mtime, ctime, dev = self.dirs[-1]
+        limit = self.began - RACY_NS
+        if rel == prefix[:-1] and ino >= 0 and mtime <= limit and ctime <= limit:
+            self.watched.saw(prefix, (ino, mtime, ctime, dev), listed)  # type: ignore[union-attr]
+
+    def _remember_read(self, prefix: str, entries: list[os.DirEntry]) -> None:
+        """``_remember`` a folder the scan read file by file (each file stat-ed on the way):
+        the store vouches for it once written."""
+        names: list[str] = []
+        nums: list[int] = []
+        acks: list[str] = []
+        try:
+            for entry in entries:
+                name = entry.name
+                if name[-3:] == ".md":
+                    st = entry.stat(follow_symlinks=False)
+                    names.append(name)
+                    nums.extend((st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns))
+                elif name[-7:] == ".md.ack":
+                    acks.append(name)
+        except OSError:
+            return
+        self._remember(prefix, (names, nums, acks))
 
     def _vouched(self, prefix: str, letter_names: list[str], nums: list[int], acks: list[str]) -> bool:
         """Take the folder ``prefix`` whose letter files stat as ``letter_names`` and
