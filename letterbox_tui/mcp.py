@@ -6,9 +6,11 @@ documents (``core.documents``) from the same answers (``store.open_answers``).
 
 The server keeps the answers between calls and re-opens them when ``watchfiles`` reports a
 change under the letterbox; where no watcher runs (it could not start, or the letterbox
-vanished), every call re-opens them (the store's stat proof). A call made while changes are
-still arriving says, in its result's ``_meta``, how many change events its answers reflect
-and whether more are pending. Nothing here writes into a letterbox.
+vanished), every call re-opens them (the store's stat proof). Between openings the watcher
+vouches for the folders it reported nothing under (``core.listings``): an opening after a
+change stats the files of the folders changed, not of every folder. A call made while
+changes are still arriving says, in its result's ``_meta``, how many change events its
+answers reflect and whether more are pending. Nothing here writes into a letterbox.
 
 Each opening of the answers is a generation. While it is current, a tool's result for the
 same arguments is the one already computed from it (``Memo``): a memory of the one
@@ -136,6 +138,7 @@ class Resident:
         if self._watcher is not None and self._watcher.is_alive() and self._watching:
             return
         if not os.path.isdir(self.root):
+            self._ready.set()  # no watcher to wait for
             return
         stop = self._stop = threading.Event()  # this watcher's, and its refresher's
         self._ready = threading.Event()
