@@ -536,5 +536,7 @@ def serve(root: str) -> None:
 
     try:
         anyio.run(main)
+    except* (BrokenPipeError, ConnectionResetError):
+        pass  # the client went away while answers were written to it: nobody is left to tell
     finally:
         resident.close()
