@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections import Counter
+from functools import lru_cache
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from threading import RLock
@@ -241,6 +242,22 @@ class KeptLetters(Sequence[Letter]):
                 counts[values[c]] = counts.get(values[c], 0) + m
         return counts
 
+    def distinct(self, field: str) -> set[str] | None:
+        """The values the letters carry in the header field ``field`` (one of
+        ``HEADER_COLUMNS``), each once; None when the store cannot say."""
+        found = self._codes(field)
+        if found is None:
+            return None
+        get = HEADER_ATTRS[field]
+        out: set[str] = set()
+        for k, kept in enumerate(found):
+            if kept is None:  # a folder read: its letters are looked at
+                out.update(getattr(x, get) for x in self._in(k))
+            else:
+                values = kept[0]
+                out.update(values[c] for c in set(kept[1]))
+        return out
+
     def _codes(self, field: str) -> list[tuple[list[str], list[int]] | None] | None:
         """By folder (in scan order): the values of the header field ``field`` there and
         each letter's as a position among them, as the store keeps them (None for a folder
@@ -414,7 +431,14 @@ def count_by(letters: Sequence[Letter], field: str) -> dict[str, int]:
 
 def deadlines(letters: Sequence[Letter]) -> list[datetime]:
     """The distinct times the letters' deadlines name (``Letter.deadline_at``), sorted."""
-    return sorted({at for value in count_by(letters, "deadline") if value and (at := parse_time(value)) is not None})
+    found = letters.distinct("deadline") if isinstance(letters, KeptLetters) else None
+    if found is None:
+        found = {x.deadline for x in letters}
+    return sorted({at for value in found if value and (at := _time_of(value)) is not None})
+
+
+#: a deadline's time, by its text (a resident process asks for mostly the same ones again)
+_time_of = lru_cache(maxsize=1 << 16)(parse_time)
 
 
 def with_field(letters: Sequence[Letter], field: str, values: Iterable[str]) -> list[Letter]:

@@ -222,6 +222,7 @@ def test_header_fields_are_found_by_the_store_in_kept_folders_and_read_ones(tmp_
             for x in everyone:
                 counts[getattr(x, attr)] = counts.get(getattr(x, attr), 0) + 1
             assert count_by(letters, field) == counts
+            assert letters.distinct(field) == set(counts)
 
 
 def test_a_query_and_its_rows_decode_no_reasons_they_do_not_show(tmp_path, monkeypatch):
