@@ -6,9 +6,11 @@ documents (``core.documents``) from the same answers (``store.open_answers``).
 
 The server keeps the answers between calls and re-opens them when ``watchfiles`` reports a
 change under the letterbox; where no watcher runs (it could not start, or the letterbox
-vanished), every call re-opens them (the store's stat proof). A call made while changes are
-still arriving says, in its result's ``_meta``, how many change events its answers reflect
-and whether more are pending. Nothing here writes into a letterbox.
+vanished), every call re-opens them (the store's stat proof). Between openings the watcher
+vouches for the folders it reported nothing under (``core.listings``): an opening after a
+change stats the files of the folders changed, not of every folder. A call made while
+changes are still arriving says, in its result's ``_meta``, how many change events its
+answers reflect and whether more are pending. Nothing here writes into a letterbox.
 
 Each opening of the answers is a generation. While it is current, a tool's result for the
 same arguments is the one already computed from it (``Memo``): a memory of the one
@@ -36,6 +38,8 @@ from typing import Any
 from letterbox_tui.core import documents
 from letterbox_tui.core.answers import Answers
 from letterbox_tui.core.errors import LetterboxError
+from letterbox_tui.core.lazy import deadlines
+from letterbox_tui.core.listings import Listings
 from letterbox_tui.core.model import forget_index
 from letterbox_tui.core.text import clean
 
@@ -52,6 +56,10 @@ BY_DEADLINES = frozenset({"query", "exists", "current", "answered", "thread", "d
 BY_CLOCK = frozenset({"owed", "digest"})
 #: how many of the last generation's most recently asked questions a new one answers at once
 REASK = 2
+#: how often (ms) the watcher looks up when nothing changed; its first look says it runs
+READY_MS = 50
+#: how long (s) the first opening waits for the watcher to run before it lists the letterbox
+READY_WAIT = 5.0
 
 INSTRUCTIONS = (
     "Every answer is yes, no or unknown: unknown always names its reasons, and no is only "
@@ -104,6 +112,8 @@ class Resident:
 
         self.root = root
         self.open = opener or open_answers
+        #: the folders the watcher vouches for between two openings (``core.listings``)
+        self.listings = Listings(root)
         self._lock = threading.Lock()
         self._answers: Answers | None = None
         self.events = 0  # change events seen by the watcher
@@ -112,6 +122,7 @@ class Resident:
         self._stop = threading.Event()
         self._watcher: threading.Thread | None = None
         self._identity: tuple[int, int] | None = None  # the watched letterbox's (device, inode)
+        self._ready = threading.Event()  # the watcher runs (or could not start)
         self.notices: list[str] = []
         self.generation = 0  # how many times the answers were opened
         self.memo = Memo()
@@ -127,8 +138,10 @@ class Resident:
         if self._watcher is not None and self._watcher.is_alive() and self._watching:
             return
         if not os.path.isdir(self.root):
+            self._ready.set()  # no watcher to wait for
             return
         stop = self._stop = threading.Event()  # this watcher's, and its refresher's
+        self._ready = threading.Event()
         self._watcher = threading.Thread(target=self._watch, args=(stop,), name="letterbox-watch", daemon=True)
         self._watching = True
         self._watcher.start()
@@ -153,21 +166,32 @@ class Resident:
                 pass
 
     def _watch(self, stop: threading.Event) -> None:
+        ready, listings = self._ready, self.listings
         try:
             from watchfiles import watch
 
-            for _changes in watch(self.root, stop_event=stop, debounce=20, step=10,
-                                  raise_interrupt=False, yield_on_timeout=False):
+            # the first (maybe empty) batch comes once the watches are in place: changes
+            # from then on are reported, so what an opening after it lists is vouched for
+            for changes in watch(self.root, stop_event=stop, debounce=20, step=10, rust_timeout=READY_MS,
+                                 yield_on_timeout=True, raise_interrupt=False):
+                if not ready.is_set():
+                    listings.ready()
+                    ready.set()
+                if not changes:
+                    continue
+                listings.report([path for _, path in changes])
                 with self._lock:
                     self.events += 1
                 self._wake.set()
         except Exception:  # no native watcher, or the letterbox vanished: prove every call
             pass
         finally:
+            listings.lost()
             with self._lock:
                 if stop is self._stop:
                     self._watching = False
                 self.events += 1  # what the watcher may have missed since
+            ready.set()
             stop.set()  # its refresher ends with it
             self._wake.set()
 
@@ -195,6 +219,7 @@ class Resident:
                 self._answers = None
                 self._watching = False
                 self._stop = threading.Event()
+                self.listings = Listings(self.root)
         if here is None:
             return self.open(self.root, at, notice=self.notices.append), {}  # says why it cannot
         self.watch()
@@ -222,6 +247,7 @@ class Resident:
 
     def _refresh(self, at: datetime) -> None:
         """Open the answers again unless the kept ones reflect every event seen."""
+        self._ready.wait(READY_WAIT)  # an opening after the watcher runs: its listings are vouched for
         with self._opening:
             with self._lock:
                 if not self._stale():
@@ -233,7 +259,8 @@ class Resident:
                 self.memo.begin(-1, None)
             if self._writing is not None:
                 self._writing.join()
-            answers = self.open(self.root, at, notice=self.notices.append, write=self._write_later)
+            answers = self.open(self.root, at, notice=self.notices.append, write=self._write_later,
+                                watched=self.listings)
             with self._lock:
                 self._answers, self._reflected = answers, events
                 self.generation += 1
@@ -263,15 +290,14 @@ class Memo:
             self.held = 0
 
     def place(self, at: datetime) -> int:
-        """How many of the generation's deadlines lie before ``at``: two clocks with the same
-        place see every letter's ``late`` alike (late is ``deadline < at``)."""
+        """How many of the times the generation's deadlines name lie before ``at``: two
+        clocks with the same place see every letter's ``late`` alike (late is ``deadline <
+        at``)."""
         with self._lock:
             if self._deadlines is None:
-                snapshot = self._answers.snapshot if self._answers is not None else None
-                self._deadlines = sorted(x.deadline_at for x in (snapshot.letters if snapshot else ())
-                                         if x.deadline_at is not None)
-            deadlines = self._deadlines
-        return bisect.bisect_left(deadlines, at)
+                self._deadlines = deadlines(self._answers.snapshot.letters) if self._answers is not None else []
+            times = self._deadlines
+        return bisect.bisect_left(times, at)
 
     def get(self, generation: int, key: tuple) -> Any:
         with self._lock:
@@ -510,5 +536,7 @@ def serve(root: str) -> None:
 
     try:
         anyio.run(main)
+    except* (BrokenPipeError, ConnectionResetError):
+        pass  # the client went away while answers were written to it: nobody is left to tell
     finally:
         resident.close()

@@ -264,3 +264,38 @@ def test_a_kept_result_is_dropped_after_a_write(demo):
     assert unclocked(seen["query"]) == unclocked(cli_json(demo, "query", "type=request"))
     assert unclocked(seen["owed"]) == unclocked(cli_json(demo, "owed", "--at", "2026-11-29T12:00:00Z"))
     assert new in json.dumps(seen["owed"])
+
+
+def test_a_client_that_goes_away_mid_answer_ends_the_server_quietly(demo):
+    """The client closes its end while results are written to it (it was killed): the
+    server ends with no 'internal error', as a command whose pager quit does."""
+    import json
+    import subprocess
+
+    server = subprocess.Popen([sys.executable, "-m", "letterbox_tui", "--root", str(demo), "mcp"], env=_env(),
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+    def send(message):
+        server.stdin.write((json.dumps({"jsonrpc": "2.0", **message}) + "\n").encode())
+        server.stdin.flush()
+
+    send({"id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "test", "version": "1"}}})
+    assert b'"id":1' in server.stdout.readline()
+    send({"method": "notifications/initialized"})
+    for n in range(20):
+        send({"id": 10 + n, "method": "tools/call", "params": {"name": "owed", "arguments": {}}})
+    assert b'"result"' in server.stdout.readline()  # answers are being written: the client goes
+    server.stdout.close()
+    try:
+        for n in range(20):  # keep asking until the server has met the closed pipe and ended
+            send({"id": 100 + n, "method": "tools/call", "params": {"name": "owed", "arguments": {}}})
+    except BrokenPipeError:
+        pass
+    finally:
+        try:
+            server.stdin.close()
+        except BrokenPipeError:
+            pass
+    assert server.wait(60) == 0
+    assert b"internal error" not in server.stderr.read()

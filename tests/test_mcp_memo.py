@@ -218,3 +218,36 @@ def test_a_new_generation_lets_the_last_ones_letters_go(box):
 
 def resident_letter_id(resident):
     return next(x.id for x in resident._answers.snapshot.letters if x.type == "request")
+
+
+def test_once_the_watcher_runs_a_change_lists_only_the_folder_it_was_in(box, monkeypatch):
+    """The folders no event was reported under are taken as the last opening listed them
+    (``core.listings``): a change lists only the folder it was in, and each answer is the one computed from every letter."""
+    import time
+
+    from letterbox_tui.core import scan as scan_module
+
+    monkeypatch.setattr("letterbox_tui.store.RACY_NS", -(10**12))  # every file and folder settled
+    monkeypatch.setattr(scan_module, "RACY_NS", -(10**12))
+    listed: list[str] = []
+    real = scan_module._Scan._kept_folder
+    monkeypatch.setattr(scan_module._Scan, "_kept_folder",
+                        lambda self, entries, prefix: listed.append(prefix) or real(self, entries, prefix))
+    root, resident = box
+    mcp.call(resident, "query", {"terms": ["type=request"]})
+    for n in range(3):
+        listed.clear()
+        letter_id = f"2026-11-29T10000{n}-planner-request-listed-0000ffff"
+        write_request(root, letter_id)
+        end = time.monotonic() + 30
+        while True:  # until an answer reflects the event
+            doc, meta = mcp.call(resident, "query", {"terms": ["type=request"]})
+            if any(r["id"] == letter_id for r in doc["matches"]) and not meta["changes_pending"]:
+                break
+            assert time.monotonic() < end, "the new letter never showed"
+            time.sleep(0.02)
+        want = open_answers(root, mcp.clock(), use_store=False)
+        assert unclocked(doc) == unclocked(mcp._document("query", want, {}, parse_query(["type=request"], mcp.clock()),
+                                                         None))
+        assert set(listed) == {"builder/inbox/"}, listed
+    assert len(resident.listings._kept) > 4

@@ -16,10 +16,14 @@ methods of a ``KeptLetters`` and answer the same over a plain list.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from collections import Counter
+from functools import lru_cache
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from datetime import datetime
 from threading import RLock
 from typing import Protocol, overload
 
+from .grammar import parse_time
 from .model import Letter
 
 #: a letter not decoded yet: its path and its file's (size, mtime_ns, inode, ctime_ns)
@@ -27,8 +31,9 @@ Pending = tuple[str, int, int, int, int]
 #: the letters of one folder the store vouched for: its prefix ("seat/inbox/"), the names
 #: of its letter files (sorted) and, four per name, their size, mtime_ns, inode, ctime_ns
 KeptFolderLetters = tuple[str, list[str], list[int]]
-#: the header fields ``KeptLetters.positions_with`` finds letters by
-HEADER_COLUMNS = ("from", "to", "type")
+#: the header fields ``KeptLetters.positions_with`` finds letters by (and ``count_by``
+#: counts them by)
+HEADER_COLUMNS = ("from", "to", "type", "deadline")
 #: more pending letters of one folder than this asked for at once are decoded together
 _TOGETHER = 32
 #: the first this many file names are looked up in each folder's sorted names; after that,
@@ -233,13 +238,25 @@ class KeptLetters(Sequence[Letter]):
                     counts[getattr(x, get)] = counts.get(getattr(x, get), 0) + 1
                 continue
             values, codes = kept
-            n = [0] * len(values)
-            for c in codes:
-                n[c] += 1
-            for value, m in zip(values, n):
-                if m:
-                    counts[value] = counts.get(value, 0) + m
+            for c, m in Counter(codes).items():
+                counts[values[c]] = counts.get(values[c], 0) + m
         return counts
+
+    def distinct(self, field: str) -> set[str] | None:
+        """The values the letters carry in the header field ``field`` (one of
+        ``HEADER_COLUMNS``), each once; None when the store cannot say."""
+        found = self._codes(field)
+        if found is None:
+            return None
+        get = HEADER_ATTRS[field]
+        out: set[str] = set()
+        for k, kept in enumerate(found):
+            if kept is None:  # a folder read: its letters are looked at
+                out.update(getattr(x, get) for x in self._in(k))
+            else:
+                values = kept[0]
+                out.update(values[c] for c in set(kept[1]))
+        return out
 
     def _codes(self, field: str) -> list[tuple[list[str], list[int]] | None] | None:
         """By folder (in scan order): the values of the header field ``field`` there and
@@ -412,6 +429,18 @@ def count_by(letters: Sequence[Letter], field: str) -> dict[str, int]:
     return counts
 
 
+def deadlines(letters: Sequence[Letter]) -> list[datetime]:
+    """The distinct times the letters' deadlines name (``Letter.deadline_at``), sorted."""
+    found = letters.distinct("deadline") if isinstance(letters, KeptLetters) else None
+    if found is None:
+        found = {x.deadline for x in letters}
+    return sorted({at for value in found if value and (at := _time_of(value)) is not None})
+
+
+#: a deadline's time, by its text (a resident process asks for mostly the same ones again)
+_time_of = lru_cache(maxsize=1 << 16)(parse_time)
+
+
 def with_field(letters: Sequence[Letter], field: str, values: Iterable[str]) -> list[Letter]:
     """The letters whose header field ``field`` (one of ``HEADER_COLUMNS``) is one of
     ``values``, in their order."""
@@ -444,4 +473,4 @@ def newest_mtime(letters: Sequence[Letter]) -> int:
 
 
 #: the attribute of a ``Letter`` holding each of ``HEADER_COLUMNS``
-HEADER_ATTRS = {"from": "sender", "to": "recipient", "type": "type"}
+HEADER_ATTRS = {"from": "sender", "to": "recipient", "type": "type", "deadline": "deadline"}

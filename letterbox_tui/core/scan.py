@@ -34,6 +34,7 @@ from .grammar import valid_seat
 from .header import parse_header
 from .lazy import KeptLetters, KeptSource, Pending
 from .letters import build
+from .listings import Listed, Pass
 from .model import LEGACY_FLAGS, Letter, Scope, Snapshot, Unreadable, Unsupported
 from .reader import entry_kind as _entry_kind
 from .reader import is_regular as _regular
@@ -114,13 +115,16 @@ def scan(
     cache: HeaderCache | None = None,
     now: datetime | None = None,
     max_attempts: int = MAX_ATTEMPTS,
+    watched: Pass | None = None,
 ) -> Snapshot:
     """Scan the letterbox at ``root``. ``participants`` restricts the scan (partial scope).
 
     ``id_time_is_utc`` defaults to the letterbox's own setting. ``cache``: a derived header
     cache to ask before reading a file (none by default); it only makes the scan faster:
-    the answer is the same with or without it. Raises ``LetterboxError`` when ``root``
-    cannot be opened or a named participant is not a seat.
+    the answer is the same with or without it. ``watched``: the folder listings a watcher
+    vouches for (``core.listings``), taken only where ``cache`` vouches for the folder's
+    files too. Raises ``LetterboxError`` when ``root`` cannot be opened or a named
+    participant is not a seat.
     """
     root_s = os.fspath(root)
     if "\x00" in root_s:
@@ -137,7 +141,7 @@ def scan(
     attempt = 0
     while True:
         attempt += 1
-        scanner = _Scan(root_s, wanted, id_time_is_utc, cache)
+        scanner = _Scan(root_s, wanted, id_time_is_utc, cache, watched)
         snapshot = scanner.run()
         if scanner.stable():
             break
@@ -151,7 +155,8 @@ def scan(
 class _Scan:
     """One pass over the letterbox. ``stable()`` lists folders again to check nothing moved."""
 
-    def __init__(self, root: str, wanted: list[str] | None, id_time_is_utc: bool, cache: HeaderCache | None):
+    def __init__(self, root: str, wanted: list[str] | None, id_time_is_utc: bool, cache: HeaderCache | None,
+                 watched: Pass | None = None):
         self.root = root
         self.wanted = wanted
         self.id_time_is_utc = id_time_is_utc
@@ -168,6 +173,7 @@ class _Scan:
         self.parts: list[tuple[str, list, bool]] = []
         self.kept_legacy = 0  # the legacy letters of the folders the cache vouched for
         self.vouch = getattr(cache, "folder", None)
+        self.watched = watched if self.vouch is not None else None
         self.unreadable: list[Unreadable] = []
         self.unsupported: list[Unsupported] = []
         self.sidecars: set[str] = set()
@@ -298,18 +304,21 @@ class _Scan:
         or an unsupported entry; its sidecars. The folder is unsupported when it cannot be
         opened or listed."""
         rel_dir = f"{seat}/{folder}"
+        prefix = rel_dir + "/"
+        if self.watched is not None and self._watched_folder(seat_fd, folder, prefix):
+            return
         try:
             dir_fd = os.open(folder, _DIR_FLAGS, dir_fd=seat_fd)
         except OSError as exc:
             self.unsupported.append(Unsupported(rel_dir, _why(exc)))
             return
-        prefix = rel_dir + "/"
         listed: list[Unsupported] = []  # what the listing alone tells, added first
         found: list[Letter | Unreadable | Unsupported] = []  # each file read, in name order
         new_items: list[Letter | Unreadable] = []
         new_data: list[bytes] = []
         new_ctimes: list[int] = []
         files = 0
+        whole = True  # every "*.md" entry a regular file with a UTF-8 name, none vanished
         try:
             self._saw_dir(rel_dir, dir_fd)
             with os.scandir(dir_fd) as it:
@@ -344,6 +353,7 @@ class _Scan:
                         if kind is None:  # vanished since the listing: not examined, not counted
                             self.changed = True
                             files -= 1
+                            whole = False
                         else:
                             listed.append(Unsupported(prefix + name, kind))
                         continue
@@ -351,8 +361,11 @@ class _Scan:
                 if item is None:  # vanished since the listing
                     self.changed = True
                     files -= 1
+                    whole = False
                 else:
                     found.append(item)
+            if self.watched is not None and whole and not listed and all(type(x) is not Unsupported for x in found):
+                self._remember_read(prefix, entries)
         except OSError as exc:
             found.append(Unsupported(rel_dir, _why(exc)))
         finally:
@@ -371,13 +384,29 @@ class _Scan:
         if self.cache is not None and new_items:
             self.cache.put_many(new_items, new_data, new_ctimes)
 
+    def _watched_folder(self, seat_fd: int, folder: str, prefix: str) -> bool:
+        """The folder ``prefix`` as last listed, when the watcher vouches for that listing
+        (``core.listings``) and the cache for its files: neither listed nor stat-ed."""
+        try:
+            st = os.stat(folder, dir_fd=seat_fd, follow_symlinks=False)
+        except OSError:
+            return False
+        if not stat.S_ISDIR(st.st_mode):
+            return False
+        ident = (st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_dev)
+        listed = self.watched.take(prefix, ident)  # type: ignore[union-attr]
+        if listed is None or not self._vouched(prefix, *listed):
+            return False
+        self.dirs.append((prefix[:-1], *ident))
+        return True
+
     def _kept_folder(self, entries: list[os.DirEntry], prefix: str) -> bool:
         """The folder ``prefix`` as the cache keeps it, when the cache vouches for it: each
         letter file stat-ed, none read. False (nothing taken) when any of its ``*.md``
         entries is not a plain regular file or the cache does not vouch for them."""
         letter_names: list[str] = []
         nums: list[int] = []
-        acks = []
+        acks: list[str] = []
         add_name = letter_names.append
         add_nums = nums.extend
         try:
@@ -394,19 +423,56 @@ class _Scan:
                     acks.append(name)
         except OSError:  # gone, or cannot be told: each file is looked at on its own
             return False
+        if not self._vouched(prefix, letter_names, nums, acks):
+            return False
+        if self.watched is not None:
+            self._remember(prefix, (letter_names, nums, acks))
+        return True
+
+    def _remember(self, prefix: str, listed: Listed) -> None:
+        """Tell the watcher's listings the folder ``prefix`` was listed so, when it had
+        settled by the time the scan began (its own stat as it was opened)."""
+        rel, ino, mtime, ctime, dev = self.dirs[-1]
+        limit = self.began - RACY_NS
+        if rel == prefix[:-1] and ino >= 0 and mtime <= limit and ctime <= limit:
+            self.watched.saw(prefix, (ino, mtime, ctime, dev), listed)  # type: ignore[union-attr]
+
+    def _remember_read(self, prefix: str, entries: list[os.DirEntry]) -> None:
+        """``_remember`` a folder the scan read file by file (each file stat-ed on the way):
+        the store vouches for it once written."""
+        names: list[str] = []
+        nums: list[int] = []
+        acks: list[str] = []
+        try:
+            for entry in entries:
+                name = entry.name
+                if name[-3:] == ".md":
+                    st = entry.stat(follow_symlinks=False)
+                    names.append(name)
+                    nums.extend((st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns))
+                elif name[-7:] == ".md.ack":
+                    acks.append(name)
+        except OSError:
+            return
+        self._remember(prefix, (names, nums, acks))
+
+    def _vouched(self, prefix: str, letter_names: list[str], nums: list[int], acks: list[str]) -> bool:
+        """Take the folder ``prefix`` whose letter files stat as ``letter_names`` and
+        ``nums`` (sorted; every ``*.md`` entry a regular file) and whose sidecars are
+        ``acks`` as the cache keeps it; False when the cache does not vouch for them."""
         kept = self.vouch(prefix, letter_names, nums)  # type: ignore[misc]
         if kept is None:
             return False
         kept_names, kept_nums, unreadable, legacy = kept
         n = len(letter_names)
-        for name in acks:  # every "*.md" entry is a letter file here, its names sorted
+        for name in acks:
             j = bisect_left(letter_names, name[:-4])
             rel = _shown(prefix + name)
             if j < n and letter_names[j] == name[:-4]:
                 self.sidecars.add(rel)
             else:
                 self.orphans.append(rel)
-        self.files += len(letter_names)
+        self.files += n
         self.parts.append((prefix, (kept_names, kept_nums), True))
         self.unreadable.extend(unreadable)
         self.kept_legacy += legacy

@@ -25,12 +25,14 @@ import os
 import time
 from dataclasses import replace
 from functools import partial
+from weakref import WeakKeyDictionary
 from hashlib import blake2b
 from collections.abc import Callable, Iterable
 from datetime import datetime
 
 from letterbox_tui.core.answers import Answers
 from letterbox_tui.core.lazy import KeptLetters, Pending
+from letterbox_tui.core.listings import Listings
 from letterbox_tui.core.model import (
     Letter, Snapshot, Unreadable, letter_at, letters_with_id, letters_with_thread,
 )
@@ -41,7 +43,7 @@ from letterbox_tui.core.scan import RACY_NS, KeptFolder, read_kept, scan, stat_d
 
 from . import indexes
 from .db import (
-    Notice, Reader, Store, Unusable, context_of, default_notice, read_folder_indexes, read_index, sidecars_moved,
+    Decoded, Notice, Reader, Store, Unusable, context_of, default_notice, read_folder_indexes, read_index, sidecars_moved,
 )
 from .indexes import Folders, json_text as _json
 from .records import (
@@ -62,6 +64,7 @@ def open_answers(
     notice: Notice = default_notice,
     use_store: bool = True,
     write: Callable[[Callable[[], None]], None] | None = None,
+    watched: Listings | None = None,
 ) -> Answers:
     """Every derived answer over the letterbox at ``root``, at the clock ``at``.
 
@@ -70,32 +73,42 @@ def open_answers(
     ``notice`` is given one line when the store cannot be used. ``write``: when the answers
     were computed, how the store is written with them — None: before they are returned;
     else it is given the writing to run (a resident process runs it in a thread of its
-    own, after the answers are in use: the next opening waits for it). Raises
+    own, after the answers are in use: the next opening waits for it). ``watched``: the
+    folder listings a watcher of the letterbox vouches for (``core.listings``), taken where
+    the store vouches for the folder's files too; the store's index rows decoded for one
+    ``watched`` are kept beside it for the next opening (``store.db.Decoded``). Raises
     ``LetterboxError`` when ``root`` cannot be read.
     """
     notice = _Once(notice)
     root_real = os.path.realpath(os.fspath(root))
-    answers = _answers(root, root_real, at, participants, id_time_is_utc, notice, use_store, write)
+    answers = _answers(root, root_real, at, participants, id_time_is_utc, notice, use_store, write, watched)
     from letterbox_tui.core.sync import status
 
     answers.snapshot.scope.sync = status(root_real)  # how current a copy kept in git is
     return answers
 
 
+#: the index rows decoded for each resident process's listings (``open_answers``)
+_DECODED: WeakKeyDictionary[Listings, Decoded] = WeakKeyDictionary()
+
+
 def _answers(root, root_real: str, at: datetime, participants, id_time_is_utc, notice: Notice,
-             use_store: bool, write: Callable[[Callable[[], None]], None] | None) -> Answers:
+             use_store: bool, write: Callable[[Callable[[], None]], None] | None,
+             watched: Listings | None = None) -> Answers:
     if id_time_is_utc is None:
         from letterbox_tui.core.settings import load_settings
 
         id_time_is_utc = load_settings(root_real).id_time_is_utc
     began = time.time_ns()
-    store = Store.open(root_real, notice) if use_store and "\x00" not in root_real else None
+    decoded = None if watched is None else _DECODED.setdefault(watched, Decoded())
+    store = Store.open(root_real, notice, decoded) if use_store and "\x00" not in root_real else None
     if store is None:
         return resolve(scan(root, participants, id_time_is_utc=id_time_is_utc), at)
     try:
         cache = _HeaderCache(store, began, root_real, id_time_is_utc, notice)
         try:
-            snapshot = scan(root, participants, id_time_is_utc=id_time_is_utc, cache=cache)
+            snapshot = scan(root, participants, id_time_is_utc=id_time_is_utc, cache=cache,
+                            watched=watched.begin() if watched is not None and participants is None else None)
         except (Damaged, Unusable) as why:
             notice(f"the store {_clean(store.path)} is damaged ({why}): answered from the letters")
             store.close()
@@ -674,9 +687,10 @@ class _KeptRecords:
         out = {}
         for prefix, found in self._headers.items():
             values, codes = found.get("values"), found.get(name)
-            if not isinstance(values, list) or not isinstance(codes, list) or not all(
-                    type(c) is int and 0 <= c < len(values) for c in codes):
+            if not isinstance(values, list) or not isinstance(codes, list):
                 return None
+            if codes and (set(map(type, codes)) != {int} or min(codes) < 0 or max(codes) >= len(values)):
+                return None  # each code must name one of the values
             out[prefix] = (values, codes)
         return out
 

@@ -145,10 +145,11 @@ class Reader:
     (letters, answers, indexes), from any thread. Closed when the last thing holding it
     goes (or by ``Store.close`` when nothing was lent)."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: sqlite3.Connection, decoded: Decoded | None = None) -> None:
         self.conn = conn
         self.lock = threading.Lock()
         self.lent = False
+        self.decoded = decoded
         self._closer = weakref.finalize(self, _close, conn)
 
     def rows(self, sql: str, args: tuple = ()) -> list[tuple]:
@@ -162,6 +163,30 @@ class Reader:
         self._closer()
 
 
+class Decoded:
+    """The index rows a resident process decoded, by row name, with a digest of the bytes
+    each was decoded from: it reads mostly the same rows generation after generation and
+    decodes again only those that changed. What a row decodes to is only read, never
+    changed, by whatever it is given to."""
+
+    def __init__(self) -> None:
+        self._rows: dict[str, tuple[bytes, dict]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, name: str, value: bytes, crc: int) -> dict:
+        digest = hashlib.blake2b(value, digest_size=16).digest()
+        with self._lock:
+            kept = self._rows.get(name)
+        if kept is not None and kept[0] == digest:
+            if index_checksum(name, value) != crc:
+                raise Unusable(f"damaged: its {name} index does not match its checksum")
+            return kept[1]
+        found = _decoded(name, value, crc)  # (its checksum checked there)
+        with self._lock:
+            self._rows[name] = (digest, found)
+        return found
+
+
 def _close(conn: sqlite3.Connection) -> None:
     try:
         conn.close()
@@ -172,11 +197,12 @@ def _close(conn: sqlite3.Connection) -> None:
 class Store:
     """An open store of one letterbox: what its committed generation holds."""
 
-    def __init__(self, root: str, path: str, conn: sqlite3.Connection, notice: Notice) -> None:
+    def __init__(self, root: str, path: str, conn: sqlite3.Connection, notice: Notice,
+                 decoded: Decoded | None = None) -> None:
         self.root = root
         self.path = path
         self.conn = conn
-        self.reader = Reader(conn)
+        self.reader = Reader(conn, decoded)
         self.notice = notice
         self._files: dict[str, tuple] | None = None
         self.meta: dict[str, str] = {}
@@ -207,7 +233,7 @@ class Store:
 
     # --- opening ----------------------------------------------------------------------
     @classmethod
-    def open(cls, root: str, notice: Notice) -> Store | None:
+    def open(cls, root: str, notice: Notice, decoded: Decoded | None = None) -> Store | None:
         """The store of ``root``, opened and its generation read; None (with one notice
         line when something is wrong) when it cannot be used."""
         folder = cache_folder()
@@ -217,7 +243,7 @@ class Store:
         path = store_path(root)
         for attempt in (1, 2):
             try:
-                store = cls._connect(root, path, notice)
+                store = cls._connect(root, path, notice, decoded)
                 store._read()
                 return store
             except Unusable as why:
@@ -229,7 +255,7 @@ class Store:
         return None
 
     @classmethod
-    def _connect(cls, root: str, path: str, notice: Notice) -> Store:
+    def _connect(cls, root: str, path: str, notice: Notice, decoded: Decoded | None = None) -> Store:
         folder = os.path.dirname(path)
         try:
             os.makedirs(folder, mode=0o700, exist_ok=True)
@@ -253,7 +279,7 @@ class Store:
         except sqlite3.Error as exc:
             conn.close()
             raise Unusable(_why(exc)) from None
-        return cls(root, path, conn, notice)
+        return cls(root, path, conn, notice, decoded)
 
     def _read(self) -> None:
         """Begin the read transaction every later read of this generation is made in (a
@@ -546,7 +572,7 @@ def read_index(reader: Reader, name: str) -> dict[str, list[str]]:
         rows = reader.rows("SELECT name, value, crc FROM indexes WHERE name = ?", (name,))
         if not rows:
             raise Unusable(f"damaged: it has no {name} index")
-        return _decoded(*rows[0])
+        return _decoded_by(reader, *rows[0])
     merged: dict[str, list[str]] = {}
     for found in read_folder_indexes(reader, name).values():
         for key, paths in found.items():
@@ -561,7 +587,7 @@ def read_folder_indexes(reader: Reader, name: str) -> dict[str, dict]:
     each checksum checked; ``Unusable`` unless there is one for each folder the generation
     says it indexed."""
     start = row_name(name, "")
-    found = {row[0][len(start):]: _decoded(*row) for row in reader.rows(  # (";" is the code point after ":")
+    found = {row[0][len(start):]: _decoded_by(reader, *row) for row in reader.rows(  # (";" is the code point after ":")
         "SELECT name, value, crc FROM indexes WHERE name >= ? AND name < ?", (start, start[:-1] + ";"))}
     said = reader.rows("SELECT value FROM meta WHERE key = 'indexed'")
     try:
@@ -571,6 +597,10 @@ def read_folder_indexes(reader: Reader, name: str) -> dict[str, dict]:
     if not isinstance(indexed, list) or sorted(found) != indexed:
         raise Unusable(f"damaged: its {name} index is not kept for every folder")
     return found
+
+
+def _decoded_by(reader: Reader, name: str, value: bytes, crc: int) -> dict:
+    return _decoded(name, value, crc) if reader.decoded is None else reader.decoded.get(name, value, crc)
 
 
 def _decoded(name: str, value: bytes, crc: int) -> dict:

@@ -194,7 +194,7 @@ def test_header_fields_are_found_by_the_store_in_kept_folders_and_read_ones(tmp_
     it decodes none of the kept letters that do not match."""
     from tests.gen_letterbox import generate
 
-    from letterbox_tui.core.lazy import count_by, with_field
+    from letterbox_tui.core.lazy import count_by, deadlines, with_field
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.setattr("letterbox_tui.store.RACY_NS", -(10**12))
@@ -203,12 +203,16 @@ def test_header_fields_are_found_by_the_store_in_kept_folders_and_read_ones(tmp_
     some = next(p for p in sorted((tmp_path / "gen").glob("*/inbox/*.md")))
     (some.parent / "zz-new.md").write_text(
         "---\nid: zz-new\nfrom: somebody-new\nto: planner\ntype: info\nrequires_ack: false\n"
-        "sent: 2026-11-20T00:00:00Z\n---\nbody\n")
+        "deadline: 2031-01-01T00:00:00+01:00\nsent: 2026-11-20T00:00:00Z\n---\nbody\n")
     for _ in range(2):  # just after the change (the folder read), then with the store written after it
         letters = open_answers(tmp_path / "gen", AT).snapshot.letters
         everyone = computed(tmp_path / "gen").snapshot.letters
         assert isinstance(letters, KeptLetters)
-        for field, attr in (("from", "sender"), ("to", "recipient"), ("type", "type")):
+        pending = letters.pending
+        times = deadlines(letters)
+        assert times == sorted({x.deadline_at for x in everyone if x.deadline_at is not None})
+        assert len(times) > 3 and letters.pending == pending  # from the store's column: none decoded
+        for field, attr in (("from", "sender"), ("to", "recipient"), ("type", "type"), ("deadline", "deadline")):
             values = sorted({getattr(x, attr) for x in everyone})[:2] + ["somebody-new"]
             want = [x.path for x in everyone if getattr(x, attr) in values]
             pending = letters.pending
@@ -218,6 +222,7 @@ def test_header_fields_are_found_by_the_store_in_kept_folders_and_read_ones(tmp_
             for x in everyone:
                 counts[getattr(x, attr)] = counts.get(getattr(x, attr), 0) + 1
             assert count_by(letters, field) == counts
+            assert letters.distinct(field) == set(counts)
 
 
 def test_a_query_and_its_rows_decode_no_reasons_they_do_not_show(tmp_path, monkeypatch):

@@ -23,8 +23,8 @@ def test_stored_answers_keep_no_store_and_no_record_twice(tmp_path, monkeypatch)
     opened: list[weakref.ref] = []
     plain_open = Store.open.__func__
 
-    def open_seen(cls, root, notice):
-        store = plain_open(cls, root, notice)
+    def open_seen(cls, root, notice, *rest):
+        store = plain_open(cls, root, notice, *rest)
         opened.append(weakref.ref(store))
         return store
 
