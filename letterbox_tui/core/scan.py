@@ -365,7 +365,9 @@ class _Scan:
                 else:
                     found.append(item)
             if self.watched is not None and whole and not listed and all(type(x) is not Unsupported for x in found):
-                self._remember_read(prefix, entries)
+                read = _stat_listing(entries)  # (each file stat-ed on the way: the store vouches once written)
+                if read is not None:
+                    self._remember(prefix, read)
         except OSError as exc:
             found.append(Unsupported(rel_dir, _why(exc)))
         finally:
@@ -404,29 +406,11 @@ class _Scan:
         """The folder ``prefix`` as the cache keeps it, when the cache vouches for it: each
         letter file stat-ed, none read. False (nothing taken) when any of its ``*.md``
         entries is not a plain regular file or the cache does not vouch for them."""
-        letter_names: list[str] = []
-        nums: list[int] = []
-        acks: list[str] = []
-        add_name = letter_names.append
-        add_nums = nums.extend
-        try:
-            for entry in entries:
-                name = entry.name
-                if name[-3:] == ".md":
-                    # one lstat tells a regular file (never through a symlink) and its identity
-                    st = entry.stat(follow_symlinks=False)
-                    if not stat.S_ISREG(st.st_mode) or not (name.isascii() or _utf8(name)):
-                        return False
-                    add_name(name)
-                    add_nums((st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns))
-                elif name[-7:] == ".md.ack":
-                    acks.append(name)
-        except OSError:  # gone, or cannot be told: each file is looked at on its own
-            return False
-        if not self._vouched(prefix, letter_names, nums, acks):
+        listed = _stat_listing(entries)
+        if listed is None or not self._vouched(prefix, *listed):
             return False
         if self.watched is not None:
-            self._remember(prefix, (letter_names, nums, acks))
+            self._remember(prefix, listed)
         return True
 
     def _remember(self, prefix: str, listed: Listed) -> None:
@@ -436,25 +420,6 @@ class _Scan:
         limit = self.began - RACY_NS
         if rel == prefix[:-1] and ino >= 0 and mtime <= limit and ctime <= limit:
             self.watched.saw(prefix, (ino, mtime, ctime, dev), listed)  # type: ignore[union-attr]
-
-    def _remember_read(self, prefix: str, entries: list[os.DirEntry]) -> None:
-        """``_remember`` a folder the scan read file by file (each file stat-ed on the way):
-        the store vouches for it once written."""
-        names: list[str] = []
-        nums: list[int] = []
-        acks: list[str] = []
-        try:
-            for entry in entries:
-                name = entry.name
-                if name[-3:] == ".md":
-                    st = entry.stat(follow_symlinks=False)
-                    names.append(name)
-                    nums.extend((st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns))
-                elif name[-7:] == ".md.ack":
-                    acks.append(name)
-        except OSError:
-            return
-        self._remember(prefix, (names, nums, acks))
 
     def _vouched(self, prefix: str, letter_names: list[str], nums: list[int], acks: list[str]) -> bool:
         """Take the folder ``prefix`` whose letter files stat as ``letter_names`` and
@@ -571,6 +536,32 @@ class _Scan:
             for rel, ino, mtime, ctime, _ in self.dirs
             if ino >= 0 and mtime <= limit and ctime <= limit
         }
+
+
+def _stat_listing(entries: list[os.DirEntry]) -> Listed | None:
+    """A folder's letter files (``entries`` in name order), each one lstat-ed, and its
+    sidecars' names; None when a ``*.md`` entry is not a regular file with a UTF-8 name,
+    or cannot be told (gone)."""
+    letter_names: list[str] = []
+    nums: list[int] = []
+    acks: list[str] = []
+    add_name = letter_names.append
+    add_nums = nums.extend
+    try:
+        for entry in entries:
+            name = entry.name
+            if name[-3:] == ".md":
+                # one lstat tells a regular file (never through a symlink) and its identity
+                st = entry.stat(follow_symlinks=False)
+                if not stat.S_ISREG(st.st_mode) or not (name.isascii() or _utf8(name)):
+                    return None
+                add_name(name)
+                add_nums((st.st_size, st.st_mtime_ns, st.st_ino, st.st_ctime_ns))
+            elif name[-7:] == ".md.ack":
+                acks.append(name)
+    except OSError:  # gone, or cannot be told: each file is looked at on its own
+        return None
+    return letter_names, nums, acks
 
 
 # --- the second look: a directory reopened and listed again -----------------------------
