@@ -41,6 +41,7 @@ from letterbox_tui.core.errors import LetterboxError
 from letterbox_tui.core.lazy import deadlines
 from letterbox_tui.core.listings import Listings
 from letterbox_tui.core.model import forget_index
+from letterbox_tui.core.paging import Page, page_of
 from letterbox_tui.core.text import clean
 
 #: how much of a body ``show`` returns when asked for it
@@ -75,6 +76,11 @@ _SEAT = {"type": "string", "description": "a seat of the letterbox"}
 _PARTICIPANT = {"type": "array", "items": {"type": "string"},
                 "description": "restrict the scan to these seats (the scope is then partial)"}
 _ID = {"type": "string", "description": "a letter's id"}
+_PAGING = {
+    "limit": {"type": "integer", "minimum": 1,
+              "description": "at most this many rows (a long answer in parts: the result then carries page)"},
+    "offset": {"type": "integer", "minimum": 0, "description": "skip this many rows first (page.next of the last part)"},
+}
 
 
 def _schema(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -84,8 +90,9 @@ def _schema(properties: dict[str, Any], required: tuple[str, ...] = ()) -> dict[
 
 #: tool -> (description, input schema)
 TOOLS: dict[str, tuple[str, dict[str, Any]]] = {
-    "query": ("Letters matching header terms, three-valued: matches, unknown rows with reasons, scope.",
-              _schema({"terms": _TERMS, "at": _AT})),
+    "query": ("Letters matching header terms, three-valued: matches, unknown rows with reasons, scope; "
+              "limit/offset for a part (page says which, and how many rows in all).",
+              _schema({"terms": _TERMS, "at": _AT, **_PAGING})),
     "exists": ("Did this ever happen? yes, no (only on a complete scope) or unknown, with reasons.",
                _schema({"terms": _TERMS, "at": _AT})),
     "show": ("One letter: headers, derived answers with reasons, provenance; the body only with body=true "
@@ -95,7 +102,8 @@ TOOLS: dict[str, tuple[str, dict[str, Any]]] = {
     "answered": ("Is this letter answered? Its terminal replies, acks and progress note.",
                  _schema({"id": _ID}, ("id",))),
     "thread": ("The letter's thread as a reply tree.", _schema({"id": _ID}, ("id",))),
-    "owed": ("Tasks still owed, by the seat that owes them, late first.", _schema({"seat": _SEAT, "at": _AT})),
+    "owed": ("Tasks still owed, by the seat that owes them, late first; limit/offset for a part (page says "
+             "which, and how many items in all).", _schema({"seat": _SEAT, "at": _AT, **_PAGING})),
     "disputes": ("Open disputes: where the letters still disagree.", _schema({})),
     "digest": ("Current truth: decisions in force, open disputes, owed and late, what is uncertain.",
                _schema({"seat": _SEAT, "at": _AT})),
@@ -408,6 +416,7 @@ def answer(resident: Resident, name: str, arguments: dict[str, Any]) -> tuple[di
     for key in ("id", "seat"):
         if key in arguments and not isinstance(arguments[key], str):
             raise LetterboxError(f"{key}: a string")
+    page = page_of(arguments.get("limit"), arguments.get("offset"), option="")
     answers, meta = resident.answers(at, participants)
     seat = arguments.get("seat")
     if seat is not None and seat not in answers.snapshot.seats:
@@ -431,8 +440,16 @@ def answer(resident: Resident, name: str, arguments: dict[str, Any]) -> tuple[di
             problems = problems_view(answers)
             memo.put(generation, problems_key, problems, footprint(problems.findings))
         doc = documents.check_document(answers, problems)
+    elif name == "query" and generation is not None:
+        # every part of one question is cut from one result, evaluated once
+        result_key = ("query-result", repr(query), memo.place(at))
+        result = memo.get(generation, result_key)
+        if result is None:
+            result = documents.query_result(answers, query)
+            memo.put(generation, result_key, result, footprint(result.matches, result.unknown))
+        doc = documents.query_document(answers, query, result, page)
     else:
-        doc = _document(name, answers, arguments, query, seat)
+        doc = _document(name, answers, arguments, query, seat, page)
     text = json.dumps(doc, ensure_ascii=False)
     if key is not None:
         kept = (doc, text, (name, arguments))
@@ -440,9 +457,10 @@ def answer(resident: Resident, name: str, arguments: dict[str, Any]) -> tuple[di
     return doc, {**meta, "reused": False} if meta else meta, text
 
 
-def _document(name: str, answers: Answers, arguments: dict[str, Any], query, seat: str | None) -> dict[str, Any]:
+def _document(name: str, answers: Answers, arguments: dict[str, Any], query, seat: str | None,
+              page: Page | None = None) -> dict[str, Any]:
     if name == "query":
-        return documents.query_document(answers, query)
+        return documents.query_document(answers, query, page=page)
     if name == "exists":
         return documents.exists_document(answers, query)
     if name == "show":
@@ -456,13 +474,19 @@ def _document(name: str, answers: Answers, arguments: dict[str, Any], query, sea
         return doc
     if name in ("current", "answered", "thread"):
         return getattr(documents, f"{name}_document")(answers, arguments["id"])
-    if name in ("owed", "digest"):
-        return getattr(documents, f"{name}_document")(answers, seat)
+    if name == "owed":
+        return documents.owed_document(answers, seat, page)
+    if name == "digest":
+        return documents.digest_document(answers, seat)
     return getattr(documents, f"{name}_document")(answers)
 
 
 def _summary(doc: dict[str, Any]) -> str:
     scope = doc.get("scope") or {}
+    return _scope_summary(scope) + _page_summary(doc.get("page"))
+
+
+def _scope_summary(scope: dict[str, Any]) -> str:
     if scope.get("complete", True):
         return "complete scope"
     why = []
@@ -475,6 +499,16 @@ def _summary(doc: dict[str, Any]) -> str:
     if not scope.get("atomic", True):
         why.append("files changed during the scan")
     return "INCOMPLETE scope (" + ", ".join(why) + "): a no here is not proof of absence"
+
+
+def _page_summary(page: dict[str, Any] | None) -> str:
+    """What a result cut to a part says of it ("" for a whole one)."""
+    if page is None:
+        return ""
+    if not page["shown"]:
+        return f"; a part: none of {page['total']} rows from offset {page['offset']}"
+    more = f", offset {page['next']} for the rest" if page["next"] is not None else ""
+    return f"; a part: rows {page['offset'] + 1}-{page['offset'] + page['shown']} of {page['total']}{more}"
 
 
 def output_schema(name: str) -> dict[str, Any]:

@@ -112,6 +112,7 @@ def _configure(name: str, p: argparse.ArgumentParser) -> None:
         p.add_argument("terms", nargs="*", metavar="TERM")
         if name == "query":  # --compat-v2, --max-names
             importlib.import_module(f"{__name__}.compat").configure(p)
+            _paging_options(p, "rows")
     elif name in ("show", "current", "answered", "thread"):
         p.add_argument("id", metavar="ID")
     elif name == "owed":
@@ -121,6 +122,7 @@ def _configure(name: str, p: argparse.ArgumentParser) -> None:
         p.add_argument("--attention", action="append", metavar="CODE",
                        help="only items with this attention code (repeatable: any of them), e.g. never-acked")
         _as_option(p, "your own seat: what it owes is waiting-on-human")
+        _paging_options(p, "items")
     elif name == "digest":
         p.add_argument("--seat", metavar="S")
         p.add_argument("--at", metavar="T")
@@ -205,6 +207,21 @@ def _configure(name: str, p: argparse.ArgumentParser) -> None:
         importlib.import_module(f"{__name__}.inbox").configure(p)
     elif name == "schema":  # the names are checked by the command (core.schema stays unimported here)
         p.add_argument("name", nargs="?", metavar="COMMAND", help="a command with --json (default: all of them)")
+
+
+def _paging_options(p: argparse.ArgumentParser, what: str) -> None:
+    """``--limit``/``--offset``: a part of a long answer (``core.paging``); checked by the
+    command, so a bad value is the same one-line refusal as the MCP tools'."""
+    p.add_argument("--limit", type=_whole, metavar="N", help=f"at most N {what} (the JSON then carries a page)")
+    p.add_argument("--offset", type=_whole, metavar="K", help=f"skip the first K {what} (with --json: page.next)")
+
+
+def _whole(value: str) -> int | str:
+    """An option's whole number; anything else as given (the command refuses it)."""
+    try:
+        return int(value)
+    except ValueError:
+        return value
 
 
 def _as_option(p: argparse.ArgumentParser, help_text: str = "the writing seat (default: $LETTERBOX_AGENT)") -> None:

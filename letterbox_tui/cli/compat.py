@@ -34,6 +34,10 @@ def cmd_compat(args: Namespace) -> int:
 
     from . import output
 
+    if args.limit is not None or args.offset is not None:
+        from letterbox_tui.core.errors import LetterboxError
+
+        raise LetterboxError("--limit and --offset do not apply to --compat-v2 (its document is the protocol's)")
     limit = args.max_names
     if limit is None:
         doc, code = compat_document(_root(args), args.participant, args.terms)

@@ -7,9 +7,12 @@ prints text or ``--json``. Nothing here writes.
 from __future__ import annotations
 
 from argparse import Namespace
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
+from letterbox_tui.core.documents import query_document
+from letterbox_tui.core.paging import Page, owed_part, page_of
 from letterbox_tui.core.query import QueryResult, parse_query, run_query
 from letterbox_tui.core.resolve import Resolution
 from letterbox_tui.core.rows import row
@@ -40,32 +43,47 @@ def _run(args: Namespace) -> tuple[Resolution, QueryResult]:
     return res, run_query(query, res)
 
 
-def query_json(result: QueryResult, res: Resolution, scope) -> dict[str, Any]:
-    """The ``query --json`` document, its rows made as they are written (``output.Rows``)."""
-    return {"matches": output.Rows(result.matches, lambda x: row(x, res)),
-            "unknown": output.Rows(result.unknown, lambda xw: row(xw[0], res, xw[1])),
-            "scope": scope.to_json()}
+def query_json(result: QueryResult, res: Resolution, scope, page: Page | None = None) -> dict[str, Any]:
+    """The ``query --json`` document (``core.documents``), its rows made as they are
+    written (``output.Rows``)."""
+    return query_document(res, None, result, page, rows=output.Rows)
 
 
 def cmd_query(args: Namespace) -> int:
+    page = page_of(args.limit, args.offset)  # refused before any scan
     res, result = _run(args)
     scope = res.snapshot.scope
     if args.json:
-        output.emit_json(query_json(result, res, scope))
+        output.emit_json(query_json(result, res, scope, page))
         return scope_exit(scope)
-    matches = [row(x, res) for x in result.matches]
-    unknown = [row(x, res, why) for x, why in result.unknown]
+    shown_matches, shown_unknown = (result.matches, result.unknown) if page is None else page.cut(
+        result.matches, result.unknown)
+    matches = [row(x, res) for x in shown_matches]
+    unknown = [row(x, res, why) for x, why in shown_unknown]
     con = output.console()
     if matches:
         output.print_rows(con, matches, common.zone(args))
     if unknown:
-        con.print(output.text(f"unknown ({len(unknown)}): the record cannot settle these rows", "bold yellow"))
+        con.print(output.text(f"unknown ({len(result.unknown)}): the record cannot settle these rows", "bold yellow"))
         output.print_rows(con, unknown, common.zone(args))
         output.print_lines(con, [f"  {r['id']}: {output.reasons_line([w.to_json() for w in why])}"
-                                 for r, (_, why) in zip(unknown, result.unknown)])
-    counts = f"{len(matches)} match{'es' if len(matches) != 1 else ''}, {len(unknown)} unknown"
+                                 for r, (_, why) in zip(unknown, shown_unknown)])
+    n, u = len(result.matches), len(result.unknown)
+    counts = f"{n} match{'es' if n != 1 else ''}, {u} unknown" + _part(page, n + u)
     output.print_scope(con, scope, counts)
     return scope_exit(scope)
+
+
+def _part(page: Page | None, total: int) -> str:
+    """What a text answer cut to ``page`` says of the part it shows ("" for the whole)."""
+    if page is None:
+        return ""
+    shown = page.to_json(total)
+    if not shown["shown"]:
+        return f"; none shown from --offset {page.offset}"
+    first = page.offset + 1
+    more = f", --offset {shown['next']} for the rest" if shown["next"] is not None else ""
+    return f"; rows {first}-{page.offset + shown['shown']} shown{more}"
 
 
 def cmd_exists(args: Namespace) -> int:
@@ -276,6 +294,7 @@ def cmd_owed(args: Namespace) -> int:
 
     at = parse_at(args.at, args=args)
     codes = attention_codes(getattr(args, "attention", None))
+    page = page_of(args.limit, args.offset)
     res = _resolved(args, at)
     snapshot = res.snapshot
     _check_seat(snapshot, args.seat)
@@ -288,13 +307,23 @@ def cmd_owed(args: Namespace) -> int:
     scope = snapshot.scope
     code = 1 if (args.fail_late and view.any_late) else scope_exit(scope)
     if args.json:
-        output.emit_json(view.to_json(rows=output.Rows))
+        if page is None:
+            output.emit_json(view.to_json(rows=output.Rows))
+        else:
+            part, shown = owed_part(view, page)
+            output.emit_json({**part.to_json(rows=output.Rows), "page": shown})
         return code
     con = output.console()
     zone = common.zone(args)
     con.print(output.text(f"owed at {stamp(at, zone)}"))
-    for g in view.by_urgency():  # as text: each seat's items by their most urgent code
-        con.print(output.text(f"{g.seat} owes {len(g.items)} ({g.late} late)", "bold"))
+    # as text: each seat's items by their most urgent code (a page is cut in that order)
+    whole = view.by_urgency()
+    groups = whole if page is None else owed_part(replace(view, groups=whole), page)[0].groups
+    counted = {g.seat: g for g in whole}
+    for g in groups:
+        all_of = counted[g.seat]
+        part = f"; {len(g.items)} shown" if len(g.items) != len(all_of.items) else ""
+        con.print(output.text(f"{g.seat} owes {len(all_of.items)} ({all_of.late} late){part}", "bold"))
         rows = [owed_row(i, res) for i in g.items]
         output.print_rows(con, rows, zone)
         # an unknown is never shown without its reason
@@ -308,7 +337,7 @@ def cmd_owed(args: Namespace) -> int:
         con.print(output.text(nothing_owed(scope, codes)))
     elif counts := counts_line(view):
         con.print(output.text(f"attention: {counts}"))
-    output.print_scope(con, scope, f"{view.total} owed")
+    output.print_scope(con, scope, f"{view.total} owed" + _part(page, view.total))
     return code
 
 

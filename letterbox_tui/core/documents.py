@@ -6,9 +6,11 @@ returns them as its tools' results. A document's shape is in ``core.schema``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .answers import Answers
+from .paging import Page, owed_part
 from .query import Query, QueryResult, run_query
 from .rows import row
 
@@ -17,15 +19,30 @@ def query_result(answers: Answers, query: Query) -> QueryResult:
     return run_query(query, answers)
 
 
-def query_document(answers: Answers, query: Query, result: QueryResult | None = None) -> dict[str, Any]:
+def query_document(answers: Answers, query: Query | None, result: QueryResult | None = None,
+                   page: Page | None = None, rows: Callable[[list, Callable], Any] | None = None) -> dict[str, Any]:
     """``query --json``: the matches and the unknown rows (with the reasons that left each
-    unknown), and the scope."""
+    unknown), and the scope; with ``page``, only its part of the rows (matches first) and
+    the ``page`` saying so. ``rows(items, make)``: what stands for a list of ``make(item)``
+    (default: the list, made now; ``cli.output.Rows`` makes it as it is written)."""
     result = query_result(answers, query) if result is None else result
-    return {
-        "matches": [row(x, answers) for x in result.matches],
-        "unknown": [row(x, answers, why) for x, why in result.unknown],
+    matches, unknown = result.matches, result.unknown
+    if page is not None:
+        matches, unknown = page.cut(matches, unknown)
+    if rows is None:
+        rows = _made
+    doc = {
+        "matches": rows(matches, lambda x: row(x, answers)),
+        "unknown": rows(unknown, lambda xw: row(xw[0], answers, xw[1])),
         "scope": answers.snapshot.scope.to_json(),
     }
+    if page is not None:
+        doc["page"] = page.to_json(len(result.matches) + len(result.unknown))
+    return doc
+
+
+def _made(items: list, make: Callable) -> list:
+    return [make(x) for x in items]
 
 
 def exists_document(answers: Answers, query: Query, result: QueryResult | None = None) -> dict[str, Any]:
@@ -62,10 +79,14 @@ def thread_document(answers: Answers, letter_id: str) -> dict[str, Any]:
             "scope": answers.snapshot.scope.to_json()}
 
 
-def owed_document(answers: Answers, seat: str | None = None) -> dict[str, Any]:
+def owed_document(answers: Answers, seat: str | None = None, page: Page | None = None) -> dict[str, Any]:
     from .views.owed import owed_view
 
-    return owed_view(answers, seat).to_json()
+    view = owed_view(answers, seat)
+    if page is None:
+        return view.to_json()
+    part, shown = owed_part(view, page)
+    return {**part.to_json(), "page": shown}
 
 
 def disputes_document(answers: Answers) -> dict[str, Any]:

@@ -91,10 +91,22 @@ Row = TypedDict("Row", {
 Row.__doc__ = "One readable file as a row (SPEC 6): header fields as written, derived answers."
 
 
+class Page(TypedDict):
+    """The part of a long answer a document shows (``--limit``/``--offset``, ``core.paging``):
+    ``shown`` rows from ``offset`` of ``total`` in all; ``next``: the offset of the rest."""
+
+    offset: int
+    limit: int | None
+    total: int
+    shown: int
+    next: int | None
+
+
 class QueryDocument(TypedDict):
     matches: list[Row]
     unknown: list[Row]
     scope: Scope
+    page: NotRequired[Page]  # only with --limit or --offset
 
 
 class ExistsDocument(TypedDict):
@@ -230,6 +242,7 @@ class OwedDocument(TypedDict):
     at: str
     owed: list[OwedGroup]
     scope: Scope
+    page: NotRequired[Page]  # only with --limit or --offset
 
 
 class OpenDispute(TypedDict):
