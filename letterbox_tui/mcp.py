@@ -446,7 +446,8 @@ def answer(resident: Resident, name: str, arguments: dict[str, Any]) -> tuple[di
         result = memo.get(generation, result_key)
         if result is None:
             result = documents.query_result(answers, query)
-            memo.put(generation, result_key, result, footprint(result.matches, result.unknown))
+            # its letters are the answers' own: what it adds is its lists and the unknown rows' reasons
+            memo.put(generation, result_key, result, sys.getsizeof(result.matches) + footprint(result.unknown))
         doc = documents.query_document(answers, query, result, page)
     else:
         doc = _document(name, answers, arguments, query, seat, page)

@@ -11,7 +11,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from letterbox_tui.core.documents import query_document
+from letterbox_tui.core.documents import query_document, warm_rows
 from letterbox_tui.core.paging import Page, owed_part, page_of
 from letterbox_tui.core.query import QueryResult, parse_query, run_query
 from letterbox_tui.core.resolve import Resolution
@@ -58,6 +58,7 @@ def cmd_query(args: Namespace) -> int:
         return scope_exit(scope)
     shown_matches, shown_unknown = (result.matches, result.unknown) if page is None else page.cut(
         result.matches, result.unknown)
+    warm_rows(res, [*shown_matches, *(x for x, _ in shown_unknown)])
     matches = [row(x, res) for x in shown_matches]
     unknown = [row(x, res, why) for x, why in shown_unknown]
     con = output.console()

@@ -29,6 +29,7 @@ def query_document(answers: Answers, query: Query | None, result: QueryResult | 
     matches, unknown = result.matches, result.unknown
     if page is not None:
         matches, unknown = page.cut(matches, unknown)
+    warm_rows(answers, [*matches, *(x for x, _ in unknown)])
     if rows is None:
         rows = _made
     doc = {
@@ -39,6 +40,14 @@ def query_document(answers: Answers, query: Query | None, result: QueryResult | 
     if page is not None:
         doc["page"] = page.to_json(len(result.matches) + len(result.unknown))
     return doc
+
+
+def warm_rows(answers: Answers, letters: list) -> None:
+    """Read the answers of the letters about to be shown as rows together (the store's;
+    a resolver computes them as asked)."""
+    warm = getattr(answers, "warm", None)
+    if warm is not None:
+        warm(letters)
 
 
 def _made(items: list, make: Callable) -> list:

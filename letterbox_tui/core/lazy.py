@@ -18,6 +18,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from functools import lru_cache
+from itertools import compress
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from threading import RLock
@@ -304,8 +305,9 @@ class KeptLetters(Sequence[Letter]):
                 out.extend(start + j for j, x in enumerate(self._in(k)) if getattr(x, get) in wanted)
                 continue
             hit = {i for i, v in enumerate(kept[0]) if v in wanted}
-            if hit:
-                out.extend(start + j for j, c in enumerate(kept[1]) if c in hit)
+            if hit:  # (each code looked at in C: a folder holds thousands)
+                codes = kept[1]
+                out.extend(compress(range(start, start + len(codes)), map(hit.__contains__, codes)))
         return out
 
     def position(self, path: str) -> int:

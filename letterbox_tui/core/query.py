@@ -446,11 +446,11 @@ def run_query(query: Query, res: Resolution, letters: Iterable[Letter] | None = 
     tests += [t for t in map(_time_test, rest) if t is not None]
     everyone = res.snapshot.letters if letters is None else letters
     pool = _candidates(query, everyone)
-    if pool is not everyone and (warm := getattr(res, "warm", None)) is not None:
-        warm(pool)  # the store reads the candidates' answers together
     for test in tests:
         pool = [x for x in pool if test(x)]
     fns = [_term_fn(term, res) for term in rest]
+    if fns and pool is not everyone and (warm := getattr(res, "warm", None)) is not None:
+        warm(pool)  # the store reads the answers the terms ask of the candidates together
     matches: list[Letter] = []
     unknown: list[tuple[Letter, tuple[Reason, ...]]] = []
     for letter in pool:

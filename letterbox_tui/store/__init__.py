@@ -751,10 +751,14 @@ class _KeptAnswers:
         return self.count
 
     def warm(self, paths: list[str]) -> None:
-        """Read the records of ``paths`` now, together."""
+        """Read the records of ``paths`` now, together (more than a quarter of them: all)."""
         if self.all is None:
+            todo = [p for p in paths if p not in self.some]
             try:
-                self.some.update(_by_path(self.reader, "answers", [p for p in paths if p not in self.some]))
+                if len(todo) > self.count // 4:
+                    self.all = {p: (r, c) for p, r, c in self.reader.rows("SELECT path, record, crc FROM answers")}
+                else:
+                    self.some.update(_by_path(self.reader, "answers", todo))
             except Unusable as why:
                 raise Damaged(str(why)) from None
 
