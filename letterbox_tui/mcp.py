@@ -103,7 +103,7 @@ TOOLS: dict[str, tuple[str, dict[str, Any]]] = {
                  _schema({"id": _ID}, ("id",))),
     "thread": ("The letter's thread as a reply tree.", _schema({"id": _ID}, ("id",))),
     "owed": ("Tasks still owed, by the seat that owes them, late first; limit/offset for a part (page says "
-             "which, and how many items in all).", _schema({"seat": _SEAT, "at": _AT, **_PAGING})),
+             "which, and how many items in all; give the first part's at to the others, so all are at one clock).", _schema({"seat": _SEAT, "at": _AT, **_PAGING})),
     "disputes": ("Open disputes: where the letters still disagree.", _schema({})),
     "digest": ("Current truth: decisions in force, open disputes, owed and late, what is uncertain.",
                _schema({"seat": _SEAT, "at": _AT})),
@@ -329,6 +329,14 @@ class Memo:
                 self.held -= self._kept.popitem(last=False)[1][1]
 
 
+def _view_size(view) -> int:
+    """What an owed view kept for its parts takes beyond the answers' own letters: its
+    items and their attention codes."""
+    size = sys.getsizeof
+    return sum(size(item) + sum(size(c) + size(c.detail) for c in item.attention)
+               for g in view.groups for item in g.items)
+
+
 def footprint(*values: Any) -> int:
     """The bytes ``values`` take in memory: every dict, list, tuple and scalar in them,
     each object counted once (a string shared by two places of a document is one)."""
@@ -449,6 +457,16 @@ def answer(resident: Resident, name: str, arguments: dict[str, Any]) -> tuple[di
             # its letters are the answers' own: what it adds is its lists and the unknown rows' reasons
             memo.put(generation, result_key, result, sys.getsizeof(result.matches) + footprint(result.unknown))
         doc = documents.query_document(answers, query, result, page)
+    elif name == "owed" and page is not None and generation is not None:
+        # the parts of one owed at one clock are cut from one view (its ``at`` asked again)
+        view_key = ("owed-view", seat, at.isoformat())
+        view = memo.get(generation, view_key)
+        if view is None:
+            from letterbox_tui.core.views.owed import owed_view
+
+            view = owed_view(answers, seat)
+            memo.put(generation, view_key, view, _view_size(view))
+        doc = documents.owed_document(answers, seat, page, view)
     else:
         doc = _document(name, answers, arguments, query, seat, page)
     text = json.dumps(doc, ensure_ascii=False)

@@ -88,10 +88,12 @@ def thread_document(answers: Answers, letter_id: str) -> dict[str, Any]:
             "scope": answers.snapshot.scope.to_json()}
 
 
-def owed_document(answers: Answers, seat: str | None = None, page: Page | None = None) -> dict[str, Any]:
+def owed_document(answers: Answers, seat: str | None = None, page: Page | None = None, view=None) -> dict[str, Any]:
+    """``owed --json`` (with ``page``: its part); ``view``: the ``owed_view`` of these
+    answers and ``seat`` when the caller kept it."""
     from .views.owed import owed_view
 
-    view = owed_view(answers, seat)
+    view = owed_view(answers, seat) if view is None else view
     if page is None:
         return view.to_json()
     part, shown = owed_part(view, page)

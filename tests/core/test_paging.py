@@ -138,3 +138,25 @@ def test_the_server_cuts_every_part_from_one_evaluation(demo, monkeypatch):
             mcp.answer(resident, "owed", {"limit": 0})
     finally:
         resident.close()
+
+
+def test_the_server_cuts_the_parts_of_one_owed_at_one_clock_from_one_view(demo, monkeypatch):
+    from letterbox_tui.core.views import owed as owed_views
+
+    resident = mcp.Resident(str(demo.root))
+    made = []
+    real = owed_views.owed_view
+    monkeypatch.setattr(owed_views, "owed_view", lambda *a, **k: made.append(1) or real(*a, **k))
+    try:
+        whole, _, _ = mcp.answer(resident, "owed", {"at": AT})
+        items, offset = [], 0
+        while offset is not None:
+            doc, _, _ = mcp.answer(resident, "owed", {"at": AT, "limit": 3, "offset": offset})
+            validate("owed", doc)
+            assert doc["at"] == whole["at"]
+            items += [(g["seat"], r) for g in doc["owed"] for r in g["items"]]
+            offset = doc["page"]["next"]
+        assert items == [(g["seat"], r) for g in whole["owed"] for r in g["items"]]
+        assert len(made) == 2  # the whole once, and every part from one view
+    finally:
+        resident.close()
