@@ -751,11 +751,12 @@ class _KeptAnswers:
         return self.count
 
     def warm(self, paths: list[str]) -> None:
-        """Read the records of ``paths`` now, together (more than a quarter of them: all)."""
+        """Read the records of ``paths`` now, together (nearly all of them: every record at
+        once; fewer by their paths, so that the others are not held)."""
         if self.all is None:
             todo = [p for p in paths if p not in self.some]
             try:
-                if len(todo) > self.count // 4:
+                if len(todo) > self.count * 3 // 4:
                     self.all = {p: (r, c) for p, r, c in self.reader.rows("SELECT path, record, crc FROM answers")}
                 else:
                     self.some.update(_by_path(self.reader, "answers", todo))
