@@ -11,7 +11,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from letterbox_tui.core.documents import query_document, warm_rows
+from letterbox_tui.core.documents import owed_document, query_document, warm_rows
 from letterbox_tui.core.paging import Page, owed_part, page_of
 from letterbox_tui.core.query import QueryResult, parse_query, run_query
 from letterbox_tui.core.resolve import Resolution
@@ -308,11 +308,7 @@ def cmd_owed(args: Namespace) -> int:
     scope = snapshot.scope
     code = 1 if (args.fail_late and view.any_late) else scope_exit(scope)
     if args.json:
-        if page is None:
-            output.emit_json(view.to_json(rows=output.Rows))
-        else:
-            part, shown = owed_part(view, page)
-            output.emit_json({**part.to_json(rows=output.Rows), "page": shown})
+        output.emit_json(owed_document(res, args.seat, page, view, rows=output.Rows))
         return code
     con = output.console()
     zone = common.zone(args)

@@ -88,16 +88,17 @@ def thread_document(answers: Answers, letter_id: str) -> dict[str, Any]:
             "scope": answers.snapshot.scope.to_json()}
 
 
-def owed_document(answers: Answers, seat: str | None = None, page: Page | None = None, view=None) -> dict[str, Any]:
+def owed_document(answers: Answers, seat: str | None = None, page: Page | None = None, view=None,
+                  rows: Callable[[list, Callable], Any] | None = None) -> dict[str, Any]:
     """``owed --json`` (with ``page``: its part); ``view``: the ``owed_view`` of these
-    answers and ``seat`` when the caller kept it."""
+    answers and ``seat`` when the caller made it; ``rows`` as ``query_document``'s."""
     from .views.owed import owed_view
 
     view = owed_view(answers, seat) if view is None else view
     if page is None:
-        return view.to_json()
+        return view.to_json(rows)
     part, shown = owed_part(view, page)
-    return {**part.to_json(), "page": shown}
+    return {**part.to_json(rows), "page": shown}
 
 
 def disputes_document(answers: Answers) -> dict[str, Any]:
