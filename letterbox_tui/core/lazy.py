@@ -331,7 +331,7 @@ class KeptLetters(Sequence[Letter]):
         return self.many(sorted(at))
 
     def _named(self, letter_id: str) -> list[int]:
-        """Where the files named ``<letter_id>.md`` are, in every folder."""
+        """Where the files named ``<letter_id>.md`` are, in every folder (in scan order)."""
         name = letter_id + ".md"
         names = self._names
         if names is None and self._searched < _SEARCHED:  # a few names: each folder searched
@@ -342,7 +342,18 @@ class KeptLetters(Sequence[Letter]):
                 if j < len(folder_names) and folder_names[j] == name:
                     found.append(start + j)
             return found
-        if names is None:  # made once: a command may look up every id (check does)
+        if names is None:
+            names = self._name_map()
+        found = self._twice.get(name)
+        if found is not None:
+            return found
+        at = names.get(name)
+        return [] if at is None else [at]
+
+    def _name_map(self) -> dict[str, int]:
+        """File name -> where the file of that name is (``_twice``: those in more than one
+        folder), made once: a command may look up every id (check does)."""
+        if self._names is None:
             names, twice = {}, self._twice
             for k, (_, folder_names, _) in enumerate(self._folders):
                 start = self._starts[k]
@@ -352,11 +363,7 @@ class KeptLetters(Sequence[Letter]):
                             twice.setdefault(folder_name, [names[folder_name]]).append(start + j)
                 names.update(zip(folder_names, range(start, start + len(folder_names))))
             self._names = names
-        found = self._twice.get(name)
-        if found is not None:
-            return found
-        at = names.get(name)
-        return [] if at is None else [at]
+        return self._names
 
     def _read_with(self, value: str) -> list[int]:
         """Where the letters of the folders read whose id or thread label is ``value`` are."""
@@ -370,18 +377,24 @@ class KeptLetters(Sequence[Letter]):
         """Each of ``ids`` -> every letter whose id it is, in scan order: the candidates of
         all of them decoded together (a folder's together when there are more than a few)."""
         wanted: dict[str, list[int]] = dict.fromkeys(ids)  # type: ignore[arg-type]
+        if len(wanted) > _SEARCHED:  # many ids (an owed view's): through the map at once
+            self._name_map()
+        paths_with, named, read = self._source.paths_with, self._named, self._read
         for letter_id in wanted:
-            aliases = self._source.paths_with("aliases", letter_id)
+            aliases = paths_with("aliases", letter_id)
             if aliases is None:  # no index to trust: every letter is looked at
                 held: dict[str, list[Letter]] = {i: [] for i in wanted}
                 for x in self:
                     if x.id in held:
                         held[x.id].append(x)
                 return held
-            at = {i for i in map(self.position, aliases) if i >= 0}
-            at.update(self._named(letter_id))
-            at.update(self._read_with(letter_id))
-            wanted[letter_id] = sorted(at)
+            at = named(letter_id)  # in scan order, each once
+            if aliases or read is not None:  # (most ids: only the files of their name)
+                found = {i for i in map(self.position, aliases) if i >= 0}
+                found.update(at)
+                found.update(self._read_with(letter_id))
+                at = sorted(found)
+            wanted[letter_id] = at
         items = self._items
         todo = [i for at in wanted.values() for i in at if items[i] is None]
         if todo:

@@ -291,7 +291,7 @@ def structure_of(kept: list) -> dict:
     if not text:
         return {}
     try:
-        found = json.loads(text)
+        found = json.loads(text.decode())  # (text, not bytes: no encoding to detect)
     except (ValueError, UnicodeDecodeError) as exc:
         raise Damaged(f"a letter's structure has another shape ({exc})") from None
     if type(found) is not dict or any(_STRUCTURE_KEYS.get(k) is not type(v) for k, v in found.items()):

@@ -294,3 +294,17 @@ def test_sidecars_read_together_are_each_read_alone(box):
     assert [together.sidecar(x) is not None for x in letters] == [x.id != "none" for x in letters]
     assert together.sidecar(letters[1]).unreadable  # (scan order: bad, folder, good, none)
     assert owed_view(res, rules=Rules(), records=together) == owed_view(res, rules=Rules(), records=alone)
+
+
+def test_items_of_one_code_keep_the_deadline_order_in_the_text_order(box):
+    ask(box, "later", deadline=z(AT + 9 * DAY))
+    ask(box, "sooner", deadline=z(AT + 5 * DAY))
+    ask(box, "undated")
+    ask(box, "overdue", deadline=z(AT - 2 * DAY))
+    ask(box, "overdue-more", deadline=z(AT - 4 * DAY))
+    res = resolve(scan(box.root), AT)
+    view = owed_view(res, rules=Rules())
+    # late (most overdue first), then the never-acked ones by deadline, then the undated one
+    want = ["overdue-more", "overdue", "sooner", "later", "undated"]
+    assert [i.letter.id for i in view.by_urgency()[0].items] == want
+    assert [i.letter.id for i in view.most_urgent_first()] == want

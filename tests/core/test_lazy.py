@@ -154,3 +154,19 @@ def test_ids_are_found_the_same_by_searching_the_folders_and_through_the_map(mon
     assert letters._names is not None  # the later ones went through the map
     assert got[:3] == got[3:6] == [["a/inbox/x2.md", "b/inbox/x2.md"], ["b/inbox/z.md"], ["a/inbox/y1.md"]]
     assert got[6:] == [[], []]  # z.md holds the id "odd"
+
+
+def test_many_ids_asked_together_are_found_as_each_alone(monkeypatch):
+    from letterbox_tui.core import lazy
+
+    monkeypatch.setattr(lazy, "_SEARCHED", 2)  # more ids than this at once: through the map
+    folders = [("a/inbox/", ["x1.md", "x2.md", "y1.md"]), ("a/processed/", []), ("b/inbox/", ["x2.md", "z.md"])]
+    asked = ["x2", "odd", "y1", "nope", "z", "x1"]
+    alone = kept(Source(aliases={"odd": ["b/inbox/z.md"]}), folders)
+    each = {i: [x.path for x in letters_with_id(alone, i)] for i in asked}
+    letters = kept(Source(aliases={"odd": ["b/inbox/z.md"]}), folders)
+    together = {i: [x.path for x in held] for i, held in letters.letters_with_ids(asked).items()}
+    assert letters._names is not None  # made at once, no folder searched name by name
+    assert together == each
+    assert together["x2"] == ["a/inbox/x2.md", "b/inbox/x2.md"] and together["odd"] == ["b/inbox/z.md"]
+    assert together["z"] == [] and together["nope"] == []

@@ -73,7 +73,9 @@ class OwedView:
         """The groups (seats in name order) with each seat's items by their most urgent
         attention code, then in ``core.owed``'s order: what ``owed`` prints as text.
         ``groups`` and the JSON keep the order SPEC 7 fixes (late first, then by deadline)."""
-        return tuple(OwedGroup(g.seat, tuple(sorted(g.items, key=lambda i: _urgency(i, self.res))))
+        # each seat's items are in ``core.owed``'s order already: a stable sort by the code
+        # alone keeps it among items of the same code (``_urgency`` without asking again)
+        return tuple(OwedGroup(g.seat, tuple(sorted(g.items, key=lambda i: most_urgent(i.attention))))
                      for g in self.groups)
 
     def most_urgent_first(self) -> tuple[OwedItem, ...]:
