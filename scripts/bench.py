@@ -34,7 +34,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -106,10 +105,65 @@ def load1() -> float | None:
 
 # --- running one child -----------------------------------------------------------------
 
+#: the spawner's program: for each job (one JSON line on stdin) it runs the command and
+#: answers one JSON line: its wait status, wall and CPU seconds and ``ru_maxrss`` (KiB)
+_SPAWNER = r"""
+import json, os, subprocess, sys, threading, time
+for line in sys.stdin:
+    job = json.loads(line)
+    with open(job["out"], "wb") as out, open(job["err"], "wb") as err:
+        t = time.perf_counter()
+        proc = subprocess.Popen(job["argv"], stdin=subprocess.DEVNULL, stdout=out, stderr=err,
+                                env=job["env"], cwd=job["cwd"])
+        timer = threading.Timer(job["timeout"], proc.kill)
+        timer.start()
+        try:
+            _, status, usage = os.wait4(proc.pid, 0)
+        finally:
+            timer.cancel()
+        seconds = time.perf_counter() - t
+    print(json.dumps({"status": status, "seconds": seconds, "cpu": usage.ru_utime + usage.ru_stime,
+                      "maxrss": usage.ru_maxrss}), flush=True)
+"""
+
+
+class Spawner:
+    """Starts the measured processes from a small process of its own, begun before the bench
+    holds anything large. On Linux a child's peak resident size (``ru_maxrss``) begins at
+    what the process that spawned it held, so a child spawned by the bench itself (its file
+    list, the pages of its raw reads) reported at least the bench's own size, whatever it
+    used."""
+
+    def __init__(self) -> None:
+        self.proc = subprocess.Popen([sys.executable, "-c", _SPAWNER], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True)
+
+    def run(self, argv: list[str], env: dict, cwd: Path, out: Path, err: Path, timeout: float) -> dict:
+        job = {"argv": argv, "env": env, "cwd": str(cwd), "out": str(out), "err": str(err), "timeout": timeout}
+        self.proc.stdin.write(json.dumps(job) + "\n")  # type: ignore[union-attr]
+        self.proc.stdin.flush()  # type: ignore[union-attr]
+        answer = self.proc.stdout.readline()  # type: ignore[union-attr]
+        if not answer:
+            raise BenchError("the spawner of the measured processes ended")
+        return json.loads(answer)
+
+
+#: started by ``main`` before anything else (``Children`` starts one when there is none)
+_spawner: Spawner | None = None
+
+
+def spawner() -> Spawner:
+    global _spawner
+    if _spawner is None:
+        _spawner = Spawner()
+    return _spawner
+
+
 class Children:
     """Runs the measured processes in an environment of the bench's own."""
 
     def __init__(self, root: Path, state: Path, timeout: float) -> None:
+        self.spawner = spawner()
         self.root = root
         self.state = state
         self.cache = state / "cache"
@@ -130,25 +184,15 @@ class Children:
     def run(self, argv: list[str]) -> dict:
         """One process: wall seconds, CPU seconds and peak MB (its own rusage), exit code."""
         out_path, err_path = self.state / "stdout", self.state / "stderr"
-        with open(out_path, "wb") as out, open(err_path, "wb") as err:
-            t = time.perf_counter()
-            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=err, env=self.env,
-                                    cwd=self.state)
-            timer = threading.Timer(self.timeout, proc.kill)
-            timer.start()
-            try:
-                _, status, usage = os.wait4(proc.pid, 0)
-            finally:
-                timer.cancel()
-            wall = time.perf_counter() - t
-            proc.returncode = os.waitstatus_to_exitcode(status)
-        got = {"seconds": wall, "cpu": usage.ru_utime + usage.ru_stime, "peak_mb": usage.ru_maxrss / 1024,
-               "exit": proc.returncode, "output_bytes": out_path.stat().st_size}
-        if proc.returncode not in ANSWERED:
+        done = self.spawner.run(argv, self.env, self.state, out_path, err_path, self.timeout)
+        returncode = os.waitstatus_to_exitcode(done["status"])
+        got = {"seconds": done["seconds"], "cpu": done["cpu"], "peak_mb": done["maxrss"] / 1024,
+               "exit": returncode, "output_bytes": out_path.stat().st_size}
+        if returncode not in ANSWERED:
             lines = err_path.read_bytes().decode("utf-8", "replace").strip().splitlines()
-            got["error"] = lines[-1][:300] if lines else f"exit {proc.returncode}, nothing on stderr"
-            if proc.returncode < 0:
-                got["error"] = f"killed (signal {-proc.returncode}; over {self.timeout:.0f} s?)"
+            got["error"] = lines[-1][:300] if lines else f"exit {returncode}, nothing on stderr"
+            if returncode < 0:
+                got["error"] = f"killed (signal {-returncode}; over {self.timeout:.0f} s?)"
         got["stdout"] = out_path
         return got
 
@@ -407,6 +451,7 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.app_child:
         return app_child(args.app_child, args.app_timeout)
+    spawner()  # first, while the bench is small
     try:
         return bench(args)
     except BenchError as exc:
