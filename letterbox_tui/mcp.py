@@ -41,7 +41,7 @@ from letterbox_tui.core.errors import LetterboxError
 from letterbox_tui.core.lazy import deadlines
 from letterbox_tui.core.listings import Listings
 from letterbox_tui.core.model import forget_index
-from letterbox_tui.core.paging import Page, page_of
+from letterbox_tui.core.paging import Page, page_of, part_said
 from letterbox_tui.core.text import clean
 
 #: how much of a body ``show`` returns when asked for it
@@ -103,7 +103,8 @@ TOOLS: dict[str, tuple[str, dict[str, Any]]] = {
                  _schema({"id": _ID}, ("id",))),
     "thread": ("The letter's thread as a reply tree.", _schema({"id": _ID}, ("id",))),
     "owed": ("Tasks still owed, by the seat that owes them, late first; limit/offset for a part (page says "
-             "which, and how many items in all; give the first part's at to the others, so all are at one clock).", _schema({"seat": _SEAT, "at": _AT, **_PAGING})),
+             "which, and how many items in all; give the first part's at to the others, so all are at one clock).",
+             _schema({"seat": _SEAT, "at": _AT, **_PAGING})),
     "disputes": ("Open disputes: where the letters still disagree.", _schema({})),
     "digest": ("Current truth: decisions in force, open disputes, owed and late, what is uncertain.",
                _schema({"seat": _SEAT, "at": _AT})),
@@ -522,12 +523,7 @@ def _scope_summary(scope: dict[str, Any]) -> str:
 
 def _page_summary(page: dict[str, Any] | None) -> str:
     """What a result cut to a part says of it ("" for a whole one)."""
-    if page is None:
-        return ""
-    if not page["shown"]:
-        return f"; a part: none of {page['total']} rows from offset {page['offset']}"
-    more = f", offset {page['next']} for the rest" if page["next"] is not None else ""
-    return f"; a part: rows {page['offset'] + 1}-{page['offset'] + page['shown']} of {page['total']}{more}"
+    return "" if page is None else "; a part: " + part_said(page, option="")
 
 
 def output_schema(name: str) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from letterbox_tui.core.documents import owed_document, query_document, warm_rows
-from letterbox_tui.core.paging import Page, owed_part, page_of
+from letterbox_tui.core.paging import Page, owed_part, page_of, part_said
 from letterbox_tui.core.query import QueryResult, parse_query, run_query
 from letterbox_tui.core.resolve import Resolution
 from letterbox_tui.core.rows import row
@@ -77,14 +77,7 @@ def cmd_query(args: Namespace) -> int:
 
 def _part(page: Page | None, total: int) -> str:
     """What a text answer cut to ``page`` says of the part it shows ("" for the whole)."""
-    if page is None:
-        return ""
-    shown = page.to_json(total)
-    if not shown["shown"]:
-        return f"; none shown from --offset {page.offset}"
-    first = page.offset + 1
-    more = f", --offset {shown['next']} for the rest" if shown["next"] is not None else ""
-    return f"; rows {first}-{page.offset + shown['shown']} shown{more}"
+    return "" if page is None else "; " + part_said(page.to_json(total))
 
 
 def cmd_exists(args: Namespace) -> int:

@@ -47,6 +47,16 @@ class Page:
                 "next": end if shown and end < total else None}
 
 
+def part_said(page: dict[str, Any], option: str = "--") -> str:
+    """What a document's ``page`` shows, in words: ``rows 11-20 of 95 shown, --offset 20 for
+    the rest`` (``option``: how the offset is named to the reader)."""
+    first, shown, total = page["offset"] + 1, page["shown"], page["total"]
+    if not shown:
+        return f"none of {total} rows shown from {option}offset {page['offset']}"
+    more = f", {option}offset {page['next']} for the rest" if page["next"] is not None else ""
+    return f"rows {first}-{first + shown - 1} of {total} shown{more}"
+
+
 def page_of(limit: Any = None, offset: Any = None, *, option: str = "--") -> Page | None:
     """The page asked for (None: neither given, the whole answer); ``LetterboxError`` when
     ``limit`` is not a whole number of at least 1 or ``offset`` not one of at least 0.

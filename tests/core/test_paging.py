@@ -102,9 +102,12 @@ def test_a_text_part_says_it_is_one(capsys, demo):
     heads = [line for line in out.splitlines() if " owes " in line]
     assert len(heads) == 1 and heads[0].endswith("; 1 shown")  # the seat's whole count, and what is shown
     assert heads[0].split("; ")[0] in whole
-    assert "rows 1-1 shown, --offset 1 for the rest" in out
+    _, owed = cli_json(capsys, demo, "owed", "--at", AT)
+    total = sum(len(g["items"]) for g in owed["owed"])
+    assert f"{total} owed; rows 1-1 of {total} shown, --offset 1 for the rest" in out
     _, out, _ = cli(capsys, demo, "query", f"at={AT}", "--offset", "1000")
-    assert "none shown from --offset 1000" in out
+    _, every = cli_json(capsys, demo, "query", f"at={AT}")
+    assert f"none of {len(every['matches']) + len(every['unknown'])} rows shown from --offset 1000" in out
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -133,7 +136,8 @@ def test_the_server_cuts_every_part_from_one_evaluation(demo, monkeypatch):
             offset = doc["page"]["next"]
         assert rows == whole["matches"] + whole["unknown"]
         assert len(evaluated) == 1  # the whole and each part: one result
-        assert "a part: rows 1-4 of" in mcp._summary(mcp.answer(resident, "query", {**terms, "limit": 4})[0])
+        total = len(rows)
+        assert f"a part: rows 1-4 of {total} shown, offset 4 for the rest" in mcp._summary(mcp.answer(resident, "query", {**terms, "limit": 4})[0])
         with pytest.raises(LetterboxError, match="limit: a whole number"):
             mcp.answer(resident, "owed", {"limit": 0})
     finally:
