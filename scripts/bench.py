@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import json
 import os
 import platform
@@ -148,15 +149,10 @@ class Spawner:
         return json.loads(answer)
 
 
-#: started by ``main`` before anything else (``Children`` starts one when there is none)
-_spawner: Spawner | None = None
-
-
+@functools.cache
 def spawner() -> Spawner:
-    global _spawner
-    if _spawner is None:
-        _spawner = Spawner()
-    return _spawner
+    """The one spawner: started by ``main`` before anything else (else by ``Children``)."""
+    return Spawner()
 
 
 class Children:
