@@ -104,6 +104,22 @@ def _isolate_user_dirs(tmp_path_factory, monkeypatch):
         monkeypatch.delenv(name, raising=False)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _quick_pilot_idle():
+    """Textual's Pilot waits after every key press (twice) and ``pause()`` until the process
+    looks idle: less than 1/20 of a CPU over a window of 1/50 s, so at least 20 ms each.
+    The app tests press thousands of keys; a 5 ms window (the same 1/20) makes that wait a
+    quarter as long. What a test depends on it waits for by condition (tests/app/helpers.py:
+    ``until``, ``scanned``, ``reads_done``), never on this heuristic."""
+    import textual._wait as idle
+
+    saved = idle.SLEEP_GRANULARITY, idle.SLEEP_IDLE
+    idle.SLEEP_GRANULARITY = 1 / 200
+    idle.SLEEP_IDLE = idle.SLEEP_GRANULARITY / 20.0
+    yield
+    idle.SLEEP_GRANULARITY, idle.SLEEP_IDLE = saved
+
+
 @pytest.fixture(autouse=True)
 def _pin_time_zone():
     """Times are shown in local time: every test starts in UTC whatever the machine's zone

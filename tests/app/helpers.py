@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import os
+from pathlib import Path
 
 from letterbox_tui.app import make_app
 from letterbox_tui.app.widgets.letter_list import LetterList
@@ -10,6 +12,13 @@ from letterbox_tui.app.widgets.letter_list import LetterList
 from tests.app.letterboxes import NOW
 
 SIZE = (160, 48)
+
+
+def home_root(name: str) -> Path:
+    """Where a snapshot's letterbox lies: ``~/NAME/shared`` in the test's own home (the
+    conftest gives each test one), so its screens show the same path in every test and
+    every run, and no two tests (or two runs at once) share the letterbox."""
+    return Path(os.path.expanduser("~")) / name / "shared"
 
 
 def app_for(box, **kw):

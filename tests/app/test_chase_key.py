@@ -14,8 +14,6 @@ The letterbox, at the app tests' clock (NOW)::
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from datetime import timedelta
 from pathlib import Path
 
@@ -26,7 +24,7 @@ from letterbox_tui.app.screens.chase import ChaseScreen
 from letterbox_tui.app.screens.choice import ChoiceScreen
 from letterbox_tui.app.themes import shipped_themes_dir
 from letterbox_tui.core.scan import scan
-from tests.app.helpers import app_for, letters, scanned, until
+from tests.app.helpers import app_for, home_root, letters, scanned, until
 from tests.app.test_footer import footer_words
 from tests.app.letterboxes import NOW
 from tests.conftest import make_box
@@ -165,15 +163,12 @@ async def test_a_second_chase_within_the_silence_asks_first(box):
 
 @pytest.fixture
 def fixed_box():
-    root = Path(tempfile.gettempdir()) / "letterbox-tui-snapshot-chase" / "box"
-    shutil.rmtree(root.parent, ignore_errors=True)
+    root = home_root("letterbox-tui-snapshot-chase")
     box = tasks(root)
     box.letter("ask--chase", frm="alpha", to="beta", type="info", re="ask", thread="ask", sent=z(hours=-5))
-    yield box
-    shutil.rmtree(root.parent, ignore_errors=True)
+    return box
 
 
-@pytest.mark.xdist_group("fixed-paths")
 @pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])
 def test_chase_form_snapshot(snap_compare, fixed_box, size):
     async def run_before(pilot):

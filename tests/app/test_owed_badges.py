@@ -16,8 +16,6 @@ person's seat (``human_seats``)::
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -28,13 +26,9 @@ from letterbox_tui.app.owed_rows import (BADGES, age, badge, badges, counts_text
 from letterbox_tui.app.screens.help import HelpScreen
 from letterbox_tui.app.themes import shipped_themes_dir
 from letterbox_tui.core.views.attention import CODES, Code
-from tests.app.helpers import app_for, letters, reads_done, scanned, until
+from tests.app.helpers import app_for, home_root, letters, reads_done, scanned, until
 from tests.app.letterboxes import NOW
 from tests.conftest import make_box
-
-# Its letterbox lies at a fixed path, which the screens show: one worker runs every such
-# test (pyproject: --dist loadgroup), so no two of them share it at once.
-pytestmark = pytest.mark.xdist_group("fixed-paths")
 
 
 HOSTILE = "waiting on [@click=app.quit]quota[/] \x1b[31mnow"
@@ -249,10 +243,8 @@ async def test_the_view_opens_on_the_first_row_of_the_most_urgent_code(tmp_path)
 
 @pytest.fixture
 def fixed_box():
-    root = Path(tempfile.gettempdir()) / "letterbox-tui-snapshot-attention" / "box"
-    shutil.rmtree(root.parent, ignore_errors=True)
-    yield triage(root)
-    shutil.rmtree(root.parent, ignore_errors=True)
+    root = home_root("letterbox-tui-snapshot-attention")
+    return triage(root)
 
 
 @pytest.mark.parametrize("size", [(80, 24), (160, 48)], ids=["80x24", "160x48"])

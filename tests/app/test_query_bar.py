@@ -4,9 +4,10 @@ directory) and completion of keys and values."""
 from __future__ import annotations
 
 from textual.widgets import Input, Static
+from textual.worker import WorkerState
 
 from letterbox_tui.core.settings import user_state_dir as user_state_path
-from tests.app.helpers import SIZE, app_for, letters, scanned
+from tests.app.helpers import SIZE, app_for, letters, scanned, until
 
 PLAN = "2026-11-20T090000-planner-request-renewal-plan-aaaa0001"
 BUDGET = "2026-11-21T090000-builder-request-budget-aaaa0004"
@@ -73,10 +74,19 @@ async def test_query_terms_complete_keys_values_seats_and_ids(letterbox):
         await pilot.pause()
         inp = app.query_one("#query", Input)
 
+        def suggesting() -> bool:  # the input's suggestion (and id index) workers
+            return any(w.node is inp and w.state in (WorkerState.PENDING, WorkerState.RUNNING)
+                       for w in app.workers)
+
         async def completes(typed: str) -> str:
-            inp.value = ""
-            await pilot.press(*typed)
-            await pilot.pause(0.1)
+            # All but the last character set at once (the suggester sees only the whole
+            # value), the last one typed; then wait until its suggestion was made.
+            inp.value = typed[:-1]
+            inp.cursor_position = len(inp.value)
+            await until(pilot, lambda: not suggesting())  # the id index, first time asked
+            await pilot.press(typed[-1])
+            await until(pilot, lambda: not suggesting())
+            await pilot.pause()
             await pilot.press("right")
             return inp.value
 

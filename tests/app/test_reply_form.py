@@ -107,6 +107,7 @@ async def test_a_long_field_scrolls_and_typing_lays_out_nothing(letterbox, monke
         subject = screen.query_one("#w-subject", FieldInput)
         subject.focus()
         await pilot.pause()
+        await until(pilot, lambda: not screen._layout_required)  # the focus's own layout done
         monkeypatch.setattr(Screen, "_refresh_layout", counted)
         text = "a subject much longer than the field it is typed into at eighty columns, longer still, and on, to the end"
         await pilot.press(*[c if c.isalnum() else "space" if c == " " else "comma" for c in text])

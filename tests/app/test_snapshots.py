@@ -1,26 +1,19 @@
 """Snapshot tests of the main views at 80x24 and 120x40 (and 160x48), at the fixed clock.
 
-The letterbox lives at a fixed path (the header shows it). Update with
+The letterbox lives at ``~/letterbox-tui-snapshot/shared`` in the test's own home (the header
+shows it). Update with
 ``pytest tests/app/test_snapshots.py --snapshot-update`` and review each SVG by eye.
 """
 
 from __future__ import annotations
 
-import shutil
-import tempfile
-from pathlib import Path
-
 import pytest
 
 from letterbox_tui.app.themes import shipped_themes_dir
 from letterbox_tui.app.screens.help import HelpScreen
-from tests.app.helpers import SIZE, app_for, body_of, reads_done, scanned, until
+from tests.app.helpers import SIZE, app_for, body_of, home_root, reads_done, scanned, until
 from tests.app.letterboxes import fill, ruling
 from tests.conftest import make_box
-
-# Its letterbox lies at a fixed path, which the screens show: one worker runs every such
-# test (pyproject: --dist loadgroup), so no two of them share it at once.
-pytestmark = pytest.mark.xdist_group("fixed-paths")
 
 
 V3A = "2026-11-14T090000-planner-decision-db-choice-bbbb0003"
@@ -28,12 +21,10 @@ V3A = "2026-11-14T090000-planner-decision-db-choice-bbbb0003"
 
 @pytest.fixture
 def fixed_box():
-    root = Path(tempfile.gettempdir()) / "letterbox-tui-snapshot" / "box"
-    shutil.rmtree(root.parent, ignore_errors=True)
+    root = home_root("letterbox-tui-snapshot")
     box = fill(make_box(root, "planner", "builder", "reviewer"))
     ruling(box)
-    yield box
-    shutil.rmtree(root.parent, ignore_errors=True)
+    return box
 
 
 def _app(box, **kw):

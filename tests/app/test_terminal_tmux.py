@@ -16,6 +16,7 @@ title and set a buffer in this tmux.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -144,6 +145,12 @@ def cli(root: Path, *args: str) -> str:
     return shlex.join([sys.executable, "-m", "letterbox_tui", "--root", str(root), *args])
 
 
+def pane_id(screen: str) -> str | None:
+    """The id of the letter the app's letter pane shows (its ``Id`` line), if any."""
+    found = re.search(r"│ Id +(\S+)", screen)
+    return found.group(1) if found else None
+
+
 def assert_unharmed(tmux: Tmux, name: str) -> None:
     title = tmux.info(name, "#{pane_title}")
     assert "PWNED" not in title, title
@@ -172,11 +179,12 @@ def test_the_app_shows_hostile_letters_literally_and_keeps_the_terminal(tmux, tm
     title_before = tmux.info("app", "#{pane_title}")
     # Select the hostile letter (rows are in an order of the app's choosing) and open its body.
     for _ in range(4):
-        try:
-            shown = tmux.wait("app", lambda s: "quit now[/]" in s, timeout=2.5)
+        shown = tmux.wait("app", lambda s: pane_id(s) is not None)
+        if pane_id(shown) == EVIL:
             break
-        except AssertionError:
-            tmux("send-keys", "-t", "app", "Down")
+        tmux("send-keys", "-t", "app", "Down")
+        tmux.wait("app", lambda s, was=pane_id(shown): pane_id(s) not in (None, was))
+    shown = tmux.wait("app", lambda s: "quit now[/]" in s)
     tmux("send-keys", "-t", "app", "Enter")
     shown = tmux.wait("app", lambda s: "end-of-body" in s)
     assert "[@click=app.quit]Click me[/]" in shown
@@ -189,8 +197,9 @@ def test_the_app_shows_hostile_letters_literally_and_keeps_the_terminal(tmux, tm
 
     # Every tab of the letter, the problems view (hostile file names) and the status note.
     for keys in (["]"], ["]"], ["]"], ["p"], ["Down"], ["4"]):
+        before = tmux.screen("app")
         tmux("send-keys", "-t", "app", *keys)
-        time.sleep(0.4)
+        tmux.wait("app", lambda s, was=before: s != was)  # each key changes what is shown
         assert tmux.info("app", "#{pane_dead}") == "0", tmux.screen("app")
         assert_unharmed(tmux, "app")
         screen = tmux.screen("app")

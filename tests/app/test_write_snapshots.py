@@ -4,23 +4,15 @@ review each SVG by eye."""
 
 from __future__ import annotations
 
-import shutil
-import tempfile
-from pathlib import Path
-
 import pytest
 from textual.widgets import Button, Select, TextArea
 
 from letterbox_tui.app.screens.write import WriteScreen
 from letterbox_tui.app.themes import shipped_themes_dir
 from letterbox_tui.core.settings import UserSettings
-from tests.app.helpers import app_for, scanned, until
+from tests.app.helpers import app_for, home_root, scanned, until
 from tests.app.letterboxes import fill, ruling
 from tests.conftest import make_box
-
-# Its letterbox lies at a fixed path, which the screens show: one worker runs every such
-# test (pyproject: --dist loadgroup), so no two of them share it at once.
-pytestmark = pytest.mark.xdist_group("fixed-paths")
 
 
 SMALL = (80, 24)
@@ -39,12 +31,10 @@ FORMS = {
 
 @pytest.fixture
 def fixed_box():
-    root = Path(tempfile.gettempdir()) / "letterbox-tui-snapshot-forms" / "box"
-    shutil.rmtree(root.parent, ignore_errors=True)
+    root = home_root("letterbox-tui-snapshot-forms")
     box = fill(make_box(root, "planner", "builder", "reviewer"))
     ruling(box)
-    yield box
-    shutil.rmtree(root.parent, ignore_errors=True)
+    return box
 
 
 def _app(box, form: str):

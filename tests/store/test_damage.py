@@ -53,6 +53,7 @@ def test_an_unchanged_letterbox_is_answered_from_the_store(demo):
     assert isinstance(asked(demo), StoredAnswers)
 
 
+@pytest.mark.slow  # 9-13 s on two cores: hundreds of flips, each a store opened and checked
 def test_byte_flips_anywhere_never_change_an_answer(demo, truth, tmp_path):
     notices: list[str] = []
     asked(demo), asked(demo)
