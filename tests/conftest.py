@@ -113,6 +113,7 @@ def _quick_pilot_idle():
     ``until``, ``scanned``, ``reads_done``), never on this heuristic."""
     import textual._wait as idle
 
+    assert hasattr(idle, "SLEEP_GRANULARITY") and hasattr(idle, "SLEEP_IDLE"), "Textual's idle wait changed"
     saved = idle.SLEEP_GRANULARITY, idle.SLEEP_IDLE
     idle.SLEEP_GRANULARITY = 1 / 200
     idle.SLEEP_IDLE = idle.SLEEP_GRANULARITY / 20.0
