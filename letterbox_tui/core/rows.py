@@ -53,8 +53,8 @@ def row(letter: Letter, res: Resolution, extra_reasons: tuple[Reason, ...] = ())
     found = answers(letter, res)  # each asked once; a reason read only when its answer is unknown
     head = res.head(letter)
     made_slug = slug(letter)
-    reasons = dedupe(unknown_reasons(found.values()) + tuple(extra_reasons)) if (
-        extra_reasons or "unknown" in [a.value for a in found.values()]) else ()
+    why = unknown_reasons(found.values()) + tuple(extra_reasons)
+    reasons = dedupe(why) if why else ()
     return {
         "id": letter.id,
         "path": letter.path,

@@ -757,7 +757,7 @@ class _KeptAnswers:
             todo = [p for p in paths if p not in self.some]
             try:
                 if len(todo) > self.count * 3 // 4:
-                    self.all = {p: (r, c) for p, r, c in self.reader.rows("SELECT path, record, crc FROM answers")}
+                    self._read_all()
                 else:
                     self.some.update(_by_path(self.reader, "answers", todo))
             except Unusable as why:
@@ -773,10 +773,14 @@ class _KeptAnswers:
                 if self.asked <= self.BULK:
                     rows = self.reader.rows("SELECT record, crc FROM answers WHERE path = ?", (path,))
                     return rows[0] if rows else default
-                self.all = {p: (r, c) for p, r, c in self.reader.rows("SELECT path, record, crc FROM answers")}
+                self._read_all()
             except Unusable as why:
                 raise Damaged(str(why)) from None
         return self.all.get(path, default)
+
+    def _read_all(self) -> None:
+        """Every record of the generation, at once (``Unusable`` when it cannot be read)."""
+        self.all = {p: (r, c) for p, r, c in self.reader.rows("SELECT path, record, crc FROM answers")}
 
     def pop(self, path: str, default=None):
         found = self.some.pop(path, None)
