@@ -448,7 +448,15 @@ def answer(resident: Resident, name: str, arguments: dict[str, Any]) -> tuple[di
 
             problems = problems_view(answers)
             memo.put(generation, problems_key, problems, footprint(problems.findings))
-        doc = documents.check_document(answers, problems)
+        # the temporaries listed once a generation: one made, grown or removed is an event,
+        # and so a new generation; their age is counted on each call's clock
+        temporaries = memo.get(generation, ("temporaries",))
+        if temporaries is None:
+            from letterbox_tui.core.temporaries import find_temporaries
+
+            temporaries = find_temporaries(str(answers.snapshot.root), answers.snapshot.seats)
+            memo.put(generation, ("temporaries",), temporaries, footprint(temporaries))
+        doc = documents.check_document(answers, problems, temporaries)
     elif name == "query" and generation is not None:
         # every part of one question is cut from one result, evaluated once
         result_key = ("query-result", repr(query), memo.place(at))

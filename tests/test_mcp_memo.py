@@ -251,3 +251,44 @@ def test_once_the_watcher_runs_a_change_lists_only_the_folder_it_was_in(box, mon
                                                          None))
         assert set(listed) == {"builder/inbox/"}, listed
     assert len(resident.listings._kept) > 4
+
+
+def test_check_lists_temporaries_once_a_generation_and_ages_them_on_each_clock(box, monkeypatch):
+    """``check``'s stale temporaries: listed once a generation (a temporary made, grown or
+    removed is an event, and so a new generation), each one's age counted on the call's
+    clock, so one that passes a day old while nothing changes is listed at once."""
+    import os
+    import time
+    from types import SimpleNamespace
+
+    from letterbox_tui.core import temporaries
+
+    root, resident = box
+    listed = []
+    real = temporaries.find_temporaries
+    monkeypatch.setattr(temporaries, "find_temporaries", lambda *a: listed.append(a) or real(*a))
+    young = root / "builder" / "inbox" / ".young.md.tmp.AbC123"
+    young.write_text("half a letter")
+    then = time.time() - temporaries.STALE_AFTER + 60  # a day old in a minute
+    os.utime(young, (then, then))
+
+    def stale(doc):
+        return sorted(p for f in doc["findings"] if f["code"] == "stale-temporary" for p in f["paths"])
+
+    doc, meta = mcp.call(resident, "check", {})
+    assert stale(doc) == [] and meta["generation"] == 1
+    monkeypatch.setattr(temporaries, "time", SimpleNamespace(time=lambda: time.time() + 120))
+    doc, meta = mcp.call(resident, "check", {})
+    assert stale(doc) == ["builder/inbox/.young.md.tmp.AbC123"] and meta["generation"] == 1
+    assert len(listed) == 1  # the second call aged the first listing
+    old = root / "planner" / "processed" / ".old.md.tmp.0123456789ab"
+    old.write_text("a killed writer's")
+    os.utime(old, (then - 3600, then - 3600))
+    end = time.monotonic() + 30
+    while resident.generation < 2:
+        assert time.monotonic() < end, "the event never opened the answers again"
+        time.sleep(0.02)
+    doc, meta = mcp.call(resident, "check", {})
+    assert meta["generation"] >= 2
+    assert stale(doc) == ["builder/inbox/.young.md.tmp.AbC123", "planner/processed/.old.md.tmp.0123456789ab"]
+    assert len(listed) == 2

@@ -107,17 +107,20 @@ def disputes_document(answers: Answers) -> dict[str, Any]:
     return disputes_view(answers).to_json()
 
 
-def check_view(answers: Answers, problems=None):
+def check_view(answers: Answers, problems=None, temporaries=None):
     """Every problem and warning: the problems view (``problems``, when the caller kept the
-    one made from these answers) and what is read afresh each time: a killed writer's
-    temporaries (their age counts on the clock) and, in git, the upstream's losses."""
+    one made from these answers), a killed writer's temporaries over a day old on the clock
+    (of ``temporaries``, the caller's ``find_temporaries`` since these answers, or listed
+    now) and, in git, the upstream's losses (read afresh each time)."""
     from .check import Finding
-    from .temporaries import find_stale
+    from .temporaries import find_temporaries, stale_of
     from .views.problems import problems_view
 
     snapshot = answers.snapshot
     view = problems_view(answers) if problems is None else problems
-    temporaries = find_stale(str(snapshot.root), snapshot.seats)  # a killed writer's, over a day old
+    if temporaries is None:
+        temporaries = find_temporaries(str(snapshot.root), snapshot.seats)
+    temporaries = stale_of(temporaries)
     if temporaries:
         view = view.with_findings([Finding("stale-temporary", "a writer's hidden temporary over a day old "
                                            "(a writer was killed before publishing); safe to remove", (), (rel,))
@@ -131,8 +134,8 @@ def check_view(answers: Answers, problems=None):
     return view
 
 
-def check_document(answers: Answers, problems=None) -> dict[str, Any]:
-    return check_view(answers, problems).to_json()
+def check_document(answers: Answers, problems=None, temporaries=None) -> dict[str, Any]:
+    return check_view(answers, problems, temporaries).to_json()
 
 
 def digest_document(answers: Answers, seat: str | None = None) -> dict[str, Any]:

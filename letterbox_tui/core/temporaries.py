@@ -26,7 +26,9 @@ STALE_AFTER = 24 * 3600
 _DIR = fsflags.DIR
 
 
-def _stale(dfd: int, pattern: re.Pattern[str], now: float) -> list[str]:
+def _temporaries(dfd: int, pattern: re.Pattern[str]) -> list[tuple[str, float]]:
+    """The regular files in the open folder ``dfd`` whose names ``pattern`` matches, each
+    with its modification time, in name order."""
     out = []
     try:
         # ``listdir`` builds the names in C: a folder of a million letters costs a fraction of
@@ -34,21 +36,27 @@ def _stale(dfd: int, pattern: re.Pattern[str], now: float) -> list[str]:
         names = [n for n in os.listdir(dfd) if n[:1] == "." and pattern.fullmatch(n) is not None]
     except OSError:
         return []
-    for name in names:
+    for name in sorted(names):
         try:
             st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
         except OSError:
             continue
-        if stat.S_ISREG(st.st_mode) and now - st.st_mtime > STALE_AFTER:
-            out.append(name)
-    return sorted(out)
+        if stat.S_ISREG(st.st_mode):
+            out.append((name, st.st_mtime))
+    return out
+
+
+def stale_of(found: Iterable[tuple[str, float]], now: float | None = None) -> list[str]:
+    """The names among ``found`` (name, modification time) older than a day at ``now``."""
+    when = time.time() if now is None else now
+    return [name for name, mtime in found if when - mtime > STALE_AFTER]
 
 
 def sweep_own(dfd: int, now: float | None = None) -> list[str]:
     """Remove this project's own temporaries older than a day from the open folder ``dfd``;
     what was removed. Never raises."""
     removed = []
-    for name in _stale(dfd, OURS, time.time() if now is None else now):
+    for name in stale_of(_temporaries(dfd, OURS), now):
         try:
             os.unlink(name, dir_fd=dfd)
             removed.append(name)
@@ -57,11 +65,10 @@ def sweep_own(dfd: int, now: float | None = None) -> list[str]:
     return removed
 
 
-def find_stale(root: str, seats: Iterable[str], now: float | None = None) -> list[str]:
-    """Every writer's temporary older than a day in a seat's ``inbox/`` or ``processed/``,
-    as paths relative to the root. Reads only; never follows a symlink."""
-    when = time.time() if now is None else now
-    out: list[str] = []
+def find_temporaries(root: str, seats: Iterable[str]) -> list[tuple[str, float]]:
+    """Every writer's temporary in a seat's ``inbox/`` or ``processed/``, whatever its age:
+    (path relative to the root, modification time). Reads only; never follows a symlink."""
+    out: list[tuple[str, float]] = []
     for seat in seats:
         for folder in ("inbox", "processed"):
             try:
@@ -73,9 +80,15 @@ def find_stale(root: str, seats: Iterable[str], now: float | None = None) -> lis
                     nxt = os.open(part, _DIR, dir_fd=fd)
                     os.close(fd)
                     fd = nxt
-                out += [f"{seat}/{folder}/{name}" for name in _stale(fd, ANY, when)]
+                out += [(f"{seat}/{folder}/{name}", mtime) for name, mtime in _temporaries(fd, ANY)]
             except OSError:
                 pass
             finally:
                 os.close(fd)
     return out
+
+
+def find_stale(root: str, seats: Iterable[str], now: float | None = None) -> list[str]:
+    """Every writer's temporary older than a day in a seat's ``inbox/`` or ``processed/``,
+    as paths relative to the root. Reads only; never follows a symlink."""
+    return stale_of(find_temporaries(root, seats), now)
