@@ -201,7 +201,10 @@ class KeptLetters(Sequence[Letter]):
         positions = list(positions)
         with self._lock:
             self._decode_many(positions)
-        return [self[i] for i in positions]
+        found = [self._items[i] for i in positions]
+        if None in found:  # a folder's few pending ones: decoded one by one
+            found = [self._decode(i) if x is None else x for i, x in zip(positions, found)]
+        return found
 
     def _decode_many(self, positions: list[int]) -> None:
         items = self._items
@@ -280,7 +283,9 @@ class KeptLetters(Sequence[Letter]):
 
     def _in(self, k: int) -> list[Letter]:
         start = self._starts[k]
-        return self.many(range(start, start + len(self._folders[k][1])))
+        end = start + len(self._folders[k][1])
+        found = self._items[start:end]
+        return found if None not in found else self.many(range(start, end))  # type: ignore[return-value]
 
     def in_folder(self, prefix: str) -> list[Letter]:
         k = self._by_prefix.get(prefix)
