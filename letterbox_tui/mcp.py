@@ -288,6 +288,7 @@ class Memo:
         self._kept: OrderedDict[tuple, Any] = OrderedDict()
         self.asked: list[tuple[str, dict[str, Any]]] = []  # the questions kept, least recent first
         self._lock = threading.Lock()
+        self._flights: dict[tuple, threading.Event] = {}  # (generation, key) being made, by whom waited for
         self.hits = self.misses = 0
 
     def begin(self, generation: int, answers: Answers | None) -> None:
@@ -308,14 +309,48 @@ class Memo:
             times = self._deadlines
         return bisect.bisect_left(times, at)
 
+    def once(self, generation: int, key: tuple, make: Callable[[], Any],
+             size: Callable[[Any], int]) -> tuple[Any, bool]:
+        """The value kept for ``key`` in ``generation``, or ``make()``'s, kept (about
+        ``size(value)`` bytes); True when it was kept already. A value being made by
+        another thread (a call, or the refresher asking again) is waited for, not made
+        twice."""
+        flight = (generation, key)
+        while True:
+            with self._lock:
+                if (found := self._found(generation, key)) is not None:
+                    return found[0], True
+                waiting = self._flights.get(flight)
+                if waiting is None:
+                    done = self._flights[flight] = threading.Event()
+                    self.misses += 1
+            if waiting is None:
+                break
+            waiting.wait()  # then kept, or (failed, or of a generation gone) made here
+        try:
+            value = make()
+            self.put(generation, key, value, size(value))
+            return value, False
+        finally:
+            with self._lock:
+                del self._flights[flight]
+            done.set()
+
     def get(self, generation: int, key: tuple) -> Any:
+        """The value kept for ``key`` in ``generation``, or None."""
         with self._lock:
-            if generation != self.generation or key not in self._kept:
+            found = self._found(generation, key)
+            if found is None:
                 self.misses += 1
-                return None
-            self.hits += 1
-            self._kept.move_to_end(key)
-            return self._kept[key][0]
+            return None if found is None else found[0]
+
+    def _found(self, generation: int, key: tuple) -> tuple[Any, int] | None:
+        """(value, size) kept for ``key`` in ``generation`` (a hit), or None; the lock held."""
+        if generation != self.generation or key not in self._kept:
+            return None
+        self.hits += 1
+        self._kept.move_to_end(key)
+        return self._kept[key]
 
     def put(self, generation: int, key: tuple, value: Any, size: int = 0) -> None:
         """Keep ``value`` (about ``size`` bytes) for ``generation``, if it is still current."""
@@ -431,58 +466,56 @@ def answer(resident: Resident, name: str, arguments: dict[str, Any]) -> tuple[di
     if seat is not None and seat not in answers.snapshot.seats:
         raise LetterboxError(f"no seat {clean(seat, single_line=True)!r} in {answers.snapshot.root}")
     generation = meta.get("generation")
-    memo = resident.memo
-    key = None
-    if generation is not None and name in BY_DEADLINES | BY_CLOCK:
-        rest = {k: v for k, v in arguments.items() if k not in ("terms", "at")}
-        when = ("at", at.isoformat()) if name in BY_CLOCK else ("place", memo.place(at))
-        key = (name, repr(query), json.dumps(rest, sort_keys=True), when)
-        kept = memo.get(generation, key)
-        if kept is not None:
-            return kept[0], {**meta, "reused": True}, kept[1]
-    if name == "check" and generation is not None:
-        problems_key = ("check-problems",)
-        problems = memo.get(generation, problems_key)
-        if problems is None:
-            from letterbox_tui.core.views.problems import problems_view
-
-            problems = problems_view(answers)
-            memo.put(generation, problems_key, problems, footprint(problems.findings))
-        # the temporaries listed once a generation: one made, grown or removed is an event,
-        # and so a new generation; their age is counted on each call's clock
-        temporaries = memo.get(generation, ("temporaries",))
-        if temporaries is None:
-            from letterbox_tui.core.temporaries import find_temporaries
-
-            temporaries = find_temporaries(str(answers.snapshot.root), answers.snapshot.seats)
-            memo.put(generation, ("temporaries",), temporaries, footprint(temporaries))
-        doc = documents.check_document(answers, problems, temporaries)
-    elif name == "query" and generation is not None:
-        # every part of one question is cut from one result, evaluated once
-        result_key = ("query-result", repr(query), memo.place(at))
-        result = memo.get(generation, result_key)
-        if result is None:
-            result = documents.query_result(answers, query)
-            # its letters are the answers' own: what it adds is its lists and the unknown rows' reasons
-            memo.put(generation, result_key, result, sys.getsizeof(result.matches) + footprint(result.unknown))
-        doc = documents.query_document(answers, query, result, page)
-    elif name == "owed" and page is not None and generation is not None:
-        # the parts of one owed at one clock are cut from one view (its ``at`` asked again)
-        view_key = ("owed-view", seat, at.isoformat())
-        view = memo.get(generation, view_key)
-        if view is None:
-            from letterbox_tui.core.views.owed import owed_view
-
-            view = owed_view(answers, seat)
-            memo.put(generation, view_key, view, _view_size(view))
-        doc = documents.owed_document(answers, seat, page, view)
-    else:
+    if generation is None:  # answers opened for this call alone (a partial scope): nothing kept
         doc = _document(name, answers, arguments, query, seat, page)
-    text = json.dumps(doc, ensure_ascii=False)
-    if key is not None:
-        kept = (doc, text, (name, arguments))
-        memo.put(generation, key, kept, footprint(kept))
-    return doc, {**meta, "reused": False} if meta else meta, text
+        return doc, meta, json.dumps(doc, ensure_ascii=False)
+    memo = resident.memo
+
+    def made() -> tuple[dict[str, Any], str, tuple[str, dict[str, Any]]]:
+        doc = _shared(name, answers, arguments, query, seat, page, at, memo, generation)
+        return doc, json.dumps(doc, ensure_ascii=False), (name, arguments)
+
+    if name not in BY_DEADLINES | BY_CLOCK:
+        doc, text, _ = made()
+        return doc, {**meta, "reused": False}, text
+    rest = {k: v for k, v in arguments.items() if k not in ("terms", "at")}
+    when = ("at", at.isoformat()) if name in BY_CLOCK else ("place", memo.place(at))
+    (doc, text, _), reused = memo.once(generation, (name, repr(query), json.dumps(rest, sort_keys=True), when),
+                                       made, footprint)
+    return doc, {**meta, "reused": reused}, text
+
+
+def _shared(name: str, answers: Answers, arguments: dict[str, Any], query, seat: str | None,
+            page: Page | None, at: datetime, memo: Memo, generation: int) -> dict[str, Any]:
+    """The document, made from what every call of the generation shares (kept in ``memo``
+    once made): the problems and temporaries ``check`` lists, the one result every part of
+    a query is cut from, the one owed view of a clock every part of ``owed`` is cut from."""
+    if name == "check":
+        from letterbox_tui.core.temporaries import find_temporaries
+        from letterbox_tui.core.views.problems import problems_view
+
+        snapshot = answers.snapshot
+        problems, _ = memo.once(generation, ("check-problems",), lambda: problems_view(answers),
+                                lambda view: footprint(view.findings))
+        # a temporary made, grown or removed is an event, and so a new generation: the
+        # listing is kept, and each call counts their age on its own clock
+        temporaries, _ = memo.once(generation, ("temporaries",),
+                                   lambda: find_temporaries(str(snapshot.root), snapshot.seats), footprint)
+        return documents.check_document(answers, problems, temporaries)
+    if name == "query":
+        # its letters are the answers' own: what it adds is its lists and the unknown rows' reasons
+        result, _ = memo.once(generation, ("query-result", repr(query), memo.place(at)),
+                              lambda: documents.query_result(answers, query),
+                              lambda found: sys.getsizeof(found.matches) + footprint(found.unknown))
+        return documents.query_document(answers, query, result, page)
+    if name == "owed" and page is not None:
+        from letterbox_tui.core.views.owed import owed_view
+
+        # the parts of one owed at one clock (its ``at`` asked again) are cut from one view
+        view, _ = memo.once(generation, ("owed-view", seat, at.isoformat()), lambda: owed_view(answers, seat),
+                            _view_size)
+        return documents.owed_document(answers, seat, page, view)
+    return _document(name, answers, arguments, query, seat, page)
 
 
 def _document(name: str, answers: Answers, arguments: dict[str, Any], query, seat: str | None,

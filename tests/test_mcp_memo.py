@@ -292,3 +292,54 @@ def test_check_lists_temporaries_once_a_generation_and_ages_them_on_each_clock(b
     assert meta["generation"] >= 2
     assert stale(doc) == ["builder/inbox/.young.md.tmp.AbC123", "planner/processed/.old.md.tmp.0123456789ab"]
     assert len(listed) == 2
+
+
+def test_a_question_asked_while_it_is_answered_waits_for_that_answer(box, monkeypatch):
+    """The same question asked again while it is being answered (by another call, or by the
+    refresher asking the last questions again after a change) is not answered twice: it
+    waits, and is given the same result."""
+    import sys
+    import threading
+    import time
+
+    from letterbox_tui.core import documents
+
+    root, resident = box
+    mcp.call(resident, "leases", {})  # opens the answers
+    started, release = threading.Event(), threading.Event()
+    made = []
+    real = documents.query_result
+
+    def slow(answers, query):
+        made.append(query)
+        started.set()
+        assert release.wait(30)
+        return real(answers, query)
+
+    monkeypatch.setattr(documents, "query_result", slow)
+    asked = {"terms": ["type=request"]}
+    results = {}
+    first = threading.Thread(target=lambda: results.setdefault("first", mcp.call(resident, "query", asked)))
+    second = threading.Thread(target=lambda: results.setdefault("second", mcp.call(resident, "query", asked)))
+    first.start()
+    assert started.wait(30)
+    second.start()
+    end = time.monotonic() + 30
+    while True:  # until the second call waits for the first one's answer
+        frame = sys._current_frames().get(second.ident)
+        names = []
+        while frame is not None:
+            names.append(frame.f_code.co_name)
+            frame = frame.f_back
+        if "once" in names and names[0] == "wait":
+            break
+        assert second.is_alive() and time.monotonic() < end, names
+        time.sleep(0.01)
+    release.set()
+    first.join(30)
+    second.join(30)
+    assert len(made) == 1
+    (doc1, meta1), (doc2, meta2) = results["first"], results["second"]
+    assert doc1 == doc2 and not meta1["reused"] and meta2["reused"]
+    assert unclocked(doc1) == unclocked(fresh(root, "query", asked, mcp.clock()))
+    assert resident.memo._flights == {}
