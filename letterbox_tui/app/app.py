@@ -273,11 +273,10 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
             self.set_interval(self.poll_interval, self._poll, name="poll")
 
     async def _first_frame_drawn(self) -> None:
-        if not self.query("#letters"):  # (the app closed meanwhile)
-            return
-        self.start_scan()
         await self.letter_pane.build()
         await self.mount_bars()
+        if self.letter_pane.ready:  # (not when the app closed meanwhile)
+            self.start_scan()
 
     def after_bars(self, action: Callable[[], object]) -> Awaitable[None] | None:
         """``action`` (one opening a bar) at once, or, when a key came before the bars were
