@@ -50,8 +50,9 @@ class KeptSource(Protocol):
         """The letter kept for one file."""
         ...
 
-    def decode_folder(self, prefix: str, pending: list[Pending]) -> list[Letter]:
-        """The letters kept for ``pending`` (files of the folder ``prefix``), in order."""
+    def decode_folder(self, prefix: str, pending: list[Pending], of: int) -> list[Letter]:
+        """The letters kept for ``pending`` (files of the folder ``prefix``, which holds
+        ``of`` letter files), in order."""
         ...
 
     def paths_with(self, index: str, value: str) -> list[str] | None:
@@ -190,7 +191,7 @@ class KeptLetters(Sequence[Letter]):
             start = self._starts[k]
             todo = [j for j in range(len(names)) if items[start + j] is None]
             if todo:
-                decoded = self._source.decode_folder(prefix, [self._pending_of(k, j) for j in todo])
+                decoded = self._source.decode_folder(prefix, [self._pending_of(k, j) for j in todo], len(names))
                 for j, x in zip(todo, decoded):
                     items[start + j] = x
         self._pending = 0
@@ -217,7 +218,8 @@ class KeptLetters(Sequence[Letter]):
                 continue
             start = self._starts[k]
             wanted = sorted(set(wanted))
-            decoded = self._source.decode_folder(self._folders[k][0], [self._pending_of(k, i - start) for i in wanted])
+            prefix, names, _ = self._folders[k]
+            decoded = self._source.decode_folder(prefix, [self._pending_of(k, i - start) for i in wanted], len(names))
             for i, x in zip(wanted, decoded):
                 items[i] = x
             self._pending -= len(wanted)

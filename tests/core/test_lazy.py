@@ -34,7 +34,8 @@ class Source:
     def decode(self, pending):
         return self._letter(pending)
 
-    def decode_folder(self, prefix, pending):
+    def decode_folder(self, prefix, pending, of):
+        assert len(pending) <= of
         return [self._letter(p) for p in pending]
 
     def paths_with(self, index, value):
