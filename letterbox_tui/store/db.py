@@ -20,6 +20,7 @@ process commits meanwhile.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -134,10 +135,44 @@ def _inside(folder: str, root: str) -> bool:
         path = parent
 
 
+#: how many versions' stores of one letterbox are kept: two versions used side by side (an
+#: app and an MCP server installed apart) each keep theirs, instead of each rebuilding the
+#: store the other made; a third version's first store removes the least recently used
+VERSIONS_KEPT = 2
+
+
 def store_path(root: str) -> str:
-    """Where the store of the letterbox at ``root`` (a real path) lives."""
+    """Where this version's store of the letterbox at ``root`` (a real path) lives."""
     digest = hashlib.blake2b(os.fsencode(root), digest_size=12).hexdigest()
-    return os.path.join(cache_folder(), f"{digest}.store")
+    return os.path.join(cache_folder(), f"{digest}-{code_fingerprint()[:16]}.store")
+
+
+def _forget_other_versions(path: str) -> None:
+    """Remove the stores of the letterbox of ``path`` that other versions made, all but
+    the most recently used ``VERSIONS_KEPT - 1`` (by their files' last change). Deleting a
+    store loses nothing; a process still reading one keeps its open file."""
+    folder, name = os.path.split(path)
+    letterbox = name.split("-")[0]  # (a store named before versions were: "<letterbox>.store")
+    others = []
+    try:
+        with os.scandir(folder) as it:
+            for entry in it:
+                if (entry.name != name and entry.name.endswith(".store")
+                        and entry.name[:len(letterbox)] == letterbox and entry.name[len(letterbox)] in "-."):
+                    others.append((max(_mtime(entry.path + tail) for tail in ("", "-wal")), entry.path))
+    except OSError:
+        return
+    for _, other in sorted(others, reverse=True)[VERSIONS_KEPT - 1:]:
+        if _remove(other):
+            with contextlib.suppress(OSError):
+                os.unlink(other + ".unwritable")
+
+
+def _mtime(path: str) -> int:
+    try:
+        return os.stat(path, follow_symlinks=False).st_mtime_ns
+    except OSError:
+        return 0
 
 
 class Reader:
@@ -325,6 +360,7 @@ class Store:
 
     def _create(self) -> None:
         conn = self.conn
+        made = False
         try:
             conn.execute("BEGIN IMMEDIATE")
             try:
@@ -333,6 +369,7 @@ class Store:
                         conn.execute(statement)
                     self._put_meta({"format": FORMAT, "root": self.root, "code": code_fingerprint(),
                                     "generation": "0", "files": "0", "context": "", "folders": "{}"})
+                    made = True
                 conn.execute("COMMIT")
             except BaseException:
                 if conn.in_transaction:
@@ -342,6 +379,8 @@ class Store:
             if "locked" in str(exc) or "busy" in str(exc):
                 return  # another process is making it: this one goes without it for now
             raise
+        if made:
+            _forget_other_versions(self.path)
         self.meta = {"format": FORMAT, "generation": "0", "files": "0", "context": ""}
 
     def _put_meta(self, values: dict[str, str], conn: sqlite3.Connection | None = None) -> None:

@@ -176,6 +176,41 @@ def test_a_store_of_another_version_is_rebuilt_silently(demo, truth):
     assert isinstance(asked(demo), StoredAnswers)
 
 
+def test_two_versions_side_by_side_each_keep_their_store_and_a_third_removes_the_oldest(
+        demo, truth, monkeypatch):
+    """An app and an MCP server installed apart (two versions) answer from their own stores
+    turn about, neither rebuilding the other's; a third version's first store removes the
+    least recently used of the others."""
+    import time
+
+    from letterbox_tui.store import db
+
+    def version(code):
+        monkeypatch.setattr(db, "_CODE", code * 32)
+        return store_path(str(demo))
+
+    paths = {}
+    for code in "ab":  # each version's first question builds its store
+        paths[code] = version(code)
+        assert answer(asked(demo)) == truth
+    for code in "abab":  # then each answers from its own
+        version(code)
+        said: list[str] = []
+        found = asked(demo, said)
+        assert isinstance(found, StoredAnswers) and said == [] and answer(found) == truth
+    assert all(os.path.exists(p) for p in paths.values())
+    older = time.time_ns() - 10**9
+    for tail in ("", "-wal"):  # "a" used less recently than "b"
+        if os.path.exists(paths["a"] + tail):
+            os.utime(paths["a"] + tail, ns=(older, older))
+    paths["c"] = version("c")
+    assert answer(asked(demo)) == truth
+    assert not os.path.exists(paths["a"]) and not os.path.exists(paths["a"] + "-wal")
+    assert os.path.exists(paths["b"]) and os.path.exists(paths["c"])
+    version("b")
+    assert isinstance(asked(demo), StoredAnswers)
+
+
 # --- where the store may live ------------------------------------------------------------
 
 def _cache(monkeypatch, where):
