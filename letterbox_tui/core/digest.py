@@ -6,6 +6,7 @@ path; bodies are never read or copied.
 
 from __future__ import annotations
 
+from itertools import islice
 from typing import Any
 
 from .lazy import with_field
@@ -85,7 +86,7 @@ def digest(res: Resolution, seat: str | None = None, *, rules: Rules | None = No
                           "attention": [c.to_json() for c in i.attention]})
         owed_groups.append({"seat": group.seat, "items": items})
     urgent = [{**_cite(i.letter), "seat": i.letter.recipient, "attention": [c.to_json() for c in i.attention]}
-              for i in view.most_urgent_first() if i.attention][:URGENT]
+              for i in islice((i for i in view.most_urgent_first() if i.attention), URGENT)]
 
     uncertain = []
     for x in letters:
