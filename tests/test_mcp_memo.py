@@ -138,10 +138,12 @@ def test_the_memo_is_bounded_and_keeps_the_newest():
     for n in range(5):
         memo.put(1, ("k", n), n, 10)
     assert [memo.get(1, ("k", n)) for n in range(5)] == [None, None, 2, 3, 4]  # at most three
-    memo.put(1, ("big",), "big", 500)  # over the budget alone: kept, the older ones go
-    assert memo.get(1, ("big",)) == "big" and memo.get(1, ("k", 4)) is None
+    memo.put(1, ("big",), "big", 51)  # over half the budget: not kept, the others stay
+    assert memo.get(1, ("big",)) is None and [memo.get(1, ("k", n)) for n in (2, 3, 4)] == [2, 3, 4]
+    memo.put(1, ("half",), "half", 50)  # half of it: kept, the oldest go to make room
+    assert memo.get(1, ("half",)) == "half" and memo.get(1, ("k", 2)) is None and memo.held == 70
     memo.put(1, ("k", 5), 5, 10)
-    assert memo.get(1, ("big",)) is None and memo.get(1, ("k", 5)) == 5 and memo.held == 10
+    assert memo.get(1, ("k", 3)) is None and memo.get(1, ("k", 5)) == 5 and memo.held == 70
     assert memo.get(2, ("k", 5)) is None  # another generation's
     memo.put(0, ("old",), "old", 1)  # computed from answers since replaced: not kept
     assert memo.get(1, ("old",)) is None
