@@ -74,11 +74,6 @@ def owed_part(view, page: Page):
     by seat, a seat left with none left out), and the ``page`` of its document."""
     from dataclasses import replace
 
-    items = [(g, item) for g in view.groups for item in g.items]
-    groups: dict[str, list] = {}
-    kinds = {}
-    for g, item in page.cut(items)[0]:
-        groups.setdefault(g.seat, []).append(item)
-        kinds[g.seat] = g
-    cut = tuple(replace(kinds[seat], items=tuple(held)) for seat, held in groups.items())
-    return replace(view, groups=cut), page.to_json(len(items))
+    parts = page.cut(*(g.items for g in view.groups))
+    cut = tuple(replace(g, items=tuple(items)) for g, items in zip(view.groups, parts) if items)
+    return replace(view, groups=cut), page.to_json(sum(len(g.items) for g in view.groups))
