@@ -155,6 +155,8 @@ class ReadingMixin:
         self.quit_asking()
 
     def action_toggle_markdown(self) -> None:
+        if not self.letter_pane.ready:  # (no body yet: the tabs come after the first answers)
+            return
         on = self.letter_pane.toggle_markdown()
         self._update_status()
         self.notify("Body rendered as Markdown (link targets shown)" if on else "Body shown as written", timeout=2)
