@@ -36,3 +36,35 @@ async def test_the_footer_follows_the_focus(letterbox):
         # every context fits 80 columns (the row of keys was cut at the right)
         for words in (in_list, reading, form):
             assert sum(len(w) + 2 for w in words) <= 80, words
+
+
+async def test_changes_signalled_in_a_row_make_one_recompose_of_the_last_context(letterbox, monkeypatch):
+    """Several binding changes before the footer is next composed (a start signals a few)
+    recompose it once, with the keys of the context as it is then: the list's, then the
+    letter's after Enter."""
+    from letterbox_tui.app.widgets.footer import ContextFooter
+
+    app = app_for(letterbox, view="all")
+    recomposed: list[int] = []
+    recompose = ContextFooter.recompose
+
+    async def counted(self):
+        recomposed.append(1)
+        await recompose(self)
+
+    monkeypatch.setattr(ContextFooter, "recompose", counted)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await scanned(pilot, app)
+        await until(pilot, lambda: "⏎ Read" in footer_words(app))
+        await pilot.pause()
+        recomposed.clear()
+        for _ in range(3):
+            app.screen.refresh_bindings()
+        await pilot.pause()
+        await pilot.pause()
+        assert len(recomposed) == 1 and "⏎ Read" in footer_words(app)
+        recomposed.clear()
+        app.screen.refresh_bindings()
+        await pilot.press("enter")  # the focus moves before the scheduled recompose runs
+        await until(pilot, lambda: "q Back" in footer_words(app))
+        assert "/ Search" not in footer_words(app)

@@ -46,6 +46,26 @@ BODY_SEARCH: FooterKeys = (("submit", "Search"), ("bodysearch.down", "Down"), ("
 class ContextFooter(Footer):
     """A ``Footer`` showing the keys of the focused context (see the module docstring)."""
 
+    #: a recompose is scheduled (``bindings_changed``)
+    _recompose_pending = False
+
+    def bindings_changed(self, screen) -> None:
+        """As ``Footer``'s, but the changes signalled before the footer is next composed
+        make one recompose: ``Footer`` schedules one per signal, and a start signals several
+        in a row (the first focus, each widget mounted after the first frame, the list's
+        context), each unmounting and mounting every key again. The one scheduled composes
+        the bindings as they are when it runs, so none is missed."""
+        self._bindings_ready = True
+        if not screen.app.app_focus or self._recompose_pending:
+            return
+        if self.is_attached and screen is self.screen:
+            self._recompose_pending = True
+            self.call_after_refresh(self._recompose_once)
+
+    async def _recompose_once(self) -> None:
+        self._recompose_pending = False
+        await self.recompose()
+
     def compose(self):
         if not self._bindings_ready:
             return
