@@ -48,13 +48,16 @@ class ContextFooter(Footer):
 
     #: a recompose is scheduled (``bindings_changed``)
     _recompose_pending = False
+    #: the keys the footer shows, as ``_keys`` gave them (None: not composed from them)
+    _shown: list | None = None
 
     def bindings_changed(self, screen) -> None:
         """As ``Footer``'s, but the changes signalled before the footer is next composed
-        make one recompose: ``Footer`` schedules one per signal, and a start signals several
-        in a row (the first focus, each widget mounted after the first frame, the list's
-        context), each unmounting and mounting every key again. The one scheduled composes
-        the bindings as they are when it runs, so none is missed."""
+        make one recompose, and none when the keys it would show are those it shows:
+        ``Footer`` schedules one per signal, each unmounting and mounting every key again,
+        and a start signals several in a row (the first focus, the screen's stack, Textual's
+        own refresh after them, the list's context), most changing no key. The one
+        scheduled looks at the bindings as they are when it runs, so none is missed."""
         self._bindings_ready = True
         if not screen.app.app_focus or self._recompose_pending:
             return
@@ -64,18 +67,22 @@ class ContextFooter(Footer):
 
     async def _recompose_once(self) -> None:
         self._recompose_pending = False
+        if self._shown is not None and self._keys() == self._shown:
+            return
         await self.recompose()
 
-    def compose(self):
+    def _keys(self) -> list | None:
+        """What the focused context shows: (binding, enabled, tooltip, key shown, word) for
+        each of its keys the focus reaches, in its order; None where no context names them
+        (``Footer``'s own keys) or before the bindings are ready."""
         if not self._bindings_ready:
-            return
+            return None
         screen = self.screen
         wanted = getattr(screen, "FOOTER_KEYS", None)
         if wanted is None and screen is self.app.screen_stack[0] and hasattr(self.app, "footer_keys"):
             wanted = self.app.footer_keys()
         if wanted is None:
-            yield from super().compose()
-            return
+            return None
         # the first binding the focus reaches for each id (or action), by its shortest key
         found: dict[str, tuple] = {}
         for _node, binding, enabled, tooltip in screen.active_bindings.values():
@@ -86,8 +93,15 @@ class ContextFooter(Footer):
                 kept = found.get(name)
                 if kept is None or len(shown) < len(kept[3]):
                     found[name] = (binding, enabled, tooltip, shown)
-        keys = [(found[name], word) for name, word in wanted if name in found]
+        return [(*found[name], word) for name, word in wanted if name in found]
+
+    def compose(self):
+        keys = self._shown = self._keys()
+        if keys is None:
+            if self._bindings_ready:
+                yield from super().compose()
+            return
         self.styles.grid_size_columns = len(keys)
-        for (binding, enabled, tooltip, shown), word in keys:
+        for binding, enabled, tooltip, shown, word in keys:
             yield FooterKey(binding.key, shown, word, binding.action, disabled=not enabled,
                             tooltip=tooltip or binding.description).data_bind(compact=Footer.compact)
