@@ -238,8 +238,8 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
         for bar in bars:
             bar.display = False
         await self.mount_all(bars, before=self.status_line)
-        if self.is_headless:  # tests and screenshots: no blinking cursor
-            self.query_input.cursor_blink = False
+        if self.is_headless and self.query("#query"):  # tests and screenshots: no blinking cursor
+            self.query_input.cursor_blink = False  # (unless the app closed meanwhile)
 
     def on_mount(self) -> None:
         self.letter_list.describe = self._describe
@@ -289,7 +289,8 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
             return
         self._mounting_rest = True
         await self.letter_pane.build()
-        await self.mount_bars()
+        if self.query("#letters"):  # (not when the app closed meanwhile)
+            await self.mount_bars()
 
     def after_bars(self, action: Callable[[], object]) -> Awaitable[None] | None:
         """``action`` (one opening a bar) at once, or, when a key came before the bars were
