@@ -10,6 +10,7 @@ main screen asks the app (``footer_keys``), which goes by the focused pane.
 
 from __future__ import annotations
 
+from textual.app import NoScreen
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
@@ -67,7 +68,12 @@ class ContextFooter(Footer):
 
     async def _recompose_once(self) -> None:
         self._recompose_pending = False
-        if self._shown is not None and self._keys() == self._shown:
+        if not self.is_attached:  # (its screen closed meanwhile)
+            return
+        try:
+            if self._shown is not None and self._keys() == self._shown:
+                return
+        except NoScreen:
             return
         await self.recompose()
 
