@@ -238,8 +238,8 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
         for bar in bars:
             bar.display = False
         await self.mount_all(bars, before=self.status_line)
-        if self.is_headless:  # tests and screenshots: no blinking cursor
-            self.query_input.cursor_blink = False
+        if self.is_headless and self.query("#query"):  # tests and screenshots: no blinking cursor
+            self.query_input.cursor_blink = False  # (unless the app closed meanwhile)
 
     def on_mount(self) -> None:
         self.letter_list.describe = self._describe
@@ -264,8 +264,8 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
                         title="Settings", severity="warning", timeout=10)
         if self.theme_errors:
             self.notify(clean("Theme problems:\n" + "\n".join(self.theme_errors)), title="Themes", severity="warning", timeout=10)
-        # draw first, then the letter's tabs, then read: the worker thread competes for the
-        # interpreter
+        # draw first, then read (the worker thread competes for the interpreter); the
+        # letter's tabs and the bars once the first answers are shown (``mount_after_read``)
         self.call_after_refresh(self._first_frame_drawn)
         # a theme chosen from now on (the palette's "Change theme") is kept for next time
         self._theme_kept = self.theme
@@ -273,10 +273,24 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
             self.set_interval(self.poll_interval, self._poll, name="poll")
 
     async def _first_frame_drawn(self) -> None:
-        await self.letter_pane.build()
-        await self.mount_bars()
-        if self.letter_pane.ready:  # (not when the app closed meanwhile)
+        if self.query("#letters"):  # (not when the app closed meanwhile)
             self.start_scan()
+
+    #: the letter's tabs and the bars were asked to be mounted (``mount_after_read``)
+    _mounting_rest = False
+
+    async def mount_after_read(self) -> None:
+        """The letter's tabs, then the query, search and pipe bars, once: when the first
+        read has ended and what it found is drawn. The reading worker and the UI thread share
+        one interpreter, so mounting them while it read (or before it) only put the list
+        off by as long. What the pane was asked to show meanwhile is shown once its tabs are
+        up (``LetterPane.show``); a key for a bar before then waits for it (``after_bars``)."""
+        if self._mounting_rest or not self.query("#letters"):
+            return
+        self._mounting_rest = True
+        await self.letter_pane.build()
+        if self.query("#letters"):  # (not when the app closed meanwhile)
+            await self.mount_bars()
 
     def after_bars(self, action: Callable[[], object]) -> Awaitable[None] | None:
         """``action`` (one opening a bar) at once, or, when a key came before the bars were
@@ -315,6 +329,7 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
         if self.model is None and self.query("#letters"):
             self.letter_list.empty_text = cleans(("Could not read the letterbox: ", "bold $error"), (why, "$error"))
             self.letter_list.refresh()
+            self.call_after_refresh(self.mount_after_read)  # (the bars still filter nothing, but open)
         self._update_topbar()
         self.notify(clean(self.scan_error), title="Scan failed", severity="error")
 
@@ -506,6 +521,8 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
         folded seat or thread heading, unfold it (it opened the group's summary as a letter)."""
         if event.row.heading is not None and event.row.extra.get("fold"):
             self.action_fold()
+            return
+        if not self.letter_pane.ready:  # (the tabs come just after the first answers)
             return
         self._mark_opened(event.row.letter)
         self.letter_pane.tabs.active = "tab-body"

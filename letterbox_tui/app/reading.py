@@ -155,6 +155,8 @@ class ReadingMixin:
         self.quit_asking()
 
     def action_toggle_markdown(self) -> None:
+        if not self.letter_pane.ready:  # (no body yet: the tabs come after the first answers)
+            return
         on = self.letter_pane.toggle_markdown()
         self._update_status()
         self.notify("Body rendered as Markdown (link targets shown)" if on else "Body shown as written", timeout=2)
@@ -269,8 +271,9 @@ class ReadingMixin:
         else:
             self.letter_pane.show(self.model, ListRow(f"read:{letter.path}", letter))
         self._mark_opened(letter)
-        self.letter_pane.tabs.active = "tab-body"
-        self.letter_pane.query_one("#body-scroll").focus()
+        if self.letter_pane.ready:  # (its tabs come just after the first answers are shown)
+            self.letter_pane.tabs.active = "tab-body"
+            self.letter_pane.query_one("#body-scroll").focus()
 
     def action_parent(self) -> None:
         """``h`` while reading: read the letter this one replies to."""

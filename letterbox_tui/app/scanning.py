@@ -195,7 +195,8 @@ class ScanningMixin:
                     self._highlight_mailbox(self.mailbox_id)
                     row = next((r for r in self.model.rows("view:all") or [] if r.letter is target), None)
                 self._show_mailbox(keep=row.key if row is not None else None)
-                self.letter_pane.tabs.active = "tab-body"
+                if self.letter_pane.ready:  # (else its tabs open on the body: ``mount_after_read``)
+                    self.letter_pane.tabs.active = "tab-body"
             else:
                 self._show_mailbox()
                 self.notify(cleans(("no letter ", ""), (self.start_letter, "bold"), (" in scope", "")), severity="error")
@@ -206,7 +207,9 @@ class ScanningMixin:
         self._update_topbar()
         self._update_banner()
         self.check_truth_file()
-        if first:  # drafts kept from before (Esc, a closed app, a crash) are offered back
+        if first:  # the letter's tabs and the bars, once this is drawn (``mount_after_read``)
+            self.call_after_refresh(self.mount_after_read)
+            # drafts kept from before (Esc, a closed app, a crash) are offered back
             self.call_after_refresh(self.action_drafts, True)
             self.call_after_refresh(self.open_waiting_writer)
             if self.poll_interval:  # watched from now on (the poll did until here), once this is drawn

@@ -45,13 +45,13 @@ def hold_scans(monkeypatch, timeout: float = 10.0):
 
 
 async def scanned(pilot, app, count: int = 1, timeout: float = 10.0) -> None:
-    """Wait until the app has finished ``count`` scans and processed the result, and no
-    view is being built."""
+    """Wait until the app has finished ``count`` scans and processed the result, no view
+    is being built, and the letter's tabs, mounted once the first answers are shown, are up."""
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
     while loop.time() < end:
         await pilot.pause()
-        if app.scan_count >= count and not app.scanning and not app.views_building:
+        if app.scan_count >= count and not app.scanning and not app.views_building and app.letter_pane.ready:
             await pilot.pause()
             return
         await asyncio.sleep(0.02)

@@ -46,7 +46,9 @@ async def main():
 
     app._display = counted
     async with app.run_test(size=(160, 48)) as pilot:
-        while not (app.scan_count and not app.scanning and app.letter_list.rows):
+        # (the letter's tabs and the bars follow the first answers: ``mount_after_read``)
+        while not (app.scan_count and not app.scanning and app.letter_list.rows and app.letter_pane.ready
+                   and app.bars_mounted):
             await pilot.pause(0.01)
         rows = len(app.letter_list.rows)
         app.exit()
@@ -97,11 +99,10 @@ async def test_the_bars_come_after_the_first_frame_and_a_key_before_them_waits(l
 
     app._display = counted
 
-    async def drawn_without_bars() -> None:  # (as the app's, less the bars: a key came first)
+    async def tabs_without_bars() -> None:  # (as the app's, less the bars: a key came first)
         await app.letter_pane.build()
-        app.start_scan()
 
-    app._first_frame_drawn = drawn_without_bars
+    app.mount_after_read = tabs_without_bars
     async with app.run_test(size=SIZE) as pilot:
         await scanned(pilot, app)
         assert at_first == [False]
@@ -130,7 +131,7 @@ async def test_the_watch_starts_once_the_first_answers_are_shown_and_catches_up(
     release = hold_scans(monkeypatch)
     app = app_for(letterbox, view="all", poll_interval=60)  # (the poll never fires here)
     async with app.run_test(size=SIZE) as pilot:
-        await until(pilot, lambda: app.letter_pane.ready and app.scanning)
+        await until(pilot, lambda: app.scanning and app.scan_stage == "reading the letterbox")
         assert not app.watching  # (reading: no watcher yet)
         release.set()
         await scanned(pilot, app)

@@ -36,3 +36,36 @@ async def test_the_footer_follows_the_focus(letterbox):
         # every context fits 80 columns (the row of keys was cut at the right)
         for words in (in_list, reading, form):
             assert sum(len(w) + 2 for w in words) <= 80, words
+
+
+async def test_changes_signalled_in_a_row_make_one_recompose_and_none_when_no_key_changes(letterbox, monkeypatch):
+    """Binding changes signalled before the footer is next composed (a start signals
+    several) recompose it once, with the keys of the context as it is then; signals that
+    change no key it shows recompose nothing."""
+    from letterbox_tui.app.widgets.footer import ContextFooter
+
+    app = app_for(letterbox, view="all")
+    recomposed: list[list[str]] = []
+    recompose = ContextFooter.recompose
+
+    async def counted(self):
+        await recompose(self)
+        recomposed.append(footer_words(app))
+
+    monkeypatch.setattr(ContextFooter, "recompose", counted)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await scanned(pilot, app)
+        await until(pilot, lambda: "⏎ Read" in footer_words(app))
+        await pilot.pause()
+        in_list = footer_words(app)
+        recomposed.clear()
+        for _ in range(3):  # the list keeps the focus: the same keys
+            app.screen.refresh_bindings()
+        await pilot.pause()
+        await pilot.pause()
+        assert recomposed == [] and footer_words(app) == in_list
+        app.screen.refresh_bindings()
+        await pilot.press("enter")  # the focus moves to the body before the scheduled recompose runs
+        await until(pilot, lambda: "q Back" in footer_words(app))
+        await pilot.pause()
+        assert len(recomposed) == 1 and recomposed[0] == footer_words(app) and "/ Search" not in recomposed[0]

@@ -257,3 +257,34 @@ def test_owed_badges_snapshot(snap_compare, fixed_box, size):
 
     assert snap_compare(app_for(fixed_box, theme_dirs=[shipped_themes_dir()]), terminal_size=size,
                         run_before=run_before)
+
+
+async def test_a_long_owed_list_holds_every_row_scrolls_to_the_last_and_a_filter_counts_all(tmp_path):
+    """Many more owed tasks than a screen: the list holds a row for each (and the status
+    line counts them all, not what is drawn), G reaches and draws the last, and a filter by
+    code counts every task carrying it, drawn or not."""
+    box = make_box(tmp_path / "box", "alpha", "beta", "gamma")
+    for i in range(120):  # beta: 120 tasks nobody acked, gamma: 60 late ones
+        box.letter(f"unacked-{i:03d}", frm="alpha", to="beta", type="request", requires_ack="true",
+                   sent=z(-2, hours=-i / 10), subject=f"unacked {i:03d}")
+    for i in range(60):
+        box.letter(f"late-{i:03d}", frm="alpha", to="gamma", type="request", requires_ack="true",
+                   sent=z(-9), deadline=z(-1, hours=-i / 10), subject=f"late {i:03d}")
+    app = app_for(box)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await scanned(pilot, app)
+        assert len(shown(app)) == 180 and len(set(shown(app))) == 180
+        assert "180 rows" in status(app) and "LATE 60" in status(app) and "NO-ACK 180" in status(app)
+        lst = letters(app)
+        await pilot.press("G")
+        await pilot.pause()
+        last = lst.rows[lst.cursor]
+        assert lst.cursor == len(lst.rows) - 1 and last.letter.subject == shown(app)[-1]
+        assert any(last.letter.subject in lst.render_line(y).text for y in range(lst.size.height))
+        await pilot.press("a")  # the most urgent code present: late
+        await pilot.pause()
+        assert "only" in app.list_title.render().plain and "60 rows" in status(app)
+        assert sorted(shown(app)) == [f"late {i:03d}" for i in range(60)]
+        await pilot.press("escape")
+        await pilot.pause()
+        assert len(shown(app)) == 180

@@ -178,27 +178,29 @@ async def test_an_unchanged_letterbox_opens_on_the_stored_answers(letterbox):
 
 
 
-async def test_the_letter_tabs_are_mounted_after_the_first_frame_and_before_the_read(letterbox, monkeypatch):
-    """The first frame needs none of the letter's tabs: they are mounted after it, and the
-    letterbox is read after them; once read, the pane shows the selected letter in its tabs."""
+async def test_the_read_starts_at_the_first_frame_and_the_letter_tabs_follow_the_list(letterbox, monkeypatch):
+    """Neither the first frame nor the read needs the letter's tabs: the letterbox is read
+    from right after the first frame (the UI thread mounting widgets meanwhile only slowed
+    the worker), and the tabs are mounted once what it found is in the list (after the
+    refresh that draws it, as Textual schedules one), showing the selected letter."""
     app = app_for(letterbox)
     started: list[bool] = []
     begin = app.start_scan
     monkeypatch.setattr(app, "start_scan", lambda: started.append(app.letter_pane.ready) or begin())
-    frames: list[bool] = []
+    frames: list[tuple[bool, bool]] = []  # (the list has rows, the pane has its tabs), each frame
     display = app._display
 
     def counted(screen, renderable):
         display(screen, renderable)
         if renderable is not None:
-            frames.append(bool(app.letter_pane.children))
+            frames.append((bool(app.letter_list.rows), bool(app.letter_pane.children)))
 
     app._display = counted
     async with app.run_test(size=SIZE) as pilot:
         await scanned(pilot, app)
-        assert frames[0] is False and started == [True]
+        assert frames[0] == (False, False) and started == [False]  # read with no tabs up
         pane = app.letter_pane
-        assert pane.tabs.active == "tab-body"
+        assert pane.ready and pane.tabs.active == "tab-body"
         shown = app.letter_list.current.letter
         assert (shown.subject or shown.id) in pane.head.render().plain
         await pilot.press("right_square_bracket")
@@ -206,8 +208,9 @@ async def test_the_letter_tabs_are_mounted_after_the_first_frame_and_before_the_
 
 
 async def test_keys_before_the_letter_tabs_are_mounted_do_nothing_and_fail_nothing(letterbox, monkeypatch):
-    """``]``, ``[``, ``?`` and ``q`` on the list before the tabs exist: nothing to turn, no
-    error; what the pane was asked to show meanwhile is shown once they are mounted."""
+    """While the letterbox is read, and once its list is drawn before the tabs are
+    mounted: ``]``, ``[``, ``M``, Enter and ``?`` on the list have nothing to turn or read,
+    and fail nothing; what the pane was asked to show meanwhile is shown once they are up."""
     from letterbox_tui.app.widgets.letter_pane import LetterPane
 
     held = hold_scans(monkeypatch)
@@ -218,20 +221,27 @@ async def test_keys_before_the_letter_tabs_are_mounted_do_nothing_and_fail_nothi
 
     monkeypatch.setattr(LetterPane, "build", not_yet)
     app = app_for(letterbox)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        assert not app.letter_pane.ready and not app.letter_pane.children
+
+    async def keys() -> None:
         app.action_tab(1)
         app.action_show_tab("thread")
-        await pilot.press("question_mark")
-        await pilot.pause()
+        for key in ("right_square_bracket", "left_square_bracket", "M", "enter", "question_mark"):
+            await pilot.press(key)
+            await pilot.pause()
         await pilot.press("escape")
-        assert app.is_running
-        assert app.model is None and not app.scan_count  # (read after the tabs are up)
-        await build(app.letter_pane)
-        assert app.letter_pane.ready
-        app.start_scan()  # (what the app does once they are)
+        assert app.is_running and not app.letter_pane.ready and not app.letter_pane.children
+        assert app.focused is app.letter_list
+
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await keys()  # reading
+        assert app.model is None and not app.scan_count
         held.set()
-        await scanned(pilot, app)
+        await until(pilot, lambda: app.scan_count and letters(app).rows and app.bars_mounted)
+        await keys()  # the list drawn, the tabs not yet
+        await build(app.letter_pane)  # (what the app does once the list is drawn)
+        assert app.letter_pane.ready
         shown = app.letter_list.current.letter
         assert (shown.subject or shown.id) in app.letter_pane.head.render().plain
+        await pilot.press("enter")  # now Enter reads
+        assert app.letter_pane.tabs.active == "tab-body" and app.focused is app.letter_pane.query_one("#body-scroll")

@@ -308,3 +308,26 @@ def test_items_of_one_code_keep_the_deadline_order_in_the_text_order(box):
     want = ["overdue-more", "overdue", "sooner", "later", "undated"]
     assert [i.letter.id for i in view.by_urgency()[0].items] == want
     assert [i.letter.id for i in view.most_urgent_first()] == want
+
+
+def test_the_most_urgent_item_is_the_first_of_the_whole_order_across_seats_and_filters(box):
+    """``most_urgent_item`` compares only each seat's first item of its most urgent code:
+    it is still ``most_urgent_first()[0]``, ties between seats going to the earlier seat,
+    in the whole view and in each filter by code."""
+    box.seat("gamma")
+    box.seat("delta")
+    ask(box, "beta-late", to="beta", deadline=z(AT - DAY))
+    ask(box, "beta-unacked", to="beta", deadline=z(AT + 9 * DAY))
+    ask(box, "gamma-late-more", to="gamma", deadline=z(AT - 3 * DAY))  # the most overdue
+    ask(box, "gamma-unacked", to="gamma")
+    ask(box, "delta-late-same", to="delta", deadline=z(AT - 3 * DAY), sent=z(AT - 10 * DAY))  # a tie with gamma's
+    ask(box, "delta-silent", to="delta", deadline=z(AT + 5 * DAY))
+    sidecar(box, "delta-silent", seat="delta", acked_at=z(AT - 9 * DAY))
+    res = resolve(scan(box.root), AT)
+    view = owed_view(res, rules=Rules())
+    assert view.most_urgent_item() is view.most_urgent_first()[0]
+    for code in CODES:
+        shown = view.only((code,))
+        whole = shown.most_urgent_first()
+        assert shown.most_urgent_item() is (whole[0] if whole else None), code
+    assert owed_view(res, rules=Rules(), codes=("owner-idle",)).most_urgent_item() is None

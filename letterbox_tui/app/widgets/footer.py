@@ -10,6 +10,7 @@ main screen asks the app (``footer_keys``), which goes by the focused pane.
 
 from __future__ import annotations
 
+from textual.app import NoScreen
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
 
@@ -46,16 +47,48 @@ BODY_SEARCH: FooterKeys = (("submit", "Search"), ("bodysearch.down", "Down"), ("
 class ContextFooter(Footer):
     """A ``Footer`` showing the keys of the focused context (see the module docstring)."""
 
-    def compose(self):
-        if not self._bindings_ready:
+    #: a recompose is scheduled (``bindings_changed``)
+    _recompose_pending = False
+    #: the keys the footer shows, as ``_keys`` gave them (None: not composed from them)
+    _shown: list | None = None
+
+    def bindings_changed(self, screen) -> None:
+        """As ``Footer``'s, but the changes signalled before the footer is next composed
+        make one recompose, and none when the keys it would show are those it shows:
+        ``Footer`` schedules one per signal, each unmounting and mounting every key again,
+        and a start signals several in a row (the first focus, the screen's stack, Textual's
+        own refresh after them, the list's context), most changing no key. The one
+        scheduled looks at the bindings as they are when it runs, so none is missed."""
+        self._bindings_ready = True
+        if not screen.app.app_focus or self._recompose_pending:
             return
+        if self.is_attached and screen is self.screen:
+            self._recompose_pending = True
+            self.call_after_refresh(self._recompose_once)
+
+    async def _recompose_once(self) -> None:
+        self._recompose_pending = False
+        if not self.is_attached:  # (its screen closed meanwhile)
+            return
+        try:
+            if self._shown is not None and self._keys() == self._shown:
+                return
+        except NoScreen:
+            return
+        await self.recompose()
+
+    def _keys(self) -> list | None:
+        """What the focused context shows: (binding, enabled, tooltip, key shown, word) for
+        each of its keys the focus reaches, in its order; None where no context names them
+        (``Footer``'s own keys) or before the bindings are ready."""
+        if not self._bindings_ready:
+            return None
         screen = self.screen
         wanted = getattr(screen, "FOOTER_KEYS", None)
         if wanted is None and screen is self.app.screen_stack[0] and hasattr(self.app, "footer_keys"):
             wanted = self.app.footer_keys()
         if wanted is None:
-            yield from super().compose()
-            return
+            return None
         # the first binding the focus reaches for each id (or action), by its shortest key
         found: dict[str, tuple] = {}
         for _node, binding, enabled, tooltip in screen.active_bindings.values():
@@ -66,8 +99,15 @@ class ContextFooter(Footer):
                 kept = found.get(name)
                 if kept is None or len(shown) < len(kept[3]):
                     found[name] = (binding, enabled, tooltip, shown)
-        keys = [(found[name], word) for name, word in wanted if name in found]
+        return [(*found[name], word) for name, word in wanted if name in found]
+
+    def compose(self):
+        keys = self._shown = self._keys()
+        if keys is None:
+            if self._bindings_ready:
+                yield from super().compose()
+            return
         self.styles.grid_size_columns = len(keys)
-        for (binding, enabled, tooltip, shown), word in keys:
+        for binding, enabled, tooltip, shown, word in keys:
             yield FooterKey(binding.key, shown, word, binding.action, disabled=not enabled,
                             tooltip=tooltip or binding.description).data_bind(compact=Footer.compact)

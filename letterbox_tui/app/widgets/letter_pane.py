@@ -183,8 +183,8 @@ class LetterPane(Vertical):
         return iter(())  # (the tabs are mounted after the first frame: ``build``)
 
     async def build(self) -> None:
-        """Mount the tabs, once: after the first frame (which shows the letterbox being
-        read, and needs none of them), before the letterbox is read."""
+        """Mount the tabs, once: after the first answers are shown (the frames before
+        them, the letterbox being read, need none of them: ``LetterboxApp.mount_after_read``)."""
         if self.ready or self.children:
             return
         from textual.widgets import TabbedContent, TabPane

@@ -92,9 +92,20 @@ class OwedView:
         return OwedView(self.at, self.seat, tuple(g for g in groups if g.items), self.res)
 
     def most_urgent_item(self) -> OwedItem | None:
-        """The first of ``most_urgent_first`` (without sorting them all)."""
-        items = [i for g in self.groups for i in g.items]
-        return min(items, key=lambda i: _urgency(i, self.res)) if items else None
+        """The first of ``most_urgent_first``, without sorting them all nor ordering every
+        item: each seat's items are in ``core.owed``'s order already, so a seat's first item
+        of its most urgent code is the only one of it that can come first, and only those
+        few are ordered (ties go to the earlier seat, as the whole order has them)."""
+        firsts = []
+        for g in self.groups:
+            ranks = [most_urgent(i.attention) for i in g.items]
+            if ranks:
+                rank = min(ranks)
+                firsts.append((rank, g.items[ranks.index(rank)]))
+        if not firsts:
+            return None
+        top = min(rank for rank, _ in firsts)
+        return min((i for rank, i in firsts if rank == top), key=lambda i: _order(i.letter, self.res))
 
     def counts(self) -> dict[str, dict[str, int]]:
         """How many items carry each code (``known``) and how many carry it unknown."""
