@@ -11,7 +11,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
-from letterbox_tui.core.documents import owed_document, query_document, warm_rows
+from letterbox_tui.core.documents import owed_document, query_document, query_part
 from letterbox_tui.core.paging import Page, owed_part, page_of, part_said
 from letterbox_tui.core.query import QueryResult, parse_query, run_query
 from letterbox_tui.core.resolve import Resolution
@@ -43,7 +43,7 @@ def _run(args: Namespace) -> tuple[Resolution, QueryResult]:
     return res, run_query(query, res)
 
 
-def query_json(result: QueryResult, res: Resolution, scope, page: Page | None = None) -> dict[str, Any]:
+def query_json(result: QueryResult, res: Resolution, page: Page | None = None) -> dict[str, Any]:
     """The ``query --json`` document (``core.documents``), its rows made as they are
     written (``output.Rows``)."""
     return query_document(res, None, result, page, rows=output.Rows)
@@ -54,11 +54,9 @@ def cmd_query(args: Namespace) -> int:
     res, result = _run(args)
     scope = res.snapshot.scope
     if args.json:
-        output.emit_json(query_json(result, res, scope, page))
+        output.emit_json(query_json(result, res, page))
         return scope_exit(scope)
-    shown_matches, shown_unknown = (result.matches, result.unknown) if page is None else page.cut(
-        result.matches, result.unknown)
-    warm_rows(res, [*shown_matches, *(x for x, _ in shown_unknown)])
+    shown_matches, shown_unknown = query_part(res, result, page)
     matches = [row(x, res) for x in shown_matches]
     unknown = [row(x, res, why) for x, why in shown_unknown]
     con = output.console()

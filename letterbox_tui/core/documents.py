@@ -26,10 +26,7 @@ def query_document(answers: Answers, query: Query | None, result: QueryResult | 
     the ``page`` saying so. ``rows(items, make)``: what stands for a list of ``make(item)``
     (default: the list, made now; ``cli.output.Rows`` makes it as it is written)."""
     result = query_result(answers, query) if result is None else result
-    matches, unknown = result.matches, result.unknown
-    if page is not None:
-        matches, unknown = page.cut(matches, unknown)
-    warm_rows(answers, [*matches, *(x for x, _ in unknown)])
+    matches, unknown = query_part(answers, result, page)
     if rows is None:
         rows = _made
     doc = {
@@ -42,12 +39,14 @@ def query_document(answers: Answers, query: Query | None, result: QueryResult | 
     return doc
 
 
-def warm_rows(answers: Answers, letters: list) -> None:
-    """Read the answers of the letters about to be shown as rows together (the store's;
-    a resolver computes them as asked)."""
-    warm = getattr(answers, "warm", None)
+def query_part(answers: Answers, result: QueryResult, page: Page | None = None) -> tuple[list, list]:
+    """The matches and the unknown rows (letter, reasons) of ``result`` that ``page`` shows
+    (matches first; None: all of them), their answers read together, ready to be rows."""
+    matches, unknown = (result.matches, result.unknown) if page is None else page.cut(result.matches, result.unknown)
+    warm = getattr(answers, "warm", None)  # (the store's; a resolver computes each as asked)
     if warm is not None:
-        warm(letters)
+        warm([*matches, *(x for x, _ in unknown)])
+    return matches, unknown
 
 
 def _made(items: list, make: Callable) -> list:
@@ -120,11 +119,11 @@ def check_view(answers: Answers, problems=None, temporaries=None):
     view = problems_view(answers) if problems is None else problems
     if temporaries is None:
         temporaries = find_temporaries(str(snapshot.root), snapshot.seats)
-    temporaries = stale_of(temporaries)
-    if temporaries:
+    stale = stale_of(temporaries)
+    if stale:
         view = view.with_findings([Finding("stale-temporary", "a writer's hidden temporary over a day old "
                                            "(a writer was killed before publishing); safe to remove", (), (rel,))
-                                   for rel in temporaries])
+                                   for rel in stale])
     from .sync_losses import remote_losses
 
     if losses := remote_losses(str(snapshot.root)):  # in git: letters the upstream deleted or rewrote

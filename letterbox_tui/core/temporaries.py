@@ -4,7 +4,7 @@ A writer killed between creating its temporary and publishing leaves ``.<name>.t
 behind. letterbox-tui's writers name theirs ``.<name>.tmp.<12 hex>`` and remove their own
 that are older than a day from each folder they write to (``sweep_own``); ``check`` lists
 every other one older than a day (the protocol's own, ``.<id>.tmp.XXXXXX``, included) as a
-warning (``find_stale``), and never removes anything.
+warning (``find_temporaries``, aged by ``stale_of``), and never removes anything.
 """
 
 from __future__ import annotations
@@ -87,8 +87,3 @@ def find_temporaries(root: str, seats: Iterable[str]) -> list[tuple[str, float]]
                 os.close(fd)
     return out
 
-
-def find_stale(root: str, seats: Iterable[str], now: float | None = None) -> list[str]:
-    """Every writer's temporary older than a day in a seat's ``inbox/`` or ``processed/``,
-    as paths relative to the root. Reads only; never follows a symlink."""
-    return stale_of(find_temporaries(root, seats), now)

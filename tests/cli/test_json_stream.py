@@ -80,7 +80,7 @@ def test_owed_and_query_documents_streamed_and_whole(capsys, request, monkeypatc
     doc = view.to_json(rows=output.Rows)
     assert streamed(doc) == whole(doc) == whole(view.to_json())
     result = run_query(parse_query(["answered=no"], CLOCK), res)
-    qdoc = read.query_json(result, res, res.snapshot.scope)
+    qdoc = read.query_json(result, res)
     assert streamed(qdoc) == whole(qdoc)
     # and what the command writes on a pipe is that document
     code, out, err = cli(capsys, box, "owed", "--json", "--at", AT)

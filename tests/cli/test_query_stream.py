@@ -41,7 +41,7 @@ def test_the_parts_are_the_document_encoded_at_once(mail, monkeypatch, size):
     whole = output.dumps_json({"matches": [row(x, res) for x in result.matches],
                                "unknown": [row(x, res, why) for x, why in result.unknown],
                                "scope": snapshot.scope.to_json()}, indent=None)
-    pieces = output.json_pieces(read.query_json(result, res, snapshot.scope))
+    pieces = output.json_pieces(read.query_json(result, res))
     assert "".join(p() for p in pieces) == whole
     assert "".join(p() for p in pieces) == whole  # made again: the same
     assert "\\u202e" in whole and "\u202e" not in whole  # escaped in every part
