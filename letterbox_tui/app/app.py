@@ -525,8 +525,7 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
         if not self.letter_pane.ready:  # (the tabs come just after the first answers)
             return
         self._mark_opened(event.row.letter)
-        self.letter_pane.tabs.active = "tab-body"
-        self.letter_pane.query_one("#body-scroll").focus()
+        self.letter_pane.open_body()
 
     def _show_selected(self, force: bool = False) -> None:
         try:

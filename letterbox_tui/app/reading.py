@@ -271,9 +271,7 @@ class ReadingMixin:
         else:
             self.letter_pane.show(self.model, ListRow(f"read:{letter.path}", letter))
         self._mark_opened(letter)
-        if self.letter_pane.ready:  # (its tabs come just after the first answers are shown)
-            self.letter_pane.tabs.active = "tab-body"
-            self.letter_pane.query_one("#body-scroll").focus()
+        self.letter_pane.open_body()  # (once its tabs are up, just after the first answers)
 
     def action_parent(self) -> None:
         """``h`` while reading: read the letter this one replies to."""

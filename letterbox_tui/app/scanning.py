@@ -195,8 +195,7 @@ class ScanningMixin:
                     self._highlight_mailbox(self.mailbox_id)
                     row = next((r for r in self.model.rows("view:all") or [] if r.letter is target), None)
                 self._show_mailbox(keep=row.key if row is not None else None)
-                if self.letter_pane.ready:  # (else its tabs open on the body: ``mount_after_read``)
-                    self.letter_pane.tabs.active = "tab-body"
+                self.letter_pane.open_body(focus=False)
             else:
                 self._show_mailbox()
                 self.notify(cleans(("no letter ", ""), (self.start_letter, "bold"), (" in scope", "")), severity="error")

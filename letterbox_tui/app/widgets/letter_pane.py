@@ -172,6 +172,14 @@ class LetterPane(Vertical):
 
         return self.query_one("#letter-tabs", TabbedContent)
 
+    def open_body(self, focus: bool = True) -> None:
+        """Turn to the Body tab (and give it the focus); nothing before the tabs are mounted
+        (they open on the body: ``build``)."""
+        if self.ready:
+            self.tabs.active = "tab-body"
+            if focus:
+                self.query_one("#body-scroll").focus()
+
     @property
     def thread_view(self) -> ThreadView:
         from .thread_view import ThreadView
