@@ -458,9 +458,55 @@ def _adapter(command: str) -> Any:
 
 def json_schema(command: str) -> dict[str, Any]:
     """The JSON Schema of ``command``'s ``--json`` document."""
-    schema = _adapter(command).json_schema()
+    schema = _plain(_adapter(command).json_schema())
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["title"] = f"letterbox-tui {command} --json"
+    return schema
+
+
+def _plain(schema: dict[str, Any]) -> dict[str, Any]:
+    """``schema`` as the same constraints in fewer subschemas, which a validator checks in
+    about two thirds of the time (an MCP client checks every result against it): a choice
+    among bare types (pydantic's ``anyOf`` for ``str | None``) becomes one ``type`` list,
+    and a definition that does not refer to itself is written where it is used."""
+    defs = schema.pop("$defs", {})
+
+    def refers(name: str) -> set[str]:
+        found: set[str] = set()
+        stack = [defs[name]]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, dict):
+                ref = node.get("$ref", "")
+                if ref.startswith("#/$defs/") and (target := ref[8:]) not in found:
+                    found.add(target)
+                    stack.append(defs[target])
+                stack.extend(node.values())
+            elif isinstance(node, list):
+                stack.extend(node)
+        return found
+
+    kept = {name for name in defs if name in refers(name)}
+
+    def plain(node: Any) -> Any:
+        if isinstance(node, list):
+            return [plain(x) for x in node]
+        if not isinstance(node, dict):
+            return node
+        ref = node.get("$ref", "")
+        if len(node) == 1 and ref.startswith("#/$defs/") and ref[8:] not in kept:
+            return plain(defs[ref[8:]])
+        node = {k: plain(v) for k, v in node.items()}
+        choice = node.get("anyOf")
+        if choice and all(isinstance(x, dict) and set(x) == {"type"} and isinstance(x["type"], str)
+                          for x in choice):
+            del node["anyOf"]
+            node["type"] = [x["type"] for x in choice]
+        return node
+
+    schema = plain(schema)
+    if kept:
+        schema["$defs"] = {name: plain(defs[name]) for name in sorted(kept)}
     return schema
 
 

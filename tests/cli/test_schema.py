@@ -80,6 +80,38 @@ def test_every_command_output_matches_its_schema(which, request, capsys):
     assert seen == set(DOCUMENTS) - {"sync"}
 
 
+def _checker(command):
+    """A JSON Schema validator of the published schema, as an MCP client builds one."""
+    from jsonschema.validators import validator_for
+    from referencing import Registry
+
+    schema = json_schema(command)
+    cls = validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema, registry=Registry())
+
+
+def test_the_published_schemas_hold_every_output(generated_root, capsys):
+    """What ``schema`` prints (and the MCP tools publish) is checked by JSON Schema itself,
+    not only through the TypedDicts it is made from: every real output passes it."""
+    checkers = {}
+    for command, doc in _every_output(capsys, generated_root, 6):
+        checker = checkers.get(command) or checkers.setdefault(command, _checker(command))
+        assert [e.message for e in checker.iter_errors(doc)] == [], command
+
+
+def test_the_published_schemas_refuse_what_the_types_refuse(demo_root, capsys):
+    doc = _json(capsys, demo_root, "owed")
+    row = doc["owed"][0]["items"][0]
+    checker = _checker("owed")
+    assert not list(checker.iter_errors(doc))
+    for broken in ({**row, "head": 3}, {**row, "late": "maybe"}, {**row, "extra": 1},
+                   {**row, "attention": [{**row["attention"][0], "since": 5}]},
+                   {**row, "reasons": [{"code": "nope", "about": "late"}]}):
+        assert list(checker.iter_errors({**doc, "owed": [{"seat": "x", "items": [broken]}]})), broken
+    assert list(checker.iter_errors({**doc, "scope": {**doc["scope"], "sync": {"head": None}}}))
+
+
 def test_validation_can_fail(demo_root, capsys):
     """The schemas are not vacuous: a wrong type, an unknown value, an extra or a missing
     key is refused."""
