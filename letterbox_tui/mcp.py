@@ -33,6 +33,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from datetime import datetime, timezone
+from functools import partial
 from typing import Any
 
 from letterbox_tui.core import documents
@@ -376,14 +377,17 @@ def _view_size(view) -> int:
                for g in view.groups for item in g.items)
 
 
-def footprint(*values: Any) -> int:
+def footprint(*values: Any, beyond: int | None = None) -> int:
     """The bytes ``values`` take in memory: every dict, list, tuple and scalar in them,
-    each object counted once (a string shared by two places of a document is one)."""
+    each object counted once (a string shared by two places of a document is one).
+    ``beyond``: counting stops once the total is over it (a result that takes more than
+    half the memo's budget is not kept, however much more)."""
     seen: set[int] = set()
     stack = list(values)
     total = 0
     size = sys.getsizeof
-    while stack:
+    limit = float("inf") if beyond is None else beyond
+    while stack and total <= limit:
         x = stack.pop()
         if id(x) in seen:
             continue
@@ -484,7 +488,7 @@ def answer(resident: Resident, name: str, arguments: dict[str, Any]) -> tuple[di
     rest = {k: v for k, v in arguments.items() if k not in ("terms", "at")}
     when = ("at", at.isoformat()) if name in BY_CLOCK else ("place", memo.place(at))
     (doc, text, _), reused = memo.once(generation, (name, repr(query), json.dumps(rest, sort_keys=True), when),
-                                       made, footprint)
+                                       made, partial(footprint, beyond=memo.budget // 2))
     return doc, {**meta, "reused": reused}, text
 
 

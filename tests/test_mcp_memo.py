@@ -181,6 +181,9 @@ def test_the_memo_counts_what_its_results_take_and_keeps_within_its_budget(box, 
     text = json.dumps(doc, ensure_ascii=False)
     assert mcp.footprint(doc, text) > 2 * len(text)  # a document takes more than its text
     assert mcp.footprint(doc) == mcp.footprint(doc, doc)  # each object counted once
+    whole = mcp.footprint(doc, text)
+    assert mcp.footprint(doc, text, beyond=whole) == whole
+    assert len(text) < mcp.footprint(doc, text, beyond=len(text)) < whole  # counted only past the bound
     budget = mcp.footprint(doc, text) * 2
     resident.memo = mcp.Memo(budget=budget)
     resident.memo.begin(resident.generation, resident._answers)
