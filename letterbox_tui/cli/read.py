@@ -317,10 +317,9 @@ def cmd_owed(args: Namespace) -> int:
         # an unknown is never shown without its reason
         output.print_lines(con, [f"  {r['id']}: {output.reasons_line(r['reasons'])}" for r in rows if r["reasons"]])
         output.print_lines(con, [f"  {i.letter.id} attention: {attention_line(i)}" for i in g.items if i.attention])
-        for item in g.items:  # the holder's latest progress note, from its ack sidecar
-            progress = records.progress(item.letter)
-            if progress is not None:
-                con.print(output.text(f"  {item.letter.id}: {progress.line(at)}"))
+        # the holder's latest progress note, from its ack sidecar
+        notes = ((item.letter.id, records.progress(item.letter)) for item in g.items)
+        output.print_lines(con, [f"  {letter_id}: {note.line(at)}" for letter_id, note in notes if note is not None])
     if not view.groups:
         con.print(output.text(nothing_owed(scope, codes)))
     elif counts := counts_line(view):
@@ -396,32 +395,28 @@ def cmd_digest(args: Namespace) -> int:
     zone = common.zone(args)
     con.print(output.text(f"digest{who} at {output.when(data['at'], zone)}", "bold"))
     con.print(output.text(f"decisions in force ({len(data['decisions'])})", "bold"))
-    for d in data["decisions"]:
-        con.print(output.text(f"  {d['id']}  {d['subject']}  ({d['from']} → {d['to']}, sent {output.when(d['sent'], zone) or '?'})"))
+    output.print_lines(con, [f"  {d['id']}  {d['subject']}  ({d['from']} → {d['to']}, sent {output.when(d['sent'], zone) or '?'})"
+                             for d in data["decisions"]])
     con.print(output.text(f"open disputes ({len(data['disputes'])})", "bold"))
-    for d in data["disputes"]:
-        names = ", ".join(x["id"] for x in d["disputed"])
-        con.print(output.text(f"  {d['id']}  disputes {names}"))
+    output.print_lines(con, [f"  {d['id']}  disputes {', '.join(x['id'] for x in d['disputed'])}" for d in data["disputes"]])
     from letterbox_tui.core.views.attention import counts_text
 
     urgent = data["attention"]["urgent"]
     con.print(output.text(f"most urgent ({len(urgent)}): {counts_text(data['attention']['counts']) or 'none'}", "bold"))
-    for u in urgent:
-        con.print(output.text(f"  {u['id']}  {u['seat']} owes {u['from']}: {', '.join(c['code'] for c in u['attention'])}"))
+    output.print_lines(con, [f"  {u['id']}  {u['seat']} owes {u['from']}: {', '.join(c['code'] for c in u['attention'])}"
+                             for u in urgent])
     n_owed = sum(len(g["items"]) for g in data["owed"])
     con.print(output.text(f"owed ({n_owed}, {len(data['late'])} late)", "bold"))
-    for g in data["owed"]:
-        for i in g["items"]:
-            mark = "LATE " if i["late"] == "yes" else ""
-            due = f" due {output.when(i['deadline'], zone)}" if i["deadline"] else ""
-            con.print(output.text(f"  {mark}{i['id']}  {g['seat']} owes {i['from']}{due}"))
+    output.print_lines(con, [f"  {'LATE ' if i['late'] == 'yes' else ''}{i['id']}  {g['seat']} owes {i['from']}"
+                             f"{' due ' + output.when(i['deadline'], zone) if i['deadline'] else ''}"
+                             for g in data["owed"] for i in g["items"]])
     con.print(output.text(f"uncertain ({len(data['uncertain'])})", "bold"))
     merged: dict[str, tuple[list[str], list[dict[str, Any]]]] = {}
     for u in data["uncertain"]:
         names, reasons = merged.setdefault(u["id"], ([], []))
         names.append(u["answer"])
         reasons.extend(u["reasons"])
-    for letter_id, (names, reasons) in merged.items():
-        con.print(output.text(f"  {letter_id}  {', '.join(names)} unknown: {output.reasons_line(reasons)}"))
+    output.print_lines(con, [f"  {letter_id}  {', '.join(names)} unknown: {output.reasons_line(reasons)}"
+                             for letter_id, (names, reasons) in merged.items()])
     output.print_scope(con, scope)
     return scope_exit(scope)
