@@ -77,6 +77,8 @@ def _box(tmp_path):
     box.letter(ID, frm="alpha", to="beta", type="request", requires_ack="true",
                sent="2026-11-28T12:00:00Z", subject=subject, note=subject, body=body)
     box.letter(NAMED, frm="alpha", to="beta", sent="2026-11-28T13:00:00Z", name=BAD_NAME)
+    (box.root / "beta" / "inbox" / f"{ID}.md.ack").write_text(
+        f"ack_id: x\nby: beta\nprogress: {subject}\nprogress_at: 2026-11-28T14:00:00Z\n", encoding="utf-8")
     return box
 
 
@@ -91,10 +93,12 @@ def test_the_command_line_shows_every_class_as_placeholders(tmp_path, capsys):
     box = _box(tmp_path)
     shown = {}
     for argv in (["show", ID], ["query"], ["owed", "--at", "2026-11-29T00:00:00Z"], ["check"],
-                 ["thread", ID], ["answered", ID], ["current", ID], ["digest"]):
+                 ["thread", ID], ["answered", ID], ["current", ID], ["digest"], ["inbox", "beta"]):
         _, out = _cli(capsys, box, *argv)
         shown[argv[0]] = out
         assert not _raw_in(out), (argv, _raw_in(out))
+    for command in ("owed", "inbox"):  # the holder's progress note, shown as placeholders
+        assert all(CLASSES[n][1] in shown[command] for n in IN_HEADER), command
     for n in IN_HEADER + IN_BODY:
         assert CLASSES[n][1] in shown["show"], n
     for n in IN_HEADER:

@@ -34,6 +34,14 @@ _PARENT_PREFIX_RE = re.compile(r"[a-z][a-z0-9-]*?-(?:" + "|".join(PROTOCOL_TYPES
 _UNKNOWN_OFFSET_RE = re.compile(r"-00(?::?00)?(?::?00(?:\.0+)?)?$")
 
 
+def lines(text: str) -> list[str]:
+    """A protocol file's lines (a sidecar, a status note, a lease), as its line tools read
+    them: split at each newline only, a carriage return before it dropped. A U+2028, a
+    form feed or a lone carriage return is inside a line (``str.splitlines`` would end the
+    line there, and cut a progress note short)."""
+    return [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
+
+
 def valid_id(value: str) -> bool:
     return ID_RE.fullmatch(value) is not None
 

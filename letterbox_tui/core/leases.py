@@ -18,7 +18,7 @@ from datetime import datetime
 
 from . import flags as fsflags
 from .files import NOT_REGULAR, read_file
-from .grammar import parse_time
+from .grammar import lines as file_lines, parse_time
 
 MAX_LEASE = 4096
 MAX_LEASES = 10_000  # entries of locks/ read; more are counted, not listed
@@ -57,7 +57,7 @@ def parse_lease(text: str, seats: Iterable[str]) -> tuple[dict[str, str], list[s
     """The ``key=value`` words of a lease line and its problems (an owner that is not a
     seat, no owner, a time that is not one, a second line)."""
     problems: list[str] = []
-    lines = [ln for ln in text.splitlines() if ln.strip()]
+    lines = [ln for ln in file_lines(text) if ln.strip()]
     if len(lines) > 1:
         problems.append("the lease has more than one line")
     words: dict[str, str] = {}

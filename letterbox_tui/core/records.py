@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from .files import NOT_REGULAR, FileRead, read_file, read_files
-from .grammar import parse_time
+from .grammar import lines, parse_time
 from .leases import Lease, read_leases
 from .model import Letter, Snapshot
 from .sidecar import MAX_SIDECAR, Progress, parse_sidecar, progress_in
@@ -73,7 +73,7 @@ def parse_status(text: str) -> tuple[str | None, str, str]:
     """(state, since, notes) of a status note's ``key: value`` lines (first of each key,
     keys in any case, ``---`` lines skipped); state None when no line names one."""
     fields: dict[str, str] = {}
-    for line in text.splitlines():
+    for line in lines(text):
         key, sep, value = line.partition(":")
         key = key.strip().lower()
         if sep and key and key not in fields:

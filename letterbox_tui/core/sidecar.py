@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from .files import read_file
-from .grammar import parse_time
+from .grammar import lines, parse_time
 from .model import Letter, Snapshot
 
 #: a sidecar is a few short lines; a larger file is read no further than this
@@ -60,7 +60,7 @@ def age(now: datetime, then: datetime) -> str:
 def parse_sidecar(data: bytes) -> dict[str, str]:
     """The sidecar's ``key: value`` lines (first of each key; other lines skipped)."""
     out: dict[str, str] = {}
-    for raw in data.decode("utf-8", errors="replace").splitlines():
+    for raw in lines(data.decode("utf-8", errors="replace")):
         key, sep, value = raw.partition(":")
         key = key.strip()
         if sep and key and key not in out:

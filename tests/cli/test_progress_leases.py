@@ -45,6 +45,17 @@ def test_progress_is_written_into_the_sidecar_keeping_its_other_lines(capsys, mo
     assert not list(box.root.rglob("*.lifecycle.lock"))
 
 
+def test_progress_keeps_the_sidecars_other_lines_byte_for_byte(capsys, monkeypatch, box, task):
+    """Lines another tool wrote stay as written: a CRLF line, a lone CR inside a line."""
+    reply(box.root, task, "ack", seat="beta", body="On it.\n")
+    path = sidecar(box, task)
+    path.write_bytes(path.read_bytes() + b"note: kept\r\nodd: a\rb\n")
+    before = path.read_bytes()
+    code, *_ = run(capsys, monkeypatch, box, "progress", task, "--as", "beta", "halfway")
+    assert code == 0
+    assert path.read_bytes().startswith(before)
+
+
 def test_progress_is_shown_by_show_answered_and_owed(capsys, monkeypatch, box, task):
     reply(box.root, task, "ack", seat="beta", body="On it.\n")
     run(capsys, monkeypatch, box, "progress", task, "--as", "beta", "halfway")

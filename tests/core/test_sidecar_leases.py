@@ -58,6 +58,25 @@ def test_the_first_progress_line_counts_and_a_bad_time_is_shown_as_written(accep
     assert p.line(NOW) == "in progress: first, at yesterday"
 
 
+def test_the_sidecars_lines_end_at_newlines_only(accepted):
+    """As the protocol's line tools read it: a U+2028, a next-line or a form feed is inside
+    the note (``str.splitlines`` would cut it there), and CRLF ends a line as LF does."""
+    sidecar(accepted, "ack_id: x\r\nprogress: one\u2028two\x85three\x0cfour\r\nprogress_at: 2026-11-29T14:00:00Z\r\n")
+    p = progress_of(str(accepted.root), letter(accepted))
+    assert p == Progress("one\u2028two\x85three\x0cfour", "2026-11-29T14:00:00Z")
+
+
+def test_a_status_note_and_a_lease_are_read_by_the_same_lines():
+    from letterbox_tui.core.grammar import lines
+    from letterbox_tui.core.leases import parse_lease
+    from letterbox_tui.core.records import parse_status
+
+    assert lines("a\r\nb\u2028c\rd\n") == ["a", "b\u2028c\rd", ""]
+    assert parse_status("state: blocked\r\nnotes: on\u2028review\n") == ("blocked", "", "on\u2028review")
+    _, problems = parse_lease("owner=beta taken=2026-11-29T14:00:00Z\u2028\n", ["beta"])
+    assert "the lease has more than one line" not in problems
+
+
 def test_no_sidecar_means_no_progress_and_nothing_is_opened(accepted, monkeypatch):
     snap = scan(accepted.root)
     opened = []

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..files import NOT_REGULAR, TOO_LARGE_TO_HASH, read_file
+from ..grammar import lines as file_lines
 from ..header import MAX_HEADER, body_offset
 from ..model import Letter
 
@@ -90,7 +91,7 @@ def status_line(root: str, rel: str | None, limit: int = 4096) -> str | None:
     text, _, err = read_text(root, rel, limit)
     if err:
         return f"status unreadable: {err}"
-    lines = [ln.strip() for ln in text.splitlines() if ln.strip() and ln.strip() != "---"]
+    lines = [ln.strip() for ln in file_lines(text) if ln.strip() and ln.strip() != "---"]
     fields = dict(ln.split(":", 1) for ln in lines if ":" in ln)
     fields = {k.strip().lower(): v.strip() for k, v in fields.items()}
     if "state" in fields:  # the protocol's status note: state, since, notes

@@ -61,7 +61,7 @@ def write_progress(
             raise LetterboxError(f"progress needs the ack sidecar: reply 'ack' to {letter_id} first")
         if f.truncated:
             raise LetterboxError(f"{seat}/inbox/{sidecar} is over {MAX_SIDECAR} bytes; not rewriting it")
-        kept = [line for line in f.data.splitlines() if line and not line.startswith((b"progress:", b"progress_at:"))]
+        kept = [line for line in f.data.split(b"\n") if line and not line.startswith((b"progress:", b"progress_at:"))]
         added = [f"progress: {note}".encode(), f"progress_at: {sent_stamp(moment)}".encode()]
         try:
             replace_bytes(root_p, (seat, "inbox"), sidecar, b"\n".join(kept + added) + b"\n")
