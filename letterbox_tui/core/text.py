@@ -92,6 +92,8 @@ def clean(text: object, *, single_line: bool = False, tab: str | None = None) ->
     titles, file names). ``tab``: what a tab becomes otherwise (default: kept).
     """
     s = _as_str(text)
+    if s.isascii() and s.isprintable():  # (most ids, seats and times: nothing to replace)
+        return s
     if single_line:
         out = _p("UNSAFE_OR_BREAK").sub(_single, s)
     else:
