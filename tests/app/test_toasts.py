@@ -3,6 +3,7 @@ a long message wraps (whole) rather than being cut; the sidebar's counts stay on
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from textual.widgets._toast import Toast
 
 from tests.app.helpers import app_for, scanned, screen_text, until
@@ -43,3 +44,20 @@ async def test_sidebar_counts_never_wrap(letterbox):
             if option.id and option.id.startswith("view:"):
                 assert "\n" not in option.prompt.plain
                 assert option.prompt.cell_length <= width, option.prompt.plain
+
+
+async def test_sidebar_lines_are_fitted_to_the_width_left_by_its_scrollbar(letterbox):
+    """The sidebar scrolls at 160x24 (a seat takes several lines): its lines are fitted to
+    the width beside the scrollbar from the first fill, not to the width before the
+    scrollbar came (their last cells were then folded out of sight)."""
+    app = app_for(letterbox, view="all")
+    app.new_counts = lambda: {"view:owed": 12345, "view:all": 12345, "view:problems": 999}
+    async with app.run_test(size=(160, 24)) as pilot:
+        await scanned(pilot, app)
+        await pilot.pause()
+        mailboxes = app.mailbox_list
+        assert mailboxes.show_vertical_scrollbar
+        width = mailboxes.scrollable_content_region.width
+        lines = [line for i in range(mailboxes.option_count)
+                 for line in mailboxes.get_option_at_index(i).prompt.plain.split("\n")]
+        assert all(cell_len(line) <= width for line in lines), [x for x in lines if cell_len(x) > width]
