@@ -540,17 +540,19 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
         if m is None:
             return Content(row.key)
         owed = self.mailbox_id == "view:owed" and self.query_text is None
-        if owed and width != self._columns_width:  # (the width moved: a resize, a scrollbar)
+        from .widgets.row_text import describe as describe_row, owed_fill
+
+        if owed and (width, owed_fill(m)) != self._columns_for:  # (a resize, a scrollbar, new answers)
             self.call_later(self._update_columns)
-        from .widgets.row_text import describe as describe_row
 
         return describe_row(m, row, width, owed=owed, fresh=self.is_fresh(row))
 
     #: the footer was last drawn for Owed & late's list (its keys: ``footer.OWED``)
     _footer_owed = True
 
-    #: the list width Owed & late's column header was drawn for
-    _columns_width: int | None = None
+    #: the list width and the rows' measures (``OwedFill``) Owed & late's column header
+    #: was drawn for
+    _columns_for: tuple | None = None
 
     def _update_columns(self) -> None:
         """Owed & late's column header, over the columns the rows have at the list's width
@@ -563,11 +565,18 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
         header.display = shown
         if not shown:
             return
-        width = (lst.scrollable_content_region.width or lst.size.width) - 1
-        self._columns_width = width
+        region = lst.scrollable_content_region
+        width = region.width or lst.size.width
+        if not lst.show_vertical_scrollbar and lst.virtual_size.height > region.height > 0:
+            # rows just set that will not fit: their scrollbar comes with the next layout,
+            # and the rows are drawn beside it (so is their header, from the start)
+            width -= lst.styles.scrollbar_size_vertical
+        width -= 1
         from .widgets.row_text import owed_fill, owed_header
 
-        header.update(Content(" ") + owed_header(width, owed_fill(self.model)))
+        fill = owed_fill(self.model)
+        self._columns_for = (width, fill)
+        header.update(Content(" ") + owed_header(width, fill))
 
     # --- actions ------------------------------------------------------------------
     def action_view(self, name: str) -> None:

@@ -288,3 +288,33 @@ async def test_a_long_owed_list_holds_every_row_scrolls_to_the_last_and_a_filter
         await pilot.press("escape")
         await pilot.pause()
         assert len(shown(app)) == 180
+
+
+async def test_a_long_lists_header_allows_for_the_scrollbar_from_the_first_draw(tmp_path):
+    """Owed & late opened on more rows than fit: its column header is drawn at once for the
+    width the rows get beside their scrollbar, not for the width before the scrollbar came
+    (the header stood two cells off its columns until the next redraw: up to a second at
+    100,000 letters)."""
+    box = make_box(tmp_path / "box", "alpha", "beta")
+    for i in range(60):
+        box.letter(f"unacked-{i:03d}", frm="alpha", to="beta", type="request", requires_ack="true",
+                   sent=z(-2, hours=-i / 10), subject=f"unacked {i:03d}")
+    app = app_for(box, view="disputes")  # a short list first: no scrollbar
+    async with app.run_test(size=(160, 30)) as pilot:
+        await scanned(pilot, app)
+        lst = letters(app)
+        assert not lst.show_vertical_scrollbar
+        drawn = []
+        update = app._update_columns
+
+        def recorded():
+            update()
+            drawn.append(app._columns_for[0])
+
+        app._update_columns = recorded
+        app.action_view("owed")
+        first = drawn[0]  # drawn with the rows, before any layout
+        await pilot.pause()
+        await pilot.pause()
+        assert lst.show_vertical_scrollbar
+        assert first == lst.scrollable_content_region.width - 1 == app._columns_for[0]
