@@ -279,6 +279,9 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
     #: the letter's tabs and the bars were asked to be mounted (``mount_after_read``)
     _mounting_rest = False
 
+    #: the letter of ``--letter`` is read as soon as the tabs are up (a short screen)
+    read_at_start = False
+
     async def mount_after_read(self) -> None:
         """The letter's tabs, then the query, search and pipe bars, once: when the first
         read has ended and what it found is drawn. The reading worker and the UI thread share
@@ -289,6 +292,8 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
             return
         self._mounting_rest = True
         await self.letter_pane.build()
+        if self.read_at_start:  # ``--letter`` on a short screen: its body shown, as Enter shows it
+            self.letter_pane.open_body()
         if self.query("#letters"):  # (not when the app closed meanwhile)
             await self.mount_bars()
 

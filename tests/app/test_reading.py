@@ -379,3 +379,18 @@ async def test_q_from_the_list_asks_first_while_a_sync_writes(letterbox, monkeyp
         await pilot.press("q")  # nothing pending: quits at once
         await pilot.pause()
     assert app.return_code == 0
+
+
+async def test_the_letter_option_shows_the_body_on_a_short_screen(letterbox):
+    """``--letter ID`` opens with the letter's body shown (SPEC 7). Under 32 rows the pane
+    shows only while a letter is read, and the option selected the row and left the pane
+    hidden: at 80x24 the letter asked for was one line of the list."""
+    app = app_for(_linked(letterbox), letter=LINKED)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await scanned(pilot, app)
+        await body_of(pilot, app)
+        await until(pilot, lambda: "GOAL: ship the ledger" in screen_text(app))
+        assert letters(app).current.letter.id == LINKED
+        await pilot.press("q")  # back to the list, as from a letter read with Enter
+        await until(pilot, lambda: app.focused is letters(app) and "GOAL: ship" not in screen_text(app))
+        assert app.is_running
