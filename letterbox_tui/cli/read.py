@@ -410,12 +410,12 @@ def cmd_digest(args: Namespace) -> int:
     output.print_lines(con, [f"  {'LATE ' if i['late'] == 'yes' else ''}{i['id']}  {g['seat']} owes {i['from']}"
                              f"{' due ' + output.when(i['deadline'], zone) if i['deadline'] else ''}"
                              for g in data["owed"] for i in g["items"]])
-    con.print(output.text(f"uncertain ({len(data['uncertain'])})", "bold"))
     merged: dict[str, tuple[list[str], list[dict[str, Any]]]] = {}
-    for u in data["uncertain"]:
+    for u in data["uncertain"]:  # (an entry per unknown answer: a line per letter)
         names, reasons = merged.setdefault(u["id"], ([], []))
         names.append(u["answer"])
         reasons.extend(u["reasons"])
+    con.print(output.text(f"uncertain ({len(merged)})", "bold"))
     output.print_lines(con, [f"  {letter_id}  {', '.join(names)} unknown: {output.reasons_line(reasons)}"
                              for letter_id, (names, reasons) in merged.items()])
     output.print_scope(con, scope)

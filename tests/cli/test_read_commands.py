@@ -317,6 +317,9 @@ def test_digest(capsys, disputed):
         assert letter_id in out
     assert "LATE task-1" in out
     assert "most urgent (2): late 1, late-unknown 1, never-acked 2" in out
+    # the letters uncertain, a line each (its two unknown answers on it), counted as such
+    # (it said "uncertain (2)" over one line; the --write file said "Uncertain (1)")
+    assert "uncertain (1)\n  task-2  answered, late unknown: external-route" in out
 
 
 def test_digest_seat_filter(capsys, disputed):
