@@ -539,3 +539,25 @@ async def test_provenance_follows_the_selection_and_is_computed_when_shown(lette
         second = letters(app).current.letter
         assert second.path in static_text(app, "#letter-provenance")
         assert hashed == [first.path, second.path]
+
+
+async def test_a_letter_moved_to_processed_keeps_the_selection(letterbox):
+    """The protocol closes a letter by moving it from its seat's inbox/ to processed/ (its
+    recipient's result, another terminal's ``file``). Reading it meanwhile, the list's
+    cursor and the pane jumped to the newest letter, and its body replaced the one read."""
+    app = app_for(letterbox, view="all", poll_interval=0.05)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        lst = letters(app)
+        lst.cursor = next(i for i, r in enumerate(lst.rows) if i > 2 and r.letter is not None
+                          and r.letter.folder == "inbox" and r.letter.task)
+        chosen = lst.current.letter
+        await pilot.press("enter")
+        await body_of(pilot, app)
+        src = letterbox.root / chosen.path
+        dst = letterbox.root / chosen.seat / "processed" / src.name
+        os.rename(src, dst)
+        await until(pilot, lambda: lst.current is not None and lst.current.letter is not None
+                    and lst.current.letter.folder == "processed")
+        assert lst.current.letter.id == chosen.id
+        assert app.letter_pane.letter.id == chosen.id
