@@ -561,3 +561,22 @@ async def test_a_letter_moved_to_processed_keeps_the_selection(letterbox):
                     and lst.current.letter.folder == "processed")
         assert lst.current.letter.id == chosen.id
         assert app.letter_pane.letter.id == chosen.id
+
+
+async def test_no_review_on_an_incomplete_scope_is_not_none_recorded(letterbox, tmp_path):
+    """The top bar said "no review recorded yet" of a scope that could not see one: with
+    --participant builder a review in the reviewer's own seat lies outside it, and an
+    unreadable file may be the review (as ``review --check`` says)."""
+    from tests.conftest import make_box
+
+    letterbox.letter("2026-11-28T090000-reviewer-review-owed-and-late-eeee0001", frm="reviewer", to="reviewer",
+                     type="review", sent="2026-11-28T09:00:00Z")
+    unread = make_box(tmp_path / "unread", "alpha")
+    unread.raw("alpha/inbox/broken.md", "---\nid: x\ntype: review\nfrom alpha\n---\n")
+    for box, participants in ((letterbox, ["builder"]), (unread, None)):
+        app = app_for(box, participants=participants)
+        async with app.run_test(size=SIZE) as pilot:
+            await scanned(pilot, app)
+            top = static_text(app, "#topbar")
+            assert "incomplete" in top and "no review recorded yet" not in top
+            assert "no review in the letters read" in top
