@@ -38,7 +38,7 @@ from letterbox_tui.core.settings import Settings, UserSettings, load_settings, l
 from .commands import LetterboxCommands
 from .model import VIEW_BY_NAME, VIEWS, AppModel
 from .sanitize import clean, cleans
-from .owed_rows import code_label, owed_rows
+from .owed_rows import code_label, most_urgent_key, owed_rows
 from .raw_file import RawFileMixin
 from .reading import ReadingMixin
 from .scanning import ScanDone, ScanningMixin, ScanProgress, ViewBuilt, reading_text  # noqa: F401 - the messages
@@ -426,7 +426,11 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
         self.mailbox_id = mailbox_id
         self.query_text = None
         self._highlight_mailbox(mailbox_id)
-        self._show_mailbox()
+        keep = None
+        if mailbox_id == "view:owed" and self.model is not None:
+            # as at the start: the review starts at the most urgent task (not a heading)
+            keep = most_urgent_key(self.model, self.owed_code)
+        self._show_mailbox(keep=keep)
 
     def _mailbox_label(self, mailbox_id: str) -> Content:
         for vid, label, _ in VIEWS:
