@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from letterbox_tui.app.screens.body_search import BodySearchScreen
-from tests.app.helpers import app_for, scanned, until
+from tests.app.helpers import app_for, body_searched, scanned, until
 
 ONE = "2026-11-27T090000-planner-info-notes-ffff0011"
 TWO = "2026-11-27T100000-planner-info-more-ffff0012"
@@ -91,11 +91,8 @@ async def test_results_keep_one_line_each_once_the_list_scrolls(letterbox):
     app = app_for(letterbox, view="all")
     async with app.run_test(size=(80, 24)) as pilot:
         await scanned(pilot, app)
-        await pilot.press("F")
-        await until(pilot, lambda: isinstance(app.screen, BodySearchScreen))
-        screen = app.screen
-        await pilot.press(*"zebra", "enter")
-        await until(pilot, lambda: not screen.running and len(screen.found) == 12)
+        screen = await body_searched(pilot, app, "zebra")
+        assert len(screen.found) == 12
         await pilot.pause()
         results = screen.query_one("#bs-results")
         assert results.max_scroll_y > 0  # (the list scrolls: its scrollbar is up)

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from letterbox_tui.app.widgets.letter_pane import LetterPane
-from tests.app.helpers import SIZE, app_for, body_of, letters, scanned, screen_text, thread_text, until
+from tests.app.helpers import SIZE, app_for, body_of, body_searched, letters, scanned, screen_text, thread_text, until
 
 ACCESS = "2026-11-22T090000-builder-request-access-aaaa0005"
 RESULT = ACCESS + "--planner--result"
@@ -206,14 +206,7 @@ async def test_body_search_reads_the_view_and_lists_matching_lines(letterbox):
     app = app_for(letterbox, view="all")
     async with app.run_test(size=(80, 24)) as pilot:
         await scanned(pilot, app)
-        await pilot.press("F")
-        from letterbox_tui.app.screens.body_search import BodySearchScreen
-
-        await until(pilot, lambda: isinstance(app.screen, BodySearchScreen))
-        screen = app.screen
-        assert screen.query_one("#bs-input").has_focus
-        await pilot.press(*"granted", "enter")
-        await until(pilot, lambda: not screen.running and "matching" in screen.query_one("#bs-status").render().plain)
+        screen = await body_searched(pilot, app, "granted")
         status = screen.query_one("#bs-status").render().plain
         assert "read 14 of 14 · 1 matching" in status
         results = screen.query_one("#bs-results")
