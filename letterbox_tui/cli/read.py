@@ -374,7 +374,9 @@ def cmd_check(args: Namespace) -> int:
     if findings:
         con.print(t)
     problems = view.problems
-    output.print_scope(con, scope, f"{problems} problem{'s' if problems != 1 else ''}, {view.warnings} warnings")
+    warnings = view.warnings
+    output.print_scope(con, scope, f"{problems} problem{'s' if problems != 1 else ''}, "
+                                   f"{warnings} warning{'s' if warnings != 1 else ''}")
     return code
 
 

@@ -272,6 +272,8 @@ def test_check_json_and_exit_codes(capsys, box):
     [f] = data["findings"]
     assert f == {"code": "missing-requires-ack", "severity": "warning", "detail": f["detail"],
                  "letters": ["a-1"], "paths": ["beta/inbox/a-1.md"]}
+    code, out, _ = cli(capsys, box, "check")
+    assert "0 problems, 1 warning; scope complete" in out  # (it said "1 warnings")
     code, _ = cli_json(capsys, box, "--participant", "beta", "check")
     assert code == 3  # only warnings, but a partial scope
     box.letter("a-1", seat="alpha")
