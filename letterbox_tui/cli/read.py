@@ -100,7 +100,8 @@ def cmd_exists(args: Namespace) -> int:
         con.print(output.text("  " + output.reasons_line([r.to_json()])))
     if len(reasons) > _SHOWN_REASONS:
         con.print(output.text(f"  ... and {len(reasons) - _SHOWN_REASONS} more reasons (--json lists them all)"))
-    output.print_scope(con, scope, f"{verdict.matches} matches, {verdict.unknown} unknown")
+    n = verdict.matches
+    output.print_scope(con, scope, f"{n} match{'es' if n != 1 else ''}, {verdict.unknown} unknown")
     return scope_exit(scope)
 
 
