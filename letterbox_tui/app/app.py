@@ -38,7 +38,7 @@ from letterbox_tui.core.settings import Settings, UserSettings, load_settings, l
 from .commands import LetterboxCommands
 from .model import VIEW_BY_NAME, VIEWS, AppModel
 from .sanitize import clean, cleans
-from .owed_rows import code_label, owed_rows
+from .owed_rows import code_label, most_urgent_key, owed_rows
 from .raw_file import RawFileMixin
 from .reading import ReadingMixin
 from .scanning import ScanDone, ScanningMixin, ScanProgress, ViewBuilt, reading_text  # noqa: F401 - the messages
@@ -279,6 +279,9 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
     #: the letter's tabs and the bars were asked to be mounted (``mount_after_read``)
     _mounting_rest = False
 
+    #: the letter of ``--letter`` is read as soon as the tabs are up (a short screen)
+    read_at_start = False
+
     async def mount_after_read(self) -> None:
         """The letter's tabs, then the query, search and pipe bars, once: when the first
         read has ended and what it found is drawn. The reading worker and the UI thread share
@@ -289,6 +292,8 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
             return
         self._mounting_rest = True
         await self.letter_pane.build()
+        if self.read_at_start:  # ``--letter`` on a short screen: its body shown, as Enter shows it
+            self.letter_pane.open_body()
         if self.query("#letters"):  # (not when the app closed meanwhile)
             await self.mount_bars()
 
@@ -421,7 +426,11 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
         self.mailbox_id = mailbox_id
         self.query_text = None
         self._highlight_mailbox(mailbox_id)
-        self._show_mailbox()
+        keep = None
+        if mailbox_id == "view:owed" and self.model is not None:
+            # as at the start: the review starts at the most urgent task (not a heading)
+            keep = most_urgent_key(self.model, self.owed_code)
+        self._show_mailbox(keep=keep)
 
     def _mailbox_label(self, mailbox_id: str) -> Content:
         for vid, label, _ in VIEWS:

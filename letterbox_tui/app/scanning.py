@@ -196,6 +196,9 @@ class ScanningMixin:
                     row = next((r for r in self.model.rows("view:all") or [] if r.letter is target), None)
                 self._show_mailbox(keep=row.key if row is not None else None)
                 self.letter_pane.open_body(focus=False)
+                # a short screen shows the letter only while it is read: read it, once its
+                # tabs are up (``mount_after_read``)
+                self.read_at_start = self.screen_stack[0].has_class("-short")
             else:
                 self._show_mailbox()
                 self.notify(cleans(("no letter ", ""), (self.start_letter, "bold"), (" in scope", "")), severity="error")

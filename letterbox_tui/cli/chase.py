@@ -17,13 +17,13 @@ from letterbox_tui.core.views.attention import Rules
 from letterbox_tui.core.write import deliver, utc_now
 
 from .common import load
-from .write import _note, _published, _reports, _whole
+from .write import _letter_id, _note, _published, _reports, _whole
 
 
 @_reports
 def cmd_chase(args: Namespace) -> int:
-    letter_id, note = args.id, args.note
     root, settings, snapshot = load(_whole(args))
+    letter_id, note = _letter_id(snapshot, args.id), args.note
     at = utc_now()
     draft = chase_draft(resolve(snapshot, at), letter_id, args.as_seat, " ".join(note),
                         rules=Rules.of(settings), again=args.again)

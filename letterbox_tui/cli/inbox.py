@@ -67,7 +67,9 @@ def cmd_inbox(args: Namespace) -> int:
             lines.append("    " + output.reasons_line(r["reasons"]))
     output.print_lines(con, lines)
     if args.recent:
-        con.print(output.text(f"{counts['hidden']} stale letters hidden; letterbox-tui inbox {seat} lists all open work"))
+        hidden = counts["hidden"]
+        con.print(output.text(f"{hidden} stale letter{'s' if hidden != 1 else ''} hidden; "
+                              f"letterbox-tui inbox {seat} lists all open work"))
     for u in doc["unreadable"]:
         con.print(output.text(f"═══ MALFORMED  {u['path']}: {u['error']}", "bold red"))
     output.print_scope(con, scope)

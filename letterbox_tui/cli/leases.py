@@ -31,5 +31,6 @@ def cmd_leases(args: Namespace) -> int:
     if doc["more"]:
         con.print(output.text(f"... and {doc['more']} more entries under locks/ (not listed)"))
     bad = sum(1 for x in doc["leases"] if x["problems"])
-    output.print_scope(con, scope, f"{len(doc['leases'])} leases, {bad} with problems")
+    n = len(doc["leases"])
+    output.print_scope(con, scope, f"{n} lease{'s' if n != 1 else ''}, {bad} with problems")
     return scope_exit(scope)

@@ -284,7 +284,8 @@ def reasons_line(reasons: list[dict[str, Any]]) -> str:
 def scope_line(scope: Scope, counts: str = "") -> str:
     """One line: the counts, then ``complete`` or ``incomplete`` and why."""
     head = f"{counts}; " if counts else ""
-    where = f"{scope.letters} letters in {scope.files} files"
+    where = (f"{scope.letters} letter{'s' if scope.letters != 1 else ''} in "
+             f"{scope.files} file{'s' if scope.files != 1 else ''}")
     if scope.complete:
         return f"{head}scope complete ({where})"
     why = ", ".join(scope.why_incomplete())

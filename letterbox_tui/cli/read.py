@@ -100,7 +100,8 @@ def cmd_exists(args: Namespace) -> int:
         con.print(output.text("  " + output.reasons_line([r.to_json()])))
     if len(reasons) > _SHOWN_REASONS:
         con.print(output.text(f"  ... and {len(reasons) - _SHOWN_REASONS} more reasons (--json lists them all)"))
-    output.print_scope(con, scope, f"{verdict.matches} matches, {verdict.unknown} unknown")
+    n = verdict.matches
+    output.print_scope(con, scope, f"{n} match{'es' if n != 1 else ''}, {verdict.unknown} unknown")
     return scope_exit(scope)
 
 
@@ -374,7 +375,9 @@ def cmd_check(args: Namespace) -> int:
     if findings:
         con.print(t)
     problems = view.problems
-    output.print_scope(con, scope, f"{problems} problem{'s' if problems != 1 else ''}, {view.warnings} warnings")
+    warnings = view.warnings
+    output.print_scope(con, scope, f"{problems} problem{'s' if problems != 1 else ''}, "
+                                   f"{warnings} warning{'s' if warnings != 1 else ''}")
     return code
 
 
@@ -410,12 +413,12 @@ def cmd_digest(args: Namespace) -> int:
     output.print_lines(con, [f"  {'LATE ' if i['late'] == 'yes' else ''}{i['id']}  {g['seat']} owes {i['from']}"
                              f"{' due ' + output.when(i['deadline'], zone) if i['deadline'] else ''}"
                              for g in data["owed"] for i in g["items"]])
-    con.print(output.text(f"uncertain ({len(data['uncertain'])})", "bold"))
     merged: dict[str, tuple[list[str], list[dict[str, Any]]]] = {}
-    for u in data["uncertain"]:
+    for u in data["uncertain"]:  # (an entry per unknown answer: a line per letter)
         names, reasons = merged.setdefault(u["id"], ([], []))
         names.append(u["answer"])
         reasons.extend(u["reasons"])
+    con.print(output.text(f"uncertain ({len(merged)})", "bold"))
     output.print_lines(con, [f"  {letter_id}  {', '.join(names)} unknown: {output.reasons_line(reasons)}"
                              for letter_id, (names, reasons) in merged.items()])
     output.print_scope(con, scope)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from letterbox_tui.core.errors import LetterboxError, Unfinished
 from letterbox_tui.core.grammar import parse_time
+from letterbox_tui.core.references import resolve_reference
 from letterbox_tui.core.root import candidate_root
 from letterbox_tui.core.write import (
     Draft,
@@ -169,6 +170,15 @@ def cmd_demo(args: Namespace) -> int:
 # --- sending ---------------------------------------------------------------------------
 
 
+def _letter_id(snapshot, ref: str | None) -> str:
+    """The id a letter reference names (SPEC 7 "References": a display id, a token or a
+    path, as ``reply`` takes them), else the reference as given: the gate then refuses it
+    as "no letter REF"."""
+    if not ref:
+        return ""
+    return resolve_reference(snapshot, ref) or ref
+
+
 @_reports
 def cmd_send(args: Namespace) -> int:
     snapshot = None
@@ -181,7 +191,7 @@ def cmd_send(args: Namespace) -> int:
     draft = Draft(
         sender=args.as_seat, recipient=args.to, type=args.type, slug=args.slug, body=body,
         priority=args.priority, requires_ack=args.ack, deadline=args.deadline or "",
-        thread=args.thread or "", re=args.re or "", supersedes=args.supersedes or "",
+        thread=args.thread or "", re=_letter_id(snapshot, args.re), supersedes=_letter_id(snapshot, args.supersedes),
         subject=args.subject or "",
     )
     published = deliver(root, draft, snapshot=snapshot)
@@ -214,9 +224,9 @@ def cmd_file(args: Namespace) -> int:
 def cmd_supersede(args: Namespace) -> int:
     root, _settings, snapshot = load(_whole(args))
     draft = supersede_draft(
-        snapshot, args.id, args.as_seat, _stdin_body(), to=args.to, type=args.type, slug=args.slug,
-        requires_ack=args.ack, priority=args.priority, deadline=args.deadline, thread=args.thread,
-        subject=args.subject, re=args.re or "",
+        snapshot, _letter_id(snapshot, args.id), args.as_seat, _stdin_body(), to=args.to, type=args.type,
+        slug=args.slug, requires_ack=args.ack, priority=args.priority, deadline=args.deadline,
+        thread=args.thread, subject=args.subject, re=_letter_id(snapshot, args.re),
     )
     _published(deliver(root, draft, snapshot=snapshot).id)
     return 0
@@ -235,7 +245,8 @@ def _whole(args: Namespace) -> Namespace:
 @_reports
 def cmd_dispute(args: Namespace) -> int:
     root, _settings, snapshot = load(_whole(args))
-    draft = dispute_draft(snapshot, args.ids, args.as_seat, _stdin_body(optional=True), to=args.to, slug=args.slug)
+    ids = [_letter_id(snapshot, ref) for ref in args.ids]
+    draft = dispute_draft(snapshot, ids, args.as_seat, _stdin_body(optional=True), to=args.to, slug=args.slug)
     published = deliver(root, draft, snapshot=snapshot)
     if not args.notify:
         _published(published.id)
@@ -257,8 +268,8 @@ def cmd_dispute(args: Namespace) -> int:
 @_reports
 def cmd_rule(args: Namespace) -> int:
     root, _settings, snapshot = load(_whole(args))
-    draft = ruling_draft(snapshot, args.dispute, args.as_seat, _stdin_body(optional=True),
-                         upholds=args.upholds or "", to=args.to, slug=args.slug)
+    draft = ruling_draft(snapshot, _letter_id(snapshot, args.dispute), args.as_seat, _stdin_body(optional=True),
+                         upholds=_letter_id(snapshot, args.upholds), to=args.to, slug=args.slug)
     _published(deliver(root, draft, snapshot=snapshot).id)
     return 0
 

@@ -24,7 +24,7 @@ def parse_interval(text: str) -> timedelta:
     """``90m``, ``12h``, ``1d``, ``2w``."""
     m = _INTERVAL.match(text.strip())
     if not m:
-        raise LetterboxError(f"--every {text!r}: expected a count and a unit, e.g. 1d, 12h, 90m or 2w")
+        raise LetterboxError(f"--every {text!r}: expected a count of 1 or more and a unit, e.g. 1d, 12h, 90m or 2w")
     return timedelta(**{_UNIT[m.group(2)]: int(m.group(1))})
 
 

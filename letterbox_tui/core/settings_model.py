@@ -90,7 +90,7 @@ class LetterboxSettingsModel(_Table):
     @classmethod
     def _interval(cls, value: str) -> str:
         if parse_interval(value) is None:
-            raise ValueError(f"expected a count and a unit, e.g. 90m, 24h, 2d or 1w (got {_show(value)})")
+            raise ValueError(f"expected a count of 1 or more and a unit, e.g. 90m, 24h, 2d or 1w (got {_show(value)})")
         return value
 
 

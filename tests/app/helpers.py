@@ -76,6 +76,19 @@ async def until(pilot, predicate, timeout: float = 10.0) -> None:
     raise AssertionError("condition not reached")
 
 
+async def body_searched(pilot, app, needle: str):
+    """``F`` on the view, ``needle`` searched; the search screen once its read has ended."""
+    from letterbox_tui.app.screens.body_search import BodySearchScreen
+
+    await pilot.press("F")
+    await until(pilot, lambda: isinstance(app.screen, BodySearchScreen))
+    screen = app.screen
+    assert screen.query_one("#bs-input").has_focus
+    await pilot.press(*needle, "enter")
+    await until(pilot, lambda: not screen.running and "matching" in screen.query_one("#bs-status").render().plain)
+    return screen
+
+
 #: the pane's worker groups that read a file for what is shown (body, hash, offending line)
 READING_GROUPS = ("body", "provenance", "finding")
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from letterbox_tui.app.screens.body_search import BodySearchScreen
-from tests.app.helpers import app_for, scanned, until
+from tests.app.helpers import app_for, body_searched, scanned, until
 
 ONE = "2026-11-27T090000-planner-info-notes-ffff0011"
 TWO = "2026-11-27T100000-planner-info-more-ffff0012"
@@ -77,3 +77,26 @@ async def test_n_and_N_walk_every_body_match_highlighted_and_say_k_of_n(letterbo
         await pilot.press("escape", "escape")
         assert app.body_matches is None
         await until(pilot, lambda: not _match_styles(pane))
+
+
+async def test_results_keep_one_line_each_once_the_list_scrolls(letterbox):
+    """At 80x24 the results overflow the screen: a scrollbar appears after the first few,
+    and the results listed before it were cut to the width without it, so their matching
+    line wrapped into a stray line under it ("line 1: Running late ... the p99" then "ru…")."""
+    for i in range(12):
+        letterbox.letter(f"2026-11-27T09{i:02d}00-planner-info-long-{i:08x}", frm="planner", to="builder",
+                         sent=f"2026-11-27T09:{i:02d}:00Z", subject=f"Long {i}",
+                         body="Running late on the zebra benchmarks: two more days for the p99 runs, "
+                              "and the cost table after that one\n")
+    app = app_for(letterbox, view="all")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await scanned(pilot, app)
+        screen = await body_searched(pilot, app, "zebra")
+        assert len(screen.found) == 12
+        await pilot.pause()
+        results = screen.query_one("#bs-results")
+        assert results.max_scroll_y > 0  # (the list scrolls: its scrollbar is up)
+        room = results.scrollable_content_region.width
+        for i in range(results.option_count):
+            lines = results.get_option_at_index(i).prompt.plain.split("\n")
+            assert len(lines) == 2 and all(len(line) <= room for line in lines), (room, lines)

@@ -69,3 +69,21 @@ async def test_changes_signalled_in_a_row_make_one_recompose_and_none_when_no_ke
         await until(pilot, lambda: "q Back" in footer_words(app))
         await pilot.pause()
         assert len(recomposed) == 1 and recomposed[0] == footer_words(app) and "/ Search" not in recomposed[0]
+
+
+async def test_a_question_shows_its_own_keys_not_those_beneath_it(letterbox):
+    """A question (Esc on a changed form, q with a kept draft) left the footer of the
+    screen beneath it: "^s Send  tab Next field" under "Unsent changes", and under
+    "Quit?" the list's "/ Search  c Compose  r Reply", none of which the question takes."""
+    from letterbox_tui.app.screens.choice import ChoiceScreen
+
+    app = app_for(letterbox, view="all")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await scanned(pilot, app)
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, WriteScreen))
+        app.screen.query_one("#w-slug").value = "words"
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, ChoiceScreen))
+        await pilot.pause()
+        assert footer_words(app) == ["esc Back"]

@@ -273,6 +273,10 @@ async def test_the_query_bar_with_relative_times_and_the_help(letterbox, size):
         assert vs.scroll_y == 1
         await pilot.press("space")
         assert vs.scroll_y > 5 or vs.max_scroll_y <= 5
+        await pilot.press("G")  # g/G first/last, as in the list, the mailboxes and a letter
+        assert vs.max_scroll_y > 0 and vs.scroll_y == vs.max_scroll_y
+        await pilot.press("g")
+        assert vs.scroll_y == 0
         await pilot.press("q")
         assert not isinstance(app.screen, HelpScreen) and app.is_running
 

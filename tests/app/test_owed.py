@@ -48,6 +48,10 @@ async def test_opens_on_the_most_urgent_and_o_orders_across_seats(letterbox):
         await pilot.press("o")
         assert ids(app) == [PLAN, DOCS, NOTES, BUDGET]
         assert "by owing seat" in app.query_one("#status").render().plain
+        # opened again (1, or from the sidebar), it opens as at the start: on the most
+        # urgent task (it opened on the first seat's heading, where Enter folds the seat)
+        await pilot.press("4", "1")
+        assert letters(app).current.letter is not None and letters(app).current.letter.id == BUDGET
 
 
 async def test_seat_groups_fold_and_jump(letterbox):

@@ -50,3 +50,26 @@ async def test_ruled_and_open_disputes_look_different(letterbox):
         assert open_row.startswith("⚖") and "OPEN dispute" in open_row
         assert ruled_row.startswith("✓") and "ruled: upholds 2026-11-14" in ruled_row
         assert "OPEN" not in ruled_row
+
+
+async def test_every_tab_of_a_finding_or_a_seat_heading_says_what_it_is(letterbox):
+    """A finding (Problems) or a seat's heading (Owed & late) is no letter: Body, Chain and
+    Provenance showed its summary and the Thread tab was blank."""
+    from tests.app.helpers import letters, thread_text
+
+    letterbox.raw("planner/inbox/broken.md", "---\nid: x\nfrom planner\n---\n")
+    app = app_for(letterbox, view="problems")
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        assert letters(app).current.letter is None
+        app.action_show_tab("thread")
+        await pilot.pause()
+        assert "unreadable-file" in thread_text(app) and "broken.md" in thread_text(app)
+        app.query_one("#letter-thread").focus()
+        await pilot.press("j", "h", "enter", "l", "k")  # (captions: nothing to open)
+        assert app.is_running and letters(app).current.letter is None
+        await pilot.press("q")
+        await pilot.press("1", "g")
+        assert letters(app).current.heading is not None
+        await pilot.pause()
+        assert "owes" in thread_text(app)

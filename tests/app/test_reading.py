@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from letterbox_tui.app.widgets.letter_pane import LetterPane
-from tests.app.helpers import SIZE, app_for, body_of, letters, scanned, screen_text, thread_text, until
+from tests.app.helpers import SIZE, app_for, body_of, body_searched, letters, scanned, screen_text, thread_text, until
 
 ACCESS = "2026-11-22T090000-builder-request-access-aaaa0005"
 RESULT = ACCESS + "--planner--result"
@@ -206,14 +206,7 @@ async def test_body_search_reads_the_view_and_lists_matching_lines(letterbox):
     app = app_for(letterbox, view="all")
     async with app.run_test(size=(80, 24)) as pilot:
         await scanned(pilot, app)
-        await pilot.press("F")
-        from letterbox_tui.app.screens.body_search import BodySearchScreen
-
-        await until(pilot, lambda: isinstance(app.screen, BodySearchScreen))
-        screen = app.screen
-        assert screen.query_one("#bs-input").has_focus
-        await pilot.press(*"granted", "enter")
-        await until(pilot, lambda: not screen.running and "matching" in screen.query_one("#bs-status").render().plain)
+        screen = await body_searched(pilot, app, "granted")
         status = screen.query_one("#bs-status").render().plain
         assert "read 14 of 14 · 1 matching" in status
         results = screen.query_one("#bs-results")
@@ -379,3 +372,18 @@ async def test_q_from_the_list_asks_first_while_a_sync_writes(letterbox, monkeyp
         await pilot.press("q")  # nothing pending: quits at once
         await pilot.pause()
     assert app.return_code == 0
+
+
+async def test_the_letter_option_shows_the_body_on_a_short_screen(letterbox):
+    """``--letter ID`` opens with the letter's body shown (SPEC 7). Under 32 rows the pane
+    shows only while a letter is read, and the option selected the row and left the pane
+    hidden: at 80x24 the letter asked for was one line of the list."""
+    app = app_for(_linked(letterbox), letter=LINKED)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await scanned(pilot, app)
+        await body_of(pilot, app)
+        await until(pilot, lambda: "GOAL: ship the ledger" in screen_text(app))
+        assert letters(app).current.letter.id == LINKED
+        await pilot.press("q")  # back to the list, as from a letter read with Enter
+        await until(pilot, lambda: app.focused is letters(app) and "GOAL: ship" not in screen_text(app))
+        assert app.is_running

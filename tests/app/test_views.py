@@ -539,3 +539,44 @@ async def test_provenance_follows_the_selection_and_is_computed_when_shown(lette
         second = letters(app).current.letter
         assert second.path in static_text(app, "#letter-provenance")
         assert hashed == [first.path, second.path]
+
+
+async def test_a_letter_moved_to_processed_keeps_the_selection(letterbox):
+    """The protocol closes a letter by moving it from its seat's inbox/ to processed/ (its
+    recipient's result, another terminal's ``file``). Reading it meanwhile, the list's
+    cursor and the pane jumped to the newest letter, and its body replaced the one read."""
+    app = app_for(letterbox, view="all", poll_interval=0.05)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        lst = letters(app)
+        lst.cursor = next(i for i, r in enumerate(lst.rows) if i > 2 and r.letter is not None
+                          and r.letter.folder == "inbox" and r.letter.task)
+        chosen = lst.current.letter
+        await pilot.press("enter")
+        await body_of(pilot, app)
+        src = letterbox.root / chosen.path
+        dst = letterbox.root / chosen.seat / "processed" / src.name
+        os.rename(src, dst)
+        await until(pilot, lambda: lst.current is not None and lst.current.letter is not None
+                    and lst.current.letter.folder == "processed")
+        assert lst.current.letter.id == chosen.id
+        assert app.letter_pane.letter.id == chosen.id
+
+
+async def test_no_review_on_an_incomplete_scope_is_not_none_recorded(letterbox, tmp_path):
+    """The top bar said "no review recorded yet" of a scope that could not see one: with
+    --participant builder a review in the reviewer's own seat lies outside it, and an
+    unreadable file may be the review (as ``review --check`` says)."""
+    from tests.conftest import make_box
+
+    letterbox.letter("2026-11-28T090000-reviewer-review-owed-and-late-eeee0001", frm="reviewer", to="reviewer",
+                     type="review", sent="2026-11-28T09:00:00Z")
+    unread = make_box(tmp_path / "unread", "alpha")
+    unread.raw("alpha/inbox/broken.md", "---\nid: x\ntype: review\nfrom alpha\n---\n")
+    for box, participants in ((letterbox, ["builder"]), (unread, None)):
+        app = app_for(box, participants=participants)
+        async with app.run_test(size=SIZE) as pilot:
+            await scanned(pilot, app)
+            top = static_text(app, "#topbar")
+            assert "incomplete" in top and "no review recorded yet" not in top
+            assert "no review in the letters read" in top

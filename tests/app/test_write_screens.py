@@ -302,3 +302,35 @@ async def test_rule_and_review_default_to_the_seat_that_audits(letterbox):
         assert letters(app).current.letter.id == DISPUTE2
         screen = await open_screen(pilot, app, "u")
         assert screen.query_one("#w-as", Select).value == "reviewer"
+
+
+async def test_the_form_names_every_marked_letter_and_every_reply_kind_at_80x24(letterbox):
+    """What a form is about is never cut: a dispute of four marked letters named three of
+    them above its fields (the fourth was hidden under them), and a reply to a long id
+    lost the line saying what info does."""
+    from tests.app.helpers import screen_text
+
+    long_id = "2026-11-27T090000-planner-request-" + "a-rather-long-subject-slug-" * 2 + "dddd0001"
+    letterbox.letter(long_id, frm="planner", to="builder", type="request", requires_ack="true",
+                     sent="2026-11-27T09:00:00Z")
+    app = app_for(letterbox, view="all")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await scanned(pilot, app)
+        lst = letters(app)
+        await pilot.press("g", "m", "j", "m", "j", "m", "j", "m")
+        marked = [r.letter.id for r in lst.rows if r.key in lst.marked]
+        assert len(marked) == 4
+        screen = await open_screen(pilot, app, "d")
+        await pilot.pause()
+        shown = screen_text(app)
+        joined = "".join(ch for ch in shown if ch not in "│ \n")  # (an id may wrap)
+        above = joined[:joined.index("Asseat")]  # named above the fields, not only in the body
+        assert all(x in above for x in marked), shown
+        assert "As seat" in shown and "Send (^s)" in shown
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, WriteScreen))
+        lst.cursor = next(i for i, r in enumerate(lst.rows) if r.letter is not None and r.letter.id == long_id)
+        screen = await open_screen(pilot, app, "r")
+        await pilot.pause()
+        shown = screen_text(app)
+        assert "info is a note." in shown and "As seat" in shown and "Send (^s)" in shown, shown

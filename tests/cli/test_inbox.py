@@ -46,7 +46,7 @@ def test_recent_hides_and_counts_the_stale(inbox_box, capsys):
     assert [i["letter"]["id"] for i in doc["letters"]] == [NEW, OLD_BUT_ACKED, EXACT]
     assert doc["counts"]["hidden"] == 1 and doc["counts"]["stale"] == 1
     code, out, err = cli(capsys, inbox_box, "inbox", "beta", "--recent", "--at", AT)
-    assert code == 0 and "1 stale letters hidden" in out and OVER not in out
+    assert code == 0 and "1 stale letter hidden;" in out and OVER not in out
 
 
 def test_stale_days_from_the_environment(inbox_box, capsys, monkeypatch):

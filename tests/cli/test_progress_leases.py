@@ -125,3 +125,8 @@ def test_leases_lists_who_holds_what_and_shows_problems(capsys, monkeypatch, box
     assert by_name["stranger.lock"]["problems"] == ["owner mallory is not a seat"]
     code, out, _ = run(capsys, monkeypatch, box, "leases")
     assert code == 0 and "src/auth.ts" in out and "3 leases, 2 with problems" in out
+    for name in ("orphan.lock", "stranger.lock"):
+        (box.root / "locks" / name / "lease").unlink(missing_ok=True)
+        (box.root / "locks" / name).rmdir()
+    code, out, _ = run(capsys, monkeypatch, box, "leases")
+    assert "1 lease, 0 with problems;" in out  # (it said "1 leases")

@@ -272,6 +272,8 @@ def test_check_json_and_exit_codes(capsys, box):
     [f] = data["findings"]
     assert f == {"code": "missing-requires-ack", "severity": "warning", "detail": f["detail"],
                  "letters": ["a-1"], "paths": ["beta/inbox/a-1.md"]}
+    code, out, _ = cli(capsys, box, "check")
+    assert "0 problems, 1 warning; scope complete" in out  # (it said "1 warnings")
     code, _ = cli_json(capsys, box, "--participant", "beta", "check")
     assert code == 3  # only warnings, but a partial scope
     box.letter("a-1", seat="alpha")
@@ -317,6 +319,9 @@ def test_digest(capsys, disputed):
         assert letter_id in out
     assert "LATE task-1" in out
     assert "most urgent (2): late 1, late-unknown 1, never-acked 2" in out
+    # the letters uncertain, a line each (its two unknown answers on it), counted as such
+    # (it said "uncertain (2)" over one line; the --write file said "Uncertain (1)")
+    assert "uncertain (1)\n  task-2  answered, late unknown: external-route" in out
 
 
 def test_digest_seat_filter(capsys, disputed):

@@ -47,6 +47,8 @@ def test_rich_prints_markup_literally(capsys):
 def test_scope_line_words():
     scope = Scope(root="/r", participants=["a"], files=2, letters=2)
     assert output.scope_line(scope, "1 match") == "1 match; scope complete (2 letters in 2 files)"
+    one = Scope(root="/r", participants=["a"], files=1, letters=1)  # (it said "1 letters in 1 files")
+    assert output.scope_line(one) == "scope complete (1 letter in 1 file)"
     scope.partial = True
     line = output.scope_line(scope)
     assert "scope incomplete" in line and "partial scope (a only)" in line

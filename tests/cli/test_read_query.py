@@ -185,6 +185,8 @@ def test_exists(capsys, mail):
     assert code == 0
     assert list(data) == ["exists", "matches", "unknown", "reasons", "scope"]
     assert (data["exists"], data["matches"], data["unknown"], data["reasons"]) == ("yes", 1, 0, [])
+    code, out, _ = cli(capsys, mail, "exists", "type=request", "answered=yes")
+    assert "1 match, 0 unknown; scope complete" in out  # (it said "1 matches", as query did not)
     code, data = cli_json(capsys, mail, "exists", "type=decision")
     assert (code, data["exists"], data["matches"]) == (0, "no", 0)
 

@@ -127,3 +127,40 @@ def test_a_full_id_wins_over_another_letters_token(box, capsys):
     code, doc = cli_json(capsys, box, "current", "deadbeef")
     assert code == 0 and doc["id"] == "deadbeef"
     assert os.path.exists(box.root / "beta" / "inbox" / "deadbeef.md")
+
+
+def test_supersede_dispute_rule_chase_and_pointers_take_references(box, capsys, monkeypatch):
+    """``supersede``, ``dispute``, ``rule`` (and ``--upholds``), ``chase`` and the ``--re``
+    and ``--supersedes`` of ``send`` take a token as ``reply`` does, and write the full id
+    (they said "no letter 3f9a1c07" of a letter ``show 3f9a1c07`` reads)."""
+    import io
+
+    from letterbox_tui.core.header import parse_header
+
+    def headers(out: str) -> dict[str, str]:
+        letter_id = out.strip()
+        return dict(parse_header((box.root / "beta" / "inbox" / f"{letter_id}.md").read_bytes()).fields)
+
+    other = "2026-11-29T150000-alpha-decision-renewal-other-5e6f7a8b"
+    box.letter(ASK, type="request", requires_ack="true")
+    box.letter(other, type="decision")
+    code, out, err = cli(capsys, box, "chase", "3f9a1c07", "--as", "alpha")
+    assert code == 0, err
+    assert headers(out)["re"] == ASK
+    monkeypatch.setattr("sys.stdin", io.StringIO("v2\n"))
+    code, out, err = cli(capsys, box, "supersede", "3f9a1c07", "--as", "alpha")
+    assert code == 0, err
+    assert headers(out)["supersedes"] == ASK
+    for option, key in (("--re", "re"), ("--supersedes", "supersedes")):
+        monkeypatch.setattr("sys.stdin", io.StringIO("note\n"))
+        code, out, err = cli(capsys, box, "send", "--as", "alpha", "--to", "beta", "--type", "info",
+                             "--slug", "note", option, display_id(other))
+        assert code == 0, err
+        assert headers(out)[key] == other
+    code, out, err = cli(capsys, box, "dispute", "3f9a1c07", "5e6f7a8b", "--as", "beta", "--to", "beta")
+    assert code == 0, err
+    dispute = out.strip()
+    assert headers(out)["disputes"] == f"{ASK}, {other}"
+    code, out, err = cli(capsys, box, "rule", token(dispute), "--as", "beta", "--to", "beta", "--upholds", "5e6f7a8b")
+    assert code == 0, err
+    assert headers(out)["rules_on"] == dispute and headers(out)["upholds"] == other

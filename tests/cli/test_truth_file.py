@@ -213,6 +213,7 @@ def test_review_check_without_a_review_and_bad_input(capsys, box):
     assert code == 1 and "no review by beta" in out
     for argv, why in (
         (["--every", "1x"], "--every"),
+        (["--every", "0d"], "a count of 1 or more"),  # (it said "expected a count and a unit" of 0d)
         ([], "needs --every"),
         (["--every", "1d", "--at", "yesterday-ish"], "--at"),
     ):

@@ -91,6 +91,7 @@ def test_problems_never_carry_control_characters(box):
         ("[time\n", "line 1"),
         ("a = \n", "letterbox-tui.toml"),
         ("a = 1\na = 2\n", "letterbox-tui.toml"),
+        ('silence = "0d"\n', "silence: expected a count of 1 or more and a unit"),
     ],
 )
 def test_bad_settings_are_a_one_line_error(box, content, words):

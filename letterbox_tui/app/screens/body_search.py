@@ -112,7 +112,9 @@ class BodySearchScreen(ModalScreen[object]):
         border: round $primary; background: $surface; padding: 0 1;
     }
     BodySearchScreen #bs-input { margin: 0 0 1 0; }
-    BodySearchScreen #bs-results { height: 1fr; border: none; }
+    /* the scrollbar's room kept from the start: results cut before the list overflowed
+       would otherwise wrap once it appears */
+    BodySearchScreen #bs-results { height: 1fr; border: none; scrollbar-gutter: stable; }
     BodySearchScreen #bs-status { height: 1; color: $text-muted; }
     """
 

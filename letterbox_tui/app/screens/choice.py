@@ -11,10 +11,16 @@ from textual.content import Content
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from ..widgets import footer
+from ..widgets.footer import ContextFooter
+
 
 class ChoiceScreen(ModalScreen[str]):
     """Dismissed with the chosen answer's key; Esc dismisses with ``safe``."""
 
+    #: the footer's keys here (``widgets.footer``): the screen beneath showed its own,
+    #: which the question does not take (its answers' keys are on their buttons)
+    FOOTER_KEYS = footer.CHOICE
     BINDINGS = [
         Binding("escape", "safe", "Back", id="choice.back"),
         Binding("left", "app.focus_previous", "Previous", show=False, id="choice.left"),
@@ -47,6 +53,7 @@ class ChoiceScreen(ModalScreen[str]):
                     hot = self.hotkeys.get(key)
                     yield Button(f"{label} ({hot})" if hot else label, id=f"choice-{key}", compact=True,
                                  variant="primary" if key == self.first else "default")
+        yield ContextFooter()
 
     @property
     def hotkeys(self) -> dict[str, str]:

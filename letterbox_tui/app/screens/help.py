@@ -32,6 +32,8 @@ class HelpScreen(ModalScreen[None]):
         Binding("k,up", "scroll(-1)", "Scroll up", show=False, id="help.up"),
         Binding("space,pagedown,ctrl+d", "page(1)", "Page down", show=False, id="help.page_down"),
         Binding("b,pageup,ctrl+u", "page(-1)", "Page up", show=False, id="help.page_up"),
+        Binding("g,home", "edge(0)", "Top", show=False, id="help.top"),
+        Binding("G,end", "edge(1)", "Bottom", show=False, id="help.bottom"),
     ]
     # fits 80x24: the whole width up to 100 columns, the whole height less a margin
     DEFAULT_CSS = """
@@ -90,6 +92,13 @@ class HelpScreen(ModalScreen[None]):
 
     def action_scroll(self, lines: int) -> None:
         self.query_one(VerticalScroll).scroll_relative(y=lines, animate=False)
+
+    def action_edge(self, bottom: int) -> None:
+        vs = self.query_one(VerticalScroll)
+        if bottom:
+            vs.scroll_end(animate=False, immediate=True)
+        else:
+            vs.scroll_home(animate=False, immediate=True)
 
     def action_page(self, pages: int) -> None:
         vs = self.query_one(VerticalScroll)

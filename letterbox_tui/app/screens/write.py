@@ -95,7 +95,9 @@ class WriteScreen(DraftKeeping, ModalScreen[str | None]):
         width: 100%; max-width: 110; height: 100%; max-height: 44;
         border: round $primary; background: $surface; padding: 0 1;
     }
-    WriteScreen #w-about { height: auto; max-height: 4; padding: 0 1; background: $panel; }
+    /* room for a dispute's letters and a reply's long id (they were cut at 4 lines: a
+       fourth disputed letter hidden); past that it scrolls, never cut */
+    WriteScreen #w-about { height: auto; max-height: 8; overflow-y: auto; padding: 0 1; background: $panel; }
     WriteScreen #w-warn { height: auto; max-height: 3; color: $warning; padding: 0 1; }
     WriteScreen #w-fields { height: auto; max-height: 12; }
     WriteScreen .row { height: 1; }

@@ -103,7 +103,8 @@ def about_text(kind: str, x, marked) -> Content:
         return cleans(Content.styled("The new letter supersedes ", "$text-muted"), (x.id, "bold"),
                       Content("\nThe old letter is never edited; the new one points at it."))
     if kind == "dispute":
-        return Content("\n").join([Content.styled("The dispute names these letters (neither is edited):", "$text-muted")]
+        none = "neither" if len(marked) == 2 else "none"
+        return Content("\n").join([Content.styled(f"The dispute names these letters ({none} is edited):", "$text-muted")]
                                   + [cleans(Content("  ⚖ "), (d.id, "bold")) for d in marked])
     if kind == "rule" and x is not None:
         return cleans(Content.styled("Ruling on dispute ", "$text-muted"), (x.id, "bold"),

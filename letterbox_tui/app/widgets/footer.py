@@ -40,6 +40,7 @@ FORM: FooterKeys = (
 )
 CHASE: FooterKeys = (("chase.send", "Send"), ("form.next_field", "Next field"), ("chase.cancel", "Cancel"))
 HELP: FooterKeys = (("help.close", "Close"), ("help.down", "Scroll"), ("help.page_down", "Page"))
+CHOICE: FooterKeys = (("choice.back", "Back"),)
 BODY_SEARCH: FooterKeys = (("submit", "Search"), ("bodysearch.down", "Down"), ("select", "Read"),
                            ("bodysearch.close", "Cancel/close"))
 

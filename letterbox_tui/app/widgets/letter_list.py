@@ -45,6 +45,17 @@ class ListRow:
 Describe = Callable[[ListRow, int], Content]
 
 
+def moved_key(key: str) -> str | None:
+    """The key of a letter's row once it moved between its seat's ``inbox/`` and
+    ``processed/`` (the protocol closes a letter so: a reply, ``file``), None for a key
+    that is not a letter's path."""
+    for here, there in (("/inbox/", "/processed/"), ("/processed/", "/inbox/")):
+        seat, found, name = key.partition(here)
+        if found and "/" not in seat and "/" not in name:
+            return f"{seat}{there}{name}"
+    return None
+
+
 class LetterList(ScrollView, can_focus=True):
     """Rows from a model; only the visible ones are rendered."""
 
@@ -112,6 +123,8 @@ class LetterList(ScrollView, can_focus=True):
         self._cache.clear()
         self.virtual_size = Size(self.size.width, len(rows))
         target = self.index_of(keep) if keep else None
+        if target is None and keep:  # the letter moved (closed) while it was selected
+            target = self.index_of(moved_key(keep))
         if target is None:
             target = self._selectable(0, 1)
         self.cursor = -1 if target is None else target

@@ -472,7 +472,7 @@ class LetterPane(Vertical):
     def _show_item(self, model: AppModel, row) -> None:
         from letterbox_tui.core.check import Finding
 
-        from .letter_text import finding_lines, group_lines
+        from .letter_text import ThreadLine, finding_lines, group_lines
 
         item = row.item
         if isinstance(item, Finding):
@@ -487,6 +487,6 @@ class LetterPane(Vertical):
         self._head_content = text
         self.body_key = None
         self._set_body("")
-        self.thread_view.show_lines([])
+        self.thread_view.show_lines([ThreadLine(line) for line in lines])  # (captions: no letter)
         for w in (self.chain_text, self.provenance_text):
             w.update(text)

@@ -53,7 +53,10 @@ def topbar_text(app) -> Content:
 def review_text(m, by: bool = True) -> Content:
     r = m.last_review
     if r is None or r.sent_at is None:
-        return Content.styled("no review recorded yet", "bold $warning")
+        # an incomplete scope may hold one unseen: a seat outside a partial scope, or
+        # an unreadable file (as ``review --check`` says)
+        words = "no review recorded yet" if m.snapshot.scope.complete else "no review in the letters read"
+        return Content.styled(words, "bold $warning")
     ago = m.at - r.sent_at
     days = ago.days
     if days >= 1:
