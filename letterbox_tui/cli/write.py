@@ -214,9 +214,10 @@ def cmd_reply(args: Namespace) -> int:
 @_reports
 def cmd_file(args: Namespace) -> int:
     root, _settings, snapshot = load(_whole(args))
-    path, moved = file_letter(root, args.id, seat=args.as_seat, snapshot=snapshot)
+    letter_id = _letter_id(snapshot, args.id)
+    path, moved = file_letter(root, letter_id, seat=args.as_seat, snapshot=snapshot)
     rel = os.path.relpath(path, root)
-    _published(args.id, f"filed: {args.id} -> {rel}" if moved else f"already filed: {args.id} ({rel})")
+    _published(letter_id, f"filed: {letter_id} -> {rel}" if moved else f"already filed: {letter_id} ({rel})")
     return 0
 
 
@@ -295,8 +296,9 @@ def cmd_review(args: Namespace) -> int:
 def cmd_progress(args: Namespace) -> int:
     """``progress ID --as S NOTE``: e.g. ``letterbox-tui progress ID --as beta drafted 3 of 5``."""
     root, _settings, snapshot = load(_whole(args))
-    write_progress(root, args.id, " ".join(args.note), seat=args.as_seat, snapshot=snapshot)
-    _published(args.id, f"progress: {args.id}")
+    letter_id = _letter_id(snapshot, args.id)  # (said as the full id, whatever reference named it)
+    write_progress(root, letter_id, " ".join(args.note), seat=args.as_seat, snapshot=snapshot)
+    _published(letter_id, f"progress: {letter_id}")
     return 0
 
 

@@ -103,10 +103,10 @@ def test_reply_file_progress_take_references(box, capsys, monkeypatch, form):
     assert code == 0, err
     assert (box.root / "alpha" / "inbox" / f"{ASK}--beta--ack.md").exists()
     code, out, err = cli(capsys, box, "progress", ask, "half", "done")
-    assert code == 0, err
+    assert code == 0 and out == f"progress: {ASK}\n", err  # said by its full id
     assert "progress: half done" in (box.root / "beta" / "inbox" / f"{ASK}.md.ack").read_text()
     code, out, err = cli(capsys, box, "file", note)
-    assert code == 0, err
+    assert code == 0 and out == f"filed: {NOTE} -> beta/processed/{NOTE}.md\n", err
     assert (box.root / "beta" / "processed" / f"{NOTE}.md").exists()
 
 
