@@ -79,6 +79,8 @@ def test_unknown_id_exits_2(capsys, box, command):
     box.raw("beta/inbox/bad.md", "junk")
     code, out, err = cli(capsys, box, command, "nope-1")
     assert code == 2 and "no letter nope-1 in scope (incomplete scope" in err
+    code, out, err = cli(capsys, box, command, "")  # an empty reference is shown as one
+    assert code == 2 and "no letter '' in scope (incomplete scope" in err and err.count("\n") == 1
 
 
 # --- current, answered, thread ----------------------------------------------------

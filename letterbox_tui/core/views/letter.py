@@ -24,8 +24,13 @@ def copies(res: Resolution, letter_id: str) -> list[Letter]:
     found_id = resolve_reference(res.snapshot, letter_id)
     found = res.by_id(found_id) if found_id is not None else []
     if not found:
-        raise LetterboxError(f"no letter {clean(letter_id, single_line=True)} in scope ({_done(res)})")
+        raise LetterboxError(f"no letter {_said(letter_id)} in scope ({_done(res)})")
     return sorted(found, key=lambda x: x.path)
+
+
+def _said(reference: str) -> str:
+    """A reference in a message: sanitized, and an empty one shown as such."""
+    return clean(reference, single_line=True) if reference.strip() else repr(reference)
 
 
 def _done(res: Resolution) -> str:
@@ -38,7 +43,7 @@ def thread_of(res: Resolution, reference: str) -> str:
     thread label (``core.references.thread_reference``); else ``LetterboxError``."""
     found = thread_reference(res.snapshot, reference)
     if found is None:
-        raise LetterboxError(f"no letter {clean(reference, single_line=True)} in scope ({_done(res)})")
+        raise LetterboxError(f"no letter {_said(reference)} in scope ({_done(res)})")
     return found
 
 
