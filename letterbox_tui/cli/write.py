@@ -201,6 +201,8 @@ def cmd_send(args: Namespace) -> int:
 
 @_reports
 def cmd_reply(args: Namespace) -> int:
+    if args.slug and args.kind != "info":  # (said, not silently dropped)
+        raise LetterboxError(f"--slug is for info replies: a {args.kind}'s id is <letter id>--<seat>--{args.kind}")
     root, _settings, snapshot = load(_whole(args))
     body = _stdin_body()
     published = reply(root, args.id, args.kind, seat=args.as_seat, body=body, slug=args.slug or "",

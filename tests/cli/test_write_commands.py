@@ -85,6 +85,9 @@ def test_reply_and_file_through_the_command_line(cli, box):
     _, out, _ = cli("send", "--as", "alpha", "--to", "beta", "--type", "request", "--slug", "plan", "--ack",
                     stdin="Plan it.\n")
     task = out.strip()
+    before = box.tree_bytes()
+    code, out, err = cli("reply", task, "ack", "--as", "beta", "--slug", "mine", stdin="On it.\n")
+    assert code == 2 and "--slug is for info replies" in err and box.tree_bytes() == before  # not ignored
     code, out, _ = cli("reply", task, "ack", "--as", "beta", stdin="On it.\n")
     assert code == 0 and out.strip() == f"{task}--beta--ack"
     assert (box.root / "beta/inbox" / f"{task}.md.ack").is_file()
