@@ -33,7 +33,6 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from datetime import datetime, timezone
-from functools import partial
 from typing import Any
 
 from letterbox_tui.core import documents
@@ -337,6 +336,11 @@ class Memo:
                 del self._flights[flight]
             done.set()
 
+    def weight(self, *values: Any) -> int:
+        """What ``values`` take in memory (``footprint``), counted only as far as this memo
+        could keep them: past half its budget a value is not kept, however much more."""
+        return footprint(*values, beyond=self.budget // 2)
+
     def get(self, generation: int, key: tuple) -> Any:
         """The value kept for ``key`` in ``generation``, or None."""
         with self._lock:
@@ -488,7 +492,7 @@ def answer(resident: Resident, name: str, arguments: dict[str, Any]) -> tuple[di
     rest = {k: v for k, v in arguments.items() if k not in ("terms", "at")}
     when = ("at", at.isoformat()) if name in BY_CLOCK else ("place", memo.place(at))
     (doc, text, _), reused = memo.once(generation, (name, repr(query), json.dumps(rest, sort_keys=True), when),
-                                       made, partial(footprint, beyond=memo.budget // 2))
+                                       made, memo.weight)
     return doc, {**meta, "reused": reused}, text
 
 
@@ -503,17 +507,17 @@ def _shared(name: str, answers: Answers, arguments: dict[str, Any], query, seat:
 
         snapshot = answers.snapshot
         problems, _ = memo.once(generation, ("check-problems",), lambda: problems_view(answers),
-                                lambda view: footprint(view.findings))
+                                lambda view: memo.weight(view.findings))
         # a temporary made, grown or removed is an event, and so a new generation: the
         # listing is kept, and each call counts their age on its own clock
         temporaries, _ = memo.once(generation, ("temporaries",),
-                                   lambda: find_temporaries(str(snapshot.root), snapshot.seats), footprint)
+                                   lambda: find_temporaries(str(snapshot.root), snapshot.seats), memo.weight)
         return documents.check_document(answers, problems, temporaries)
     if name == "query":
         # its letters are the answers' own: what it adds is its lists and the unknown rows' reasons
         result, _ = memo.once(generation, ("query-result", repr(query), memo.place(at)),
                               lambda: documents.query_result(answers, query),
-                              lambda found: sys.getsizeof(found.matches) + footprint(found.unknown))
+                              lambda found: sys.getsizeof(found.matches) + memo.weight(found.unknown))
         return documents.query_document(answers, query, result, page)
     if name == "owed" and page is not None:
         from letterbox_tui.core.views.owed import owed_view

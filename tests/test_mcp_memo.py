@@ -184,6 +184,8 @@ def test_the_memo_counts_what_its_results_take_and_keeps_within_its_budget(box, 
     whole = mcp.footprint(doc, text)
     assert mcp.footprint(doc, text, beyond=whole) == whole
     assert len(text) < mcp.footprint(doc, text, beyond=len(text)) < whole  # counted only past the bound
+    assert mcp.Memo(budget=2 * whole).weight(doc, text) == whole  # a memo counts what it could keep
+    assert mcp.Memo(budget=whole).weight(doc, text) < whole  # and no further than half its budget
     budget = mcp.footprint(doc, text) * 2
     resident.memo = mcp.Memo(budget=budget)
     resident.memo.begin(resident.generation, resident._answers)

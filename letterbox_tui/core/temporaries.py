@@ -86,4 +86,3 @@ def find_temporaries(root: str, seats: Iterable[str]) -> list[tuple[str, float]]
             finally:
                 os.close(fd)
     return out
-
