@@ -71,7 +71,9 @@ def _apply(box, files: list, change) -> None:
     processed/ (as its seat closes it), or its sidecar added or removed."""
     what = change[0]
     if what == "add":
-        files.append(_write(box, len(files) + 100, change[1]))
+        made = _write(box, len(files) + 100, change[1])
+        if made not in files:  # a letter written over one of the same name is one file
+            files.append(made)
         return
     if not files:
         return
@@ -177,7 +179,8 @@ def settledness(request, monkeypatch):
 def test_any_change_to_a_random_letterbox(tmp_path_factory, monkeypatch, settledness, specs, changes):
     root = tmp_path_factory.mktemp("inc")
     box = make_box(root / "box", "alpha", "beta", "external-bridge")
-    files = [_write(box, n, spec) for n, spec in enumerate(specs)]
+    # two specs of one id and folder write one file: it is listed once
+    files = list(dict.fromkeys(_write(box, n, spec) for n, spec in enumerate(specs)))
     check_change(box, files, changes, monkeypatch, root)
 
 
