@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 
 from letterbox_tui import mcp
-from letterbox_tui.core.demo import write_demo
+from letterbox_tui.core.demo import remove_archive, write_demo
 from letterbox_tui.core.query import parse_query
 from letterbox_tui.store import open_answers
 from tests.test_mcp import unclocked
@@ -20,6 +20,7 @@ def box(tmp_path, monkeypatch):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     root = tmp_path / "box"
     write_demo(root)
+    remove_archive(root)  # its unsupported entry would hold every late answer unknown
     resident = mcp.Resident(str(root))
     yield root, resident
     resident.close()

@@ -5,6 +5,10 @@
 Deterministic: the demo is written with its own clock and seed into a fixed folder, the
 app runs headless at 160x48 (80x24 for the shots so named) with the same fixed clock, and
 the user's own settings and themes are not read.
+
+The demo as written holds an unsupported entry, which keeps every open answer unknown: the
+``owed-as-written`` shots show that; the others show the demo after the step its summary
+suggests (the archive removed), where every case settles.
 """
 
 from __future__ import annotations
@@ -38,6 +42,9 @@ SHOTS: tuple[Shot, ...] = (
     ("owed-80x24.svg", "owed", "letterbox-dark", "80x24"),
     ("reading-80x24.svg", "owed", "letterbox-dark", "80x24 read"),
     ("owed-by-urgency.svg", "owed", "letterbox-dark", "by urgency"),
+    # the demo as written: its archive folder makes the scope incomplete (the banner)
+    ("owed-as-written.svg", "owed", "letterbox-dark", "as written"),
+    ("owed-as-written-80x24.svg", "owed", "letterbox-dark", "80x24 as written"),
     # the forms (compose, reply, chase), the help, the command palette and the git banner,
     # at both sizes
     ("compose.svg", "owed", "letterbox-dark", "compose"),
@@ -69,14 +76,32 @@ def demo_root() -> Path:
 
 
 def write_demo_letterbox() -> Path:
-    from letterbox_tui.core.demo import DEMO_NOW, write_demo
+    """The demo with its archive removed (the shots of the demo as written use
+    ``as_written``)."""
+    from letterbox_tui.core.demo import DEMO_NOW, remove_archive, write_demo
 
     root = demo_root()
     if root.parent.exists():
         shutil.rmtree(root.parent)
     root.parent.mkdir(parents=True)
     write_demo(root, now=DEMO_NOW)
+    shutil.copytree(root, as_written(root))
+    remove_archive(root)
     return root
+
+
+def as_written(demo: Path) -> Path:
+    """Where ``write_demo_letterbox`` keeps the demo as written, beside ``demo``."""
+    return demo.parent / "as-written" / demo.name
+
+
+def shot_root(step: str, demo: Path, in_git: Path | None) -> Path:
+    """The letterbox the shot ``step`` is taken on."""
+    action = _action(step)
+    if action == "git":
+        assert in_git is not None
+        return in_git
+    return as_written(demo) if action == "as written" else demo
 
 
 def write_git_demo(demo: Path) -> Path:
@@ -155,6 +180,8 @@ async def prepare(app, pilot, step: str) -> None:
             await pilot.pause(0.1)
     elif step == "git":
         await _until(pilot, lambda: app.banner.display, "the git banner")
+    elif step == "as written":
+        await _until(pilot, lambda: app.banner.display, "the incomplete scope's banner")
     elif step == "fork-chain":
         forks = [i for i, row in enumerate(lst.rows) if row.note.startswith("? fork")]
         if not forks:
@@ -211,7 +238,7 @@ async def render_all(out: Path, shots: tuple[Shot, ...] = SHOTS) -> list[Path]:
     written = []
     now = DEMO_NOW + timedelta(hours=3)
     for name, view, theme, step in shots:
-        app = make_app(in_git if _action(step) == "git" else root, view=view, theme=theme, now=now, poll_interval=None,
+        app = make_app(shot_root(step, root, in_git), view=view, theme=theme, now=now, poll_interval=None,
                        theme_dirs=[shipped_themes_dir()], user_settings=UserSettings())
         async with app.run_test(size=size_of(step)) as pilot:
             await _wait_scanned(app, pilot)

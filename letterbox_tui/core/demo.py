@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import random
 import shlex
+import shutil
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -58,6 +59,9 @@ CASES = {
     "unacked": "open tasks not yet acknowledged",
 }
 
+#: The demo's unsupported entry (SPEC 7): an older tool's archive folder in a seat.
+ARCHIVE = "researcher/archive"
+
 
 SETTINGS = """\
 # letterbox-tui settings for the demo letterbox
@@ -89,7 +93,15 @@ class DemoReport:
             lines.append(f"  {CASES.get(case, case)}:")
             lines += [f"    {i}" for i in ids]
         q = shlex.quote(root)
+        archive = shlex.quote(str(self.root / ARCHIVE))
         lines += [
+            f"  an unsupported entry (an older tool's archive folder, never read):",
+            f"    {ARCHIVE}/",
+            "",
+            "The scope is incomplete while it is there: a letter in it could answer or",
+            "supersede any other, so every answer it could change is unknown, with the",
+            "reason unsupported-entry. To see those answers settle, remove it:",
+            f"  rm -r {archive}",
             "",
             "Try:",
             f"  letterbox-tui --root {q} owed",
@@ -100,6 +112,12 @@ class DemoReport:
             f"  letterbox-tui --root {q}            (the terminal app)",
         ]
         return lines
+
+
+def remove_archive(root: str | os.PathLike[str]) -> None:
+    """Take the demo's unsupported entry away, as its summary suggests: every answer only
+    it held open then settles (the screenshots and tests use this)."""
+    shutil.rmtree(Path(root) / ARCHIVE)
 
 
 def is_previous_demo(directory: Path) -> bool:
@@ -406,3 +424,11 @@ class _Demo:
             publish_bytes(self.root, (seat,), "status.md", text.encode())
         publish_bytes(self.root, (), "letterbox-tui.toml", SETTINGS.encode())
         c("unacked", roadmap, cache_v2)
+
+        # An older tool kept closed letters in an archive folder the layout does not hold.
+        # Nothing in it is read: the scope is incomplete (SPEC 2, 7).
+        (self.root / ARCHIVE).mkdir()
+        self.raw(f"{ARCHIVE}/{self.stamp(d(40, 9))}-planner-request-q3-vendor-scan.md", [
+            ("id", f"{self.stamp(d(40, 9))}-planner-request-q3-vendor-scan"), ("from", "planner"),
+            ("to", "researcher"), ("type", "request"), ("requires_ack", "true"), ("sent", z(d(40, 9))),
+        ], "GOAL: List the ledger vendors worth a benchmark.\n")

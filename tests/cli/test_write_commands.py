@@ -193,6 +193,28 @@ def test_demo_no_open_prints_what_it_wrote(capsys, monkeypatch, tmp_path):
     assert code == 2 and "not empty" in err
 
 
+def test_the_demo_holds_an_unsupported_entry_and_says_how_to_settle_it(capsys, monkeypatch, tmp_path):
+    """SPEC 7: the demo's archive folder makes the scope incomplete; its summary names the
+    folder and the command that removes it, after which the late work is late again."""
+    import json
+    import shlex
+    import shutil
+
+    target = tmp_path / "demo"
+    code, out, _ = run(capsys, monkeypatch, "demo", str(target), "--no-open")
+    assert code == 0 and "researcher/archive/" in out
+    (remove,) = [line.strip() for line in out.splitlines() if line.strip().startswith("rm -r ")]
+    code, out, _ = run(capsys, monkeypatch, "--root", str(target), "check", "--json")
+    scope = json.loads(out)["scope"]
+    assert scope["unsupported"] == [{"path": "researcher/archive", "reason": "archive folders are not read"}]
+    assert not scope["complete"]
+    code, out, _ = run(capsys, monkeypatch, "--root", str(target), "owed")
+    assert code == 3 and "owes 2 (0 late, 1 late unknown)" in out and "unsupported-entry" in out
+    shutil.rmtree(shlex.split(remove)[2])
+    code, out, _ = run(capsys, monkeypatch, "--root", str(target), "owed")
+    assert code == 3 and "owes 2 (1 late)" in out and "unsupported-entry" not in out
+
+
 def test_demo_opens_the_app(capsys, monkeypatch, tmp_path):
     calls = []
     fake = types.ModuleType("letterbox_tui.app")

@@ -4,11 +4,12 @@ resolver sees it."""
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
 
-from letterbox_tui.core.demo import CASES, DEMO_NOW, DEMO_SEATS, write_demo
+from letterbox_tui.core.demo import ARCHIVE, CASES, DEMO_NOW, DEMO_SEATS, remove_archive, write_demo
 from letterbox_tui.core.errors import LetterboxError
 from letterbox_tui.core.model import REASON_CODES
 from letterbox_tui.core.resolve import resolve
@@ -16,9 +17,21 @@ from letterbox_tui.core.scan import scan
 
 
 @pytest.fixture(scope="module")
-def demo(tmp_path_factory):
+def written(tmp_path_factory):
+    """The demo as ``demo`` writes it: its archive folder makes the scope incomplete."""
     root = tmp_path_factory.mktemp("demo") / "box"
     report = write_demo(root, seed=7, now=DEMO_NOW)
+    snapshot = scan(root, now=DEMO_NOW)
+    return report, snapshot, resolve(snapshot, DEMO_NOW)
+
+
+@pytest.fixture(scope="module")
+def demo(written, tmp_path_factory):
+    """The demo with its archive removed, as its summary suggests: every case settles."""
+    report = written[0]
+    root = tmp_path_factory.mktemp("settled") / "box"
+    shutil.copytree(report.root, root)
+    remove_archive(root)
     snapshot = scan(root, now=DEMO_NOW)
     return report, snapshot, resolve(snapshot, DEMO_NOW)
 
@@ -42,8 +55,8 @@ def codes(answer):
     return {r.code for r in answer.reasons}
 
 
-def test_deterministic_for_a_seed_and_a_clock(demo, tmp_path):
-    report, _, _ = demo
+def test_deterministic_for_a_seed_and_a_clock(written, tmp_path):
+    report, _, _ = written
     again = write_demo(tmp_path / "again", seed=7, now=DEMO_NOW)
     assert again.cases == report.cases
     assert tree(tmp_path / "again") == tree(report.root)
@@ -178,18 +191,45 @@ def test_previous_review(demo):
     assert review.sent_at < DEMO_NOW
 
 
-def test_every_reason_code_that_a_static_letterbox_can_hold_occurs(demo):
-    _, snapshot, res = demo
+def seen_codes(snapshot, res) -> set[str]:
     seen = set()
     for letter in snapshot.letters:
-        for answer in (res.current(letter), res.answered(letter), res.late(letter), res.superseded(letter)):
+        for answer in (res.current(letter), res.answered(letter), res.late(letter), res.superseded(letter),
+                       res.accepted(letter)):
             seen |= codes(answer)
-    # unsupported-entry would blank every answer; outside-scope and non-atomic-scan are
-    # properties of how a scan is taken, not of the letters.
-    expected = set(REASON_CODES) - {"unsupported-entry", "outside-scope", "non-atomic-scan"}
+    return seen
+
+
+@pytest.mark.parametrize("which", ["written", "demo"])
+def test_every_reason_code_that_letters_and_entries_can_produce_occurs(which, request):
+    _, snapshot, res = request.getfixturevalue(which)
+    seen = seen_codes(snapshot, res)
+    # outside-scope and non-atomic-scan are properties of how a scan is taken, not of the
+    # letters; unsupported-entry occurs while the archive is there (SPEC 7), and only then.
+    expected = set(REASON_CODES) - {"outside-scope", "non-atomic-scan"}
+    if which == "demo":
+        expected.discard("unsupported-entry")
+        assert "unsupported-entry" not in seen
     assert expected <= seen, expected - seen
-    assert {"answered-by", "accepted-by", "ruled"} <= seen | {
-        r.code for x in snapshot.letters for r in res.accepted(x).reasons}
+    assert {"answered-by", "accepted-by", "ruled"} <= seen
+
+
+def test_as_written_its_archive_is_an_unsupported_entry_that_holds_open_answers(written, demo):
+    report, snapshot, res = written
+    assert (report.root / ARCHIVE).is_dir() and os.listdir(report.root / ARCHIVE)
+    assert [(u["path"], u["reason"]) for u in snapshot.scope.to_json()["unsupported"]] == [
+        (ARCHIVE, "archive folders are not read")]
+    assert not snapshot.scope.complete
+    _, settled_snapshot, settled = demo
+    assert len(snapshot.letters) == len(settled_snapshot.letters)  # nothing in it is read
+    late = one(settled, report.cases["late"][0])
+    assert settled.late(late).yes
+    held = one(res, late.id)
+    assert res.late(held).unknown and "unsupported-entry" in codes(res.late(held))
+    for case in ("result", "nack"):  # an answer on record stays an answer
+        assert res.answered(one(res, report.cases[case][0])).yes
+    lines = report.summary()
+    assert f"    {ARCHIVE}/" in lines and any(line.strip().startswith("rm -r ") and ARCHIVE in line for line in lines)
 
 
 def test_refuses_a_non_empty_directory_that_is_not_a_demo(tmp_path):
@@ -234,6 +274,7 @@ def test_a_demo_written_later_tells_the_same_story_at_its_own_clock(demo, tmp_pa
     _, snapshot, res = demo
     later = DEMO_NOW + timedelta(days=2, hours=15, minutes=46, seconds=30)
     write_demo(tmp_path / "later", seed=7, now=later)
+    remove_archive(tmp_path / "later")
     clock = DEMO_NOW + timedelta(days=2, hours=15, minutes=46)  # (moved by whole minutes)
     moved = resolve(scan(tmp_path / "later", now=clock), clock)
     assert _story(moved, clock) == _story(res, DEMO_NOW)

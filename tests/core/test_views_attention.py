@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from letterbox_tui.core.demo import DEMO_NOW, write_demo
+from letterbox_tui.core.demo import DEMO_NOW, remove_archive, write_demo
 from letterbox_tui.core.resolve import resolve
 from letterbox_tui.core.scan import scan
 from letterbox_tui.core.views.attention import KINDS, needs_attention, standing
@@ -15,6 +15,7 @@ from letterbox_tui.core.views.attention import KINDS, needs_attention, standing
 def res(tmp_path_factory):
     root = tmp_path_factory.mktemp("demo") / "box"
     write_demo(root, seed=7, now=DEMO_NOW)
+    remove_archive(root)  # its unsupported entry would hold every open answer unknown
     return resolve(scan(root, now=DEMO_NOW), DEMO_NOW)
 
 

@@ -44,6 +44,10 @@ class OwedGroup:
         return sum(1 for i in self.items if i.late.yes)
 
     @property
+    def late_unknown(self) -> int:
+        return sum(1 for i in self.items if i.late.unknown)
+
+    @property
     def uncertain(self) -> int:
         return sum(1 for i in self.items if i.late.unknown or i.answered.unknown)
 
