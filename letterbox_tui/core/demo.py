@@ -95,7 +95,7 @@ class DemoReport:
         q = shlex.quote(root)
         archive = shlex.quote(str(self.root / ARCHIVE))
         lines += [
-            f"  an unsupported entry (an older tool's archive folder, never read):",
+            "  an unsupported entry (an older tool's archive folder, never read):",
             f"    {ARCHIVE}/",
             "",
             "The scope is incomplete while it is there: a letter in it could answer or",
