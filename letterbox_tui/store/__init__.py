@@ -21,6 +21,7 @@ written gives one notice line, and the answer comes from the letters.
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from dataclasses import replace
@@ -102,6 +103,10 @@ def _answers(root, root_real: str, at: datetime, participants, id_time_is_utc, n
     began = time.time_ns()
     decoded = None if watched is None else _DECODED.setdefault(watched, Decoded())
     store = Store.open(root_real, notice, decoded) if use_store and "\x00" not in root_real else None
+    if store is not None and not _parsed_alike(store, id_time_is_utc):
+        store.close()  # its headers were parsed under the other setting: it is made anew
+        _discard(store)
+        store = Store.open(root_real, notice, decoded)
     if store is None:
         return resolve(scan(root, participants, id_time_is_utc=id_time_is_utc), at)
     try:
@@ -821,6 +826,19 @@ class _Once:
         if not self.said:
             self.said = True
             self.notice(message)
+
+
+def _parsed_alike(store: Store, id_time_is_utc: bool) -> bool:
+    """The headers the store keeps were parsed with the same ``id_time_is_utc`` (the first
+    value of its ``context``; a store that kept nothing yet has none)."""
+    context = store.meta.get("context", "")
+    if not context:
+        return True
+    try:
+        kept = json.loads(context)[0]
+    except (ValueError, IndexError, KeyError, TypeError):
+        return True  # (a damaged context: the store's own checks say so)
+    return kept == id_time_is_utc
 
 
 def _discard(store: Store) -> None:

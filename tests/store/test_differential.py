@@ -187,6 +187,33 @@ def test_a_lookup_decodes_only_the_letters_it_finds(tmp_path, monkeypatch):
     assert letters.pending >= len(everyone) - len(result.matches) - len(heads) - len(members) > 0
 
 
+@pytest.mark.parametrize("first", [False, True])
+def test_a_changed_id_time_setting_is_answered_as_the_letters_are(tmp_path, monkeypatch, first):
+    """The store keeps headers as parsed, and ``[time] id_time_is_utc`` changes how: once it
+    is turned on (or off) the store's answers equal the resolver's at once, for settled
+    letters and a folder the store vouches for alike (it kept 'missing-sent' alone)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr("letterbox_tui.store.RACY_NS", -(10**12))
+    box = make_box(tmp_path / "box", "alpha", "beta")
+    letter_id = "2026-11-20T100000-alpha-info-hi-1111aaaa"
+    box.raw(f"beta/inbox/{letter_id}.md",
+            f"---\nid: {letter_id}\nfrom: alpha\nto: beta\ntype: info\nrequires_ack: false\n---\nhi\n")
+
+    def setting(on):
+        box.raw("letterbox-tui.toml", f"[time]\nid_time_is_utc = {'true' if on else 'false'}\n")
+
+    def legacy(res):
+        return [row(x, res)["legacy"] for x in res.snapshot.letters]
+
+    setting(first)
+    stored(box.root)
+    setting(not first)
+    want = resolve(scan(box.root, id_time_is_utc=not first), AT)
+    assert legacy(open_answers(box.root, AT)) == legacy(want) == [
+        ["missing-sent", "time-from-id"] if not first else ["missing-sent"]]
+    assert legacy(stored(box.root)) == legacy(want)
+
+
 def test_header_fields_are_found_by_the_store_in_kept_folders_and_read_ones(tmp_path, monkeypatch):
     """With one folder changed (read by the scan) and the others kept, a header-field
     lookup and count takes the kept folders' columns from the store and looks at the read
