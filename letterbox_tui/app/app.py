@@ -527,13 +527,24 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
     @on(LetterList.Opened)
     def _row_opened(self, event: LetterList.Opened) -> None:
         """Enter: read the letter (the body gets focus, so the arrows scroll it); on a
-        folded seat or thread heading, unfold it (it opened the group's summary as a letter)."""
-        if event.row.heading is not None and event.row.extra.get("fold"):
-            self.action_fold()
-            return
+        folded seat or thread heading, unfold it (it opened the group's summary as a
+        letter); on an open one, read the group's first letter (Enter opens, as in mutt
+        and aerc: it folded the group, which ``z`` does)."""
+        row = event.row
+        if row.heading is not None and row.extra.get("fold"):
+            group = row.extra["fold"]
+            if group in (self.thread_folded if row.extra.get("thread") else self.owed_folded):
+                self.action_fold()
+                return
+            lst = self.letter_list
+            first = lst.cursor + 1
+            if not (first < len(lst.rows) and lst.rows[first].heading is None):
+                return
+            lst.move_to(first)
+            row = lst.rows[first]
         if not self.letter_pane.ready:  # (the tabs come just after the first answers)
             return
-        self._mark_opened(event.row.letter)
+        self._mark_opened(row.letter)
         self.letter_pane.open_body()
 
     def _show_selected(self, force: bool = False) -> None:

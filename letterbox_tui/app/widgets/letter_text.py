@@ -47,7 +47,7 @@ def group_lines(model: AppModel, group) -> list[Content]:
     if group.uncertain:
         lines.append(Content.styled(f"  {group.uncertain} uncertain: the record cannot settle late or answered", "$unknown"))
     lines.append(Content(""))
-    lines.append(Content.styled("z folds or unfolds this seat, Z every seat; { and } jump between seats; "
+    lines.append(Content.styled("Enter reads its first task; z folds or unfolds this seat, Z every seat; { and } jump between seats; "
                                 "o lists the most overdue first across seats.", "$text-muted"))
     return lines
 
