@@ -249,9 +249,12 @@ class AppModel:
         return view
 
     def _problem_rows(self) -> list[ListRow]:
+        from letterbox_tui.core.check import settings_findings
         from letterbox_tui.core.views.problems import problems_view
 
         self.problems = problems_view(self.res)
+        if found := settings_findings(self.settings, self.snapshot.seats):  # (as ``check`` says them)
+            self.problems = self.problems.with_findings(found)
         self.findings = list(self.problems.findings)
         from letterbox_tui.core.lazy import by_path
 

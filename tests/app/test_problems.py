@@ -73,3 +73,18 @@ async def test_every_tab_of_a_finding_or_a_seat_heading_says_what_it_is(letterbo
         assert letters(app).current.heading is not None
         await pilot.pause()
         assert "owes" in thread_text(app)
+
+
+async def test_problems_warns_of_human_seats_naming_no_seat(letterbox):
+    """``human_seats`` naming a seat the letterbox does not have (a typo) is a settings
+    warning in Problems, as ``check`` says it (it was silent: waiting-on-human never
+    applied to the seat meant)."""
+    from tests.app.helpers import list_text
+
+    letterbox.raw("letterbox-tui.toml", 'human_seats = ["planner", "simom"]\n')
+    app = app_for(letterbox, view="problems")
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        found = [f for f in app.model.findings if f.code == "unknown-human-seat"]
+        assert len(found) == 1 and '"simom"' in found[0].detail and found[0].paths == ("letterbox-tui.toml",)
+        await until(pilot, lambda: any("unknown-human-seat" in r for r in list_text(app)))
