@@ -312,7 +312,8 @@ def cmd_owed(args: Namespace) -> int:
     for g in groups:
         all_of = counted[g.seat]
         part = f"; {len(g.items)} shown" if len(g.items) != len(all_of.items) else ""
-        con.print(output.text(f"{g.seat} owes {len(all_of.items)} ({all_of.late} late){part}", "bold"))
+        unsure = f", {all_of.uncertain} uncertain" if all_of.uncertain else ""  # ("0 late" read as none late)
+        con.print(output.text(f"{g.seat} owes {len(all_of.items)} ({all_of.late} late{unsure}){part}", "bold"))
         rows = [owed_row(i, res) for i in g.items]
         output.print_rows(con, rows, zone)
         # an unknown is never shown without its reason

@@ -424,3 +424,14 @@ def test_show_of_an_ordinary_letter_hashes_it_whole(capsys, box):
     _, doc = cli_json(capsys, box, "show", "small-1")
     prov = doc["letters"][0]["provenance"]
     assert prov["sha256_bytes"] == prov["size"] == path.stat().st_size
+
+
+def test_owed_says_each_seat_s_uncertain_items_beside_its_late(capsys, owing):
+    """With an unsupported entry (an ``archive/``) every answer may be a reply: "beta owes
+    5 (0 late)" read as none late when two are past their deadline and late is unknown.
+    Each seat's line says its uncertain items as the app's heading does."""
+    code, out, _ = cli(capsys, owing, "owed", "--at", "2026-03-01T00:00:00Z")
+    assert "beta owes 5 (2 late)" in out and "gamma owes 1 (0 late)" in out  # (nothing uncertain)
+    (owing.root / "gamma" / "archive").mkdir()
+    code, out, _ = cli(capsys, owing, "owed", "--at", "2026-03-01T00:00:00Z")
+    assert code == 3 and "beta owes 5 (0 late, 5 uncertain)" in out and "gamma owes 1 (0 late, 1 uncertain)" in out
