@@ -97,21 +97,26 @@ class MailboxList(OptionList):
 
 
 def _view_counts(mb, warnings: int) -> list[Content]:
-    """A built-in view's count, then the same said narrower (``_n``'s ``narrow``)."""
+    """A built-in view's count, then the same said narrower (``_n``'s ``narrow``); Owed &
+    late's with its late items and those whose lateness is unknown ("0 late" alone read as
+    none late when an unsupported entry made most of them unknown), then without the
+    unknown ones."""
     out = []
     for narrow in (False, True):
-        count = Content.styled(_n(mb.count, narrow), "$text-muted")
+        counts = [Content.styled(_n(mb.count, narrow), "$text-muted")]
         if mb.count is None:
             pass
-        elif mb.id == "view:owed" and mb.late:
-            count = Content.assemble((_n(mb.count, narrow), ""), (" · ", "$text-muted"),
-                                     (f"{_n(mb.late, narrow)} late", "bold $late"))
+        elif mb.id == "view:owed" and (mb.late or mb.late_unknown):
+            late = [(" · ", "$text-muted"), (f"{_n(mb.late, narrow)} late", "bold $late")] if mb.late else []
+            unsure = [(" · ", "$text-muted"), (f"{_n(mb.late_unknown, narrow)} late?", "$unknown")] if mb.late_unknown else []
+            counts = [Content.assemble((_n(mb.count, narrow), ""), *late, *unsure),
+                      Content.assemble((_n(mb.count, narrow), ""), *late)]
         elif mb.id == "view:problems":
             count = Content.styled(_n(mb.count, narrow), "bold $error" if mb.count else "$text-muted")
             if warnings:
                 count += Content.styled(f" · {_n(warnings, narrow)} warn", "$warning")
-        if count not in out:
-            out.append(count)
+            counts = [count]
+        out += [count for count in counts if count not in out]
     return out
 
 
