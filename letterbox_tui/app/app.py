@@ -72,7 +72,7 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
         Binding("q", "back_or_quit", "Back/Quit", id="app.quit"),
         Binding("Q", "quit", "Quit", show=False, id="app.quit_now"),
         Binding("question_mark", "help", "Help", id="app.help"),
-        Binding("colon", "command_palette", "Commands", show=False, id="app.palette"),
+        Binding("colon,ctrl+p", "command_palette", "Commands", show=False, id="app.palette"),
         Binding("slash", "search", "Search", id="app.search"),
         Binding("backslash", "query", "Filter", id="app.query"),
         Binding("n", "next_match(1)", "Next", show=False, id="app.next"),
