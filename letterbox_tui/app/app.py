@@ -267,7 +267,7 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
         # draw first, then read (the worker thread competes for the interpreter); the
         # letter's tabs and the bars once the first answers are shown (``mount_after_read``)
         self.call_after_refresh(self._first_frame_drawn)
-        # a theme chosen from now on (the palette's "Change theme") is kept for next time
+        # a theme chosen from now on (the palette's "Theme") is kept for next time
         self._theme_kept = self.theme
         if self.poll_interval:  # (and the watcher, once the first answers are shown: ``on_scan_done``)
             self.set_interval(self.poll_interval, self._poll, name="poll")
