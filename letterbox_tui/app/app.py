@@ -72,7 +72,7 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
         Binding("q", "back_or_quit", "Back/Quit", id="app.quit"),
         Binding("Q", "quit", "Quit", show=False, id="app.quit_now"),
         Binding("question_mark", "help", "Help", id="app.help"),
-        Binding("colon", "command_palette", "Commands", show=False, id="app.palette"),
+        Binding("colon,ctrl+p", "command_palette", "Commands", show=False, id="app.palette"),
         Binding("slash", "search", "Search", id="app.search"),
         Binding("backslash", "query", "Filter", id="app.query"),
         Binding("n", "next_match(1)", "Next", show=False, id="app.next"),
@@ -267,7 +267,7 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
         # draw first, then read (the worker thread competes for the interpreter); the
         # letter's tabs and the bars once the first answers are shown (``mount_after_read``)
         self.call_after_refresh(self._first_frame_drawn)
-        # a theme chosen from now on (the palette's "Change theme") is kept for next time
+        # a theme chosen from now on (the palette's "Theme") is kept for next time
         self._theme_kept = self.theme
         if self.poll_interval:  # (and the watcher, once the first answers are shown: ``on_scan_done``)
             self.set_interval(self.poll_interval, self._poll, name="poll")
@@ -527,13 +527,24 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
     @on(LetterList.Opened)
     def _row_opened(self, event: LetterList.Opened) -> None:
         """Enter: read the letter (the body gets focus, so the arrows scroll it); on a
-        folded seat or thread heading, unfold it (it opened the group's summary as a letter)."""
-        if event.row.heading is not None and event.row.extra.get("fold"):
-            self.action_fold()
-            return
+        folded seat or thread heading, unfold it (it opened the group's summary as a
+        letter); on an open one, read the group's first letter (Enter opens, as in mutt
+        and aerc: it folded the group, which ``z`` does)."""
+        row = event.row
+        if row.heading is not None and row.extra.get("fold"):
+            group = row.extra["fold"]
+            if group in (self.thread_folded if row.extra.get("thread") else self.owed_folded):
+                self.action_fold()
+                return
+            lst = self.letter_list
+            first = lst.cursor + 1
+            if not (first < len(lst.rows) and lst.rows[first].heading is None):
+                return
+            lst.move_to(first)
+            row = lst.rows[first]
         if not self.letter_pane.ready:  # (the tabs come just after the first answers)
             return
-        self._mark_opened(event.row.letter)
+        self._mark_opened(row.letter)
         self.letter_pane.open_body()
 
     def _show_selected(self, force: bool = False) -> None:

@@ -67,6 +67,7 @@ class Mailbox:
     label: str
     count: int | None = None
     late: int = 0
+    late_unknown: int = 0  # (Owed & late: the items whose lateness is unknown)
     seat: str = ""
     status: Content | None = None  # the seat's status note, first line
 
@@ -83,6 +84,8 @@ class AppModel:
     views: dict[str, list[ListRow]] = field(default_factory=dict)
     counts: dict[str, int] = field(default_factory=dict)
     late_count: int = 0
+    #: Owed & late's items whose lateness is unknown (the status line's ?N)
+    late_unknown: int = 0
     warning_count: int = 0
     findings: list[Finding] = field(default_factory=list)
     last_review: Letter | None = None
@@ -196,6 +199,7 @@ class AppModel:
                     row.extra["progress"] = progress.line(self.at)
                 rows.append(row)
         self.late_count = sum(late for late, _ in tally.values())  # (``view.late``)
+        self.late_unknown = sum(g.late_unknown for g in view.groups)
         return rows
 
     def _dispute_rows(self) -> list[ListRow]:
@@ -249,9 +253,12 @@ class AppModel:
         return view
 
     def _problem_rows(self) -> list[ListRow]:
+        from letterbox_tui.core.check import settings_findings
         from letterbox_tui.core.views.problems import problems_view
 
         self.problems = problems_view(self.res)
+        if found := settings_findings(self.settings, self.snapshot.seats):  # (as ``check`` says them)
+            self.problems = self.problems.with_findings(found)
         self.findings = list(self.problems.findings)
         from letterbox_tui.core.lazy import by_path
 
@@ -297,7 +304,8 @@ class AppModel:
     # --- mailboxes ----------------------------------------------------------------
     def mailboxes(self) -> list[Mailbox]:
         # (a view not built yet has no count: None)
-        out = [Mailbox(vid, label, self.counts.get(vid), late=self.late_count if vid == "view:owed" else 0)
+        out = [Mailbox(vid, label, self.counts.get(vid), late=self.late_count if vid == "view:owed" else 0,
+                       late_unknown=self.late_unknown if vid == "view:owed" else 0)
                for vid, label, _ in VIEWS]
         if self.leases:
             out.append(Mailbox(LEASES, "Leases", len(self.leases)))

@@ -95,11 +95,16 @@ def cmd_exists(args: Namespace) -> int:
         con.print(output.answer_text(verdict.value) + output.text(f" ({copy})"))
     else:
         con.print(output.answer_text(verdict.value))
-    reasons = verdict.reasons
-    for r in reasons[:_SHOWN_REASONS]:
-        con.print(output.text("  " + output.reasons_line([r.to_json()])))
-    if len(reasons) > _SHOWN_REASONS:
-        con.print(output.text(f"  ... and {len(reasons) - _SHOWN_REASONS} more reasons (--json lists them all)"))
+    # a reason many letters share (a partial scope's) is said once, with their count (the
+    # reasons are distinct: the same line again is another letter's)
+    said: dict[str, int] = {}
+    for r in verdict.reasons:
+        line = output.reasons_line([r.to_json()])
+        said[line] = said.get(line, 0) + 1
+    for line, n in list(said.items())[:_SHOWN_REASONS]:
+        con.print(output.text(f"  {line}" + (f" ({n} letters)" if n > 1 else "")))
+    if len(said) > _SHOWN_REASONS:
+        con.print(output.text(f"  ... and {len(said) - _SHOWN_REASONS} more reasons (--json lists them all)"))
     n = verdict.matches
     output.print_scope(con, scope, f"{n} match{'es' if n != 1 else ''}, {verdict.unknown} unknown")
     return scope_exit(scope)
@@ -312,8 +317,8 @@ def cmd_owed(args: Namespace) -> int:
     for g in groups:
         all_of = counted[g.seat]
         part = f"; {len(g.items)} shown" if len(g.items) != len(all_of.items) else ""
-        maybe = f", {all_of.late_unknown} late unknown" if all_of.late_unknown else ""
-        con.print(output.text(f"{g.seat} owes {len(all_of.items)} ({all_of.late} late{maybe}){part}", "bold"))
+        unsure = f", {all_of.uncertain} uncertain" if all_of.uncertain else ""  # ("0 late" read as none late)
+        con.print(output.text(f"{g.seat} owes {len(all_of.items)} ({all_of.late} late{unsure}){part}", "bold"))
         rows = [owed_row(i, res) for i in g.items]
         output.print_rows(con, rows, zone)
         # an unknown is never shown without its reason

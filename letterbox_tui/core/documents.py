@@ -106,12 +106,13 @@ def disputes_document(answers: Answers) -> dict[str, Any]:
     return disputes_view(answers).to_json()
 
 
-def check_view(answers: Answers, problems=None, temporaries=None):
+def check_view(answers: Answers, problems=None, temporaries=None, settings=None):
     """Every problem and warning: the problems view (``problems``, when the caller kept the
     one made from these answers), a killed writer's temporaries over a day old on the clock
     (of ``temporaries``, the caller's ``find_temporaries`` since these answers, or listed
-    now) and, in git, the upstream's losses (read afresh each time)."""
-    from .check import Finding
+    now), what the settings (``settings``, else read now) name that is not there and, in
+    git, the upstream's losses (read afresh each time)."""
+    from .check import Finding, settings_findings
     from .temporaries import find_temporaries, stale_of
     from .views.problems import problems_view
 
@@ -124,6 +125,15 @@ def check_view(answers: Answers, problems=None, temporaries=None):
         view = view.with_findings([Finding("stale-temporary", "a writer's hidden temporary over a day old "
                                            "(a writer was killed before publishing); safe to remove", (), (rel,))
                                    for rel in stale])
+    if settings is None:
+        from .settings import SettingsError, load_settings
+
+        try:
+            settings = load_settings(str(snapshot.root))
+        except SettingsError:  # (said by whoever read them first: a command exits 2 on it)
+            settings = None
+    if settings is not None and (found := settings_findings(settings, snapshot.seats)):
+        view = view.with_findings(found)
     from .sync_losses import remote_losses
 
     if losses := remote_losses(str(snapshot.root)):  # in git: letters the upstream deleted or rewrote

@@ -100,3 +100,29 @@ async def test_results_keep_one_line_each_once_the_list_scrolls(letterbox):
         for i in range(results.option_count):
             lines = results.get_option_at_index(i).prompt.plain.split("\n")
             assert len(lines) == 2 and all(len(line) <= room for line in lines), (room, lines)
+
+
+async def test_the_status_line_quotes_the_body_search_and_keeps_its_count_at_80(letterbox):
+    """The status line said the search text bare ("body search zebra is here match 1 of
+    1"): a text with spaces or " · " read as more of the line, and a long one pushed
+    "match k of N" off an 80-column line. It is quoted, one line, shortened to fit."""
+    long = "zebra is here and " + "very " * 12 + "long"
+    letterbox.letter(ONE, frm="planner", to="builder", sent="2026-11-27T09:00:00Z", subject="Notes",
+                     body=f"the {long} line · 3 rows\n")
+    app = app_for(letterbox, view="all")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await scanned(pilot, app)
+        for needle, shown in (("zebra is here", '"zebra is here"'), ("line · 3 rows", '"line · 3 rows"'),
+                              (long, '"zebra is here and v…"')):
+            await pilot.press("F")
+            await until(pilot, lambda: isinstance(app.screen, BodySearchScreen))
+            screen = app.screen
+            screen.query_one("#bs-input").value = needle
+            await pilot.press("enter")
+            await until(pilot, lambda: not screen.running and screen.found)
+            await pilot.press("enter")
+            await until(pilot, lambda: app.screen is not screen and app.body_matches is not None)
+            await pilot.press("escape")  # (back in the list)
+            status = app.query_one("#status").render().plain
+            assert f"body search {shown}" in status and "match 1 of 1" in status, status
+            assert len(status.rstrip()) <= 80

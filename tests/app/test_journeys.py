@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.app.helpers import app_for, body_of, letters, scanned, until, view_built
+from tests.app.helpers import SIZE, app_for, body_of, letters, scanned, screen_text, until, view_built
 
 BUDGET = "2026-11-21T090000-builder-request-budget-aaaa0004"
 LATE_WORD = "2026-11-26T090000-planner-info-budget-eeee0001"
@@ -318,6 +318,26 @@ async def test_enter_on_a_folded_seat_unfolds_it(letterbox):
         await pilot.press("enter")
         assert app.focused is lst and seat not in app.owed_folded
         assert any(r.heading is None and r.letter.recipient == seat for r in lst.rows)
+
+
+async def test_enter_on_an_open_seat_heading_reads_its_first_task(letterbox):
+    """Enter opens, as in mutt and aerc: on a seat's heading that is not folded it read the
+    seat's first task (it folded the seat, which is z's work; z still folds it)."""
+    app = app_for(letterbox)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        lst = letters(app)
+        await pilot.press("g")
+        assert lst.current.key == "group:builder" and not app.owed_folded
+        await pilot.press("enter")
+        await body_of(pilot, app)
+        assert not app.owed_folded
+        x = lst.current.letter
+        assert x is not None and x.recipient == "builder" and lst.cursor == 1
+        assert x.subject in screen_text(app)
+        lst.focus()
+        await pilot.press("g", "z")
+        assert app.owed_folded == {"builder"}
 
 
 async def test_j_and_k_scroll_the_letter_being_read(letterbox):

@@ -59,3 +59,27 @@ async def test_wide_screens_keep_the_sidebar_and_the_letter(letterbox):
         await scanned(pilot, app)
         assert app.query_one("#mailboxes-pane").display
         assert app.letter_pane.region.height > 10
+
+
+async def test_80x24_with_the_sidebar_rows_fit_and_the_subject_has_the_room(letterbox):
+    """With the sidebar shown at 80 columns the rows were wider than the list: the subject
+    was cut to 8 cells while the parties and the status note ran past the list's edge."""
+    app = app_for(letterbox)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await scanned(pilot, app)
+        await pilot.press("b")
+        assert app.query_one("#mailboxes-pane").display
+        for view in ("1", "4"):
+            app.set_focus(letters(app))
+            await pilot.press(view)
+            await scanned(pilot, app)
+            lst = letters(app)
+            width = lst.scrollable_content_region.width - 1
+            assert width < 50
+            for row in lst.rows:
+                if row.letter is None or row.heading is not None:
+                    continue
+                text = lst.describe(row, width).plain
+                assert len(text) <= width, (view, text)
+                subject = row.letter.subject
+                assert subject[:11] in text, (view, text)

@@ -74,3 +74,26 @@ async def test_seat_groups_fold_and_jump(letterbox):
         assert ids(app) == [PLAN, DOCS, NOTES, BUDGET]
         await pilot.press("4", "z")  # elsewhere, z says what it is for
         assert any("arrange Owed & late" in str(n.message) for n in app._notifications)
+
+
+async def test_the_sidebar_says_owed_items_whose_lateness_is_unknown(letterbox):
+    """An unsupported entry (an ``archive/``) makes every answer it may bear on unknown:
+    the sidebar said "Owed & late  N" alone, as if nothing were late, when most items
+    were past due with late unknown. It says them ("· K late?"), as the status line's ?K."""
+    from letterbox_tui.app.widgets.mailboxes import _view_counts
+    from letterbox_tui.app.model import Mailbox
+
+    (letterbox.root / "builder" / "archive").mkdir()
+    app = app_for(letterbox)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await scanned(pilot, app)
+        m = app.model
+        unsure = sum(1 for g in m.owed.groups for i in g.items if i.late.unknown)
+        assert m.late_count == 0 and unsure > 0
+        ol = app.mailbox_list
+        line = next(ol.get_option_at_index(i).prompt.plain for i in range(ol.option_count)
+                    if ol.get_option_at_index(i).id == "view:owed")
+        assert line.split()[-3:] == ["·", str(unsure), "late?"], line
+    # a late count first, the unknown ones after it when there is room
+    said = [c.plain for c in _view_counts(Mailbox("view:owed", "Owed & late", 8, late=2, late_unknown=3), 0)]
+    assert said[0] == "8 · 2 late · 3 late?" and "8 · 2 late" in said

@@ -73,3 +73,34 @@ async def test_every_tab_of_a_finding_or_a_seat_heading_says_what_it_is(letterbo
         assert letters(app).current.heading is not None
         await pilot.pause()
         assert "owes" in thread_text(app)
+
+
+async def test_problems_warns_of_human_seats_naming_no_seat(letterbox):
+    """``human_seats`` naming a seat the letterbox does not have (a typo) is a settings
+    warning in Problems, as ``check`` says it (it was silent: waiting-on-human never
+    applied to the seat meant)."""
+    from tests.app.helpers import list_text
+
+    letterbox.raw("letterbox-tui.toml", 'human_seats = ["planner", "simom"]\n')
+    app = app_for(letterbox, view="problems")
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        found = [f for f in app.model.findings if f.code == "unknown-human-seat"]
+        assert len(found) == 1 and '"simom"' in found[0].detail and found[0].paths == ("letterbox-tui.toml",)
+        await until(pilot, lambda: any("unknown-human-seat" in r for r in list_text(app)))
+
+
+async def test_an_unsupported_entry_says_why_answers_are_unknown_and_what_to_do(letterbox):
+    """An ``archive/`` in a seat made most answers unknown, and Problems said only "archive
+    folders are not read": not why that unsettles the other letters, nor what to do."""
+    (letterbox.root / "builder" / "archive").mkdir()
+    app = app_for(letterbox, view="problems")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await scanned(pilot, app)
+        lst = app.letter_list
+        lst.cursor = next(i for i, r in enumerate(lst.rows) if r.item is not None and r.item.code == "unsupported-entry")
+        head = app.query_one("#letter-head")
+        await until(pilot, lambda: "builder/archive" in head.render().plain)
+        text = " ".join(head.render().plain.split())
+        assert "may be anything" in text and "unknown" in text, text
+        assert "processed/" in text and "complete" in text, text

@@ -138,7 +138,7 @@ async def test_slash_searches_and_n_goes_to_the_next_match(letterbox):
         assert "Postgres" in second and second != first
         await pilot.press("N")
         assert lst.current.letter.subject == first
-        assert "search postgres" in app.query_one("#status").render().plain
+        assert 'search "postgres"' in app.query_one("#status").render().plain
 
 
 async def test_help_scrolls_with_j_and_k_and_shows_the_real_keys(letterbox):

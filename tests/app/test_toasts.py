@@ -61,3 +61,30 @@ async def test_sidebar_lines_are_fitted_to_the_width_left_by_its_scrollbar(lette
         lines = [line for i in range(mailboxes.option_count)
                  for line in mailboxes.get_option_at_index(i).prompt.plain.split("\n")]
         assert all(cell_len(line) <= width for line in lines), [x for x in lines if cell_len(x) > width]
+
+
+async def test_sidebar_counts_of_a_big_letterbox_fit_whole_numbers(letterbox):
+    """At 100,000 letters Owed & late said "16.5k · 11.…": the late count was cut in the
+    middle of its number. A count too long for its line is said shorter, never cut."""
+    app = app_for(letterbox, view="all")
+    async with app.run_test(size=(160, 48)) as pilot:
+        await scanned(pilot, app)
+        m = app.model
+        m.counts.update({"view:owed": 16543, "view:problems": 16543, "view:all": 100_000})
+        m.late_count, m.warning_count = 11234, 16543
+        for fresh in ({}, {"view:owed": 1234, "view:problems": 1234}):
+            app.new_counts = lambda fresh=fresh: fresh
+            app._refresh_mailboxes()
+            await pilot.pause()
+            mailboxes = app.mailbox_list
+            width = mailboxes.scrollable_content_region.width
+            shown = {}
+            for i in range(mailboxes.option_count):
+                option = mailboxes.get_option_at_index(i)
+                if option.id and option.id.startswith("view:"):
+                    text = option.prompt.plain
+                    assert cell_len(text) <= width and "…" not in text, text
+                    shown[option.id] = text
+            assert shown["view:owed"].split()[-2:] == ["11k", "late"], shown
+            assert "16" in shown["view:owed"] and "100k" in shown["view:all"]
+            assert shown["view:problems"].split()[-2:] == ["16k", "warn"], shown

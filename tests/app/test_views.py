@@ -312,6 +312,18 @@ async def test_command_palette_has_app_commands(letterbox):
         assert any(getattr(c, "__name__", "") == "get_system_commands_provider" or c is SystemCommandsProvider for c in app.COMMANDS)
 
 
+async def test_ctrl_p_opens_the_command_palette_as_help_says(letterbox):
+    """Help and README say ": or ctrl+p": ctrl+p did nothing (Textual adds its ctrl+p only
+    when no binding of the app runs the palette, and ":" did)."""
+    from textual.command import CommandPalette
+
+    app = app_for(letterbox)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        await pilot.press("ctrl+p")
+        await until(pilot, lambda: isinstance(app.screen, CommandPalette))
+
+
 async def test_help_lists_every_binding_with_its_key(letterbox):
     user_config('[keymap]\n"letter.reply" = "ctrl+y"\n')
     app = app_for(letterbox)

@@ -424,3 +424,30 @@ def test_show_of_an_ordinary_letter_hashes_it_whole(capsys, box):
     _, doc = cli_json(capsys, box, "show", "small-1")
     prov = doc["letters"][0]["provenance"]
     assert prov["sha256_bytes"] == prov["size"] == path.stat().st_size
+
+
+def test_owed_says_each_seat_s_uncertain_items_beside_its_late(capsys, owing):
+    """With an unsupported entry (an ``archive/``) every answer may be a reply: "beta owes
+    5 (0 late)" read as none late when two are past their deadline and late is unknown.
+    Each seat's line says its uncertain items as the app's heading does."""
+    code, out, _ = cli(capsys, owing, "owed", "--at", "2026-03-01T00:00:00Z")
+    assert "beta owes 5 (2 late)" in out and "gamma owes 1 (0 late)" in out  # (nothing uncertain)
+    (owing.root / "gamma" / "archive").mkdir()
+    code, out, _ = cli(capsys, owing, "owed", "--at", "2026-03-01T00:00:00Z")
+    assert code == 3 and "beta owes 5 (0 late, 5 uncertain)" in out and "gamma owes 1 (0 late, 1 uncertain)" in out
+
+
+def test_exists_says_a_reason_shared_by_many_letters_once(capsys, owing):
+    """In a partial scope every unknown row has the same reason: ``exists`` printed
+    "outside-scope (answered): ... delivered to alpha, outside it" once per letter, the
+    same line over and over. It says it once, with how many letters it is about."""
+    code, out, _ = cli(capsys, owing, "exists", "type=request", "answered=no", "at=2026-03-01T00:00:00Z",
+                       "--participant", "beta")
+    lines = [line for line in out.splitlines() if line.startswith("  ")]
+    assert code == 3 and len(lines) == len(set(lines)), out
+    shared = [line for line in lines if "delivered to alpha" in line]
+    assert len(shared) == 1 and shared[0].endswith(" letters)"), out
+    _, doc = cli_json(capsys, owing, "exists", "type=request", "answered=no", "at=2026-03-01T00:00:00Z",
+                      "--participant", "beta")
+    n = sum(1 for r in doc["reasons"] if "delivered to alpha" in r["detail"])
+    assert n > 1 and shared[0].endswith(f"({n} letters)")

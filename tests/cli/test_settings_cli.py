@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.cli.helpers import cli
+from tests.cli.helpers import cli, cli_json
 
 
 @pytest.mark.parametrize("argv", [["query", "type=request"], ["owed"], ["check"],
@@ -28,3 +28,19 @@ def test_a_keymap_in_the_letterbox_is_no_error_for_commands(capsys, box):
     box.raw("letterbox-tui.toml", '[keymap]\n"write.send" = "escape"\n')
     code, out, err = cli(capsys, box, "query", "type=request")
     assert code == 0 and err == ""
+
+
+def test_human_seats_naming_no_seat_is_a_settings_warning_of_check(capsys, box):
+    """``human_seats = ["simom"]`` (a typo) made waiting-on-human silently never apply to
+    the seat meant: ``check`` said nothing. It warns, naming the seat and the file; a seat
+    that is there (even outside a --participant scope) is no warning."""
+    box.raw("letterbox-tui.toml", 'human_seats = ["alpha", "simom", "beta"]\n')
+    code, doc = cli_json(capsys, box, "check")
+    found = [f for f in doc["findings"] if f["code"] == "unknown-human-seat"]
+    assert code == 0 and len(found) == 1, doc["findings"]
+    [f] = found
+    assert f["severity"] == "warning" and f["paths"] == ["letterbox-tui.toml"] and '"simom"' in f["detail"]
+    code, doc = cli_json(capsys, box, "check", "--participant", "alpha")
+    assert [f["detail"] for f in doc["findings"] if f["code"] == "unknown-human-seat"] == [f["detail"]]
+    code, out, err = cli(capsys, box, "check")
+    assert code == 0 and "unknown-human-seat" in out and "simom" in out and "1 warning" in out

@@ -209,10 +209,10 @@ def test_the_demo_holds_an_unsupported_entry_and_says_how_to_settle_it(capsys, m
     assert scope["unsupported"] == [{"path": "researcher/archive", "reason": "archive folders are not read"}]
     assert not scope["complete"]
     code, out, _ = run(capsys, monkeypatch, "--root", str(target), "owed")
-    assert code == 3 and "owes 2 (0 late, 1 late unknown)" in out and "unsupported-entry" in out
+    assert code == 3 and "researcher owes 2 (0 late, 2 uncertain)" in out and "unsupported-entry" in out
     shutil.rmtree(shlex.split(remove)[2])
     code, out, _ = run(capsys, monkeypatch, "--root", str(target), "owed")
-    assert code == 3 and "owes 2 (1 late)" in out and "unsupported-entry" not in out
+    assert code == 3 and "researcher owes 2 (1 late, 1 uncertain)" in out and "unsupported-entry" not in out
 
 
 def test_demo_opens_the_app(capsys, monkeypatch, tmp_path):

@@ -35,7 +35,22 @@ def finding_lines(model: AppModel, item: Finding) -> list[Content]:
                 lines.extend(_unreadable_lines(u))
         for i in item.letters:
             lines.append(cleans(Content.styled("  letter: ", "$text-muted"), (i, "")))
+        if item.code in SCOPE_HELP:
+            lines += [Content(""), Content.styled(SCOPE_HELP[item.code], "$text-muted")]
     return lines
+
+
+#: what a finding that makes the scope incomplete does to the answers, and what ends it
+#: (the banner's "Press p for Problems" leads here: the detail alone said neither)
+SCOPE_HELP = {
+    "unsupported-entry": "Never read, it may be anything: a reply to any letter, a newer version of any "
+                         "decision. So every answer it may bear on is unknown, and absence is no proof. "
+                         "To complete the scope, move its letters into the seat's processed/ (or it out of "
+                         "the letterbox), give a seat its inbox/ and processed/, or make the entry a plain "
+                         "readable file or folder.",
+    "unreadable-file": "It may be a reply to, or a newer version of, any letter its legible headers do not "
+                       "rule out: those answers are unknown until it is fixed or removed.",
+}
 
 
 def group_lines(model: AppModel, group) -> list[Content]:
@@ -47,7 +62,7 @@ def group_lines(model: AppModel, group) -> list[Content]:
     if group.uncertain:
         lines.append(Content.styled(f"  {group.uncertain} uncertain: the record cannot settle late or answered", "$unknown"))
     lines.append(Content(""))
-    lines.append(Content.styled("z folds or unfolds this seat, Z every seat; { and } jump between seats; "
+    lines.append(Content.styled("Enter reads its first task; z folds or unfolds this seat, Z every seat; { and } jump between seats; "
                                 "o lists the most overdue first across seats.", "$text-muted"))
     return lines
 

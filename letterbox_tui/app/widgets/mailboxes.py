@@ -52,16 +52,7 @@ class MailboxList(OptionList):
             fresh_c = Content.styled(f" +{fresh} new", "bold $success") if fresh else Content("")
             if mb.id.startswith("view:"):
                 label = Content.styled(mb.label, "bold" if mb.id == "view:owed" else "")
-                count = Content.styled(_n(mb.count), "$text-muted")
-                if mb.count is None:
-                    pass
-                elif mb.id == "view:owed" and mb.late:
-                    count = Content.assemble((_n(mb.count), ""), (" · ", "$text-muted"), (f"{_n(mb.late)} late", "bold $late"))
-                elif mb.id == "view:problems":
-                    count = Content.styled(_n(mb.count), "bold $error" if mb.count else "$text-muted")
-                    if model.warning_count:
-                        count += Content.styled(f" · {_n(model.warning_count)} warn", "$warning")
-                prompt = _fit(label.pad_right(max(1, 14 - len(mb.label))), count, fresh, width)
+                prompt = _fit(label.pad_right(max(1, 14 - len(mb.label))), _view_counts(mb, model.warning_count), fresh, width)
             elif mb.id.startswith("sync:"):  # a letterbox in git: what is not pushed yet
                 count = Content.styled(_n(mb.count), "bold $warning" if mb.count else "$text-muted")
                 prompt = Content(mb.label).pad_right(max(1, 14 - len(mb.label))) + count
@@ -105,23 +96,53 @@ class MailboxList(OptionList):
             pass
 
 
-def _fit(label: Content, count: Content, fresh: int, width: int) -> Content:
-    """One line of the sidebar within ``width`` (a longer one wrapped under itself): the
-    new letters said shorter, then the count's detail cut, never the label."""
-    new = [Content.styled(f" +{_n(fresh)} new", "bold $success"), Content.styled(f" +{_n(fresh)}", "bold $success")] if fresh else [Content("")]
-    for fresh_c in new:
-        line = label + count + fresh_c
+def _view_counts(mb, warnings: int) -> list[Content]:
+    """A built-in view's count, then the same said narrower (``_n``'s ``narrow``); Owed &
+    late's with its late items and those whose lateness is unknown ("0 late" alone read as
+    none late when an unsupported entry made most of them unknown), then without the
+    unknown ones."""
+    out = []
+    for narrow in (False, True):
+        counts = [Content.styled(_n(mb.count, narrow), "$text-muted")]
+        if mb.count is None:
+            pass
+        elif mb.id == "view:owed" and (mb.late or mb.late_unknown):
+            late = [(" · ", "$text-muted"), (f"{_n(mb.late, narrow)} late", "bold $late")] if mb.late else []
+            unsure = [(" · ", "$text-muted"), (f"{_n(mb.late_unknown, narrow)} late?", "$unknown")] if mb.late_unknown else []
+            counts = [Content.assemble((_n(mb.count, narrow), ""), *late, *unsure),
+                      Content.assemble((_n(mb.count, narrow), ""), *late)]
+        elif mb.id == "view:problems":
+            count = Content.styled(_n(mb.count, narrow), "bold $error" if mb.count else "$text-muted")
+            if warnings:
+                count += Content.styled(f" · {_n(warnings, narrow)} warn", "$warning")
+            counts = [count]
+        out += [count for count in counts if count not in out]
+    return out
+
+
+def _fit(label: Content, counts: Content | list[Content], fresh: int, width: int) -> Content:
+    """One line of the sidebar within ``width`` (``label`` padded to the counts' column):
+    the new letters said shorter, then the count said narrower (``counts``, widest
+    first), then the count nearer the label, then no new letters (the count before them);
+    never a number cut."""
+    counts = [counts] if isinstance(counts, Content) else counts
+    new = [Content.styled(f" +{_n(fresh)} new", "bold $success"), Content.styled(f" +{_n(fresh, True)}", "bold $success")] if fresh else [Content("")]
+    labels = [label, label.rstrip().pad_right(1)]
+    tries = [(lab, count, fresh_c) for lab in labels for count in counts for fresh_c in new]
+    for lab, count, fresh_c in tries + [(labels[-1], counts[-1], Content(""))]:
+        line = lab + count + fresh_c
         if line.cell_length <= width:
             return line
-    room = max(1, width - label.cell_length - new[-1].cell_length)
-    return label + count.truncate(room, ellipsis=True) + new[-1]
+    room = max(1, width - labels[-1].cell_length - new[-1].cell_length)
+    return labels[-1] + counts[-1].truncate(room, ellipsis=True) + new[-1]
 
 
-def _n(count: int | None) -> str:
-    """A count for the mailboxes pane: none for a view not built yet, 16.5k when large."""
+def _n(count: int | None, narrow: bool = False) -> str:
+    """A count for the mailboxes pane: none for a view not built yet, 16.5k when large;
+    ``narrow``: whole thousands from 1,000 (16k)."""
     if count is None:
         return ""
-    if count >= 100_000:
+    if count >= 100_000 or (narrow and count >= 1000):
         return f"{count // 1000}k"
     if count >= 10_000:
         return f"{count / 1000:.1f}k"

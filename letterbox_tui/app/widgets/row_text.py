@@ -27,6 +27,11 @@ from ..sanitize import clean, cleans
 from .letter_list import ListRow
 
 WIDE = 110
+#: on a list too narrow for every column, the subject keeps this much: the note gives way
+#: first, then the parties down to ``PARTIES_MIN`` (Owed & late's deadline to its widest,
+#: its parties to their header)
+SUBJECT_MIN = 12
+PARTIES_MIN = 11
 
 
 def deadline_state(x: Letter, at: datetime, late_yes: bool, zone: tzinfo | None = None) -> tuple[str, str]:
@@ -92,16 +97,22 @@ def describe(model, row: ListRow, width: int, owed: bool = False, fresh: bool = 
             head = Content.assemble(("⚖", "bold $dispute"), new_mark, (indent, "$text-muted"))
             note, note_style = row.note or "OPEN dispute", "bold $dispute"
     note_w = 26 if wide else 16
-    fixed = 2 + len(indent) + when_w + 1 + parties_w + 1 + type_w + 1 + 2 + note_w
-    subj_w = max(8, width - fixed)
+    fixed = 2 + len(indent) + when_w + 1 + parties_w + 1 + type_w + 1
+    if width - fixed - 2 - note_w < SUBJECT_MIN:  # a narrow list: the note gives way, then the parties
+        note_w = max(0, width - fixed - 2 - SUBJECT_MIN)
+        note_w = note_w if note_w >= 5 else 0
+        if not note_w:
+            parties_w = max(PARTIES_MIN, parties_w - max(0, SUBJECT_MIN - (width - fixed)))
+            fixed = 2 + len(indent) + when_w + 1 + parties_w + 1 + type_w + 1
+    subj_w = max(8, width - fixed - (2 + note_w if note_w else 0))
     return Content.assemble(
         head,
         (f"{when:<{when_w}} ", "$text-muted"),
         clean(f"{x.sender}→{x.recipient}", single_line=True).truncate(parties_w, ellipsis=True, pad=True), (" ", ""),
         clean(x.type, single_line=True, style=type_style(x.type)).truncate(type_w, ellipsis=True, pad=True), (" ", ""),
-        clean(subject_text, single_line=True, style=dim).truncate(subj_w, ellipsis=True, pad=True),
-        ("  ", ""),
-        clean(note, single_line=True, style=note_style).truncate(note_w, ellipsis=True),
+        clean(subject_text, single_line=True, style=dim).truncate(subj_w, ellipsis=True, pad=bool(note_w)),
+        ("  " if note_w else "", ""),
+        clean(note, single_line=True, style=note_style).truncate(note_w, ellipsis=True) if note_w else Content(""),
     )
 
 
@@ -122,12 +133,13 @@ class OwedColumns:
 @dataclass(frozen=True, slots=True)
 class OwedFill:
     """The cells Owed & late's widest row needs in each column, over the whole view (a
-    filter moves no column): its badges, its symbols, its parties, its note."""
+    filter moves no column): its badges, its symbols, its parties, its note, its deadline."""
 
     badges: int = 32
     symbols: int = 4
     parties: int = 22
     note: int = 24
+    due: int = 18
 
 
 def owed_note(model, row: ListRow) -> tuple[str, bool]:
@@ -146,7 +158,7 @@ def owed_fill(model) -> OwedFill:
     key = ("fill",)
     got = model.arranged.get(key)
     if got is None:
-        badges = symbols = parties = note = 0
+        badges = symbols = parties = note = due = 0
         pairs: set[tuple[str, str]] = set()  # (a few seats: each pair measured once)
         for row in model.views.get("view:owed") or ():
             if row.heading is not None or row.letter is None:
@@ -157,11 +169,12 @@ def owed_fill(model) -> OwedFill:
                 symbols = max(symbols, len(codes))
             x = row.letter
             pairs.add((x.sender, x.recipient))
+            due = max(due, len(deadline_state(x, model.at, model.res.late(x).yes, model.zone)[0]))
             text, _ = owed_note(model, row)
             if text:
                 note = max(note, clean(text, single_line=True).cell_length)
         parties = max((clean(f"{a}→{b}", single_line=True).cell_length for a, b in pairs), default=0)
-        got = model.arranged[key] = OwedFill(badges, symbols, parties, note)
+        got = model.arranged[key] = OwedFill(badges, symbols, parties, note, due)
     return got
 
 
@@ -175,11 +188,22 @@ def owed_columns(width: int, fill: OwedFill = OwedFill()) -> OwedColumns:
     badge_w = min(32, max(len("attention"), fill.badges)) if wide else 0
     symbol_w = 0 if wide else min(4, max(len("att"), fill.symbols))
     parties = min(22 if wide else 15, max(len("from→to"), fill.parties))
-    fixed = 2 + 18 + 1 + (badge_w or symbol_w) + 1 + 1 + parties
+    due = 18
+    fixed = 2 + due + 1 + (badge_w or symbol_w) + 1 + 1 + parties
     limit = max(24, width - fixed - 2 - 24) if wide else 14
     note = min(limit, max(len("why · progress"), fill.note)) if fill.note else 0
+    if width - fixed - (2 + note if note else 0) < SUBJECT_MIN:  # a narrow list: see SUBJECT_MIN
+        due = min(due, max(len("deadline"), fill.due))
+        fixed -= 18 - due
+        note = max(0, width - fixed - 2 - SUBJECT_MIN) if note else 0
+        note = note if note >= 5 else 0
+        if not note:
+            # (grouped by the owing seat, the parties' second name is the heading's)
+            short = min(max(0, SUBJECT_MIN - (width - fixed)), max(0, parties - len("from→to")))
+            parties -= short
+            fixed -= short
     fixed += 2 + note if note else 0
-    return OwedColumns(18, badge_w, symbol_w, max(8, width - fixed), parties, note)
+    return OwedColumns(due, badge_w, symbol_w, max(8, width - fixed), parties, note)
 
 
 def owed_header(width: int, fill: OwedFill = OwedFill()) -> Content:

@@ -20,6 +20,15 @@ SORTS = {
 }
 
 
+def quoted(text: str, room: int) -> Content:
+    """A search's text as the status line says it: quoted (its spaces and dots read as
+    more of the line), one line, cut with an ellipsis past ``room`` cells."""
+    said = clean(text, single_line=True, style="bold $accent")
+    if said.cell_length > room:
+        said = said.truncate(max(1, room), ellipsis=True)
+    return Content('"') + said + Content('"')
+
+
 def status_text(app) -> Content:
     mailbox = app.mailbox_id
     querying = app.query_text is not None  # a query lists every letter, whatever the view was
@@ -44,12 +53,16 @@ def status_text(app) -> Content:
         parts += [Content.styled("filter ", "$text-muted"), clean(app.query_text, single_line=True, style="bold $accent")]
     else:
         parts.append(Content.styled("no filter", "$text-muted"))
+    room = max(16, app.size.width // 4)  # (a search's text, cut past it)
+    searched = []  # each search's text as said in ``parts``, and the text
     if app.search_text:
-        parts += [sep, Content.styled("search ", "$text-muted"), clean(app.search_text, single_line=True, style="bold $accent")]
+        parts += [sep, Content.styled("search ", "$text-muted"), quoted(app.search_text, room)]
+        searched.append((parts[-1], app.search_text))
     walk = getattr(app, "body_matches", None)
     if walk is not None:
-        parts += [sep, Content.styled("body search ", "$text-muted"), clean(walk.needle, single_line=True, style="bold $accent"),
-                  Content.styled(f" match {walk.at + 1} of {walk.total}", "bold")]
+        parts += [sep, Content.styled("body search ", "$text-muted"), quoted(walk.needle, room)]
+        searched.append((parts[-1], walk.needle))
+        parts.append(Content.styled(f" match {walk.at + 1} of {walk.total}", "bold"))
     if app.threaded and mailbox != "view:owed":
         parts += [sep, Content.styled("threaded", "bold")]
     n = getattr(app, "shown_rows", 0)
@@ -77,6 +90,8 @@ def status_text(app) -> Content:
     if word is not None:
         short = list(parts)
         short[word] = Content.styled(badge_of(app.owed_code).word, badge_of(app.owed_code).style)
+    elif not app.query_text and searched:  # (the searches' texts before the words "no filter")
+        short = parts[2:]
     width = app.size.width
     text = Content("")
     brief = [sep, Content(sort.split(",")[0])]  # the sort's first words: "by owing seat"
@@ -87,4 +102,10 @@ def status_text(app) -> Content:
         text = Content("").join(shown)
         if text.cell_length <= width:
             break
+    if text.cell_length > width and searched:  # still too long: the searches' texts give way
+        was, said = searched[-1]
+        at = next(i for i, part in enumerate(short) if part is was)
+        short = list(short)
+        short[at] = quoted(said, max(4, was.cell_length - 2 - (text.cell_length - width)))
+        text = Content("").join(head + short + symbols)
     return text
