@@ -334,7 +334,7 @@ class _Demo:
                                 disputes=[api_header, api_breaking], thread=api_v1)
         self.send(d(5, 15, 5), "reviewer", "builder", "info", "api-versioning",
                   f"Dispute {dispute_api} names your letter {api_header}.\n",
-                  re=dispute_api, thread=dispute_api)
+                  re=dispute_api, thread=api_v1)  # (the dispute's thread, as notify_drafts)
         c("open-dispute", dispute_api)
         self.send(d(4, 16), "builder", "planner", "status", "ledger-migration",
                   "Three of five tables migrate cleanly on the staging copy.\n",

@@ -130,6 +130,25 @@ def test_unresolved_fork_and_open_dispute(demo):
     assert set(one(res, dispute_id).disputes) == set(report.cases["fork"])
 
 
+def test_the_disputes_and_their_notices_follow_the_writers_rule(demo):
+    """A dispute carries the disputed letters' thread and a notice of it the dispute's,
+    as ``dispute --notify`` writes them (``notify_drafts``): the demo follows one rule."""
+    from letterbox_tui.core.write.drafts import notify_drafts
+
+    _, snapshot, res = demo
+    disputes = [x for x in snapshot.letters if x.type == "dispute"]
+    assert disputes
+    for dispute in disputes:
+        disputed = {one(res, i).thread_id for i in dispute.disputes}
+        assert dispute.thread_id in disputed, dispute.id
+        notices = [x for x in snapshot.letters if x.re == dispute.id and x.type == "info"]
+        for notice in notices:
+            assert notice.thread_id == dispute.thread_id, notice.id
+        for draft in notify_drafts(snapshot, dispute, dispute.sender):
+            assert draft.thread == dispute.thread_id
+    assert any(x.re == d.id and x.type == "info" for d in disputes for x in snapshot.letters)
+
+
 def test_a_ruling_settles_another_fork(demo):
     report, _, res = demo
     dispute_id, ruling_id = report.cases["ruled"]
