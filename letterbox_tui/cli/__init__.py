@@ -248,6 +248,8 @@ def _writing_options(p: argparse.ArgumentParser, supersedes: bool = True, inheri
 def run() -> None:
     """The console script: ``main()``, its output flushed before the exit code is given."""
     code = main()
+    if sys.stdout is None:  # started with stdout closed (``>&-``): main said so
+        raise SystemExit(code)
     try:
         sys.stdout.flush()
     except BrokenPipeError:  # the reader went away: nothing more to say to it

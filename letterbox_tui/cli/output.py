@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from letterbox_tui.core import text as _text
+from letterbox_tui.core.errors import LetterboxError
 from letterbox_tui.core.grammar import parse_time
 from letterbox_tui.core.times import stamp
 from letterbox_tui.core.model import Scope
@@ -134,16 +135,24 @@ def _streamed(value: Any) -> bool:
     return any(type(v) is Rows or (type(v) in (dict, list) and _streamed(v)) for v in inner)
 
 
+def stdout():
+    """Standard output, or exit 2 when the command was started without one (``>&-``): a
+    reading command has nothing to give but what it prints."""
+    if sys.stdout is None:
+        raise LetterboxError("stdout is closed: nothing can be printed")
+    return sys.stdout
+
+
 def json_indent() -> int | None:
     """Indented on a terminal; compact on a pipe (Python's indenting encoder is three
     times slower, which shows at 100,000 rows)."""
-    return 2 if sys.stdout.isatty() else None
+    return 2 if stdout().isatty() else None
 
 
 def emit_json(obj: Any) -> None:
     """The document ``obj`` and a line's end: indented on a terminal; on a pipe written a
     piece at a time (``json_pieces``: a ``Rows`` in it is never made whole)."""
-    out = sys.stdout
+    out = stdout()
     indent = json_indent()
     if indent is not None:
         out.write(dumps_json(obj, indent=indent))
@@ -155,8 +164,9 @@ def emit_json(obj: Any) -> None:
 
 def write_line(text: str) -> None:
     """One line of already-encoded output (JSON a view encoded itself)."""
-    sys.stdout.write(text)
-    sys.stdout.write("\n")
+    out = stdout()
+    out.write(text)
+    out.write("\n")
 
 
 def console() -> Console:
@@ -164,7 +174,7 @@ def console() -> Console:
     from rich.console import Console
 
     # A pipe or a file gets the whole of every value: wide, never folded mid-id.
-    width = None if sys.stdout.isatty() else 400
+    width = None if stdout().isatty() else 400
     return Console(markup=False, emoji=False, highlight=False, width=width, soft_wrap=False)
 
 

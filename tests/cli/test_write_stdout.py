@@ -106,3 +106,15 @@ def test_query_with_stderr_closed_exits_as_with_it_open(box):
     assert sh(box, "", "query").returncode == 0
     done = sh(box, "2>&-", "query")
     assert done.returncode == 0 and b"complete" in done.stdout
+
+
+@pytest.mark.parametrize("argv", [("query",), ("query", "--json"), ("check",), ("schema",)])
+def test_a_reading_command_with_stdout_closed_exits_2_in_one_line(box, argv):
+    """Nothing can be printed: one line saying why and exit 2, never "internal error", a
+    traceback or exit 1 (which a script reads as "check found a problem")."""
+    send(box)
+    done = sh(box, ">&-", *argv)
+    err = done.stderr.decode()
+    assert done.returncode == 2, err
+    assert "stdout is closed" in err and "internal error" not in err and "Traceback" not in err
+    assert err.count("\n") == 1, err
