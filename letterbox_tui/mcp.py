@@ -458,6 +458,10 @@ def answer(resident: Resident, name: str, arguments: dict[str, Any]) -> tuple[di
     unknown = sorted(set(arguments) - allowed)
     if unknown:
         raise LetterboxError(f"{name}: unknown argument {unknown[0]!r} (takes {', '.join(sorted(allowed))})")
+    missing = [key for key in TOOLS[name][1]["required"] if key not in arguments]
+    if missing:  # (the only required argument is a letter's id)
+        raise LetterboxError(f"{name}: the argument {missing[0]!r} is required "
+                             "(a letter's id, display id, token or path)")
     participants = arguments.get("participant") or None
     if participants is not None and (not isinstance(participants, list)
                                      or not all(isinstance(p, str) for p in participants)):
