@@ -42,7 +42,7 @@ from letterbox_tui.core.lazy import deadlines
 from letterbox_tui.core.listings import Listings
 from letterbox_tui.core.model import forget_index
 from letterbox_tui.core.paging import Page, page_of, part_said
-from letterbox_tui.core.text import clean
+from letterbox_tui.core.text import clean, json_escape
 
 #: how much of a body ``show`` returns when asked for it
 BODY_LIMIT = 64 * 1024
@@ -483,12 +483,12 @@ def answer(resident: Resident, name: str, arguments: dict[str, Any]) -> tuple[di
     generation = meta.get("generation")
     if generation is None:  # answers opened for this call alone (a partial scope): nothing kept
         doc = _document(name, answers, arguments, query, seat, page)
-        return doc, meta, json.dumps(doc, ensure_ascii=False)
+        return doc, meta, _json_text(doc)
     memo = resident.memo
 
     def made() -> tuple[dict[str, Any], str, tuple[str, dict[str, Any]]]:
         doc = _shared(name, answers, arguments, query, seat, page, at, memo, generation)
-        return doc, json.dumps(doc, ensure_ascii=False), (name, arguments)
+        return doc, _json_text(doc), (name, arguments)
 
     if name not in BY_DEADLINES | BY_CLOCK:
         doc, text, _ = made()
@@ -498,6 +498,13 @@ def answer(resident: Resident, name: str, arguments: dict[str, Any]) -> tuple[di
     (doc, text, _), reused = memo.once(generation, (name, repr(query), json.dumps(rest, sort_keys=True), when),
                                        made, memo.weight)
     return doc, {**meta, "reused": reused}, text
+
+
+def _json_text(doc: dict[str, Any]) -> str:
+    """The document's JSON text, escaped as the command line's ``--json`` is (C1, bidi and
+    invisible characters as ``\\uXXXX``, ``core.text.JSON_UNSAFE``): a client shows it, or
+    hands it to a model, as it is."""
+    return json_escape(json.dumps(doc, ensure_ascii=False))
 
 
 def _shared(name: str, answers: Answers, arguments: dict[str, Any], query, seat: str | None,

@@ -67,8 +67,6 @@ def dumps_json(obj: Any, *, indent: int | None = 2) -> str:
         obj, ensure_ascii=False, indent=indent, separators=None if indent else (",", ":"), check_circular=False,
         default=_made,
     )
-    if text.isascii() and "\x7f" not in text:  # DEL is the one ASCII character escaped here
-        return text  # (isascii is a flag check; the regex pass over 14 MB cost ~0.12 s)
     return _text.json_escape(text)
 
 
