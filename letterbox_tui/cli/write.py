@@ -204,8 +204,9 @@ def cmd_reply(args: Namespace) -> int:
     if args.slug and args.kind != "info":  # (said, not silently dropped)
         raise LetterboxError(f"--slug is for info replies: a {args.kind}'s id is <letter id>--<seat>--{args.kind}")
     root, _settings, snapshot = load(_whole(args))
+    letter_id = _letter_id(snapshot, args.id)  # (a refusal names the letter, whatever reference named it)
     body = _stdin_body()
-    published = reply(root, args.id, args.kind, seat=args.as_seat, body=body, slug=args.slug or "",
+    published = reply(root, letter_id, args.kind, seat=args.as_seat, body=body, slug=args.slug or "",
                       priority=args.priority, snapshot=snapshot)
     _published(published.id)
     for note in published.notes:
