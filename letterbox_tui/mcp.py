@@ -75,7 +75,7 @@ _AT = {"type": "string", "description": "the clock for late: RFC 3339 with an of
 _SEAT = {"type": "string", "description": "a seat of the letterbox"}
 _PARTICIPANT = {"type": "array", "items": {"type": "string"},
                 "description": "restrict the scan to these seats (the scope is then partial)"}
-_ID = {"type": "string", "description": "a letter's id"}
+_ID = {"type": "string", "description": "a letter: its id, display id, token or path"}
 _PAGING = {
     "limit": {"type": "integer", "minimum": 1,
               "description": "at most this many rows (a long answer in parts: the result then carries page)"},
@@ -110,6 +110,9 @@ TOOLS: dict[str, tuple[str, dict[str, Any]]] = {
                _schema({"seat": _SEAT, "at": _AT})),
     "check": ("Every problem and warning in the letterbox.", _schema({})),
     "leases": ("The protocol's leases under locks/: owner, session, since.", _schema({})),
+    "inbox": ("A seat's inbox as the protocol's check lists it, with our answers: live first, stale last "
+              "(no activity for LETTERBOX_CHECK_STALE_DAYS days, default 14); recent=true hides the stale ones.",
+              _schema({"seat": _SEAT, "at": _AT, "recent": {"type": "boolean", "default": False}}, ("seat",))),
 }
 
 
@@ -459,9 +462,9 @@ def answer(resident: Resident, name: str, arguments: dict[str, Any]) -> tuple[di
     if unknown:
         raise LetterboxError(f"{name}: unknown argument {unknown[0]!r} (takes {', '.join(sorted(allowed))})")
     missing = [key for key in TOOLS[name][1]["required"] if key not in arguments]
-    if missing:  # (the only required argument is a letter's id)
-        raise LetterboxError(f"{name}: the argument {missing[0]!r} is required "
-                             "(a letter's id, display id, token or path)")
+    if missing:
+        described = TOOLS[name][1]["properties"][missing[0]]["description"]
+        raise LetterboxError(f"{name}: the argument {missing[0]!r} is required ({described})")
     participants = arguments.get("participant") or None
     if participants is not None and (not isinstance(participants, list)
                                      or not all(isinstance(p, str) for p in participants)):
@@ -561,6 +564,12 @@ def _document(name: str, answers: Answers, arguments: dict[str, Any], query, sea
         return documents.owed_document(answers, seat, page)
     if name == "digest":
         return documents.digest_document(answers, seat)
+    if name == "inbox":  # (its staleness follows the clock: made afresh each call, as show's body)
+        from letterbox_tui.core.views.inbox import inbox_json, inbox_view, stale_days_from
+
+        view = inbox_view(answers, seat, answers.at, stale_days=stale_days_from(os.environ),
+                          recent=bool(arguments.get("recent", False)))
+        return inbox_json(view, answers)
     return getattr(documents, f"{name}_document")(answers)
 
 

@@ -26,7 +26,7 @@ def test_a_tool_called_without_its_id_is_refused_in_one_line(resident, name):
     with pytest.raises(LetterboxError) as caught:
         mcp.call(resident, name, {})
     message = str(caught.value)
-    assert message == f"{name}: the argument 'id' is required (a letter's id, display id, token or path)"
+    assert message == f"{name}: the argument 'id' is required (a letter: its id, display id, token or path)"
     doc, _meta = mcp.call(resident, "check", {})  # and the server goes on answering
     assert doc["findings"]
 
@@ -47,3 +47,26 @@ def test_the_json_text_of_a_result_escapes_what_a_header_hides(resident):
         assert "\u202egnp.exe\u0085 \u200bx" in json.dumps(doc, ensure_ascii=False)  # the data as written
         assert not any(c in text for c in "\u202e\u0085\u200b"), name
         assert "see \\u202egnp.exe\\u0085 \\u200bx" in text and json.loads(text) == doc
+
+
+def test_inbox_is_a_tool_answering_what_the_command_line_answers(resident, capsys, monkeypatch):
+    """SPEC 7: one tool per reading command; ``inbox`` answers its ``--json`` document."""
+    import json
+
+    from letterbox_tui.cli import main
+    from tests.test_mcp import unclocked
+
+    monkeypatch.delenv("LETTERBOX_CHECK_STALE_DAYS", raising=False)
+    at = "2026-11-29T12:00:00Z"
+    for arguments, argv in [({"seat": "builder", "at": at}, ["inbox", "builder", "--at", at]),
+                            ({"seat": "builder", "at": at, "recent": True}, ["inbox", "builder", "--at", at, "--recent"])]:
+        doc, _meta = mcp.call(resident, "inbox", arguments)
+        code = main(["--root", resident.root, *argv, "--json"])
+        assert code == 3  # the demo's scope is incomplete
+        assert unclocked(doc) == unclocked(json.loads(capsys.readouterr().out))
+    assert doc["counts"]["hidden"] > 0
+    with pytest.raises(LetterboxError, match="inbox: the argument 'seat' is required"):
+        mcp.call(resident, "inbox", {})
+    monkeypatch.setenv("LETTERBOX_CHECK_STALE_DAYS", "two")
+    with pytest.raises(LetterboxError, match="LETTERBOX_CHECK_STALE_DAYS 'two': expected a whole number of days"):
+        mcp.call(resident, "inbox", {"seat": "builder"})
