@@ -179,3 +179,11 @@ def test_a_reply_refused_names_the_letter_its_reference_found(box, capsys, monke
         monkeypatch.setattr("sys.stdin", __import__("io").StringIO("on it\n"))
         code, out, err = cli(capsys, box, "reply", *argv)
         assert code == 2 and said in err, err
+
+
+@pytest.mark.parametrize("form", ["display", "token", "path"])
+def test_show_json_gives_the_letters_id_not_the_reference(refbox, capsys, form):
+    """As current and answered do: ``show TOKEN --json | jq .id`` is the letter's id."""
+    ref = {"display": display_id(ASK), "token": "3f9a1c07", "path": f"beta/inbox/{ASK}.md"}[form]
+    code, doc = cli_json(capsys, refbox, "show", ref)
+    assert code == 0 and doc["id"] == ASK
