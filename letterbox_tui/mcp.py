@@ -478,6 +478,9 @@ def answer(resident: Resident, name: str, arguments: dict[str, Any]) -> tuple[di
     for key in ("id", "seat"):
         if key in arguments and not isinstance(arguments[key], str):
             raise LetterboxError(f"{key}: a string")
+    for key in ("body", "recent"):  # ("no" is a true value to Python)
+        if key in arguments and not isinstance(arguments[key], bool):
+            raise LetterboxError(f"{key}: true or false, not {clean(repr(arguments[key]), single_line=True)}")
     page = page_of(arguments.get("limit"), arguments.get("offset"), option="")
     answers, meta = resident.answers(at, participants)
     seat = arguments.get("seat")

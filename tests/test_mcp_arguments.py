@@ -70,3 +70,13 @@ def test_inbox_is_a_tool_answering_what_the_command_line_answers(resident, capsy
     monkeypatch.setenv("LETTERBOX_CHECK_STALE_DAYS", "two")
     with pytest.raises(LetterboxError, match="LETTERBOX_CHECK_STALE_DAYS 'two': expected a whole number of days"):
         mcp.call(resident, "inbox", {"seat": "builder"})
+
+
+@pytest.mark.parametrize("name, arguments", [("show", {"id": "6513270e", "body": "no"}),
+                                             ("inbox", {"seat": "builder", "recent": "false"}),
+                                             ("show", {"id": "6513270e", "body": 1})])
+def test_a_yes_or_no_argument_takes_true_or_false_only(resident, name, arguments):
+    """``body: "no"`` read as truthy gave the body; it is refused as other mistyped arguments are."""
+    key = next(k for k in arguments if k not in ("id", "seat"))
+    with pytest.raises(LetterboxError, match=f"^{key}: true or false, not "):
+        mcp.call(resident, name, arguments)
