@@ -10,6 +10,7 @@ written. Rich is imported lazily so ``--json`` runs never load it.
 
 from __future__ import annotations
 
+import errno
 import functools
 import json
 import sys
@@ -169,11 +170,23 @@ def write_line(text: str) -> None:
 
 def console() -> Console:
     """A console that never interprets markup, emoji codes or highlights letter text."""
-    from rich.console import Console
-
     # A pipe or a file gets the whole of every value: wide, never folded mid-id.
     width = None if stdout().isatty() else 400
-    return Console(markup=False, emoji=False, highlight=False, width=width, soft_wrap=False)
+    return _console_class()(markup=False, emoji=False, highlight=False, width=width, soft_wrap=False)
+
+
+@functools.cache
+def _console_class() -> type[Console]:
+    from rich.console import Console
+
+    class ReadersConsole(Console):
+        def on_broken_pipe(self) -> None:
+            """The reader went away (``| head`` had its lines): the command line's own
+            handler ends quietly with 0. Rich's exits 1, which SPEC 7 gives to "check found
+            a problem" and "owed --fail-late found a late item"."""
+            raise BrokenPipeError(errno.EPIPE, "the reader went away")
+
+    return ReadersConsole
 
 
 def text(value: object, style: str = "", *, single_line: bool = True) -> Text:
