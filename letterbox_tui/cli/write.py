@@ -133,6 +133,8 @@ def _at(value: str | None) -> datetime:
 
 
 def cmd_init(args: Namespace) -> int:
+    if args.dir == "":  # (``init "$DIR"`` with DIR unset: not a letterbox made elsewhere instead)
+        raise LetterboxError("init: DIR is empty: give the directory to make the letterbox in")
     directory = Path(args.dir) if args.dir else candidate_root(getattr(args, "root", None))[0]
     seats = [s for s in args.seats.split(",")]
     created = init_letterbox(directory, seats)
