@@ -42,7 +42,7 @@ from letterbox_tui.core.lazy import deadlines
 from letterbox_tui.core.listings import Listings
 from letterbox_tui.core.model import forget_index
 from letterbox_tui.core.paging import Page, page_of, part_said
-from letterbox_tui.core.text import clean
+from letterbox_tui.core.text import clean, json_escape
 
 #: how much of a body ``show`` returns when asked for it
 BODY_LIMIT = 64 * 1024
@@ -75,7 +75,7 @@ _AT = {"type": "string", "description": "the clock for late: RFC 3339 with an of
 _SEAT = {"type": "string", "description": "a seat of the letterbox"}
 _PARTICIPANT = {"type": "array", "items": {"type": "string"},
                 "description": "restrict the scan to these seats (the scope is then partial)"}
-_ID = {"type": "string", "description": "a letter's id"}
+_ID = {"type": "string", "description": "a letter: its id, display id, token or path"}
 _PAGING = {
     "limit": {"type": "integer", "minimum": 1,
               "description": "at most this many rows (a long answer in parts: the result then carries page)"},
@@ -110,6 +110,9 @@ TOOLS: dict[str, tuple[str, dict[str, Any]]] = {
                _schema({"seat": _SEAT, "at": _AT})),
     "check": ("Every problem and warning in the letterbox.", _schema({})),
     "leases": ("The protocol's leases under locks/: owner, session, since.", _schema({})),
+    "inbox": ("A seat's inbox as the protocol's check lists it, with our answers: live first, stale last "
+              "(no activity for LETTERBOX_CHECK_STALE_DAYS days, default 14); recent=true hides the stale ones.",
+              _schema({"seat": _SEAT, "at": _AT, "recent": {"type": "boolean", "default": False}}, ("seat",))),
 }
 
 
@@ -458,6 +461,10 @@ def answer(resident: Resident, name: str, arguments: dict[str, Any]) -> tuple[di
     unknown = sorted(set(arguments) - allowed)
     if unknown:
         raise LetterboxError(f"{name}: unknown argument {unknown[0]!r} (takes {', '.join(sorted(allowed))})")
+    missing = [key for key in TOOLS[name][1]["required"] if key not in arguments]
+    if missing:
+        described = TOOLS[name][1]["properties"][missing[0]]["description"]
+        raise LetterboxError(f"{name}: the argument {missing[0]!r} is required ({described})")
     participants = arguments.get("participant") or None
     if participants is not None and (not isinstance(participants, list)
                                      or not all(isinstance(p, str) for p in participants)):
@@ -471,6 +478,9 @@ def answer(resident: Resident, name: str, arguments: dict[str, Any]) -> tuple[di
     for key in ("id", "seat"):
         if key in arguments and not isinstance(arguments[key], str):
             raise LetterboxError(f"{key}: a string")
+    for key in ("body", "recent"):  # ("no" is a true value to Python)
+        if key in arguments and not isinstance(arguments[key], bool):
+            raise LetterboxError(f"{key}: true or false, not {clean(repr(arguments[key]), single_line=True)}")
     page = page_of(arguments.get("limit"), arguments.get("offset"), option="")
     answers, meta = resident.answers(at, participants)
     seat = arguments.get("seat")
@@ -479,12 +489,12 @@ def answer(resident: Resident, name: str, arguments: dict[str, Any]) -> tuple[di
     generation = meta.get("generation")
     if generation is None:  # answers opened for this call alone (a partial scope): nothing kept
         doc = _document(name, answers, arguments, query, seat, page)
-        return doc, meta, json.dumps(doc, ensure_ascii=False)
+        return doc, meta, _json_text(doc)
     memo = resident.memo
 
     def made() -> tuple[dict[str, Any], str, tuple[str, dict[str, Any]]]:
         doc = _shared(name, answers, arguments, query, seat, page, at, memo, generation)
-        return doc, json.dumps(doc, ensure_ascii=False), (name, arguments)
+        return doc, _json_text(doc), (name, arguments)
 
     if name not in BY_DEADLINES | BY_CLOCK:
         doc, text, _ = made()
@@ -494,6 +504,13 @@ def answer(resident: Resident, name: str, arguments: dict[str, Any]) -> tuple[di
     (doc, text, _), reused = memo.once(generation, (name, repr(query), json.dumps(rest, sort_keys=True), when),
                                        made, memo.weight)
     return doc, {**meta, "reused": reused}, text
+
+
+def _json_text(doc: dict[str, Any]) -> str:
+    """The document's JSON text, escaped as the command line's ``--json`` is (C1, bidi and
+    invisible characters as ``\\uXXXX``, ``core.text.JSON_UNSAFE``): a client shows it, or
+    hands it to a model, as it is."""
+    return json_escape(json.dumps(doc, ensure_ascii=False))
 
 
 def _shared(name: str, answers: Answers, arguments: dict[str, Any], query, seat: str | None,
@@ -550,6 +567,12 @@ def _document(name: str, answers: Answers, arguments: dict[str, Any], query, sea
         return documents.owed_document(answers, seat, page)
     if name == "digest":
         return documents.digest_document(answers, seat)
+    if name == "inbox":  # (its staleness follows the clock: made afresh each call, as show's body)
+        from letterbox_tui.core.views.inbox import inbox_json, inbox_view, stale_days_from
+
+        view = inbox_view(answers, seat, answers.at, stale_days=stale_days_from(os.environ),
+                          recent=bool(arguments.get("recent", False)))
+        return inbox_json(view, answers)
     return getattr(documents, f"{name}_document")(answers)
 
 

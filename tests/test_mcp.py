@@ -100,13 +100,14 @@ def test_every_tool_answers_what_the_command_line_answers(demo):
         ("digest", {"at": "2026-11-29T12:00:00Z"}, ["digest", "--at", "2026-11-29T12:00:00Z"]),
         ("check", {}, ["check"]),
         ("leases", {}, ["leases"]),
+        ("inbox", {"seat": "builder", "at": "2026-11-29T12:00:00Z"}, ["inbox", "builder", "--at", "2026-11-29T12:00:00Z"]),
     ]
     got = {}
 
     async def scenario(session):
         tools = {t.name: t for t in (await session.list_tools()).tools}
         assert set(tools) == {"query", "exists", "show", "current", "answered", "thread", "owed", "disputes",
-                              "digest", "check", "leases"}
+                              "digest", "check", "leases", "inbox"}
         assert all(t.output_schema and t.input_schema for t in tools.values())
         for name, arguments, _ in calls:
             doc, error = await ask(session, name, **arguments)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import re
 import sys
 from collections.abc import Sequence
 
@@ -248,6 +249,8 @@ def _writing_options(p: argparse.ArgumentParser, supersedes: bool = True, inheri
 def run() -> None:
     """The console script: ``main()``, its output flushed before the exit code is given."""
     code = main()
+    if sys.stdout is None:  # started with stdout closed (``>&-``): main said so
+        raise SystemExit(code)
     try:
         sys.stdout.flush()
     except BrokenPipeError:  # the reader went away: nothing more to say to it
@@ -277,10 +280,25 @@ def _safe(exc: BaseException) -> str:
     return clean(str(exc), tab=" ")
 
 
+def _dash_hint(message: str, argv: list[str]) -> str:
+    """argparse's "expected one argument" for ``--at -1d`` (it takes ``-1d`` for an
+    option): the refusal says how such a value is given, ``--at=-1d``."""
+    found = re.search(r"argument (--[a-z-]+): expected one argument$", message)
+    if found:
+        option = found.group(1)
+        for word, value in zip(argv, argv[1:]):
+            if word == option and re.match(r"-\d", value):
+                return f"{message} (a value that starts with '-' goes after '=': {option}={value})"
+    return message
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     try:
-        args = build_parser().parse_args(argv)
+        try:
+            args = build_parser().parse_args(argv)
+        except UsageError as exc:
+            raise UsageError(_dash_hint(str(exc), argv)) from None
         if args.command is None:
             from .app_launch import cmd_app
 

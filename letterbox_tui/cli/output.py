@@ -10,6 +10,7 @@ written. Rich is imported lazily so ``--json`` runs never load it.
 
 from __future__ import annotations
 
+import errno
 import functools
 import json
 import sys
@@ -17,6 +18,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from letterbox_tui.core import text as _text
+from letterbox_tui.core.errors import LetterboxError
 from letterbox_tui.core.grammar import parse_time
 from letterbox_tui.core.times import stamp
 from letterbox_tui.core.model import Scope
@@ -66,8 +68,6 @@ def dumps_json(obj: Any, *, indent: int | None = 2) -> str:
         obj, ensure_ascii=False, indent=indent, separators=None if indent else (",", ":"), check_circular=False,
         default=_made,
     )
-    if text.isascii() and "\x7f" not in text:  # DEL is the one ASCII character escaped here
-        return text  # (isascii is a flag check; the regex pass over 14 MB cost ~0.12 s)
     return _text.json_escape(text)
 
 
@@ -134,16 +134,24 @@ def _streamed(value: Any) -> bool:
     return any(type(v) is Rows or (type(v) in (dict, list) and _streamed(v)) for v in inner)
 
 
+def stdout():
+    """Standard output, or exit 2 when the command was started without one (``>&-``): a
+    reading command has nothing to give but what it prints."""
+    if sys.stdout is None:
+        raise LetterboxError("stdout is closed: nothing can be printed")
+    return sys.stdout
+
+
 def json_indent() -> int | None:
     """Indented on a terminal; compact on a pipe (Python's indenting encoder is three
     times slower, which shows at 100,000 rows)."""
-    return 2 if sys.stdout.isatty() else None
+    return 2 if stdout().isatty() else None
 
 
 def emit_json(obj: Any) -> None:
     """The document ``obj`` and a line's end: indented on a terminal; on a pipe written a
     piece at a time (``json_pieces``: a ``Rows`` in it is never made whole)."""
-    out = sys.stdout
+    out = stdout()
     indent = json_indent()
     if indent is not None:
         out.write(dumps_json(obj, indent=indent))
@@ -155,17 +163,30 @@ def emit_json(obj: Any) -> None:
 
 def write_line(text: str) -> None:
     """One line of already-encoded output (JSON a view encoded itself)."""
-    sys.stdout.write(text)
-    sys.stdout.write("\n")
+    out = stdout()
+    out.write(text)
+    out.write("\n")
 
 
 def console() -> Console:
     """A console that never interprets markup, emoji codes or highlights letter text."""
+    # A pipe or a file gets the whole of every value: wide, never folded mid-id.
+    width = None if stdout().isatty() else 400
+    return _console_class()(markup=False, emoji=False, highlight=False, width=width, soft_wrap=False)
+
+
+@functools.cache
+def _console_class() -> type[Console]:
     from rich.console import Console
 
-    # A pipe or a file gets the whole of every value: wide, never folded mid-id.
-    width = None if sys.stdout.isatty() else 400
-    return Console(markup=False, emoji=False, highlight=False, width=width, soft_wrap=False)
+    class ReadersConsole(Console):
+        def on_broken_pipe(self) -> None:
+            """The reader went away (``| head`` had its lines): the command line's own
+            handler ends quietly with 0. Rich's exits 1, which SPEC 7 gives to "check found
+            a problem" and "owed --fail-late found a late item"."""
+            raise BrokenPipeError(errno.EPIPE, "the reader went away")
+
+    return ReadersConsole
 
 
 def text(value: object, style: str = "", *, single_line: bool = True) -> Text:

@@ -61,7 +61,8 @@ def digest_file(args: Namespace, root: Path, res: Resolution) -> int:
 
 
 def cmd_review_check(args: Namespace) -> int:
-    """``review --check --every 1d --as S``: exit 1 when a review is due, else 0."""
+    """``review --check --every 1d --as S``: exit 1 when a review is due, else 0 (3 on an
+    incomplete scope, SPEC 7)."""
     from letterbox_tui.core.review import parse_interval, review_status
 
     from .common import answers, check_seat, parse_at
@@ -74,4 +75,4 @@ def cmd_review_check(args: Namespace) -> int:
     check_seat(snapshot, args.as_seat)
     status = review_status(snapshot, args.as_seat, every, at)
     _say(args, {**status.to_json(), "scope": snapshot.scope.to_json()}, status.describe())
-    return 1 if status.due else 0
+    return 1 if status.due else scope_exit(snapshot.scope)

@@ -133,6 +133,8 @@ def _at(value: str | None) -> datetime:
 
 
 def cmd_init(args: Namespace) -> int:
+    if args.dir == "":  # (``init "$DIR"`` with DIR unset: not a letterbox made elsewhere instead)
+        raise LetterboxError("init: DIR is empty: give the directory to make the letterbox in")
     directory = Path(args.dir) if args.dir else candidate_root(getattr(args, "root", None))[0]
     seats = [s for s in args.seats.split(",")]
     created = init_letterbox(directory, seats)
@@ -204,8 +206,9 @@ def cmd_reply(args: Namespace) -> int:
     if args.slug and args.kind != "info":  # (said, not silently dropped)
         raise LetterboxError(f"--slug is for info replies: a {args.kind}'s id is <letter id>--<seat>--{args.kind}")
     root, _settings, snapshot = load(_whole(args))
+    letter_id = _letter_id(snapshot, args.id)  # (a refusal names the letter, whatever reference named it)
     body = _stdin_body()
-    published = reply(root, args.id, args.kind, seat=args.as_seat, body=body, slug=args.slug or "",
+    published = reply(root, letter_id, args.kind, seat=args.as_seat, body=body, slug=args.slug or "",
                       priority=args.priority, snapshot=snapshot)
     _published(published.id)
     for note in published.notes:

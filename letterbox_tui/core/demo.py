@@ -88,20 +88,27 @@ class DemoReport:
         else:
             head = [f"wrote a demo letterbox to {root}: {self.letters} letter files, "
                     f"seats {', '.join(DEMO_SEATS)}."]
-        lines = head + ["", "Every case of SPEC 5 occurs in it:"]
-        for case, ids in self.cases.items():
-            lines.append(f"  {CASES.get(case, case)}:")
-            lines += [f"    {i}" for i in ids]
+        lines = list(head)
+        archived = (self.root / ARCHIVE).is_dir()  # (a demo left as it is may have lost it)
+        if self.cases:  # (a demo left as it is was not read again: its cases are not known)
+            lines += ["", "Every case of SPEC 5 occurs in it:"]
+            for case, ids in self.cases.items():
+                lines.append(f"  {CASES.get(case, case)}:")
+                lines += [f"    {i}" for i in ids]
+            if archived:
+                lines += ["  an unsupported entry (an older tool's archive folder, never read):", f"    {ARCHIVE}/"]
+        elif archived:
+            lines += ["", f"It holds an unsupported entry (an older tool's archive folder, never read): {ARCHIVE}/"]
         q = shlex.quote(root)
-        archive = shlex.quote(str(self.root / ARCHIVE))
+        if archived:
+            lines += [
+                "",
+                "The scope is incomplete while it is there: a letter in it could answer or",
+                "supersede any other, so every answer it could change is unknown, with the",
+                "reason unsupported-entry. To see those answers settle, remove it:",
+                f"  rm -r {shlex.quote(str(self.root / ARCHIVE))}",
+            ]
         lines += [
-            "  an unsupported entry (an older tool's archive folder, never read):",
-            f"    {ARCHIVE}/",
-            "",
-            "The scope is incomplete while it is there: a letter in it could answer or",
-            "supersede any other, so every answer it could change is unknown, with the",
-            "reason unsupported-entry. To see those answers settle, remove it:",
-            f"  rm -r {archive}",
             "",
             "Try:",
             f"  letterbox-tui --root {q} owed",

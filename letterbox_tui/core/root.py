@@ -51,6 +51,8 @@ def _read_default_dir(path: Path) -> str:
 def candidate_root(root: str | None = None, env: dict[str, str] | None = None) -> tuple[Path, str]:
     """The directory to use and where that choice came from, first rule that applies."""
     env = os.environ if env is None else env
+    if root == "":  # ``--root "$BOX"`` with BOX unset: never another letterbox in its place
+        raise LetterboxError("--root is empty: give the letterbox directory")
     if root:
         return Path(root), "--root"
     if env.get("LETTERBOX_DIR"):

@@ -154,6 +154,8 @@ def is_safe(text: str, *, single_line: bool = False) -> bool:
 
 def json_escape(text: str) -> str:
     """Escape ``JSON_UNSAFE`` characters in already-encoded JSON text as ``\\uXXXX``."""
+    if text.isascii() and "\x7f" not in text:  # DEL is the one ASCII character escaped here
+        return text  # (isascii is a flag check; the regex pass over 14 MB cost ~0.12 s)
     return _p("JSON_UNSAFE").sub(_json_escape, text)
 
 

@@ -164,3 +164,26 @@ def test_supersede_dispute_rule_chase_and_pointers_take_references(box, capsys, 
     code, out, err = cli(capsys, box, "rule", token(dispute), "--as", "beta", "--to", "beta", "--upholds", "5e6f7a8b")
     assert code == 0, err
     assert headers(out)["rules_on"] == dispute and headers(out)["upholds"] == other
+
+
+@pytest.mark.parametrize("form", ["display", "token"])
+def test_a_reply_refused_names_the_letter_its_reference_found(box, capsys, monkeypatch, form):
+    """Refused for a letter a token named, the reply says which letter: 'only beta may ack
+    3f9a1c07' leaves a script with only the token it gave."""
+    box.letter(ASK, type="request", requires_ack="true")
+    box.letter(NOTE)
+    ask = {"display": display_id(ASK), "token": "3f9a1c07"}[form]
+    note = {"display": display_id(NOTE), "token": "77aa0011"}[form]
+    for argv, said in [((ask, "ack", "--as", "alpha"), f"only 'beta', its recipient, may ack {ASK}"),
+                       ((note, "ack", "--as", "beta"), f"ack is only for tasks; {NOTE} is not one")]:
+        monkeypatch.setattr("sys.stdin", __import__("io").StringIO("on it\n"))
+        code, out, err = cli(capsys, box, "reply", *argv)
+        assert code == 2 and said in err, err
+
+
+@pytest.mark.parametrize("form", ["display", "token", "path"])
+def test_show_json_gives_the_letters_id_not_the_reference(refbox, capsys, form):
+    """As current and answered do: ``show TOKEN --json | jq .id`` is the letter's id."""
+    ref = {"display": display_id(ASK), "token": "3f9a1c07", "path": f"beta/inbox/{ASK}.md"}[form]
+    code, doc = cli_json(capsys, refbox, "show", ref)
+    assert code == 0 and doc["id"] == ASK

@@ -49,3 +49,17 @@ def test_bad_relative_times_exit_2_in_one_line(capsys, recent, argv):
     code, out, err = cli(capsys, recent, *argv)
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
     assert "relative" in err
+
+
+@pytest.mark.parametrize("argv", [("owed", "--at", "-1d"), ("inbox", "alpha", "--at", "-36h"),
+                                  ("send", "--as", "alpha", "--to", "beta", "--type", "request", "--slug", "x",
+                                   "--deadline", "-1d")])
+def test_a_time_that_starts_with_a_dash_given_apart_says_to_use_the_equals(capsys, recent, argv):
+    """argparse takes ``-1d`` for an option: 'expected one argument' alone leaves the reader
+    guessing, so the refusal says how to give it."""
+    code, out, err = cli(capsys, recent, *argv)
+    option, value = argv[-2], argv[-1]
+    assert code == 2 and err.count("\n") == 1, err
+    assert f"a value that starts with '-' goes after '=': {option}={value}" in err
+    code, out, err = cli(capsys, recent, "send", "--as")
+    assert code == 2 and "goes after '='" not in err  # a value merely left out: no such hint

@@ -44,3 +44,20 @@ def test_human_seats_naming_no_seat_is_a_settings_warning_of_check(capsys, box):
     assert [f["detail"] for f in doc["findings"] if f["code"] == "unknown-human-seat"] == [f["detail"]]
     code, out, err = cli(capsys, box, "check")
     assert code == 0 and "unknown-human-seat" in out and "simom" in out and "1 warning" in out
+
+
+def test_id_time_is_utc_set_after_the_store_was_read_is_answered(capsys, box, monkeypatch):
+    """SPEC 9: answers from the store equal answers computed from the letters, always. The
+    setting is turned on after two reads: the letter's time comes from its id at once.
+    (The store trusts a kept header once the file is ``RACY_NS`` older than the store's
+    write; at 0 it does so at once, as it would for any letter at rest.)"""
+    monkeypatch.setattr("letterbox_tui.store.RACY_NS", 0)
+    letter_id = "2026-11-30T100000-alpha-info-hi-1111aaaa"
+    box.raw(f"beta/inbox/{letter_id}.md",
+            f"---\nid: {letter_id}\nfrom: alpha\nto: beta\ntype: info\nrequires_ack: false\n---\nhi\n")
+    for _ in range(2):
+        code, doc = cli_json(capsys, box, "query")
+        assert doc["matches"][0]["legacy"] == ["missing-sent"]
+    box.raw("letterbox-tui.toml", "[time]\nid_time_is_utc = true\n")
+    code, doc = cli_json(capsys, box, "query")
+    assert doc["matches"][0]["legacy"] == ["missing-sent", "time-from-id"]

@@ -207,6 +207,19 @@ def test_review_check_at_the_boundary(capsys, box):
     assert code == 1 and doc["due"] is True and doc["last"]["id"] == "rev"
 
 
+def test_review_check_in_time_over_an_incomplete_scope_exits_3(capsys, box):
+    """SPEC 7: 3 when the scope is incomplete, as digest --check gives for a current file:
+    a later review may lie in the file that could not be read (the text says so)."""
+    box.letter("rev", frm="alpha", to="alpha", type="review", sent="2026-05-31T09:00:00Z")
+    box.raw("alpha/inbox/broken.md", "---\nid: broken\n")
+    code, out, _ = cli(capsys, box, "review", "--check", "--every", "1d", "--as", "alpha", "--at", "2026-06-01T09:00:00Z")
+    assert code == 3 and "in time" in out
+    code, doc = cli_json(capsys, box, "review", "--check", "--every", "1d", "--as", "alpha", "--at", "2026-06-01T09:00:00Z")
+    assert code == 3 and doc["due"] is False and doc["scope"]["complete"] is False
+    code, out, _ = cli(capsys, box, "review", "--check", "--every", "1d", "--as", "alpha", "--at", "2026-06-01T09:00:01Z")
+    assert code == 1  # due: 1, the first that applies
+
+
 def test_review_check_without_a_review_and_bad_input(capsys, box):
     before = box.tree_bytes()
     code, out, _ = cli(capsys, box, "review", "--check", "--every", "1d", "--as", "beta")

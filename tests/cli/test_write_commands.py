@@ -241,3 +241,16 @@ def test_writing_refuses_a_partial_scope(cli, box):
     code, out, err = cli("--participant", "alpha", "send", "--as", "alpha", "--to", "beta", "--type", "info",
                          "--slug", "x", stdin="body\n")
     assert code == 2 and "--participant" in err and box.tree_bytes() == before
+
+
+def test_init_with_an_empty_dir_is_refused_and_creates_nothing(tmp_path, monkeypatch, capsys):
+    """``init "$DIR"`` with DIR unset: not a letterbox made where LETTERBOX_DIR or ./.letterbox
+    points instead."""
+    import os
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("LETTERBOX_DIR", str(tmp_path / "elsewhere"))
+    code = main(["init", "", "--seats", "a,b"])
+    err = capsys.readouterr().err
+    assert code == 2 and "DIR is empty" in err
+    assert os.listdir(tmp_path) == []

@@ -106,3 +106,34 @@ def test_query_with_stderr_closed_exits_as_with_it_open(box):
     assert sh(box, "", "query").returncode == 0
     done = sh(box, "2>&-", "query")
     assert done.returncode == 0 and b"complete" in done.stdout
+
+
+@pytest.mark.parametrize("argv", [("query",), ("query", "--json"), ("check",), ("schema",)])
+def test_a_reading_command_with_stdout_closed_exits_2_in_one_line(box, argv):
+    """Nothing can be printed: one line saying why and exit 2, never "internal error", a
+    traceback or exit 1 (which a script reads as "check found a problem")."""
+    send(box)
+    done = sh(box, ">&-", *argv)
+    err = done.stderr.decode()
+    assert done.returncode == 2, err
+    assert "stdout is closed" in err and "internal error" not in err and "Traceback" not in err
+    assert err.count("\n") == 1, err
+
+
+@pytest.mark.parametrize("argv", [("query",), ("owed", "--fail-late"), ("query", "--json"), ("show", "LETTER")])
+def test_a_reading_command_whose_reader_went_away_ends_quietly_with_0(box, argv):
+    """Its stdout a pipe nobody reads (``| head`` done): no "Broken pipe" and exit 0, as
+    the command line's own handler says, not Rich's exit 1, which SPEC 7 gives to "check
+    found a problem" and "owed --fail-late found a late item"."""
+    letter = send(box, "--ack", "--deadline", "2020-01-01T00:00:00Z")  # late: owed would say 1
+    read, write = os.pipe()
+    os.close(read)  # every write the command makes meets a closed pipe
+    env = {**os.environ, "PYTHONPATH": str(REPO), "LETTERBOX_TUI_NO_CACHE": "1"}
+    env.pop("LETTERBOX_TUI_DEBUG", None)
+    argv = [letter if a == "LETTER" else a for a in argv]
+    try:
+        done = subprocess.run([sys.executable, "-m", "letterbox_tui", "--root", str(box.root), *argv],
+                              stdout=write, stderr=subprocess.PIPE, env=env, timeout=60)
+    finally:
+        os.close(write)
+    assert (done.returncode, done.stderr.decode()) == (0, "")

@@ -312,3 +312,17 @@ def test_the_demo_command_writes_the_story_as_of_its_clock(tmp_path, monkeypatch
     moved = resolve(scan(tmp_path / "d", now=clock), clock)
     res = resolve(scan(write_demo(tmp_path / "ref", seed=7).root, now=DEMO_NOW), DEMO_NOW)
     assert _story(moved, clock) == _story(res, DEMO_NOW)
+
+
+def test_a_previous_demos_summary_says_only_what_is_so(demo, tmp_path):
+    """Left as it is, a demo's cases are not listed ("Every case of SPEC 5 occurs in it:"
+    over the archive alone), and an archive already removed is not offered for removal."""
+    _, settled, _ = demo  # (its copy, the archive removed)
+    lines = write_demo(settled.root).summary()
+    assert not any("Every case of SPEC 5" in line for line in lines), lines
+    assert not any(ARCHIVE in line or "rm -r" in line for line in lines), lines
+    assert any("--root" in line and line.strip().endswith("owed") for line in lines)
+    kept = write_demo(tmp_path / "kept")
+    lines = write_demo(kept.root).summary()
+    assert not any("Every case of SPEC 5" in line for line in lines), lines
+    assert any(ARCHIVE in line for line in lines) and any(line.strip().startswith("rm -r ") for line in lines)

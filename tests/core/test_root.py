@@ -204,3 +204,13 @@ def test_default_dir_with_invalid_utf8_does_not_crash(four):
     with pytest.raises(LetterboxError) as err:
         resolve_root()
     assert "\\xff" in str(err.value)
+
+
+def test_an_empty_root_option_is_refused_not_passed_over(four, monkeypatch):
+    """``--root "$BOX"`` with BOX unset: the letterbox named elsewhere (LETTERBOX_DIR, the
+    default-dir file, ./.letterbox) is never the one opened, nor written to, in its place."""
+    monkeypatch.setenv("LETTERBOX_DIR", str(four["env"]))
+    with pytest.raises(LetterboxError, match=r"^--root is empty: give the letterbox directory"):
+        resolve_root("")
+    with pytest.raises(LetterboxError, match=r"^--root is empty"):
+        candidate_root("")

@@ -18,12 +18,14 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
+from ..errors import LetterboxError
 from ..grammar import id_time, parse_time
 from ..model import Letter
 from ..references import display_id
 from ..resolve import Resolution
 from ..rows import row
 from ..sidecar import age, progress_of, read_sidecar
+from ..text import clean
 
 #: the protocol's default for ``LETTERBOX_CHECK_STALE_DAYS``
 STALE_DAYS = 14
@@ -123,10 +125,12 @@ def inbox_json(view: InboxView, res: Resolution) -> dict[str, Any]:
 
 
 def stale_days_from(environ: os._Environ[str] | dict[str, str]) -> int:
-    """``LETTERBOX_CHECK_STALE_DAYS`` (default 14): a whole number of days, else ValueError."""
+    """``LETTERBOX_CHECK_STALE_DAYS`` (default 14): a whole number of days, else
+    ``LetterboxError`` saying so."""
     raw = environ.get("LETTERBOX_CHECK_STALE_DAYS", "")
     if raw == "":
         return STALE_DAYS
     if not raw.isascii() or not raw.isdigit():
-        raise ValueError(raw)
+        raise LetterboxError(f"LETTERBOX_CHECK_STALE_DAYS {clean(raw, single_line=True)!r}: "
+                             "expected a whole number of days")
     return int(raw)

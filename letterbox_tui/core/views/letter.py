@@ -126,7 +126,7 @@ def show_view(res: Resolution, letter_id: str, limit: int = BODY_MAX) -> dict[st
     held = copies(res, letter_id)
     heads = _heads(res, held[0])
     arrivals = added_all(str(res.snapshot.root), [x.path for x in held])  # one history walk for all
-    return {"id": letter_id, "letters": [shown(res, x, limit, history=arrivals[x.path], heads=heads) for x in held],
+    return {"id": held[0].id, "letters": [shown(res, x, limit, history=arrivals[x.path], heads=heads) for x in held],
             "scope": res.snapshot.scope.to_json()}
 
 

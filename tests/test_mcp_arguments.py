@@ -1,0 +1,82 @@
+"""The MCP tools' arguments and the text of their results, in process (``mcp.answer``): a
+tool called without what it needs is refused in one line, as the command line refuses it,
+and the JSON text a result carries escapes what a letter may hide in it."""
+
+from __future__ import annotations
+
+import pytest
+
+from letterbox_tui import mcp
+from letterbox_tui.core.demo import write_demo
+from letterbox_tui.core.errors import LetterboxError
+
+
+@pytest.fixture
+def resident(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    root = tmp_path / "box"
+    write_demo(root)
+    resident = mcp.Resident(str(root))
+    yield resident
+    resident.close()
+
+
+@pytest.mark.parametrize("name", ["show", "current", "answered", "thread"])
+def test_a_tool_called_without_its_id_is_refused_in_one_line(resident, name):
+    with pytest.raises(LetterboxError) as caught:
+        mcp.call(resident, name, {})
+    message = str(caught.value)
+    assert message == f"{name}: the argument 'id' is required (a letter: its id, display id, token or path)"
+    doc, _meta = mcp.call(resident, "check", {})  # and the server goes on answering
+    assert doc["findings"]
+
+
+def test_the_json_text_of_a_result_escapes_what_a_header_hides(resident):
+    """A subject with a bidi override, a C1 control and an invisible mark: the result's
+    JSON text (what a client shows or hands a model) escapes them as the command line's
+    ``--json`` does, and still says the same document."""
+    import json
+    from pathlib import Path
+
+    letter_id = "2026-11-29T100000-planner-info-hostile-0000cccc"
+    Path(resident.root, "builder", "inbox", f"{letter_id}.md").write_text(
+        f"---\nid: {letter_id}\nfrom: planner\nto: builder\ntype: info\nrequires_ack: false\n"
+        "sent: 2026-11-29T10:00:00Z\nsubject: see \u202egnp.exe\u0085 \u200bx\n---\nbody\n")
+    for name, arguments in [("query", {"terms": ["slug~=hostile"]}), ("show", {"id": letter_id})]:
+        doc, _meta, text = mcp.answer(resident, name, arguments)
+        assert "\u202egnp.exe\u0085 \u200bx" in json.dumps(doc, ensure_ascii=False)  # the data as written
+        assert not any(c in text for c in "\u202e\u0085\u200b"), name
+        assert "see \\u202egnp.exe\\u0085 \\u200bx" in text and json.loads(text) == doc
+
+
+def test_inbox_is_a_tool_answering_what_the_command_line_answers(resident, capsys, monkeypatch):
+    """SPEC 7: one tool per reading command; ``inbox`` answers its ``--json`` document."""
+    import json
+
+    from letterbox_tui.cli import main
+    from tests.test_mcp import unclocked
+
+    monkeypatch.delenv("LETTERBOX_CHECK_STALE_DAYS", raising=False)
+    at = "2026-11-29T12:00:00Z"
+    for arguments, argv in [({"seat": "builder", "at": at}, ["inbox", "builder", "--at", at]),
+                            ({"seat": "builder", "at": at, "recent": True}, ["inbox", "builder", "--at", at, "--recent"])]:
+        doc, _meta = mcp.call(resident, "inbox", arguments)
+        code = main(["--root", resident.root, *argv, "--json"])
+        assert code == 3  # the demo's scope is incomplete
+        assert unclocked(doc) == unclocked(json.loads(capsys.readouterr().out))
+    assert doc["counts"]["hidden"] > 0
+    with pytest.raises(LetterboxError, match="inbox: the argument 'seat' is required"):
+        mcp.call(resident, "inbox", {})
+    monkeypatch.setenv("LETTERBOX_CHECK_STALE_DAYS", "two")
+    with pytest.raises(LetterboxError, match="LETTERBOX_CHECK_STALE_DAYS 'two': expected a whole number of days"):
+        mcp.call(resident, "inbox", {"seat": "builder"})
+
+
+@pytest.mark.parametrize("name, arguments", [("show", {"id": "6513270e", "body": "no"}),
+                                             ("inbox", {"seat": "builder", "recent": "false"}),
+                                             ("show", {"id": "6513270e", "body": 1})])
+def test_a_yes_or_no_argument_takes_true_or_false_only(resident, name, arguments):
+    """``body: "no"`` read as truthy gave the body; it is refused as other mistyped arguments are."""
+    key = next(k for k in arguments if k not in ("id", "seat"))
+    with pytest.raises(LetterboxError, match=f"^{key}: true or false, not "):
+        mcp.call(resident, name, arguments)
