@@ -21,7 +21,6 @@ written gives one notice line, and the answer comes from the letters.
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from dataclasses import replace
@@ -831,14 +830,10 @@ class _Once:
 def _parsed_alike(store: Store, id_time_is_utc: bool) -> bool:
     """The headers the store keeps were parsed with the same ``id_time_is_utc`` (the first
     value of its ``context``; a store that kept nothing yet has none)."""
-    context = store.meta.get("context", "")
-    if not context:
-        return True
-    try:
-        kept = json.loads(context)[0]
-    except (ValueError, IndexError, KeyError, TypeError):
-        return True  # (a damaged context: the store's own checks say so)
-    return kept == id_time_is_utc
+    context = store.meta.get("context", "")  # (``context_of``: a JSON list, the setting first)
+    if not context.startswith(("[true,", "[false,")):
+        return True  # (none yet, or damaged: the store's own checks say so)
+    return context.startswith("[true,") == bool(id_time_is_utc)
 
 
 def _discard(store: Store) -> None:
