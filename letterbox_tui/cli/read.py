@@ -350,7 +350,7 @@ def cmd_disputes(args: Namespace) -> int:
         con.print(output.text(f"dispute {d['dispute']['id']} ({d['dispute']['from']}): open", "bold"))
         output.print_rows(con, d["disputed"], common.zone(args))
     if not data:
-        con.print(output.text("no open disputes"))
+        con.print(output.text(scope.none_found("no open disputes")))
     output.print_scope(con, scope, f"{len(data)} open dispute{'s' if len(data) != 1 else ''}")
     return scope_exit(scope)
 

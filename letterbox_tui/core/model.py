@@ -386,6 +386,21 @@ class Scope:
             "scanned_at": self.scanned_at,
         }
 
+    def none_found(self, said: str) -> str:
+        """What an empty answer says: ``said`` ("nothing owed") only when the scope is
+        complete; else that it is so among the letters read, and what was not read."""
+        if self.complete:
+            return said
+        parts = []
+        if unread := len(self.unreadable) + len(self.unsupported):
+            parts.append(f"{unread} file{'s' if unread != 1 else ''} unread (see check)")
+        if self.partial:
+            seats = list(self.participants)
+            parts.append(f"only {', '.join(seats)} {'was' if len(seats) == 1 else 'were'} read")
+        if not self.atomic:
+            parts.append("files changed while the scan ran")
+        return f"{said} among the letters read; " + "; ".join(parts)
+
     def why_incomplete(self) -> list[str]:
         """Plain words for each cause of incompleteness (empty when complete)."""
         why = []

@@ -451,3 +451,16 @@ def test_exists_says_a_reason_shared_by_many_letters_once(capsys, owing):
                       "--participant", "beta")
     n = sum(1 for r in doc["reasons"] if "delivered to alpha" in r["detail"])
     assert n > 1 and shared[0].endswith(f"({n} letters)")
+
+
+def test_no_open_disputes_is_said_only_of_a_complete_scope(capsys, box):
+    """As an empty owed: "no open disputes" is said as proof only when every file was read;
+    else it is so among the letters read, and what was not read is said."""
+    code, out, _ = cli(capsys, box, "disputes")
+    assert code == 0 and "no open disputes" in out.splitlines()
+    box.raw("beta/inbox/broken.md", "---\nid: broken\nbroken line\n---\n")
+    code, out, _ = cli(capsys, box, "disputes")
+    assert code == 3 and "no open disputes among the letters read; 1 file unread (see check)" in out
+    assert "no open disputes" not in out.splitlines()
+    code, out, _ = cli(capsys, box, "--participant", "beta", "disputes")
+    assert "no open disputes among the letters read; 1 file unread (see check); only beta was read" in out

@@ -215,21 +215,9 @@ def attention_codes(values: list[str] | None) -> tuple[str, ...]:
 
 
 def nothing_owed(scope, codes: tuple[str, ...] = ()) -> str:
-    """What an empty ``owed`` says: "nothing owed" only when the scope is complete; else
-    that it is so among the letters read, and what was not read. ``codes``: the filter."""
+    """What an empty ``owed`` says (``Scope.none_found``). ``codes``: the filter."""
     which = f" with attention {' or '.join(codes)}" if codes else ""
-    if scope.complete:
-        return "nothing owed" + which
-    unread = len(scope.unreadable) + len(scope.unsupported)
-    parts = []
-    if unread:
-        parts.append(f"{unread} file{'s' if unread != 1 else ''} unread (see check)")
-    if scope.partial:
-        seats = list(scope.participants)
-        parts.append(f"only {', '.join(seats)} {'was' if len(seats) == 1 else 'were'} read")
-    if not scope.atomic:
-        parts.append("files changed while the scan ran")
-    return f"nothing owed{which} among the letters read; " + "; ".join(parts)
+    return scope.none_found("nothing owed" + which)
 
 
 def attention_line(item: OwedItem) -> str:
