@@ -479,8 +479,10 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
         if not rows and self.mailbox_id == "view:owed" and self.query_text is None:
             if self.owed_code is not None:
                 empty = Content(f"No owed task carries {self.owed_code} now (a: the next code, Esc: every task).")
-            else:
+            elif m.snapshot.scope.complete:
                 empty = Content("Nothing is owed: every task is answered, closed or superseded.")
+            else:  # (never said as proof of an incomplete scope: ``owed`` says the same)
+                empty = clean(m.snapshot.scope.none_found("Nothing is owed") + ".")
         n, noun = m.letter_rows(rows), "row"
         if self.mailbox_id == "view:disputes" and self.query_text is None:
             # the letters a dispute names are rows under it: 1 dispute read "3 rows"

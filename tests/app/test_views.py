@@ -592,3 +592,19 @@ async def test_no_review_on_an_incomplete_scope_is_not_none_recorded(letterbox, 
             top = static_text(app, "#topbar")
             assert "incomplete" in top and "no review recorded yet" not in top
             assert "no review in the letters read" in top
+
+
+async def test_nothing_owed_is_said_as_proof_only_of_a_complete_scope(tmp_path):
+    """An empty Owed & late over an unreadable file says it is so among the letters read,
+    as ``owed`` does, not that every task is answered."""
+    from tests.conftest import make_box
+
+    box = make_box(tmp_path / "box", "alpha", "beta")
+    box.raw("beta/inbox/broken.md", "---\nid: broken\nbroken line\n---\n")
+    app = app_for(box)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        assert letters(app).rows == []
+        text = screen_text(app)
+        assert "Nothing is owed among the letters read; 1 file unread (see check)." in text
+        assert "every task is answered" not in text
