@@ -394,12 +394,16 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
         if m.snapshot.scope.complete:
             text = copy
         else:
-            why = m.snapshot.scope.why_incomplete()
+            scope = m.snapshot.scope
+            # Problems lists what was not read; a partial scope alone is the user's choice
+            # (--participant), which Problems has nothing to say of
+            found = scope.unreadable or scope.unsupported or not scope.atomic
             text = Content.assemble(
                 ("⚠ Incomplete scope: ", "bold"),
-                clean("; ".join(why), single_line=True),
+                clean("; ".join(scope.why_incomplete()), single_line=True),
                 (". Answers that depend on what could not be read are shown as unknown; absence is not proof. ", ""),
-                ("Press p for Problems.", "bold underline"),
+                ("Press p for Problems.", "bold underline") if found
+                else ("Start without --participant to read every seat.", "bold"),
             )
             if copy is not None:
                 text = Content("\n").join([text, copy])

@@ -608,3 +608,22 @@ async def test_nothing_owed_is_said_as_proof_only_of_a_complete_scope(tmp_path):
         text = screen_text(app)
         assert "Nothing is owed among the letters read; 1 file unread (see check)." in text
         assert "every task is answered" not in text
+
+
+async def test_a_partial_scope_banner_points_where_its_cause_is(letterbox, tmp_path):
+    """With --participant alone the banner sent the user to Problems, which has nothing on
+    a partial scope: it says how to read every seat. An unreadable file still leads to
+    Problems, with or without --participant."""
+    from tests.conftest import make_box
+
+    unread = make_box(tmp_path / "unread", "alpha", "beta")
+    unread.raw("alpha/inbox/broken.md", "---\nid: x\nfrom alpha\n---\n")
+    for box, participants, leads in ((letterbox, ["builder"], "Start without --participant"),
+                                     (unread, None, "Press p for Problems"),
+                                     (unread, ["alpha"], "Press p for Problems")):
+        app = app_for(box, participants=participants)
+        async with app.run_test(size=(160, 48)) as pilot:
+            await scanned(pilot, app)
+            said = static_text(app, "#banner")
+            assert "Incomplete scope" in said and leads in said, (participants, said)
+            assert ("Press p" in said) == (leads == "Press p for Problems")
