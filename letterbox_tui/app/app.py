@@ -386,7 +386,7 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
         m = self.model
         # a letterbox in git: whether this copy is current (the sync block was taken in
         # the scan worker; see sync_mixin)
-        copy = sync_banner(m.snapshot.scope.sync, len(m.unpushed or ())) if m is not None else None
+        copy = sync_banner(m.snapshot.scope.sync, len(m.unpushed or ()), m.remotes) if m is not None else None
         if m is None or (m.snapshot.scope.complete and copy is None):
             banner.display = False
             banner.update(Content(""))

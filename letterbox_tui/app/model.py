@@ -99,6 +99,8 @@ class AppModel:
     _threads: dict[str, ThreadView] = field(default_factory=dict)
     #: a letterbox in git: the paths other machines do not have yet (None outside git)
     unpushed: frozenset[str] | None = None
+    #: a letterbox in git without an upstream: its repository's remotes (none: S cannot sync)
+    remotes: list[str] | None = None
     _cache: dict[str, list[ListRow]] = field(default_factory=dict)
     #: each seat's mailboxes and status note, read in the scan worker (``build``)
     _seats: list | None = None
@@ -128,11 +130,13 @@ class AppModel:
         reviews = [x for x in with_field(snapshot.letters, "type", ["review"]) if x.sent_at is not None]
         model.last_review = max(reviews, key=lambda x: x.sent_at) if reviews else None
         model.leases = read_leases(root, snapshot.seats)[0]  # read, never taken or broken
-        from letterbox_tui.core.sync import status, unpushed
+        from letterbox_tui.core.sync import remotes, status, unpushed
 
         snapshot.scope.sync = status(root)  # taken here, in the scan worker
         if snapshot.scope.sync is not None:
             model.unpushed = unpushed(root)
+            if snapshot.scope.sync.get("upstream") is None:
+                model.remotes = remotes(root)
         for vid in views:
             if vid in BUILDERS and vid not in model.views:
                 model.compute(vid)

@@ -29,16 +29,18 @@ class SyncDone(Message):
     error: str
 
 
-def sync_banner(block: dict[str, Any] | None, unpushed: int | None) -> Content | None:
+def sync_banner(block: dict[str, Any] | None, unpushed: int | None, remotes: list[str] | None = None) -> Content | None:
     """The banner's words for a copy in git that is not known current (behind its upstream
-    as last fetched, never fetched, or holding letters not pushed); None when current."""
+    as last fetched, never fetched, or holding letters not pushed); None when current.
+    ``remotes``: the repository's, when it has no upstream (none: S has nowhere to sync)."""
     if not block:
         return None
     from letterbox_tui.core.sync import behind_line
 
     words = behind_line(block)
+    nowhere = block.get("upstream") is None and remotes == []
     if block.get("upstream") is None:
-        words = "local copy has no upstream: nothing is shared yet"
+        words = f"local copy has no {'remote' if nowhere else 'upstream'}: nothing is shared yet"
     if unpushed:
         words = (words + "; " if words else "") + f"{unpushed} file{'s' if unpushed != 1 else ''} not pushed"
     if not words:
@@ -47,7 +49,8 @@ def sync_banner(block: dict[str, Any] | None, unpushed: int | None) -> Content |
     lead = "local copy"
     rest = words[len(lead):] if words.startswith(lead) else ": " + words
     return Content.assemble(("⇅ Local copy", "bold"), clean(rest, single_line=True), (". ", ""),
-                            ("Press S to sync.", "bold underline"))
+                            ("To share it: git remote add origin URL, then S.", "bold") if nowhere
+                            else ("Press S to sync.", "bold underline"))
 
 
 class SyncMixin:

@@ -427,6 +427,16 @@ def _remember(repo: Repo, key_path: str, block: dict[str, Any] | None, extra: li
         pass
 
 
+def remotes(root: str | os.PathLike[str]) -> list[str] | None:
+    """The names of the remotes of the repository the letterbox lies in (None outside
+    git): with none, a sync has nowhere to go."""
+    repo = find_repo(root)
+    if repo is None:
+        return None
+    done = git(repo, "remote", check=False)
+    return done.stdout.decode("utf-8", "replace").split() if done.returncode == 0 else None
+
+
 def unpushed(root: str | os.PathLike[str]) -> frozenset[str] | None:
     """The letterbox paths (relative to it) this copy holds and its upstream does not, as
     of the last fetch: files not committed yet, and files the local commits changed since

@@ -98,3 +98,30 @@ async def test_a_fetch_made_outside_the_app_reaches_the_banner_without_a_rescan_
         await until(pilot, lambda: "1 behind" in banner(app), timeout=20)
         text = banner(app)
         assert text.startswith("⇅ Local copy as of ") and text.count("ocal copy") == 1
+
+
+async def test_a_copy_with_no_remote_is_not_offered_a_sync_it_cannot_make(tmp_path):
+    """A letterbox kept in git with no remote: the banner offered "Press S to sync", and S
+    could only refuse. It says there is no remote and how to add one; once a remote is
+    there (still no upstream), S is offered again."""
+    from tests.app.helpers import app_for
+    from tests.conftest import make_box
+
+    box = make_box(tmp_path / "box", "alpha", "beta")
+    put(box.root, f"beta/inbox/{L1}.md", letter_text(L1))
+    git(box.root, "init", "-q", "-b", "main")
+    git(box.root, "add", "-A")
+    git(box.root, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-m", "letters")
+    for remote in (None, tmp_path / "shared.git"):
+        if remote is not None:
+            git(tmp_path, "init", "-q", "--bare", str(remote))
+            git(box.root, "remote", "add", "origin", str(remote))
+        app = app_for(Root(box.root), view="all")
+        async with app.run_test(size=(160, 48)) as pilot:
+            await scanned(pilot, app)
+            text = banner(app)
+            if remote is None:
+                assert "no remote: nothing is shared yet" in text and "git remote add origin URL" in text
+                assert "Press S" not in text
+            else:
+                assert "no upstream: nothing is shared yet" in text and "Press S to sync." in text
