@@ -254,3 +254,16 @@ def test_init_with_an_empty_dir_is_refused_and_creates_nothing(tmp_path, monkeyp
     err = capsys.readouterr().err
     assert code == 2 and "DIR is empty" in err
     assert os.listdir(tmp_path) == []
+
+
+def test_init_inside_another_letterbox_is_refused_and_creates_nothing(tmp_path, monkeypatch, capsys):
+    """A letterbox made in another's inbox (or anywhere in its tree) is read there as an
+    entry the layout does not hold: the outer one's scope becomes incomplete. Refused."""
+    code, _, _ = run(capsys, monkeypatch, "init", str(tmp_path / "lb"), "--seats", "alpha,beta")
+    assert code == 0
+    for inner in (tmp_path / "lb" / "alpha" / "inbox" / "nested", tmp_path / "lb" / "gamma" / "x"):
+        code, out, err = run(capsys, monkeypatch, "init", str(inner), "--seats", "solo")
+        assert code == 2 and out == "" and "lies inside the letterbox" in err and str(tmp_path / "lb") in err
+        assert not inner.exists() and len(err.splitlines()) == 1
+    code, _, _ = run(capsys, monkeypatch, "init", str(tmp_path / "beside"), "--seats", "solo")
+    assert code == 0

@@ -160,6 +160,11 @@ def init_letterbox(directory: str | os.PathLike[str], seats: Iterable[str]) -> l
     root = Path(directory)
     if os.path.lexists(root) and not root.is_dir():
         raise LetterboxError(f"{root} exists and is not a directory")
+    from ..root import is_letterbox
+
+    for outer in Path(os.path.abspath(root)).parents:
+        if is_letterbox(outer):  # (read there as an entry the layout does not hold)
+            raise LetterboxError(f"{root} lies inside the letterbox {outer}: make it outside that one")
     wanted = ["locks"] + [f"{n}/{f}" for n in dict.fromkeys(names) for f in ("inbox", "processed")]
     for rel in wanted:
         cur = root
