@@ -229,12 +229,17 @@ def cmd_file(args: Namespace) -> int:
 @_reports
 def cmd_supersede(args: Namespace) -> int:
     root, _settings, snapshot = load(_whole(args))
+    old_id = _letter_id(snapshot, args.id)
     draft = supersede_draft(
-        snapshot, _letter_id(snapshot, args.id), args.as_seat, _stdin_body(), to=args.to, type=args.type,
+        snapshot, old_id, args.as_seat, _stdin_body(), to=args.to, type=args.type,
         slug=args.slug, requires_ack=args.ack, priority=args.priority, deadline=args.deadline,
         thread=args.thread, subject=args.subject, re=_letter_id(snapshot, args.re),
     )
+    newer = sorted({x.id for x in snapshot.letters if x.supersedes == old_id})
     _published(deliver(root, draft, snapshot=snapshot).id)
+    if newer:  # (published all the same: a fork is the protocol's to hold, and a ruling's to settle)
+        _note(f"note: {old_id} was already superseded by {', '.join(newer)}: it now has "
+              f"{len(newer) + 1} successors, a fork (a dispute and a ruling settle it; or supersede the newest instead)")
     return 0
 
 

@@ -106,6 +106,21 @@ def test_reply_and_file_through_the_command_line(cli, box):
     assert code == 0 and out.startswith("filed:") and (box.root / "beta/processed" / f"{fyi}.md").is_file()
 
 
+def test_superseding_a_superseded_letter_says_it_makes_a_fork(cli, box):
+    """The letter is published (forks are the protocol's to hold), and stderr says that the
+    old letter now has two successors and how a fork is settled; the first supersede says
+    nothing."""
+    _, out, _ = cli("send", "--as", "alpha", "--to", "beta", "--type", "decision", "--slug", "plan", stdin="v1\n")
+    old = out.strip()
+    code, out, err = cli("supersede", old, "--as", "alpha", stdin="v2\n")
+    assert code == 0 and err == ""
+    second = out.strip()
+    code, out, err = cli("supersede", old, "--as", "alpha", stdin="v2 again\n")
+    third = out.strip()
+    assert code == 0 and letters(box)[third].supersedes == old
+    assert err.count("\n") == 1 and f"{old} was already superseded by {second}" in err and "fork" in err
+
+
 def test_supersede_takes_its_defaults_from_the_old_letter(cli, box):
     _, out, _ = cli("send", "--as", "alpha", "--to", "beta", "--type", "request", "--slug", "renewal-plan",
                     "--ack", "--priority", "now", "--deadline", "2026-12-01T17:00:00Z", stdin="v1\n")
