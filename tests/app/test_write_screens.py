@@ -196,6 +196,22 @@ async def test_supersede_points_at_the_old_letter(letterbox):
         assert app.model.res.current(old).value == "no"
 
 
+async def test_supersede_of_a_superseded_letter_says_it_makes_a_fork(letterbox):
+    """The form names the letters that supersede the old one already (another would make a
+    fork), as ``supersede`` does on stderr; a head's form says nothing of it."""
+    v2 = "2026-11-12T090000-planner-decision-db-choice-bbbb0002"
+    for letter, said in ((v2, True), (PLAN, False)):
+        app = app_for(letterbox, letter=letter, view="all")
+        async with app.run_test(size=SIZE) as pilot:
+            await scanned(pilot, app)
+            screen = await open_screen(pilot, app, "s")
+            about = screen.query_one("#w-about", Static).render().plain
+            assert ("Already superseded by" in about) == said, about
+            if said:
+                assert ("2026-11-14T090000-planner-decision-db-choice-bbbb0003, "
+                        "2026-11-14T100000-builder-decision-db-choice-bbbb0004") in about and "fork" in about
+
+
 async def test_dispute_needs_two_marked_letters(letterbox):
     app = app_for(letterbox, view="owed")
     async with app.run_test(size=SIZE) as pilot:

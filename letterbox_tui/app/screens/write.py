@@ -307,7 +307,9 @@ class WriteScreen(DraftKeeping, ModalScreen[str | None]):
         return review_draft(self.model.snapshot, seat, self.app.clock())
 
     def _about(self) -> Content:
-        return about_text(self.kind, self.target, self.marked)
+        x = self.target
+        newer = sorted({y.id for y in self.model.res.superseders(x)}) if self.kind == "supersede" and x else []
+        return about_text(self.kind, x, self.marked, newer)
 
     def _duplicates_text(self) -> Content:
         return duplicates_text(self.duplicates)

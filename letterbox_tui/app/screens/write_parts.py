@@ -93,15 +93,22 @@ def writer_seat(app, seats, letters) -> str:
     return seats[0] if seats else ""
 
 
-def about_text(kind: str, x, marked) -> Content:
-    """What the form is about, above its fields."""
+def about_text(kind: str, x, marked, newer: list[str] = ()) -> Content:
+    """What the form is about, above its fields. ``newer``: for supersede, the ids of the
+    letters that supersede ``x`` already (another would make a fork)."""
     if kind == "reply" and x is not None:
         return cleans(Content.styled("Replying to ", "$text-muted"), (x.id, "bold"),
                       (f"  ({x.type} from {x.sender} to {x.recipient})", "$text-muted"),
                       Content("\nack accepts it; nack refuses and closes it; result answers and closes it; info is a note."))
     if kind == "supersede" and x is not None:
-        return cleans(Content.styled("The new letter supersedes ", "$text-muted"), (x.id, "bold"),
-                      Content("\nThe old letter is never edited; the new one points at it."))
+        about = cleans(Content.styled("The new letter supersedes ", "$text-muted"), (x.id, "bold"),
+                       Content("\nThe old letter is never edited; the new one points at it."))
+        if newer:
+            about = Content("\n").join([about, cleans(
+                ("⑂ Already superseded by ", "bold $warning"), (", ".join(newer), "bold"),
+                (": this makes a fork (a dispute and a ruling settle it; or supersede the newest instead).",
+                 "$warning"))])
+        return about
     if kind == "dispute":
         none = "neither" if len(marked) == 2 else "none"
         return Content("\n").join([Content.styled(f"The dispute names these letters ({none} is edited):", "$text-muted")]
