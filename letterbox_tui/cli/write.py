@@ -279,9 +279,15 @@ def cmd_dispute(args: Namespace) -> int:
 @_reports
 def cmd_rule(args: Namespace) -> int:
     root, _settings, snapshot = load(_whole(args))
-    draft = ruling_draft(snapshot, _letter_id(snapshot, args.dispute), args.as_seat, _stdin_body(optional=True),
-                         upholds=_letter_id(snapshot, args.upholds), to=args.to, slug=args.slug)
+    dispute_id, upholds = _letter_id(snapshot, args.dispute), _letter_id(snapshot, args.upholds)
+    draft = ruling_draft(snapshot, dispute_id, args.as_seat, _stdin_body(optional=True),
+                         upholds=upholds, to=args.to, slug=args.slug)
+    other = sorted({x.id for x in snapshot.letters
+                    if x.type == "ruling" and x.rules_on == dispute_id and x.upholds != (upholds or "")})
     _published(deliver(root, draft, snapshot=snapshot).id)
+    if other:  # (SPEC 5: a fork is settled only when every ruling on the dispute upholds one letter)
+        _note(f"note: {dispute_id} has a ruling that upholds otherwise ({', '.join(other)}): "
+              "its rulings no longer agree, so they settle no fork")
     return 0
 
 

@@ -259,6 +259,22 @@ async def test_rule_upholds_the_chosen_letter(letterbox):
         assert app.model.counts["view:disputes"] == 0
 
 
+async def test_rule_on_a_ruled_dispute_names_the_ruling_there(letterbox):
+    """Ruling again on a dispute already ruled: the form names the ruling and what it
+    upholds (another upholding leaves the rulings disagreeing); an open one's says nothing."""
+    ruled = "2026-11-15T090000-reviewer-dispute-db-choice-cccc0001"
+    for dispute, said in ((ruled, True), (DISPUTE2, False)):
+        app = app_for(letterbox, letter=dispute, view="all")
+        async with app.run_test(size=SIZE) as pilot:
+            await scanned(pilot, app)
+            screen = await open_screen(pilot, app, "u")
+            about = screen.query_one("#w-about", Static).render().plain
+            assert ("Ruled already by" in about) == said, about
+            if said:
+                assert ("2026-11-16T090000-reviewer-ruling-db-choice-eeee0001 "
+                        "(upholds 2026-11-14T090000-planner-decision-db-choice-bbbb0003)") in about
+
+
 async def test_record_review_updates_the_header(letterbox):
     app = app_for(letterbox)
     async with app.run_test(size=SIZE) as pilot:

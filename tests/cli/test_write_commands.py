@@ -162,6 +162,12 @@ def test_dispute_rule_and_notify(cli, box):
                        stdin="plan-b: it was agreed on Monday.\n")
     ruling = letters(box)[out.strip()]
     assert (ruling.type, ruling.rules_on, ruling.upholds, ruling.recipient) == ("ruling", dispute_id, "plan-b", "gamma")
+    # the same upholding again says nothing; another upholding is written and said to unsettle
+    code, out, err = cli("rule", dispute_id, "--as", "gamma", "--upholds", "plan-b", stdin="Again.\n")
+    assert code == 0 and err == ""
+    code, out, err = cli("rule", dispute_id, "--as", "gamma", "--upholds", "plan-a", stdin="No: plan-a.\n")
+    assert code == 0 and letters(box)[out.strip()].upholds == "plan-a"
+    assert err.count("\n") == 1 and ruling.id in err and "settle no fork" in err
 
 
 def test_review_records_what_is_owed_and_late(cli, box):

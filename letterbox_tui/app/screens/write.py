@@ -308,7 +308,10 @@ class WriteScreen(DraftKeeping, ModalScreen[str | None]):
 
     def _about(self) -> Content:
         x = self.target
-        newer = sorted({y.id for y in self.model.res.superseders(x)}) if self.kind == "supersede" and x else []
+        res = self.model.res
+        newer = (sorted({y.id for y in res.superseders(x)}) if self.kind == "supersede" and x else
+                 sorted({f"{y.id} (upholds {y.upholds or 'none'})" for y in res.rulings(x)})
+                 if self.kind == "rule" and x else [])
         return about_text(self.kind, x, self.marked, newer)
 
     def _duplicates_text(self) -> Content:

@@ -94,8 +94,8 @@ def writer_seat(app, seats, letters) -> str:
 
 
 def about_text(kind: str, x, marked, newer: list[str] = ()) -> Content:
-    """What the form is about, above its fields. ``newer``: for supersede, the ids of the
-    letters that supersede ``x`` already (another would make a fork)."""
+    """What the form is about, above its fields. ``newer``: the ids of the letters that
+    supersede ``x`` already (supersede: another makes a fork), or rule on it already (rule)."""
     if kind == "reply" and x is not None:
         return cleans(Content.styled("Replying to ", "$text-muted"), (x.id, "bold"),
                       (f"  ({x.type} from {x.sender} to {x.recipient})", "$text-muted"),
@@ -114,8 +114,14 @@ def about_text(kind: str, x, marked, newer: list[str] = ()) -> Content:
         return Content("\n").join([Content.styled(f"The dispute names these letters ({none} is edited):", "$text-muted")]
                                   + [cleans(Content("  ⚖ "), (d.id, "bold")) for d in marked])
     if kind == "rule" and x is not None:
-        return cleans(Content.styled("Ruling on dispute ", "$text-muted"), (x.id, "bold"),
-                      Content("\nUpholding one letter settles the fork in its favour; upholding none closes the dispute only."))
+        about = cleans(Content.styled("Ruling on dispute ", "$text-muted"), (x.id, "bold"),
+                       Content("\nUpholding one letter settles the fork in its favour; upholding none closes the dispute only."))
+        if newer:
+            about = Content("\n").join([about, cleans(
+                ("⚖ Ruled already by ", "bold $warning"), (", ".join(newer), "bold"),
+                (": a ruling that upholds another letter leaves the rulings disagreeing, settling no fork.",
+                 "$warning"))])
+        return about
     if kind == "review":
         return Content("A review letter goes to the reviewer's own seat. It records what is owed and late now, by id.")
     return Content("A new letter, published into the recipient's inbox through the write gate.")
