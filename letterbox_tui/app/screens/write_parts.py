@@ -101,30 +101,30 @@ def about_text(kind: str, x, marked, newer: list[str] = ()) -> Content:
                       (f"  ({x.type} from {x.sender} to {x.recipient})", "$text-muted"),
                       Content("\nack accepts it; nack refuses and closes it; result answers and closes it; info is a note."))
     if kind == "supersede" and x is not None:
-        about = cleans(Content.styled("The new letter supersedes ", "$text-muted"), (x.id, "bold"),
-                       Content("\nThe old letter is never edited; the new one points at it."))
-        if newer:
-            about = Content("\n").join([about, cleans(
-                ("⑂ Already superseded by ", "bold $warning"), (", ".join(newer), "bold"),
-                (": this makes a fork (a dispute and a ruling settle it; or supersede the newest instead).",
-                 "$warning"))])
-        return about
+        return _warned(cleans(Content.styled("The new letter supersedes ", "$text-muted"), (x.id, "bold"),
+                              Content("\nThe old letter is never edited; the new one points at it.")),
+                       "⑂ Already superseded by ", newer,
+                       ": this makes a fork (a dispute and a ruling settle it; or supersede the newest instead).")
     if kind == "dispute":
         none = "neither" if len(marked) == 2 else "none"
         return Content("\n").join([Content.styled(f"The dispute names these letters ({none} is edited):", "$text-muted")]
                                   + [cleans(Content("  ⚖ "), (d.id, "bold")) for d in marked])
     if kind == "rule" and x is not None:
-        about = cleans(Content.styled("Ruling on dispute ", "$text-muted"), (x.id, "bold"),
-                       Content("\nUpholding one letter settles the fork in its favour; upholding none closes the dispute only."))
-        if newer:
-            about = Content("\n").join([about, cleans(
-                ("⚖ Ruled already by ", "bold $warning"), (", ".join(newer), "bold"),
-                (": a ruling that upholds another letter leaves the rulings disagreeing, settling no fork.",
-                 "$warning"))])
-        return about
+        return _warned(cleans(Content.styled("Ruling on dispute ", "$text-muted"), (x.id, "bold"),
+                              Content("\nUpholding one letter settles the fork in its favour; upholding none "
+                                      "closes the dispute only.")),
+                       "⚖ Ruled already by ", newer,
+                       ": a ruling that upholds another letter leaves the rulings disagreeing, settling no fork.")
     if kind == "review":
         return Content("A review letter goes to the reviewer's own seat. It records what is owed and late now, by id.")
     return Content("A new letter, published into the recipient's inbox through the write gate.")
+
+
+def _warned(about: Content, lead: str, ids: list[str], then: str) -> Content:
+    """``about``, and a warning line naming ``ids`` when there are any."""
+    if not ids:
+        return about
+    return Content("\n").join([about, cleans((lead, "bold $warning"), (", ".join(ids), "bold"), (then, "$warning"))])
 
 
 def duplicates_text(duplicates) -> Content:
