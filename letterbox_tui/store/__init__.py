@@ -828,12 +828,12 @@ class _Once:
 
 
 def _parsed_alike(store: Store, id_time_is_utc: bool) -> bool:
-    """The headers the store keeps were parsed with the same ``id_time_is_utc`` (the first
-    value of its ``context``; a store that kept nothing yet has none)."""
-    context = store.meta.get("context", "")  # (``context_of``: a JSON list, the setting first)
-    if not context.startswith(("[true,", "[false,")):
-        return True  # (none yet, or damaged: the store's own checks say so)
-    return context.startswith("[true,") == bool(id_time_is_utc)
+    """The headers the store keeps were parsed with the same ``id_time_is_utc``, or it
+    says nothing of it (``parsed_with``)."""
+    from .db import parsed_with
+
+    kept = parsed_with(store.meta.get("context", ""))
+    return kept is None or kept == bool(id_time_is_utc)
 
 
 def _discard(store: Store) -> None:

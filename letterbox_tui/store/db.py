@@ -700,6 +700,17 @@ def context_of(snapshot, id_time_is_utc: bool) -> str:
     ], ensure_ascii=False, separators=(",", ":"))
 
 
+def parsed_with(context: str) -> bool | None:
+    """The ``id_time_is_utc`` the headers of a ``context_of`` context were parsed with (its
+    first value, told from its start: the context is half a megabyte at 100,000 letters);
+    None for no context yet, or a damaged one (the store's own checks say so)."""
+    if context.startswith("[true,"):
+        return True
+    if context.startswith("[false,"):
+        return False
+    return None
+
+
 def sidecars_moved(kept: str, context: str) -> set[str] | None:
     """The paths of the letters whose sidecar came or went between the contexts ``kept``
     and ``context`` (``context_of``), when nothing else in them differs; else None."""
