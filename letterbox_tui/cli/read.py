@@ -360,8 +360,8 @@ def cmd_disputes(args: Namespace) -> int:
 def cmd_check(args: Namespace) -> int:
     from letterbox_tui.core.documents import check_view
 
-    res = _resolved(args, common.now())
-    view = check_view(res)
+    _root, settings, res = answers(args, common.now())
+    view = check_view(res, settings=settings)  # (the settings read once: check_view reads them when not given)
     findings = view.findings
     scope = res.snapshot.scope
     code = 1 if view.problems else scope_exit(scope)
