@@ -61,6 +61,8 @@ CASES = {
 
 #: The demo's unsupported entry (SPEC 7): an older tool's archive folder in a seat.
 ARCHIVE = "researcher/archive"
+#: what the summary calls it
+ARCHIVE_SAID = "an unsupported entry (an older tool's archive folder, never read)"
 
 
 SETTINGS = """\
@@ -96,9 +98,9 @@ class DemoReport:
                 lines.append(f"  {CASES.get(case, case)}:")
                 lines += [f"    {i}" for i in ids]
             if archived:
-                lines += ["  an unsupported entry (an older tool's archive folder, never read):", f"    {ARCHIVE}/"]
+                lines += [f"  {ARCHIVE_SAID}:", f"    {ARCHIVE}/"]
         elif archived:
-            lines += ["", f"It holds an unsupported entry (an older tool's archive folder, never read): {ARCHIVE}/"]
+            lines += ["", f"It holds {ARCHIVE_SAID}: {ARCHIVE}/"]
         q = shlex.quote(root)
         if archived:
             lines += [
