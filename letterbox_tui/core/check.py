@@ -36,6 +36,7 @@ CODES: dict[str, str] = {
     "orphan-sidecar": WARNING,
     "ignored-entry": WARNING,
     "unknown-human-seat": WARNING,
+    "ignored-setting": WARNING,
     "settled-fork": WARNING,
     "stale-temporary": WARNING,
     "stale-lock": WARNING,
@@ -45,17 +46,20 @@ _RANK = {code: i for i, code in enumerate(CODES)}
 
 
 def settings_findings(settings, seats) -> list[Finding]:
-    """What the letterbox's settings say of seats it does not have: each ``human_seats``
-    entry that is no seat at the root (a typo: waiting-on-human never applies to it).
-    ``seats``: every seat at the root, even outside a ``--participant`` scope."""
+    """What the letterbox's settings say that a reader would miss: each setting the file
+    holds that nothing reads (a typo such as ``human_seat``: it does nothing), and each
+    ``human_seats`` entry that is no seat at the root (a typo: waiting-on-human never
+    applies to it). ``seats``: every seat at the root, even outside a ``--participant``
+    scope."""
     import json
 
     from .settings_types import SETTINGS_NAME
 
     there = set(seats)
-    return [Finding("unknown-human-seat", f"human_seats names {json.dumps(seat)}, no seat of this letterbox: "
-                    "no task can be waiting-on-human for it", (), (SETTINGS_NAME,))
-            for seat in dict.fromkeys(settings.human_seats) if seat not in there]
+    ignored = [Finding("ignored-setting", notice, (), (SETTINGS_NAME,)) for notice in settings.notices]
+    return ignored + [Finding("unknown-human-seat", f"human_seats names {json.dumps(seat)}, no seat of this letterbox: "
+                              "no task can be waiting-on-human for it", (), (SETTINGS_NAME,))
+                      for seat in dict.fromkeys(settings.human_seats) if seat not in there]
 
 
 @dataclass(slots=True, frozen=True)

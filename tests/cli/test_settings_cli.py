@@ -46,6 +46,24 @@ def test_human_seats_naming_no_seat_is_a_settings_warning_of_check(capsys, box):
     assert code == 0 and "unknown-human-seat" in out and "simom" in out and "1 warning" in out
 
 
+def test_a_setting_nothing_reads_is_a_warning_of_check(capsys, box):
+    """``human_seat = [...]`` (a typo of human_seats) did nothing and nobody said so from
+    the command line: only the app showed the notice. ``check`` warns of each key nothing
+    reads, naming it and the file; the commands still answer (exit 0)."""
+    box.raw("letterbox-tui.toml", 'human_seat = ["alpha"]\nsilense = "3d"\n[time]\nzones = "utc"\n')
+    code, doc = cli_json(capsys, box, "check")
+    found = [f for f in doc["findings"] if f["code"] == "ignored-setting"]
+    assert code == 0 and [f["severity"] for f in found] == ["warning"] * 3, doc["findings"]
+    assert all(f["paths"] == ["letterbox-tui.toml"] for f in found)
+    details = " ".join(f["detail"] for f in found)
+    assert "human_seat" in details and "silense" in details and '[time] "zones"' in details
+    code, out, err = cli(capsys, box, "owed")
+    assert code == 0
+    box.raw("letterbox-tui.toml", 'human_seats = ["alpha"]\n')
+    code, doc = cli_json(capsys, box, "check")
+    assert not [f for f in doc["findings"] if f["code"] == "ignored-setting"]
+
+
 def test_id_time_is_utc_set_after_the_store_was_read_is_answered(capsys, box, monkeypatch):
     """SPEC 9: answers from the store equal answers computed from the letters, always. The
     setting is turned on after two reads: the letter's time comes from its id at once.
