@@ -1,7 +1,7 @@
 """``letterbox-tui sync``: share the letterbox with the other machines through git.
 
     letterbox-tui sync               # commit what is new, fetch, rebase, push
-    letterbox-tui sync --no-push     # the same, without pushing
+    letterbox-tui sync --no-push     # the same, without pushing (no remote: commit only)
     letterbox-tui sync --remote R    # another remote than the branch's own
     letterbox-tui sync --restore-letters  # take the remote's changes, but commit back
                                           # the letters it deleted or rewrote
@@ -76,7 +76,11 @@ def cmd_sync(args: Namespace) -> int:
     if result.rebased:
         parts.append(f"{result.rebased} local commit{'s' if result.rebased != 1 else ''} rebased")
     parts.append("pushed" if result.pushed else "not pushed")
-    print(f"synced {result.branch} with {result.remote}: " + ", ".join(parts))
+    if result.remote is None:
+        print(f"committed on {result.branch}: {parts[0]}; no remote, so nothing fetched or pushed "
+              "(git remote add origin URL to share it)")
+    else:
+        print(f"synced {result.branch} with {result.remote}: " + ", ".join(parts))
     if result.restored:
         print(f"{len(result.restored)} letter(s) the remote deleted or rewrote committed back as they are here")
     if result.waiting:

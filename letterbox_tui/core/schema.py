@@ -353,7 +353,7 @@ class ReviewCheckDocument(TypedDict):
 class SyncDocument(TypedDict):
     """``sync --json``: what one sync did, then how current the copy is."""
 
-    remote: str
+    remote: str | None  # None: the copy has no remote (--no-push commits here only)
     branch: str
     committed: list[str]  # letterbox paths this run committed
     commit: str | None  # the commit it made (before rebasing), if any

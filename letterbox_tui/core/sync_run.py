@@ -50,7 +50,7 @@ LOCK_WAIT = 120.0
 class SyncResult:
     """What one ``sync`` did (``--json``)."""
 
-    remote: str
+    remote: str | None  #: None: the copy has no remote (``--no-push``: committed here only)
     branch: str
     committed: list[str] = field(default_factory=list)  #: letterbox paths committed by this run
     commit: str | None = None  #: the commit this run made, if any (before rebasing)
@@ -90,11 +90,12 @@ def sync(root: str | os.PathLike[str], *, push: bool = True, remote: str | None 
                         f"(letterbox-tui init {os.fspath(root)} --seats … --git keeps it there)")
     with _locked(repo):
         branch = _branch(repo)
-        name = remote or _remote_of(repo, branch)
+        # without a remote there is nothing to fetch: ``--no-push`` commits what is new, here
+        name = remote or _remote_of(repo, branch, none_ok=not push)
         _refuse_foreign_staging(repo)
         result = SyncResult(remote=name, branch=branch)
         for attempt in range(PUSH_ATTEMPTS):
-            upstream = fetch_branch(repo, name, branch, progress, timeout)
+            upstream = fetch_branch(repo, name, branch, progress, timeout) if name is not None else None
             _one_pass(repo, result, upstream, first=attempt == 0, restore=restore_letters)
             if not push:
                 break
@@ -152,7 +153,9 @@ def _branch(repo: Repo) -> str:
     return name
 
 
-def _remote_of(repo: Repo, branch: str) -> str:
+def _remote_of(repo: Repo, branch: str, *, none_ok: bool = False) -> str | None:
+    """The remote a sync of ``branch`` talks to: its upstream's, else ``origin``, else the
+    only one; None when there is none and ``none_ok``, else ``SyncError``."""
     configured = _config(repo, f"branch.{branch}.remote")
     if configured and configured != ".":
         return configured
@@ -162,6 +165,8 @@ def _remote_of(repo: Repo, branch: str) -> str:
     if len(remotes) == 1:
         return remotes[0]
     if not remotes:
+        if none_ok:
+            return None
         raise SyncError("no remote to sync with (git remote add origin URL, or --remote R)")
     raise SyncError(f"several remotes ({', '.join(remotes)}): name one with --remote R")
 

@@ -30,6 +30,17 @@ def test_init_git_then_sync_json(tmp_path, capsys):
     assert "*.lifecycle.lock/" in (tmp_path / "box" / ".gitignore").read_text()
     code, _, err = run(capsys, tmp_path / "box", "sync")
     assert (code, err) == (2, "letterbox-tui: no remote to sync with (git remote add origin URL, or --remote R)\n")
+    # --no-push asks nothing of a remote: with none, what is new is committed here
+    L0 = "2026-01-01T000000-alpha-info-zero-bbbbbbbb"
+    put(tmp_path / "box", f"beta/inbox/{L0}.md", letter_text(L0))
+    code, out, err = run(capsys, tmp_path / "box", "sync", "--no-push")
+    assert (code, err) == (0, "") and out.startswith("committed on ") and "1 file committed; no remote" in out
+    assert git(tmp_path / "box", "status", "--porcelain") == ""
+    put(tmp_path / "box", f"beta/inbox/{L0[:-8]}cccccccc.md", letter_text(L0[:-8] + "cccccccc"))
+    code, out, _ = run(capsys, tmp_path / "box", "sync", "--no-push", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["remote"] is None and not data["pushed"] and len(data["committed"]) == 1
+    validate("sync", data)
     remote = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", str(remote))
     git(tmp_path / "box", "remote", "add", "origin", str(remote))
@@ -38,6 +49,7 @@ def test_init_git_then_sync_json(tmp_path, capsys):
     data = json.loads(out)
     assert code == 0 and data["pushed"] and data["committed"] == [f"beta/inbox/{L1}.md"]
     assert data["sync"]["ahead"] == 0 and data["sync"]["uncommitted"] == 0
+    assert git(remote, "rev-list", "--count", "HEAD").strip() == "4"  # init's, two made without a remote, this one
     validate("sync", data)  # the schema module's SyncDocument, strict
 
 
