@@ -162,6 +162,8 @@ def _configure(name: str, p: argparse.ArgumentParser) -> None:
     elif name == "file":
         p.add_argument("id", metavar="ID")
         _as_option(p)
+        p.add_argument("--read", action="store_true",
+                       help="you have read it: needed to file a result or nack named by its path")
     elif name == "supersede":
         p.add_argument("id", metavar="ID")
         _as_option(p)

@@ -16,7 +16,9 @@ from pathlib import Path
 
 from letterbox_tui.core.errors import LetterboxError, Unfinished
 from letterbox_tui.core.grammar import parse_time
-from letterbox_tui.core.references import resolve_reference
+from letterbox_tui.core.model import letters_with_id
+from letterbox_tui.core.references import names_a_path, resolve_reference
+from letterbox_tui.core.text import clean
 from letterbox_tui.core.root import candidate_root
 from letterbox_tui.core.write import (
     Draft,
@@ -220,10 +222,24 @@ def cmd_reply(args: Namespace) -> int:
 def cmd_file(args: Namespace) -> int:
     root, _settings, snapshot = load(_whole(args))
     letter_id = _letter_id(snapshot, args.id)
+    if not args.read:
+        _refuse_unread_by_path(snapshot, args.id, letter_id)
     path, moved = file_letter(root, letter_id, seat=args.as_seat, snapshot=snapshot)
     rel = os.path.relpath(path, root)
     _published(letter_id, f"filed: {letter_id} -> {rel}" if moved else f"already filed: {letter_id} ({rel})")
     return 0
+
+
+def _refuse_unread_by_path(snapshot, ref: str, letter_id: str) -> None:
+    """A result or nack still in the inbox, named by its file's path (as a script globbing
+    an inbox names it), is filed only with ``--read``: the reply that answers someone's
+    task is not put away unseen. The protocol's ``file`` keeps the same rule."""
+    if ref == letter_id or not names_a_path(ref):
+        return
+    for x in letters_with_id(snapshot.letters, letter_id):
+        if x.folder == "inbox" and x.type in ("result", "nack"):
+            raise LetterboxError(f"{clean(ref, single_line=True)} is a {x.type} named by its path: read it first "
+                                 f"(letterbox-tui show {letter_id}), then file it with --read")
 
 
 @_reports

@@ -69,7 +69,8 @@ def _path_ids(root: str, ref: str, letters) -> list[str] | None:
     return None
 
 
-def _may_be_path(ref: str) -> bool:
+def names_a_path(ref: str) -> bool:
+    """Is ``ref`` written as a path (never an id, a display id or a token)?"""
     return "/" in ref or os.sep in ref or ref.endswith(".md")
 
 
@@ -83,7 +84,7 @@ def resolve_reference(snapshot: Snapshot, ref: str) -> str | None:
     letters = snapshot.letters
     if letters_with_id(letters, ref):
         return ref
-    if _may_be_path(ref):
+    if names_a_path(ref):
         found = _path_ids(str(snapshot.root), ref, letters)
         if found is not None:
             return _one(ref, found)

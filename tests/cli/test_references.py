@@ -110,6 +110,30 @@ def test_reply_file_progress_take_references(box, capsys, monkeypatch, form):
     assert (box.root / "beta" / "processed" / f"{NOTE}.md").exists()
 
 
+@pytest.mark.parametrize("kind", ["result", "nack"])
+def test_file_of_a_result_named_by_its_path_asks_for_read(box, capsys, monkeypatch, kind):
+    """A script that files ``beta/inbox/*.md`` would put a result away unseen. As the
+    protocol's ``file`` does, a result or nack named by its path is filed only with
+    ``--read`` (exit 2, nothing moved, without it); by id or token, as before."""
+    monkeypatch.setenv("LETTERBOX_AGENT", "beta")
+    answer = f"{ASK}--alpha--{kind}"
+    box.letter(answer, type=kind, re=ASK)
+    box.letter(NOTE)
+    path = f"beta/inbox/{answer}.md"
+    before = box.tree_bytes()
+    code, out, err = cli(capsys, box, "file", path)
+    assert (code, out) == (2, "") and f"is a {kind} named by its path" in err and "--read" in err
+    assert err.count("\n") == 1 and box.tree_bytes() == before
+    code, out, err = cli(capsys, box, "file", f"beta/inbox/{NOTE}.md")  # an info letter: no question
+    assert code == 0, err
+    code, out, err = cli(capsys, box, "file", path, "--read")
+    assert code == 0 and out == f"filed: {answer} -> beta/processed/{answer}.md\n", err
+    other = f"2026-11-30T100000-alpha-{kind}-second-12345678"
+    box.letter(other, type=kind, re=ASK)
+    code, out, err = cli(capsys, box, "file", other)  # by its id: named, not globbed
+    assert code == 0, err
+
+
 def test_reply_refuses_an_ambiguous_token_and_writes_nothing(box, capsys, monkeypatch):
     monkeypatch.setenv("LETTERBOX_AGENT", "beta")
     box.letter("2026-01-01T000000-alpha-request-one-abcd1234", type="request", requires_ack="true")
