@@ -48,7 +48,7 @@ TARGET_MEDIAN_MS, TARGET_P99_MS, TARGET_AFTER_WRITE_S, TARGET_AFTER_COST_MS, TAR
 PART = 100
 
 
-def tool_calls(letter_id: str) -> list[tuple[str, str, dict]]:
+def tool_calls(letter_id: str, seat: str) -> list[tuple[str, str, dict]]:
     """(label, tool, arguments) of each measured call: every tool, then the long answers
     asked a part at a time."""
     calls = [
@@ -63,6 +63,7 @@ def tool_calls(letter_id: str) -> list[tuple[str, str, dict]]:
         ("digest", {"at": AT}),
         ("check", {}),
         ("leases", {}),
+        ("inbox", {"seat": seat, "at": AT}),
     ]
     parts = [("query", {"terms": QUERY, "limit": PART}), ("owed", {"at": AT, "limit": PART})]
     return [(name, name, arguments) for name, arguments in calls] + [
@@ -135,13 +136,13 @@ async def drive(root: Path, env: dict[str, str], calls: int, budget: float, out:
                 return elapsed, result
 
             first = {}
-            for label, name, arguments in tool_calls(letter_id):
+            for label, name, arguments in tool_calls(letter_id, seat):
                 first[label] = (await timed(name, arguments))[0] * 1000
             out["first_ms"] = first
             if pid:
                 out["rss_after_first_mb"] = memory(pid)
             steady = {}
-            for label, name, arguments in tool_calls(letter_id):
+            for label, name, arguments in tool_calls(letter_id, seat):
                 times, reused, began = [], 0, time.perf_counter()
                 for _ in range(calls):
                     if len(times) >= 5 and time.perf_counter() - began > budget:
