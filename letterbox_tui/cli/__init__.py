@@ -18,6 +18,10 @@ from collections.abc import Sequence
 from letterbox_tui.core.errors import LetterboxError, Terminated
 
 PROG = "letterbox-tui"
+PRIORITY_HELP = "how soon it is to be looked at (default: next)"
+#: ``--at`` of the commands whose answers depend on the clock (``common.parse_at``)
+AT_HELP = ("'now' for lateness and ages, not a filter: RFC 3339 with an offset, or relative "
+           "(today, -1d, +2d: --at=-1d)")
 
 # command -> (module:function, help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -117,16 +121,16 @@ def _configure(name: str, p: argparse.ArgumentParser) -> None:
     elif name in ("show", "current", "answered", "thread"):
         p.add_argument("id", metavar="ID")
     elif name == "owed":
-        p.add_argument("--seat", metavar="S")
-        p.add_argument("--at", metavar="T", help="'now' for lateness (RFC 3339 with offset)")
+        p.add_argument("--seat", metavar="S", help="only what seat S owes")
+        p.add_argument("--at", metavar="T", help=AT_HELP)
         p.add_argument("--fail-late", action="store_true", help="exit 1 when anything is late")
         p.add_argument("--attention", action="append", metavar="CODE",
                        help="only items with this attention code (repeatable: any of them), e.g. never-acked")
         _as_option(p, "your own seat: what it owes is waiting-on-human")
         _paging_options(p, "items")
     elif name == "digest":
-        p.add_argument("--seat", metavar="S")
-        p.add_argument("--at", metavar="T")
+        p.add_argument("--seat", metavar="S", help="only what seat S wrote, received or owes")
+        p.add_argument("--at", metavar="T", help=AT_HELP)
         kept = p.add_mutually_exclusive_group()
         kept.add_argument("--write", metavar="PATH",
                           help="keep the digest in PATH (Markdown with front matter), rewritten only when its letters change")
@@ -134,7 +138,7 @@ def _configure(name: str, p: argparse.ArgumentParser) -> None:
         p.add_argument("--max-lines", type=int, default=200, metavar="N", help="with --write: at most N cited lines (default 200)")
     elif name == "init":
         p.add_argument("dir", nargs="?", metavar="DIR")
-        p.add_argument("--seats", required=True, metavar="a,b")
+        p.add_argument("--seats", required=True, metavar="a,b", help="the seats to make, comma-separated")
         p.add_argument("--git", action="store_true", help="keep it in git, to share it between machines (sync)")
     elif name == "sync":
         p.add_argument("--no-push", action="store_true", help="commit, fetch and rebase, but do not push")
@@ -149,16 +153,17 @@ def _configure(name: str, p: argparse.ArgumentParser) -> None:
         p.add_argument("--seed", type=int, default=7, help=argparse.SUPPRESS)
     elif name == "send":
         _as_option(p)
-        p.add_argument("--to", required=True, metavar="S")
-        p.add_argument("--type", required=True, metavar="T")
-        p.add_argument("--slug", required=True, metavar="X")
+        p.add_argument("--to", required=True, metavar="S", help="the recipient seat")
+        p.add_argument("--type", required=True, metavar="T",
+                       help="request, delegate, blocker, status, info, decision, ...")
+        p.add_argument("--slug", required=True, metavar="X", help="a few words for the id, e.g. auth-flow")
         _writing_options(p)
     elif name == "reply":
         p.add_argument("id", metavar="ID")
         p.add_argument("kind", choices=["ack", "nack", "result", "info"])
         _as_option(p)
         p.add_argument("--slug", metavar="X", help="for info replies (default: the letter's slug)")
-        p.add_argument("--priority", default="next", choices=["now", "next", "whenever"])
+        p.add_argument("--priority", default="next", choices=["now", "next", "whenever"], help=PRIORITY_HELP)
     elif name == "file":
         p.add_argument("id", metavar="ID")
         _as_option(p)
@@ -175,14 +180,14 @@ def _configure(name: str, p: argparse.ArgumentParser) -> None:
         p.add_argument("ids", nargs="+", metavar="ID")
         _as_option(p)
         p.add_argument("--to", metavar="S", help="default: your own seat")
-        p.add_argument("--slug", metavar="X")
+        p.add_argument("--slug", metavar="X", help="default: the first disputed letter's slug")
         p.add_argument("--notify", action="store_true", help="also send info letters to the disputed letters' authors")
     elif name == "rule":
         p.add_argument("dispute", metavar="D")
         _as_option(p)
-        p.add_argument("--upholds", metavar="X")
-        p.add_argument("--to", metavar="S")
-        p.add_argument("--slug", metavar="X")
+        p.add_argument("--upholds", metavar="X", help="the disputed letter that holds (default: none is upheld)")
+        p.add_argument("--to", metavar="S", help="default: the dispute's author")
+        p.add_argument("--slug", metavar="X", help="default: the dispute's slug")
     elif name == "progress":
         p.add_argument("id", metavar="ID")
         _as_option(p)
@@ -201,7 +206,7 @@ def _configure(name: str, p: argparse.ArgumentParser) -> None:
         p.add_argument("--json", action="store_true", help="print JSON")
     elif name == "review":
         _as_option(p)
-        p.add_argument("--at", metavar="T")
+        p.add_argument("--at", metavar="T", help=AT_HELP)
         p.add_argument("--check", action="store_true",
                        help="write nothing: exit 1 when the seat's last review is older than --every")
         p.add_argument("--every", metavar="INTERVAL", help="with --check: how often a review is due (1d, 12h, 90m, 2w)")
@@ -236,16 +241,18 @@ def _writing_options(p: argparse.ArgumentParser, supersedes: bool = True, inheri
     if inherit:
         p.add_argument("--ack", action=argparse.BooleanOptionalAction, default=None,
                        help="the letter is a task (default: as the superseded letter)")
-        p.add_argument("--priority", default=None, choices=["now", "next", "whenever"])
+        p.add_argument("--priority", default=None, choices=["now", "next", "whenever"],
+                       help="how soon it is to be looked at (default: as the superseded letter)")
     else:
         p.add_argument("--ack", action="store_true", help="the letter is a task (requires_ack: true)")
-        p.add_argument("--priority", default="next", choices=["now", "next", "whenever"])
-    p.add_argument("--deadline", metavar="T")
-    p.add_argument("--thread", metavar="T")
-    p.add_argument("--re", metavar="ID")
+        p.add_argument("--priority", default="next", choices=["now", "next", "whenever"], help=PRIORITY_HELP)
+    p.add_argument("--deadline", metavar="T",
+                   help="RFC 3339 with an offset (2026-12-05T17:00:00Z), or relative (+2d, +36h)")
+    p.add_argument("--thread", metavar="T", help="the thread it belongs to: the id that began it, or a label")
+    p.add_argument("--re", metavar="ID", help="the letter it answers")
     if supersedes:
-        p.add_argument("--supersedes", metavar="ID")
-    p.add_argument("--subject", metavar="S")
+        p.add_argument("--supersedes", metavar="ID", help="the letter it replaces")
+    p.add_argument("--subject", metavar="S", help="a subject line (default: the slug)")
 
 
 def run() -> None:

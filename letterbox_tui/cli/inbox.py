@@ -21,7 +21,8 @@ def configure(p: argparse.ArgumentParser) -> None:
     shown = p.add_mutually_exclusive_group()
     shown.add_argument("--recent", action="store_true", help="hide stale letters (count them)")
     shown.add_argument("--all", action="store_true", help="list stale letters too (the default)")
-    p.add_argument("--at", metavar="T", help="'now' for staleness and lateness (RFC 3339 with offset)")
+    p.add_argument("--at", metavar="T", help="'now' for staleness and lateness, not a filter: RFC 3339 with an offset, "
+                                          "or relative (today, -1d: --at=-1d)")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.add_argument("--fetch", action="store_true", help="a letterbox in git: fetch its upstream first")
 

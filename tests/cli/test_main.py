@@ -37,3 +37,21 @@ def test_debug_variable_shows_the_traceback(monkeypatch):
     monkeypatch.setenv("LETTERBOX_TUI_DEBUG", "1")
     with pytest.raises(ZeroDivisionError):
         cli.main(["check"])
+
+
+def test_every_option_of_every_command_says_what_it_is_for(capsys):
+    """``send --help`` listed ``--deadline T``, ``--re ID`` and seven more with no word of
+    what they take: a user had to read the README to learn that ``+2d`` is a deadline.
+    Every option of every command has a help line, and ``--deadline`` names both forms."""
+    import argparse
+
+    parser = cli.build_parser()
+    commands = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices
+    silent = [f"{name} {a.option_strings[0]}" for name, sub in commands.items()
+              for a in sub._actions if a.option_strings and not a.help]
+    assert silent == []
+    assert set(cli.COMMANDS) <= set(commands)
+    with pytest.raises(SystemExit):
+        cli.main(["send", "--help"])
+    out = capsys.readouterr().out
+    assert "+2d" in out and "2026-12-05T17:00:00Z" in out
