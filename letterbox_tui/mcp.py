@@ -43,6 +43,7 @@ from letterbox_tui.core.listings import Listings
 from letterbox_tui.core.model import forget_index
 from letterbox_tui.core.paging import Page, page_of, part_said
 from letterbox_tui.core.text import clean, json_escape
+from letterbox_tui.core.views.attention import CODES
 
 #: how much of a body ``show`` returns when asked for it
 BODY_LIMIT = 64 * 1024
@@ -76,6 +77,9 @@ _SEAT = {"type": "string", "description": "a seat of the letterbox"}
 _PARTICIPANT = {"type": "array", "items": {"type": "string"},
                 "description": "restrict the scan to these seats (the scope is then partial)"}
 _ID = {"type": "string", "description": "a letter: its id, display id, token or path"}
+_ATTENTION = {"type": "array", "items": {"type": "string", "enum": list(CODES)},
+              "description": "only the items carrying any of these attention codes (owed --attention)"}
+_AS = {"type": "string", "description": "your own seat: what it owes is waiting-on-human (owed --as)"}
 _PAGING = {
     "limit": {"type": "integer", "minimum": 1,
               "description": "at most this many rows (a long answer in parts: the result then carries page)"},
@@ -104,7 +108,7 @@ TOOLS: dict[str, tuple[str, dict[str, Any]]] = {
     "thread": ("The letter's thread as a reply tree.", _schema({"id": _ID}, ("id",))),
     "owed": ("Tasks still owed, by the seat that owes them, late first; limit/offset for a part (page says "
              "which, and how many items in all; give the first part's at to the others, so all are at one clock).",
-             _schema({"seat": _SEAT, "at": _AT, **_PAGING})),
+             _schema({"seat": _SEAT, "at": _AT, "attention": _ATTENTION, "as": _AS, **_PAGING})),
     "disputes": ("Open disputes: where the letters still disagree.", _schema({})),
     "digest": ("Current truth: decisions in force, open disputes, owed and late, what is uncertain.",
                _schema({"seat": _SEAT, "at": _AT})),
@@ -437,6 +441,26 @@ def _at(arguments: dict[str, Any], now: datetime, root: str) -> datetime:
     return when
 
 
+def _attention(arguments: dict[str, Any]) -> tuple[str, ...]:
+    """``owed``'s ``attention`` (its ``--attention CODE``, repeatable): the codes, checked."""
+    from letterbox_tui.core.views.owed import attention_codes
+
+    codes = arguments.get("attention") or []
+    if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
+        raise LetterboxError(f"attention: a list of attention codes ({', '.join(CODES)})")
+    return attention_codes(codes, option="attention")
+
+
+def _owed_view(answers: Answers, seat: str | None, arguments: dict[str, Any]):
+    """The owed view ``owed --seat --attention --as`` shows: the codes of the letterbox's
+    settings, with ``as`` the reader's own seat (``waiting-on-human``)."""
+    from letterbox_tui.core.views.attention import Rules
+    from letterbox_tui.core.views.owed import owed_view
+
+    rules = Rules.of_letterbox(str(answers.snapshot.root), arguments.get("as"))
+    return owed_view(answers, seat, rules=rules, codes=_attention(arguments))
+
+
 def _terms(arguments: dict[str, Any]) -> list[str]:
     terms = arguments.get("terms") or []
     if not isinstance(terms, list) or not all(isinstance(t, str) for t in terms):
@@ -475,17 +499,19 @@ def answer(resident: Resident, name: str, arguments: dict[str, Any]) -> tuple[di
         terms = _terms(arguments)
         query = parse_query(terms, now, _zone(resident.root, terms))  # bad terms are refused before any scan
     at = (query.at if query is not None and query.at is not None else None) or _at(arguments, now, resident.root)
-    for key in ("id", "seat"):
+    for key in ("id", "seat", "as"):
         if key in arguments and not isinstance(arguments[key], str):
             raise LetterboxError(f"{key}: a string")
+    _attention(arguments)
     for key in ("body", "recent"):  # ("no" is a true value to Python)
         if key in arguments and not isinstance(arguments[key], bool):
             raise LetterboxError(f"{key}: true or false, not {clean(repr(arguments[key]), single_line=True)}")
     page = page_of(arguments.get("limit"), arguments.get("offset"), option="")
     answers, meta = resident.answers(at, participants)
     seat = arguments.get("seat")
-    if seat is not None and seat not in answers.snapshot.seats:
-        raise LetterboxError(f"no seat {clean(seat, single_line=True)!r} in {answers.snapshot.root}")
+    for named in (seat, arguments.get("as")):
+        if named is not None and named not in answers.snapshot.seats:
+            raise LetterboxError(f"no seat {clean(named, single_line=True)!r} in {answers.snapshot.root}")
     generation = meta.get("generation")
     if generation is None:  # answers opened for this call alone (a partial scope): nothing kept
         doc = _document(name, answers, arguments, query, seat, page)
@@ -537,11 +563,9 @@ def _shared(name: str, answers: Answers, arguments: dict[str, Any], query, seat:
                               lambda found: sys.getsizeof(found.matches) + memo.weight(found.unknown))
         return documents.query_document(answers, query, result, page)
     if name == "owed" and page is not None:
-        from letterbox_tui.core.views.owed import owed_view
-
         # the parts of one owed at one clock (its ``at`` asked again) are cut from one view
-        view, _ = memo.once(generation, ("owed-view", seat, at.isoformat()), lambda: owed_view(answers, seat),
-                            _view_size)
+        key = ("owed-view", seat, arguments.get("as"), _attention(arguments), at.isoformat())
+        view, _ = memo.once(generation, key, lambda: _owed_view(answers, seat, arguments), _view_size)
         return documents.owed_document(answers, seat, page, view)
     return _document(name, answers, arguments, query, seat, page)
 
@@ -564,7 +588,7 @@ def _document(name: str, answers: Answers, arguments: dict[str, Any], query, sea
     if name in ("current", "answered", "thread"):
         return getattr(documents, f"{name}_document")(answers, arguments["id"])
     if name == "owed":
-        return documents.owed_document(answers, seat, page)
+        return documents.owed_document(answers, seat, page, _owed_view(answers, seat, arguments))
     if name == "digest":
         return documents.digest_document(answers, seat)
     if name == "inbox":  # (its staleness follows the clock: made afresh each call, as show's body)

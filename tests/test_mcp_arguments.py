@@ -80,3 +80,32 @@ def test_a_yes_or_no_argument_takes_true_or_false_only(resident, name, arguments
     key = next(k for k in arguments if k not in ("id", "seat"))
     with pytest.raises(LetterboxError, match=f"^{key}: true or false, not "):
         mcp.call(resident, name, arguments)
+
+
+def test_owed_takes_the_commands_attention_and_as_options(resident, capsys):
+    """Issue 25: each tool takes its command's options; ``owed --attention CODE`` (repeatable)
+    and ``--as S`` are ``attention`` (a list) and ``as``, answering what the command answers."""
+    import json
+
+    from letterbox_tui.cli import main
+    from tests.test_mcp import unclocked
+
+    at = "2026-11-29T12:00:00Z"
+    cases = [({"at": at, "attention": ["never-acked"]}, ["--attention", "never-acked"]),
+             ({"at": at, "attention": ["owner-blocked", "late"], "seat": "researcher"},
+              ["--attention", "owner-blocked", "--attention", "late", "--seat", "researcher"]),
+             ({"at": at, "as": "simon"}, ["--as", "simon"]),
+             ({"at": at, "as": "simon", "attention": ["waiting-on-human"], "limit": 1},
+              ["--as", "simon", "--attention", "waiting-on-human", "--limit", "1"])]
+    for arguments, argv in cases:
+        doc, _meta = mcp.call(resident, "owed", arguments)
+        main(["--root", resident.root, "owed", "--at", at, *argv, "--json"])
+        assert unclocked(doc) == unclocked(json.loads(capsys.readouterr().out)), arguments
+    doc, _meta = mcp.call(resident, "owed", {"at": at, "as": "simon", "attention": ["waiting-on-human"]})
+    assert [g["seat"] for g in doc["owed"]] == ["simon"]
+    with pytest.raises(LetterboxError, match="^attention 'sleepy': one of late, late-unknown"):
+        mcp.call(resident, "owed", {"attention": ["sleepy"]})
+    with pytest.raises(LetterboxError, match="^no seat 'nobody' in "):
+        mcp.call(resident, "owed", {"as": "nobody"})
+    with pytest.raises(LetterboxError, match="^attention: a list of attention codes"):
+        mcp.call(resident, "owed", {"attention": "late"})
