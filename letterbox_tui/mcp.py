@@ -581,7 +581,9 @@ def _document(name: str, answers: Answers, arguments: dict[str, Any], query, sea
         doc = documents.show_document(answers, arguments["id"], BODY_LIMIT if wanted else 0)
         for item in doc["letters"]:
             if wanted:
-                item["body"] = clean(item["body"]) if item["body"] is not None else None
+                if item["body"] is not None:
+                    item["body"], cut = _capped(clean(item["body"]), BODY_LIMIT)
+                    item["body_truncated"] = item["body_truncated"] or cut
             else:
                 item["body"], item["body_truncated"] = None, False
         return doc
@@ -598,6 +600,15 @@ def _document(name: str, answers: Answers, arguments: dict[str, Any], query, sea
                           recent=bool(arguments.get("recent", False)))
         return inbox_json(view, answers)
     return getattr(documents, f"{name}_document")(answers)
+
+
+def _capped(text: str, limit: int) -> tuple[str, bool]:
+    """``text`` in at most ``limit`` bytes of UTF-8 (cut at a character), and whether it was
+    cut: a sanitized body's placeholders are longer than the characters they replace."""
+    data = text.encode("utf-8")
+    if len(data) <= limit:
+        return text, False
+    return data[:limit].decode("utf-8", errors="ignore"), True
 
 
 def _summary(doc: dict[str, Any]) -> str:

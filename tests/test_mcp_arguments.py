@@ -109,3 +109,25 @@ def test_owed_takes_the_commands_attention_and_as_options(resident, capsys):
         mcp.call(resident, "owed", {"as": "nobody"})
     with pytest.raises(LetterboxError, match="^attention: a list of attention codes"):
         mcp.call(resident, "owed", {"attention": "late"})
+
+
+@pytest.mark.parametrize("body, cut", [("\x1b" * 70_000, True),  # over the cap as written
+                                       ("\x85" * 30_000, True),  # under it as written, over it sanitized
+                                       ("\x1b[31mred\u202e\n" * 10, False)])
+def test_a_sanitized_body_is_still_at_most_the_cap(resident, body, cut):
+    """``show`` with ``body: true`` gives at most 64 KiB of body (README): the placeholders a
+    sanitized body holds are longer than the characters they replace, so the cap is the
+    sanitized text's, and ``body_truncated`` says when it cut."""
+    from pathlib import Path
+
+    letter_id = "2026-11-29T100000-planner-info-long-0000cccc"
+    Path(resident.root, "builder", "inbox", f"{letter_id}.md").write_text(
+        f"---\nid: {letter_id}\nfrom: planner\nto: builder\ntype: info\nrequires_ack: false\n"
+        f"sent: 2026-11-29T10:00:00Z\n---\n{body}")
+    doc, _meta = mcp.call(resident, "show", {"id": letter_id, "body": True})
+    (item,) = doc["letters"]
+    assert len(item["body"].encode()) <= mcp.BODY_LIMIT
+    assert item["body_truncated"] is cut
+    assert not any(c in item["body"] for c in "\x1b\x85\u202e")
+    if not cut:
+        assert item["body"].count("red") == 10
