@@ -31,6 +31,7 @@ import os
 import sys
 import threading
 from collections import OrderedDict
+from pathlib import Path
 from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import Any
@@ -42,6 +43,7 @@ from letterbox_tui.core.lazy import deadlines
 from letterbox_tui.core.listings import Listings
 from letterbox_tui.core.model import forget_index
 from letterbox_tui.core.paging import Page, page_of, part_said
+from letterbox_tui.core.root import is_letterbox
 from letterbox_tui.core.text import clean, json_escape
 from letterbox_tui.core.views.attention import CODES
 
@@ -123,10 +125,14 @@ TOOLS: dict[str, tuple[str, dict[str, Any]]] = {
 class Resident:
     """The answers kept between calls, re-opened after a change under the letterbox."""
 
-    def __init__(self, root: str, opener: Callable[..., Answers] | None = None) -> None:
+    def __init__(self, root: str, opener: Callable[..., Answers] | None = None, *, source: str = "--root") -> None:
+        from letterbox_tui.core.root import not_a_letterbox
         from letterbox_tui.store import open_answers
 
         self.root = root
+        #: what a call says once the letterbox is gone or unreadable: the command line's
+        #: refusal, naming where the root came from (``source``: --root, LETTERBOX_DIR, ...)
+        self.gone = not_a_letterbox(root, source)
         self.open = opener or open_answers
         #: the folders the watcher vouches for between two openings (``core.listings``)
         self.listings = Listings(root)
@@ -219,8 +225,6 @@ class Resident:
     def answers(self, at: datetime, participants: list[str] | None = None) -> tuple[Answers, dict[str, Any]]:
         """The answers at ``at`` and what they reflect (for the result's ``_meta``: with
         ``generation`` when they are the kept ones, whose results ``memo`` may hold)."""
-        if participants:  # a partial scope is asked afresh each time
-            return self.open(self.root, at, participants=participants, notice=self.notices.append), {}
         try:  # the letterbox itself moved, vanished or was replaced: nothing kept holds
             st = os.stat(self.root)
             here = (st.st_dev, st.st_ino)
@@ -236,8 +240,10 @@ class Resident:
                 self._watching = False
                 self._stop = threading.Event()
                 self.listings = Listings(self.root)
-        if here is None:
-            return self.open(self.root, at, notice=self.notices.append), {}  # says why it cannot
+        if here is None or not is_letterbox(Path(self.root)):
+            raise LetterboxError(self.gone)
+        if participants:  # a partial scope is asked afresh each time
+            return self.open(self.root, at, participants=participants, notice=self.notices.append), {}
         self.watch()
         while True:
             self._refresh(at)
@@ -646,15 +652,16 @@ def output_schema(name: str) -> dict[str, Any]:
     return schema
 
 
-def build_server(root: str):
-    """The MCP server over the letterbox at ``root`` (and its resident answers)."""
+def build_server(root: str, source: str = "--root"):
+    """The MCP server over the letterbox at ``root``, chosen by ``source`` (and its
+    resident answers)."""
     import anyio
     import mcp_types as types
     from mcp.server.lowlevel import Server
 
     from letterbox_tui import __version__
 
-    resident = Resident(root)
+    resident = Resident(root, source=source)
     tools = [types.Tool(name=name, description=desc, inputSchema=schema, outputSchema=output_schema(name),
                         annotations=types.ToolAnnotations(readOnlyHint=True, idempotentHint=True,
                                                           openWorldHint=False))
@@ -682,12 +689,13 @@ def build_server(root: str):
     return server, resident
 
 
-def serve(root: str) -> None:
-    """Serve the letterbox at ``root`` over stdio until the client closes it."""
+def serve(root: str, source: str = "--root") -> None:
+    """Serve the letterbox at ``root`` (chosen by ``source``) over stdio until the client
+    closes it."""
     import anyio
     from mcp.server.stdio import stdio_server
 
-    server, resident = build_server(root)
+    server, resident = build_server(root, source)
 
     async def main() -> None:
         async with stdio_server() as (read_stream, write_stream):

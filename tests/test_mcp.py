@@ -204,7 +204,7 @@ def test_hostile_bodies_come_back_sanitized(demo):
 def test_bad_input_and_a_damaged_world_give_tool_errors_and_it_keeps_serving(demo, tmp_path):
     from letterbox_tui.store.db import store_path
 
-    said = []
+    said, cli_said = [], []
 
     async def scenario(session):
         said.append(await ask(session, "query", terms=["nonsense"]))
@@ -226,6 +226,8 @@ def test_bad_input_and_a_damaged_world_give_tool_errors_and_it_keeps_serving(dem
         # the letterbox vanishes, then comes back
         shutil.move(demo, tmp_path / "away")
         said.append(await ask(session, "query", terms=[]))
+        cli_said.append(subprocess.run([sys.executable, "-m", "letterbox_tui", "--root", str(demo), "query"],
+                                       capture_output=True, text=True, env=_env(), timeout=120))
         shutil.move(tmp_path / "away", demo)
         doc = await _until(session, "query", lambda d: d["scope"]["letters"] > 0, terms=[])
         said.append((doc is not None, None))
@@ -237,7 +239,9 @@ def test_bad_input_and_a_damaged_world_give_tool_errors_and_it_keeps_serving(dem
     assert "no letter no-such-letter in scope" in errors[1]
     assert "no seat 'nobody'" in errors[2]
     assert said[5][0] is True
-    assert said[6][1] is not None  # the vanished letterbox: a tool error, not a dead server
+    # the vanished letterbox: a tool error, not a dead server, saying what the command line says
+    (vanished,) = cli_said
+    assert vanished.returncode == 2 and vanished.stderr == f"letterbox-tui: {said[6][1]}\n"
     assert said[7][0] is True
 
 

@@ -131,3 +131,28 @@ def test_a_sanitized_body_is_still_at_most_the_cap(resident, body, cut):
     assert not any(c in item["body"] for c in "\x1b\x85\u202e")
     if not cut:
         assert item["body"].count("red") == 10
+
+
+def test_a_letterbox_gone_is_the_command_lines_one_line_refusal(tmp_path, monkeypatch, capsys):
+    """Issue 25: an unreadable letterbox gives a tool error with the command line's exit-2
+    text; the server answers again once it is back."""
+    import shutil
+
+    from letterbox_tui.cli import main
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    root = tmp_path / "box"
+    write_demo(root)
+    resident = mcp.Resident(str(root), source="--root")  # as ``letterbox-tui --root DIR mcp`` makes it
+    try:
+        assert mcp.call(resident, "leases", {})[0]["scope"]["letters"] > 0
+        shutil.move(root, tmp_path / "away")
+        for name, arguments in [("query", {"terms": []}), ("owed", {"participant": ["builder"]})]:
+            with pytest.raises(LetterboxError) as caught:
+                mcp.call(resident, name, arguments)
+            assert main(["--root", str(root), name]) == 2
+            assert f"letterbox-tui: {caught.value}\n" == capsys.readouterr().err
+        shutil.move(tmp_path / "away", root)
+        assert mcp.call(resident, "query", {"terms": []})[0]["scope"]["letters"] > 0
+    finally:
+        resident.close()
