@@ -435,15 +435,14 @@ def _zone(root: str, values: list[str]):
 
 
 def _at(arguments: dict[str, Any], now: datetime, root: str) -> datetime:
-    from letterbox_tui.core.query import parse_when
+    from letterbox_tui.core.query import not_a_time, parse_when
 
     value = arguments.get("at")
     if value is None:
         return now
     when = parse_when(str(value), now, _zone(root, [str(value)]))
     if when is None:
-        raise LetterboxError(f"at {value!r}: expected RFC 3339 with an offset or a relative time "
-                             "(now, today, yesterday, -7d, +2d, -36h, -90m)")
+        raise not_a_time("at", value)
     return when
 
 

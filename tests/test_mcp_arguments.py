@@ -156,3 +156,12 @@ def test_a_letterbox_gone_is_the_command_lines_one_line_refusal(tmp_path, monkey
         assert mcp.call(resident, "query", {"terms": []})[0]["scope"]["letters"] > 0
     finally:
         resident.close()
+
+
+def test_an_at_that_is_no_time_is_refused_as_the_command_line_refuses_it(resident, capsys):
+    from letterbox_tui.cli import main
+
+    with pytest.raises(LetterboxError) as caught:
+        mcp.call(resident, "owed", {"at": "soonish"})
+    assert main(["--root", resident.root, "owed", "--at", "soonish"]) == 2
+    assert capsys.readouterr().err == f"letterbox-tui: --{caught.value}\n"  # (the argument is at, the option --at)
