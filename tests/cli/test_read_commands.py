@@ -326,6 +326,18 @@ def test_digest(capsys, disputed):
     assert "uncertain (1)\n  task-2  answered, late unknown: external-route" in out
 
 
+def test_digest_text_says_which_urgent_codes_are_unknown(capsys, box):
+    """Issue 24: unknown stays unknown. The digest's most urgent lines mark a code whose
+    record cannot be read, as its --write file does (a reply to the task may be unseen)."""
+    box.letter("task", frm="alpha", to="beta", type="request", requires_ack="true", sent="2026-02-01T00:00:00Z")
+    box.raw("alpha/inbox/broken.md", "---\nfrom: beta\nre: task\nbroken line\n---\n")
+    _, data = cli_json(capsys, box, "digest", "--at", "2026-03-01T00:00:00Z")
+    (urgent,) = data["attention"]["urgent"]
+    assert [c["detail"].startswith("unknown: ") for c in urgent["attention"] if c["code"] == "never-acked"] == [True]
+    _, out, _ = cli(capsys, box, "digest", "--at", "2026-03-01T00:00:00Z")
+    assert "  task  beta owes alpha: never-acked unknown\n" in out
+
+
 def test_digest_seat_filter(capsys, disputed):
     disputed.seat("gamma")
     disputed.letter("g-1", frm="gamma", to="gamma", type="decision")
