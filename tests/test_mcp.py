@@ -148,38 +148,47 @@ async def _until(session, name, test, **arguments):
         await anyio.sleep(0.05)
 
 
+def write(root: Path, *argv: str) -> str:
+    """A letter written by the command line (another process, through the write gate): its id."""
+    done = subprocess.run([sys.executable, "-m", "letterbox_tui", "--root", str(root), *argv], input="body\n",
+                          capture_output=True, text=True, env=_env(), timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
 def test_answers_follow_each_change_a_writer_makes(demo):
-    states = []
+    """A writer adds a task (as the protocol's tools write one: a temporary renamed), then
+    the command line, another process, replies to it and supersedes it, while a client asks:
+    once each change's event is applied, the answer equals the command line's --json for
+    that same state (asked before the next write)."""
+    task = "2026-11-29T100000-planner-request-mcp-a-0000aaaa"
+    at = "2026-11-29T12:00:00Z"
+    pairs = []
 
     async def scenario(session):
-        await ask(session, "owed")
-        # a new task appears
-        _letter(demo, "builder", "2026-11-29T100000-planner-request-mcp-a-0000aaaa")
-        doc = await _until(session, "query", lambda d: any(r["id"].endswith("mcp-a-0000aaaa") for r in d["matches"]),
+        first, _ = await ask(session, "owed", at=at)
+        pairs.append(("owed", first, cli_json(demo, "owed", "--at", at)))
+        _letter(demo, "builder", task)
+        doc = await _until(session, "query", lambda d: any(r["id"] == task for r in d["matches"]),
                            terms=["type=request"])
-        states.append(("query", ["type=request"], doc))
-        # the builder answers it
-        _letter(demo, "planner", "2026-11-29T100000-planner-request-mcp-a-0000aaaa--builder--result",
-                **{"from": "builder", "type": "result", "requires_ack": "false",
-                   "re": "2026-11-29T100000-planner-request-mcp-a-0000aaaa"})
-        doc = await _until(session, "answered", lambda d: d["answered"] == "yes",
-                           id="2026-11-29T100000-planner-request-mcp-a-0000aaaa")
-        states.append(("answered", ["2026-11-29T100000-planner-request-mcp-a-0000aaaa"], doc))
-        # and a new version supersedes it
-        _letter(demo, "builder", "2026-11-29T110000-planner-request-mcp-b-0000bbbb",
-                supersedes="2026-11-29T100000-planner-request-mcp-a-0000aaaa")
-        doc = await _until(session, "current", lambda d: d["current"] == "no",
-                           id="2026-11-29T100000-planner-request-mcp-a-0000aaaa")
-        states.append(("current", ["2026-11-29T100000-planner-request-mcp-a-0000aaaa"], doc))
-        doc, _ = await ask(session, "owed", at="2026-11-29T12:00:00Z")
-        states.append(("owed", ["--at", "2026-11-29T12:00:00Z"], doc))
+        pairs.append(("query after the add", doc, cli_json(demo, "query", "type=request")))
+        doc, _ = await ask(session, "owed", at=at)
+        pairs.append(("owed after the add", doc, cli_json(demo, "owed", "--at", at)))
+        write(demo, "reply", task, "--as", "builder", "result")
+        doc = await _until(session, "answered", lambda d: d["answered"] == "yes", id=task)
+        pairs.append(("answered after the reply", doc, cli_json(demo, "answered", task)))
+        newer = write(demo, "supersede", task, "--as", "planner")
+        doc = await _until(session, "current", lambda d: d["current"] == "no", id=task)
+        pairs.append(("current after the supersede", doc, cli_json(demo, "current", task)))
+        doc, _ = await ask(session, "owed", at=at)
+        pairs.append(("owed after the supersede", doc, cli_json(demo, "owed", "--at", at)))
+        assert newer in json.dumps(doc)  # the new version is owed in its place
 
     serve(demo, scenario)
-    # nothing changed since the last answer: each equals the command line's now, where it
-    # could not have changed since it was given
-    for name, argv, doc in states[-1:]:
-        assert unclocked(doc) == unclocked(cli_json(demo, name, *argv))
-    assert states[0][2]["scope"]["files"] < states[-1][2]["scope"]["files"]
+    for what, doc, want in pairs:
+        assert unclocked(doc) == unclocked(want), what
+    assert task not in json.dumps(pairs[0][1]) and task in json.dumps(pairs[2][1])
+    assert pairs[0][1]["scope"]["files"] < pairs[-1][1]["scope"]["files"]
 
 
 def test_hostile_bodies_come_back_sanitized(demo):
