@@ -191,23 +191,44 @@ def test_answers_follow_each_change_a_writer_makes(demo):
     assert pairs[0][1]["scope"]["files"] < pairs[-1][1]["scope"]["files"]
 
 
-def test_hostile_bodies_come_back_sanitized(demo):
+def test_hostile_letters_come_back_sanitized(demo):
+    """Control characters and bidi in a body and in headers, and huge headers (one near the
+    grammar's limits, readable; one over a line's 4096 bytes, unreadable): the body is
+    sanitized, the JSON text escapes what a header hides, an unreadable file's finding
+    holds no raw control or bidi character, and the server keeps serving."""
     letter_id = "2026-11-29T100000-planner-info-hostile-0000cccc"
     path = demo / "builder" / "inbox" / f"{letter_id}.md"
+    subject = "see \u202egnp.exe " + "x" * 4000  # a line near the 4096 bytes a header line may take
     path.write_bytes(("---\nid: " + letter_id + "\nfrom: planner\nto: builder\ntype: info\nrequires_ack: false\n"
-                      "sent: 2026-11-29T10:00:00Z\nsubject: see \u202egnp.exe\n---\n"
+                      "sent: 2026-11-29T10:00:00Z\nsubject: " + subject + "\n"
+                      + "".join(f"x-note-{n}: {'y' * 3000}\n" for n in range(9)) + "---\n"
                       "\x1b]0;owned\x07 \x1b[31mred\x1b[0m [@click=app.quit] \u202eevil\n").encode())
-    shown = {}
+    huge = "2026-11-29T110000-planner-info-huge-0000dddd"
+    (demo / "builder" / "inbox" / f"{huge}.md").write_bytes(
+        ("---\nid: " + huge + "\nfrom: planner\u202e\x1b[2J\nto: builder\ntype: info\nx-huge: " + "C" * 5000
+         + "\n---\nbody\n").encode())
+    shown, checked = {}, {}
 
     async def scenario(session):
-        doc, error = await ask(session, "show", id=letter_id, body=True)
-        assert error is None, error
-        shown.update(doc["letters"][0])
+        result = await session.call_tool("show", {"id": letter_id, "body": True})
+        assert not result.is_error, result.content[0].text
+        shown.update(result.structured_content["letters"][0], text=result.content[1].text)
+        result = await session.call_tool("check", {})
+        assert not result.is_error, result.content[0].text
+        checked.update(doc=result.structured_content, text=result.content[1].text)
+        doc, error = await ask(session, "query", terms=["type=info"])  # and it goes on serving
+        assert error is None and any(r["id"] == letter_id for r in doc["matches"])
 
     serve(demo, scenario)
     body = shown["body"]
     assert "\x1b" not in body and "\x07" not in body and "\u202e" not in body
     assert "red" in body and "[@click=app.quit]" in body  # the text stays, as text
+    assert shown["headers"]["subject"] == subject  # the header is data, as --json gives it; its JSON text escapes it
+    assert "\u202e" not in shown["text"] and "see \\u202egnp.exe" in shown["text"]
+    findings = [f for f in checked["doc"]["findings"] if any(huge in p for p in f["paths"])]
+    assert findings and findings[0]["code"] == "unreadable-file"
+    for text in (json.dumps(checked["doc"], ensure_ascii=False), checked["text"]):
+        assert "\x1b" not in text and "\u202e" not in text
 
 
 def test_bad_input_and_a_damaged_world_give_tool_errors_and_it_keeps_serving(demo, tmp_path):
