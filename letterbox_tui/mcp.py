@@ -31,6 +31,7 @@ import os
 import sys
 import threading
 from collections import OrderedDict
+from pathlib import Path
 from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import Any
@@ -42,7 +43,9 @@ from letterbox_tui.core.lazy import deadlines
 from letterbox_tui.core.listings import Listings
 from letterbox_tui.core.model import forget_index
 from letterbox_tui.core.paging import Page, page_of, part_said
+from letterbox_tui.core.root import is_letterbox
 from letterbox_tui.core.text import clean, json_escape
+from letterbox_tui.core.views.attention import CODES
 
 #: how much of a body ``show`` returns when asked for it
 BODY_LIMIT = 64 * 1024
@@ -76,6 +79,9 @@ _SEAT = {"type": "string", "description": "a seat of the letterbox"}
 _PARTICIPANT = {"type": "array", "items": {"type": "string"},
                 "description": "restrict the scan to these seats (the scope is then partial)"}
 _ID = {"type": "string", "description": "a letter: its id, display id, token or path"}
+_ATTENTION = {"type": "array", "items": {"type": "string", "enum": list(CODES)},
+              "description": "only the items carrying any of these attention codes (owed --attention)"}
+_AS = {"type": "string", "description": "your own seat: what it owes is waiting-on-human (owed --as)"}
 _PAGING = {
     "limit": {"type": "integer", "minimum": 1,
               "description": "at most this many rows (a long answer in parts: the result then carries page)"},
@@ -104,7 +110,7 @@ TOOLS: dict[str, tuple[str, dict[str, Any]]] = {
     "thread": ("The letter's thread as a reply tree.", _schema({"id": _ID}, ("id",))),
     "owed": ("Tasks still owed, by the seat that owes them, late first; limit/offset for a part (page says "
              "which, and how many items in all; give the first part's at to the others, so all are at one clock).",
-             _schema({"seat": _SEAT, "at": _AT, **_PAGING})),
+             _schema({"seat": _SEAT, "at": _AT, "attention": _ATTENTION, "as": _AS, **_PAGING})),
     "disputes": ("Open disputes: where the letters still disagree.", _schema({})),
     "digest": ("Current truth: decisions in force, open disputes, owed and late, what is uncertain.",
                _schema({"seat": _SEAT, "at": _AT})),
@@ -119,10 +125,14 @@ TOOLS: dict[str, tuple[str, dict[str, Any]]] = {
 class Resident:
     """The answers kept between calls, re-opened after a change under the letterbox."""
 
-    def __init__(self, root: str, opener: Callable[..., Answers] | None = None) -> None:
+    def __init__(self, root: str, opener: Callable[..., Answers] | None = None, *, source: str = "--root") -> None:
+        from letterbox_tui.core.root import not_a_letterbox
         from letterbox_tui.store import open_answers
 
         self.root = root
+        #: what a call says once the letterbox is gone or unreadable: the command line's
+        #: refusal, naming where the root came from (``source``: --root, LETTERBOX_DIR, ...)
+        self.gone = not_a_letterbox(root, source)
         self.open = opener or open_answers
         #: the folders the watcher vouches for between two openings (``core.listings``)
         self.listings = Listings(root)
@@ -215,8 +225,6 @@ class Resident:
     def answers(self, at: datetime, participants: list[str] | None = None) -> tuple[Answers, dict[str, Any]]:
         """The answers at ``at`` and what they reflect (for the result's ``_meta``: with
         ``generation`` when they are the kept ones, whose results ``memo`` may hold)."""
-        if participants:  # a partial scope is asked afresh each time
-            return self.open(self.root, at, participants=participants, notice=self.notices.append), {}
         try:  # the letterbox itself moved, vanished or was replaced: nothing kept holds
             st = os.stat(self.root)
             here = (st.st_dev, st.st_ino)
@@ -232,8 +240,10 @@ class Resident:
                 self._watching = False
                 self._stop = threading.Event()
                 self.listings = Listings(self.root)
-        if here is None:
-            return self.open(self.root, at, notice=self.notices.append), {}  # says why it cannot
+        if here is None or not is_letterbox(Path(self.root)):
+            raise LetterboxError(self.gone)
+        if participants:  # a partial scope is asked afresh each time
+            return self.open(self.root, at, participants=participants, notice=self.notices.append), {}
         self.watch()
         while True:
             self._refresh(at)
@@ -425,16 +435,35 @@ def _zone(root: str, values: list[str]):
 
 
 def _at(arguments: dict[str, Any], now: datetime, root: str) -> datetime:
-    from letterbox_tui.core.query import parse_when
+    from letterbox_tui.core.query import not_a_time, parse_when
 
     value = arguments.get("at")
     if value is None:
         return now
     when = parse_when(str(value), now, _zone(root, [str(value)]))
     if when is None:
-        raise LetterboxError(f"at {value!r}: expected RFC 3339 with an offset or a relative time "
-                             "(now, today, yesterday, -7d, +2d, -36h, -90m)")
+        raise not_a_time("at", value)
     return when
+
+
+def _attention(arguments: dict[str, Any]) -> tuple[str, ...]:
+    """``owed``'s ``attention`` (its ``--attention CODE``, repeatable): the codes, checked."""
+    from letterbox_tui.core.views.owed import attention_codes
+
+    codes = arguments.get("attention") or []
+    if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
+        raise LetterboxError(f"attention: a list of attention codes ({', '.join(CODES)})")
+    return attention_codes(codes, option="attention")
+
+
+def _owed_view(answers: Answers, seat: str | None, arguments: dict[str, Any]):
+    """The owed view ``owed --seat --attention --as`` shows: the codes of the letterbox's
+    settings, with ``as`` the reader's own seat (``waiting-on-human``)."""
+    from letterbox_tui.core.views.attention import Rules
+    from letterbox_tui.core.views.owed import owed_view
+
+    rules = Rules.of_letterbox(str(answers.snapshot.root), arguments.get("as"))
+    return owed_view(answers, seat, rules=rules, codes=_attention(arguments))
 
 
 def _terms(arguments: dict[str, Any]) -> list[str]:
@@ -475,17 +504,19 @@ def answer(resident: Resident, name: str, arguments: dict[str, Any]) -> tuple[di
         terms = _terms(arguments)
         query = parse_query(terms, now, _zone(resident.root, terms))  # bad terms are refused before any scan
     at = (query.at if query is not None and query.at is not None else None) or _at(arguments, now, resident.root)
-    for key in ("id", "seat"):
+    for key in ("id", "seat", "as"):
         if key in arguments and not isinstance(arguments[key], str):
             raise LetterboxError(f"{key}: a string")
+    _attention(arguments)
     for key in ("body", "recent"):  # ("no" is a true value to Python)
         if key in arguments and not isinstance(arguments[key], bool):
             raise LetterboxError(f"{key}: true or false, not {clean(repr(arguments[key]), single_line=True)}")
     page = page_of(arguments.get("limit"), arguments.get("offset"), option="")
     answers, meta = resident.answers(at, participants)
     seat = arguments.get("seat")
-    if seat is not None and seat not in answers.snapshot.seats:
-        raise LetterboxError(f"no seat {clean(seat, single_line=True)!r} in {answers.snapshot.root}")
+    for named in (seat, arguments.get("as")):
+        if named is not None and named not in answers.snapshot.seats:
+            raise LetterboxError(f"no seat {clean(named, single_line=True)!r} in {answers.snapshot.root}")
     generation = meta.get("generation")
     if generation is None:  # answers opened for this call alone (a partial scope): nothing kept
         doc = _document(name, answers, arguments, query, seat, page)
@@ -537,11 +568,9 @@ def _shared(name: str, answers: Answers, arguments: dict[str, Any], query, seat:
                               lambda found: sys.getsizeof(found.matches) + memo.weight(found.unknown))
         return documents.query_document(answers, query, result, page)
     if name == "owed" and page is not None:
-        from letterbox_tui.core.views.owed import owed_view
-
         # the parts of one owed at one clock (its ``at`` asked again) are cut from one view
-        view, _ = memo.once(generation, ("owed-view", seat, at.isoformat()), lambda: owed_view(answers, seat),
-                            _view_size)
+        key = ("owed-view", seat, arguments.get("as"), _attention(arguments), at.isoformat())
+        view, _ = memo.once(generation, key, lambda: _owed_view(answers, seat, arguments), _view_size)
         return documents.owed_document(answers, seat, page, view)
     return _document(name, answers, arguments, query, seat, page)
 
@@ -557,14 +586,16 @@ def _document(name: str, answers: Answers, arguments: dict[str, Any], query, sea
         doc = documents.show_document(answers, arguments["id"], BODY_LIMIT if wanted else 0)
         for item in doc["letters"]:
             if wanted:
-                item["body"] = clean(item["body"]) if item["body"] is not None else None
+                if item["body"] is not None:
+                    item["body"], cut = _capped(clean(item["body"]), BODY_LIMIT)
+                    item["body_truncated"] = item["body_truncated"] or cut
             else:
                 item["body"], item["body_truncated"] = None, False
         return doc
     if name in ("current", "answered", "thread"):
         return getattr(documents, f"{name}_document")(answers, arguments["id"])
     if name == "owed":
-        return documents.owed_document(answers, seat, page)
+        return documents.owed_document(answers, seat, page, _owed_view(answers, seat, arguments))
     if name == "digest":
         return documents.digest_document(answers, seat)
     if name == "inbox":  # (its staleness follows the clock: made afresh each call, as show's body)
@@ -574,6 +605,15 @@ def _document(name: str, answers: Answers, arguments: dict[str, Any], query, sea
                           recent=bool(arguments.get("recent", False)))
         return inbox_json(view, answers)
     return getattr(documents, f"{name}_document")(answers)
+
+
+def _capped(text: str, limit: int) -> tuple[str, bool]:
+    """``text`` in at most ``limit`` bytes of UTF-8 (cut at a character), and whether it was
+    cut: a sanitized body's placeholders are longer than the characters they replace."""
+    data = text.encode("utf-8")
+    if len(data) <= limit:
+        return text, False
+    return data[:limit].decode("utf-8", errors="ignore"), True
 
 
 def _summary(doc: dict[str, Any]) -> str:
@@ -611,15 +651,16 @@ def output_schema(name: str) -> dict[str, Any]:
     return schema
 
 
-def build_server(root: str):
-    """The MCP server over the letterbox at ``root`` (and its resident answers)."""
+def build_server(root: str, source: str = "--root"):
+    """The MCP server over the letterbox at ``root``, chosen by ``source`` (and its
+    resident answers)."""
     import anyio
     import mcp_types as types
     from mcp.server.lowlevel import Server
 
     from letterbox_tui import __version__
 
-    resident = Resident(root)
+    resident = Resident(root, source=source)
     tools = [types.Tool(name=name, description=desc, inputSchema=schema, outputSchema=output_schema(name),
                         annotations=types.ToolAnnotations(readOnlyHint=True, idempotentHint=True,
                                                           openWorldHint=False))
@@ -647,12 +688,13 @@ def build_server(root: str):
     return server, resident
 
 
-def serve(root: str) -> None:
-    """Serve the letterbox at ``root`` over stdio until the client closes it."""
+def serve(root: str, source: str = "--root") -> None:
+    """Serve the letterbox at ``root`` (chosen by ``source``) over stdio until the client
+    closes it."""
     import anyio
     from mcp.server.stdio import stdio_server
 
-    server, resident = build_server(root)
+    server, resident = build_server(root, source)
 
     async def main() -> None:
         async with stdio_server() as (read_stream, write_stream):

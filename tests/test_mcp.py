@@ -148,63 +148,93 @@ async def _until(session, name, test, **arguments):
         await anyio.sleep(0.05)
 
 
+def write(root: Path, *argv: str) -> str:
+    """A letter written by the command line (another process, through the write gate): its id."""
+    done = subprocess.run([sys.executable, "-m", "letterbox_tui", "--root", str(root), *argv], input="body\n",
+                          capture_output=True, text=True, env=_env(), timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
 def test_answers_follow_each_change_a_writer_makes(demo):
-    states = []
+    """A writer adds a task (as the protocol's tools write one: a temporary renamed), then
+    the command line, another process, replies to it and supersedes it, while a client asks:
+    once each change's event is applied, the answer equals the command line's --json for
+    that same state (asked before the next write)."""
+    task = "2026-11-29T100000-planner-request-mcp-a-0000aaaa"
+    at = "2026-11-29T12:00:00Z"
+    pairs = []
 
     async def scenario(session):
-        await ask(session, "owed")
-        # a new task appears
-        _letter(demo, "builder", "2026-11-29T100000-planner-request-mcp-a-0000aaaa")
-        doc = await _until(session, "query", lambda d: any(r["id"].endswith("mcp-a-0000aaaa") for r in d["matches"]),
+        first, _ = await ask(session, "owed", at=at)
+        pairs.append(("owed", first, cli_json(demo, "owed", "--at", at)))
+        _letter(demo, "builder", task)
+        doc = await _until(session, "query", lambda d: any(r["id"] == task for r in d["matches"]),
                            terms=["type=request"])
-        states.append(("query", ["type=request"], doc))
-        # the builder answers it
-        _letter(demo, "planner", "2026-11-29T100000-planner-request-mcp-a-0000aaaa--builder--result",
-                **{"from": "builder", "type": "result", "requires_ack": "false",
-                   "re": "2026-11-29T100000-planner-request-mcp-a-0000aaaa"})
-        doc = await _until(session, "answered", lambda d: d["answered"] == "yes",
-                           id="2026-11-29T100000-planner-request-mcp-a-0000aaaa")
-        states.append(("answered", ["2026-11-29T100000-planner-request-mcp-a-0000aaaa"], doc))
-        # and a new version supersedes it
-        _letter(demo, "builder", "2026-11-29T110000-planner-request-mcp-b-0000bbbb",
-                supersedes="2026-11-29T100000-planner-request-mcp-a-0000aaaa")
-        doc = await _until(session, "current", lambda d: d["current"] == "no",
-                           id="2026-11-29T100000-planner-request-mcp-a-0000aaaa")
-        states.append(("current", ["2026-11-29T100000-planner-request-mcp-a-0000aaaa"], doc))
-        doc, _ = await ask(session, "owed", at="2026-11-29T12:00:00Z")
-        states.append(("owed", ["--at", "2026-11-29T12:00:00Z"], doc))
+        pairs.append(("query after the add", doc, cli_json(demo, "query", "type=request")))
+        doc, _ = await ask(session, "owed", at=at)
+        pairs.append(("owed after the add", doc, cli_json(demo, "owed", "--at", at)))
+        write(demo, "reply", task, "--as", "builder", "result")
+        doc = await _until(session, "answered", lambda d: d["answered"] == "yes", id=task)
+        pairs.append(("answered after the reply", doc, cli_json(demo, "answered", task)))
+        newer = write(demo, "supersede", task, "--as", "planner")
+        doc = await _until(session, "current", lambda d: d["current"] == "no", id=task)
+        pairs.append(("current after the supersede", doc, cli_json(demo, "current", task)))
+        doc, _ = await ask(session, "owed", at=at)
+        pairs.append(("owed after the supersede", doc, cli_json(demo, "owed", "--at", at)))
+        assert newer in json.dumps(doc)  # the new version is owed in its place
 
     serve(demo, scenario)
-    # nothing changed since the last answer: each equals the command line's now, where it
-    # could not have changed since it was given
-    for name, argv, doc in states[-1:]:
-        assert unclocked(doc) == unclocked(cli_json(demo, name, *argv))
-    assert states[0][2]["scope"]["files"] < states[-1][2]["scope"]["files"]
+    for what, doc, want in pairs:
+        assert unclocked(doc) == unclocked(want), what
+    assert task not in json.dumps(pairs[0][1]) and task in json.dumps(pairs[2][1])
+    assert pairs[0][1]["scope"]["files"] < pairs[-1][1]["scope"]["files"]
 
 
-def test_hostile_bodies_come_back_sanitized(demo):
+def test_hostile_letters_come_back_sanitized(demo):
+    """Control characters and bidi in a body and in headers, and huge headers (one near the
+    grammar's limits, readable; one over a line's 4096 bytes, unreadable): the body is
+    sanitized, the JSON text escapes what a header hides, an unreadable file's finding
+    holds no raw control or bidi character, and the server keeps serving."""
     letter_id = "2026-11-29T100000-planner-info-hostile-0000cccc"
     path = demo / "builder" / "inbox" / f"{letter_id}.md"
+    subject = "see \u202egnp.exe " + "x" * 4000  # a line near the 4096 bytes a header line may take
     path.write_bytes(("---\nid: " + letter_id + "\nfrom: planner\nto: builder\ntype: info\nrequires_ack: false\n"
-                      "sent: 2026-11-29T10:00:00Z\nsubject: see \u202egnp.exe\n---\n"
+                      "sent: 2026-11-29T10:00:00Z\nsubject: " + subject + "\n"
+                      + "".join(f"x-note-{n}: {'y' * 3000}\n" for n in range(9)) + "---\n"
                       "\x1b]0;owned\x07 \x1b[31mred\x1b[0m [@click=app.quit] \u202eevil\n").encode())
-    shown = {}
+    huge = "2026-11-29T110000-planner-info-huge-0000dddd"
+    (demo / "builder" / "inbox" / f"{huge}.md").write_bytes(
+        ("---\nid: " + huge + "\nfrom: planner\u202e\x1b[2J\nto: builder\ntype: info\nx-huge: " + "C" * 5000
+         + "\n---\nbody\n").encode())
+    shown, checked = {}, {}
 
     async def scenario(session):
-        doc, error = await ask(session, "show", id=letter_id, body=True)
-        assert error is None, error
-        shown.update(doc["letters"][0])
+        result = await session.call_tool("show", {"id": letter_id, "body": True})
+        assert not result.is_error, result.content[0].text
+        shown.update(result.structured_content["letters"][0], text=result.content[1].text)
+        result = await session.call_tool("check", {})
+        assert not result.is_error, result.content[0].text
+        checked.update(doc=result.structured_content, text=result.content[1].text)
+        doc, error = await ask(session, "query", terms=["type=info"])  # and it goes on serving
+        assert error is None and any(r["id"] == letter_id for r in doc["matches"])
 
     serve(demo, scenario)
     body = shown["body"]
     assert "\x1b" not in body and "\x07" not in body and "\u202e" not in body
     assert "red" in body and "[@click=app.quit]" in body  # the text stays, as text
+    assert shown["headers"]["subject"] == subject  # the header is data, as --json gives it; its JSON text escapes it
+    assert "\u202e" not in shown["text"] and "see \\u202egnp.exe" in shown["text"]
+    findings = [f for f in checked["doc"]["findings"] if any(huge in p for p in f["paths"])]
+    assert findings and findings[0]["code"] == "unreadable-file"
+    for text in (json.dumps(checked["doc"], ensure_ascii=False), checked["text"]):
+        assert "\x1b" not in text and "\u202e" not in text
 
 
 def test_bad_input_and_a_damaged_world_give_tool_errors_and_it_keeps_serving(demo, tmp_path):
     from letterbox_tui.store.db import store_path
 
-    said = []
+    said, cli_said = [], []
 
     async def scenario(session):
         said.append(await ask(session, "query", terms=["nonsense"]))
@@ -226,6 +256,8 @@ def test_bad_input_and_a_damaged_world_give_tool_errors_and_it_keeps_serving(dem
         # the letterbox vanishes, then comes back
         shutil.move(demo, tmp_path / "away")
         said.append(await ask(session, "query", terms=[]))
+        cli_said.append(subprocess.run([sys.executable, "-m", "letterbox_tui", "--root", str(demo), "query"],
+                                       capture_output=True, text=True, env=_env(), timeout=120))
         shutil.move(tmp_path / "away", demo)
         doc = await _until(session, "query", lambda d: d["scope"]["letters"] > 0, terms=[])
         said.append((doc is not None, None))
@@ -237,7 +269,9 @@ def test_bad_input_and_a_damaged_world_give_tool_errors_and_it_keeps_serving(dem
     assert "no letter no-such-letter in scope" in errors[1]
     assert "no seat 'nobody'" in errors[2]
     assert said[5][0] is True
-    assert said[6][1] is not None  # the vanished letterbox: a tool error, not a dead server
+    # the vanished letterbox: a tool error, not a dead server, saying what the command line says
+    (vanished,) = cli_said
+    assert vanished.returncode == 2 and vanished.stderr == f"letterbox-tui: {said[6][1]}\n"
     assert said[7][0] is True
 
 

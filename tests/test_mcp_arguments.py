@@ -80,3 +80,88 @@ def test_a_yes_or_no_argument_takes_true_or_false_only(resident, name, arguments
     key = next(k for k in arguments if k not in ("id", "seat"))
     with pytest.raises(LetterboxError, match=f"^{key}: true or false, not "):
         mcp.call(resident, name, arguments)
+
+
+def test_owed_takes_the_commands_attention_and_as_options(resident, capsys):
+    """Issue 25: each tool takes its command's options; ``owed --attention CODE`` (repeatable)
+    and ``--as S`` are ``attention`` (a list) and ``as``, answering what the command answers."""
+    import json
+
+    from letterbox_tui.cli import main
+    from tests.test_mcp import unclocked
+
+    at = "2026-11-29T12:00:00Z"
+    cases = [({"at": at, "attention": ["never-acked"]}, ["--attention", "never-acked"]),
+             ({"at": at, "attention": ["owner-blocked", "late"], "seat": "researcher"},
+              ["--attention", "owner-blocked", "--attention", "late", "--seat", "researcher"]),
+             ({"at": at, "as": "simon"}, ["--as", "simon"]),
+             ({"at": at, "as": "simon", "attention": ["waiting-on-human"], "limit": 1},
+              ["--as", "simon", "--attention", "waiting-on-human", "--limit", "1"])]
+    for arguments, argv in cases:
+        doc, _meta = mcp.call(resident, "owed", arguments)
+        main(["--root", resident.root, "owed", "--at", at, *argv, "--json"])
+        assert unclocked(doc) == unclocked(json.loads(capsys.readouterr().out)), arguments
+    doc, _meta = mcp.call(resident, "owed", {"at": at, "as": "simon", "attention": ["waiting-on-human"]})
+    assert [g["seat"] for g in doc["owed"]] == ["simon"]
+    with pytest.raises(LetterboxError, match="^attention 'sleepy': one of late, late-unknown"):
+        mcp.call(resident, "owed", {"attention": ["sleepy"]})
+    with pytest.raises(LetterboxError, match="^no seat 'nobody' in "):
+        mcp.call(resident, "owed", {"as": "nobody"})
+    with pytest.raises(LetterboxError, match="^attention: a list of attention codes"):
+        mcp.call(resident, "owed", {"attention": "late"})
+
+
+@pytest.mark.parametrize("body, cut", [("\x1b" * 70_000, True),  # over the cap as written
+                                       ("\x85" * 30_000, True),  # under it as written, over it sanitized
+                                       ("\x1b[31mred\u202e\n" * 10, False)])
+def test_a_sanitized_body_is_still_at_most_the_cap(resident, body, cut):
+    """``show`` with ``body: true`` gives at most 64 KiB of body (README): the placeholders a
+    sanitized body holds are longer than the characters they replace, so the cap is the
+    sanitized text's, and ``body_truncated`` says when it cut."""
+    from pathlib import Path
+
+    letter_id = "2026-11-29T100000-planner-info-long-0000cccc"
+    Path(resident.root, "builder", "inbox", f"{letter_id}.md").write_text(
+        f"---\nid: {letter_id}\nfrom: planner\nto: builder\ntype: info\nrequires_ack: false\n"
+        f"sent: 2026-11-29T10:00:00Z\n---\n{body}")
+    doc, _meta = mcp.call(resident, "show", {"id": letter_id, "body": True})
+    (item,) = doc["letters"]
+    assert len(item["body"].encode()) <= mcp.BODY_LIMIT
+    assert item["body_truncated"] is cut
+    assert not any(c in item["body"] for c in "\x1b\x85\u202e")
+    if not cut:
+        assert item["body"].count("red") == 10
+
+
+def test_a_letterbox_gone_is_the_command_lines_one_line_refusal(tmp_path, monkeypatch, capsys):
+    """Issue 25: an unreadable letterbox gives a tool error with the command line's exit-2
+    text; the server answers again once it is back."""
+    import shutil
+
+    from letterbox_tui.cli import main
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    root = tmp_path / "box"
+    write_demo(root)
+    resident = mcp.Resident(str(root), source="--root")  # as ``letterbox-tui --root DIR mcp`` makes it
+    try:
+        assert mcp.call(resident, "leases", {})[0]["scope"]["letters"] > 0
+        shutil.move(root, tmp_path / "away")
+        for name, arguments in [("query", {"terms": []}), ("owed", {"participant": ["builder"]})]:
+            with pytest.raises(LetterboxError) as caught:
+                mcp.call(resident, name, arguments)
+            assert main(["--root", str(root), name]) == 2
+            assert f"letterbox-tui: {caught.value}\n" == capsys.readouterr().err
+        shutil.move(tmp_path / "away", root)
+        assert mcp.call(resident, "query", {"terms": []})[0]["scope"]["letters"] > 0
+    finally:
+        resident.close()
+
+
+def test_an_at_that_is_no_time_is_refused_as_the_command_line_refuses_it(resident, capsys):
+    from letterbox_tui.cli import main
+
+    with pytest.raises(LetterboxError) as caught:
+        mcp.call(resident, "owed", {"at": "soonish"})
+    assert main(["--root", resident.root, "owed", "--at", "soonish"]) == 2
+    assert capsys.readouterr().err == f"letterbox-tui: --{caught.value}\n"  # (the argument is at, the option --at)

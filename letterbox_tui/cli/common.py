@@ -85,7 +85,7 @@ def now() -> datetime:
 def parse_at(value: str | None, what: str = "--at", args: Namespace | None = None) -> datetime:
     """``--at T``: RFC 3339 with an offset or relative to now (``--at=-1d``, ``today``;
     SPEC 6: ``today`` is the display zone's, ``zone(args)``), default now; else exit 2."""
-    from letterbox_tui.core.query import parse_when
+    from letterbox_tui.core.query import not_a_time, parse_when
 
     clock = now()
     if value is None:
@@ -93,8 +93,7 @@ def parse_at(value: str | None, what: str = "--at", args: Namespace | None = Non
     tz = zone(args) if args is not None and value in ("today", "yesterday") else None
     when = parse_when(value, clock, tz)
     if when is None:
-        raise LetterboxError(f"{what} {value!r}: expected RFC 3339 with an offset (2026-10-04T00:00:00Z) "
-                             "or a relative time (now, today, yesterday, -7d, +2d, -36h, -90m)")
+        raise not_a_time(what, value)
     return when
 
 

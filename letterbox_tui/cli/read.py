@@ -408,11 +408,13 @@ def cmd_digest(args: Namespace) -> int:
                              for d in data["decisions"]])
     con.print(output.text(f"open disputes ({len(data['disputes'])})", "bold"))
     output.print_lines(con, [f"  {d['id']}  disputes {', '.join(x['id'] for x in d['disputed'])}" for d in data["disputes"]])
+    from letterbox_tui.core.truth_file import codes_named
     from letterbox_tui.core.views.attention import counts_text
 
     urgent = data["attention"]["urgent"]
     con.print(output.text(f"most urgent ({len(urgent)}): {counts_text(data['attention']['counts']) or 'none'}", "bold"))
-    output.print_lines(con, [f"  {u['id']}  {u['seat']} owes {u['from']}: {', '.join(c['code'] for c in u['attention'])}"
+    # (a code whose record cannot be read is said to be unknown, as the --write file says it)
+    output.print_lines(con, [f"  {u['id']}  {u['seat']} owes {u['from']}: {codes_named(u['attention'])}"
                              for u in urgent])
     n_owed = sum(len(g["items"]) for g in data["owed"])
     con.print(output.text(f"owed ({n_owed}, {len(data['late'])} late)", "bold"))

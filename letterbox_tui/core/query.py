@@ -161,6 +161,13 @@ def parse_when(value: str, now: datetime | None, tz: tzinfo | None = None) -> da
         return None
 
 
+def not_a_time(option: str, value: object) -> LetterboxError:
+    """The refusal of ``option``'s value (``--at``, the MCP tools' ``at``) when
+    ``parse_when`` reads no time in it: one sentence for every face."""
+    return LetterboxError(f"{option} {value!r}: expected RFC 3339 with an offset (2026-10-04T00:00:00Z) "
+                          "or a relative time (now, today, yesterday, -7d, +2d, -36h, -90m)")
+
+
 def parse_term(raw: str, now: datetime | None = None, tz: tzinfo | None = None) -> Term:
     """One term, or ``LetterboxError`` naming it. ``now``: what relative times count from."""
     if not raw.strip():

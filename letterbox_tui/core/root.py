@@ -82,8 +82,14 @@ def resolve_root(root: str | None = None, env: dict[str, str] | None = None) -> 
     """The letterbox to open, or ``LetterboxError`` saying it is not one."""
     path, source = candidate_root(root, env)
     if not is_letterbox(path):
-        raise LetterboxError(f"{_shown(str(path))} is not a letterbox (from {source}); {NOT_A_LETTERBOX_HINT}")
+        raise LetterboxError(not_a_letterbox(str(path), source))
     return Path(os.path.realpath(path))
+
+
+def not_a_letterbox(path: str, source: str) -> str:
+    """What a reader says of ``path`` (chosen by ``source``, ``candidate_root``'s) when it is
+    not, or no longer, a letterbox."""
+    return f"{_shown(path)} is not a letterbox (from {source}); {NOT_A_LETTERBOX_HINT}"
 
 
 def _shown(text: str) -> str:

@@ -326,6 +326,33 @@ def test_digest(capsys, disputed):
     assert "uncertain (1)\n  task-2  answered, late unknown: external-route" in out
 
 
+def test_digest_text_says_which_urgent_codes_are_unknown(capsys, box):
+    """Issue 24: unknown stays unknown. The digest's most urgent lines mark a code whose
+    record cannot be read, as its --write file does (a reply to the task may be unseen)."""
+    box.letter("task", frm="alpha", to="beta", type="request", requires_ack="true", sent="2026-02-01T00:00:00Z")
+    box.raw("alpha/inbox/broken.md", "---\nfrom: beta\nre: task\nbroken line\n---\n")
+    _, data = cli_json(capsys, box, "digest", "--at", "2026-03-01T00:00:00Z")
+    (urgent,) = data["attention"]["urgent"]
+    assert [c["detail"].startswith("unknown: ") for c in urgent["attention"] if c["code"] == "never-acked"] == [True]
+    _, out, _ = cli(capsys, box, "digest", "--at", "2026-03-01T00:00:00Z")
+    assert "  task  beta owes alpha: never-acked unknown\n" in out
+
+
+def test_digest_lists_the_ten_most_urgent_items_most_overdue_first(capsys, box):
+    """Issue 24: the counts per code, and the ten most urgent items with their citations."""
+    for n in range(12):  # task-0 the most overdue
+        box.letter(f"task-{n}", frm="alpha", to="beta", type="request", requires_ack="true",
+                   deadline=f"2026-02-{n + 1:02d}T00:00:00Z")
+    _, data = cli_json(capsys, box, "digest", "--at", "2026-03-01T00:00:00Z")
+    urgent = data["attention"]["urgent"]
+    assert [u["id"] for u in urgent] == [f"task-{n}" for n in range(10)]
+    assert all(u["path"] == f"beta/inbox/{u['id']}.md" for u in urgent)
+    assert data["attention"]["counts"]["late"] == {"known": 12, "unknown": 0}
+    _, out, _ = cli(capsys, box, "digest", "--at", "2026-03-01T00:00:00Z")
+    assert "most urgent (10): late 12, never-acked 12\n" in out and "  task-9  beta owes alpha" in out
+    assert "  task-10  beta owes alpha: " not in out
+
+
 def test_digest_seat_filter(capsys, disputed):
     disputed.seat("gamma")
     disputed.letter("g-1", frm="gamma", to="gamma", type="decision")

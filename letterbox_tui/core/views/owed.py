@@ -202,14 +202,15 @@ def owed_view(res: Resolution, seat: str | None = None, *, rules: Rules | None =
     return view.only(codes) if codes else view
 
 
-def attention_codes(values: list[str] | None) -> tuple[str, ...]:
-    """``--attention CODE`` (repeatable), each one of ``CODES``; else ``LetterboxError``."""
+def attention_codes(values: list[str] | None, option: str = "--attention") -> tuple[str, ...]:
+    """``--attention CODE`` (repeatable), each one of ``CODES``; else ``LetterboxError``
+    naming ``option`` (the MCP tool's argument is ``attention``)."""
     from ..errors import LetterboxError
 
     out = []
     for value in values or ():
         if value not in CODES:
-            raise LetterboxError(f"--attention {value!r}: one of {', '.join(CODES)}")
+            raise LetterboxError(f"{option} {value!r}: one of {', '.join(CODES)}")
         out.append(value)
     return tuple(out)
 
