@@ -71,8 +71,7 @@ async def test_a_dispute_and_ruling_written_in_the_app_show_on_the_letters_they_
     lists the dispute and the ruling."""
     from textual.widgets import Select, Static
 
-    from letterbox_tui.app.screens.write import WriteScreen
-    from tests.app.helpers import app_for, letters, scanned, thread_text, until, view_built
+    from tests.app.helpers import app_for, letters, scanned, sent_with, thread_text, until, view_built
 
     result = ACCESS + "--planner--result"
     app = app_for(letterbox, view="all")
@@ -82,25 +81,13 @@ async def test_a_dispute_and_ruling_written_in_the_app_show_on_the_letters_they_
         for letter_id in (ACCESS, result):
             lst.cursor = _index(lst, letter_id)
             await pilot.press("m")
-        await pilot.press("d")
-        await until(pilot, lambda: isinstance(app.screen, WriteScreen))
-        screen = app.screen
-        await until(pilot, lambda: not screen.query_one("#w-send").disabled)
-        await pilot.press("ctrl+s")
-        await until(pilot, lambda: not isinstance(app.screen, WriteScreen))
-        dispute = screen.written
+        dispute = (await sent_with(pilot, app, "d")).written
         await scanned(pilot, app, count=2)
         await pilot.press("2")
         await view_built(pilot, app)
         lst.cursor = _index(lst, dispute)
-        await pilot.press("u")
-        await until(pilot, lambda: isinstance(app.screen, WriteScreen))
-        screen = app.screen
-        screen.query_one("#w-upholds", Select).value = result
-        await until(pilot, lambda: not screen.query_one("#w-send").disabled)
-        await pilot.press("ctrl+s")
-        await until(pilot, lambda: not isinstance(app.screen, WriteScreen))
-        ruling_id = screen.written
+        ruling_id = (await sent_with(pilot, app, "u", lambda form: setattr(
+            form.query_one("#w-upholds", Select), "value", result))).written
         await scanned(pilot, app, count=3)
         written = {x.id: x for x in app.model.snapshot.letters}
         assert written[dispute].thread == ACCESS and written[ruling_id].thread == ACCESS
