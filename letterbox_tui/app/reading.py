@@ -425,9 +425,16 @@ class ReadingMixin:
         return row.key
 
     # --- searching bodies (F): explicit, never a query term ---------------------------
+    #: the view whose body search F asked for while it was being built, or None
+    body_search_waiting: str | None = None
+
     def action_body_search(self) -> None:
         from .screens.body_search import BodySearchScreen
 
+        if self._showing_pending:  # (4F typed fast: the view's letters are not listed yet)
+            self.body_search_waiting = self.mailbox_id
+            self.notify("Building this view; the body search opens when it is built.", timeout=3)
+            return
         seen: set[int] = set()
         letters = []
         for row in self.letter_list.rows:

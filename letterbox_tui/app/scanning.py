@@ -157,6 +157,10 @@ class ScanningMixin:
         self._refresh_mailboxes()
         if self._showing_pending and self.mailbox_id == message.view:
             self._show_mailbox(keep=self._selected_key())
+        if self.body_search_waiting == message.view:
+            self.body_search_waiting = None
+            if self.mailbox_id == message.view and len(self.screen_stack) == 1:
+                self.action_body_search()
         self._update_topbar()
 
     def on_scan_done(self, message: ScanDone) -> None:

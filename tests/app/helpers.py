@@ -152,3 +152,19 @@ async def body_of(pilot, app) -> str:
 
 def thread_text(app) -> str:
     return app.query_one("#letter-thread").text
+
+
+async def sent_with(pilot, app, key: str, fill=None):
+    """``key`` opens a writing form; ``fill(screen)`` (if given) fills it; once Send is on,
+    ctrl+s sends it. Returns the form, once it has closed (its ``written`` id)."""
+    from letterbox_tui.app.screens.write import WriteScreen
+
+    await pilot.press(key)
+    await until(pilot, lambda: isinstance(app.screen, WriteScreen))
+    screen = app.screen
+    if fill is not None:
+        fill(screen)
+    await until(pilot, lambda: not screen.query_one("#w-send").disabled)
+    await pilot.press("ctrl+s")
+    await until(pilot, lambda: not isinstance(app.screen, WriteScreen))
+    return screen

@@ -126,3 +126,18 @@ async def test_the_status_line_quotes_the_body_search_and_keeps_its_count_at_80(
             status = app.query_one("#status").render().plain
             assert f"body search {shown}" in status and "match 1 of 1" in status, status
             assert len(status.rstrip()) <= 80
+
+
+async def test_F_right_after_a_view_is_chosen_searches_that_view_once_it_is_built(letterbox):
+    """``4F`` typed fast (All letters is built the first time it is opened): F came while
+    the view was still being built and said "No letters in this view to search.", and the
+    text typed for the search went to the list as keys (its s opened a supersede form)."""
+    from tests.app.test_write_keys import at_once
+
+    app = app_for(_two_letters(letterbox))  # Owed & late first: All is not built yet
+    async with app.run_test(size=(160, 48), notifications=True) as pilot:
+        await scanned(pilot, app)
+        await at_once(pilot, "4F")
+        await until(pilot, lambda: isinstance(app.screen, BodySearchScreen))
+        assert len(app.screen.letters) == len(app.model.snapshot.letters)
+        assert not any("No letters" in str(n.message) for n in app._notifications)

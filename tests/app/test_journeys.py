@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.app.helpers import SIZE, app_for, body_of, letters, scanned, screen_text, until, view_built
+from tests.app.helpers import SIZE, app_for, body_of, letters, scanned, screen_text, sent_with, until, view_built
 
 BUDGET = "2026-11-21T090000-builder-request-budget-aaaa0004"
 LATE_WORD = "2026-11-26T090000-planner-info-budget-eeee0001"
@@ -367,17 +367,10 @@ async def test_j_and_k_scroll_the_letter_being_read(letterbox):
 async def test_the_top_bar_fits_80_columns_and_a_review_just_recorded_says_so(letterbox):
     """R, send: the top bar says 'last review just now' (it said '0m ago') and fits 80
     columns (its end, who reviewed, was cut off)."""
-    from letterbox_tui.app.screens.write import WriteScreen
-
     app = app_for(letterbox, now=lambda: __import__("tests.app.letterboxes", fromlist=["NOW"]).NOW)
     async with app.run_test(size=(80, 24)) as pilot:
         await scanned(pilot, app)
-        await pilot.press("R")
-        await until(pilot, lambda: isinstance(app.screen, WriteScreen))
-        screen = app.screen
-        await until(pilot, lambda: not screen.query_one("#w-send").disabled)
-        await pilot.press("ctrl+s")
-        await until(pilot, lambda: not isinstance(app.screen, WriteScreen))
+        await sent_with(pilot, app, "R")
         await scanned(pilot, app, count=2)
         top = app.topbar.render().plain
         assert "last review just now" in top and len(top) <= 80

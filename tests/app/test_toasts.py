@@ -29,6 +29,25 @@ async def test_a_toast_at_80x24_is_a_low_wide_strip_and_wraps_whole(letterbox):
         assert "ends-here" in shown and "planner-with-a-long-seat-name" in shown
 
 
+
+async def test_a_toast_of_several_lines_at_80x24_is_shown_to_its_last_word(letterbox):
+    """A titled message of several lines, whose last line wraps (a saved query's error):
+    its last words were cut ("late is one of" and no more) because the toast's height was
+    worked out for a line two cells wider than the one it was given."""
+    from letterbox_tui.app.sanitize import clean
+
+    app = app_for(letterbox, view="all")
+    async with app.run_test(size=(80, 24), notifications=True) as pilot:
+        await scanned(pilot, app)
+        for tail in ("late is one of yes|no|unknown", "late is one of yes|no|unknown, nothing else is read"):
+            message = "letterbox-tui.toml:\n[queries] \"Broken\": invalid term 'late=maybe': " + tail
+            app.clear_notifications()
+            app.notify(clean(message), title="Saved queries", severity="warning", timeout=30)
+            await until(pilot, lambda: app.screen.query(Toast))
+            await pilot.pause()
+            shown = " ".join(ln.strip("│ ▌▐") for ln in screen_text(app).splitlines())
+            assert "Saved queries" in shown and tail.split()[-1] in shown, shown
+
 async def test_sidebar_counts_never_wrap(letterbox):
     app = app_for(letterbox, view="all")
     async with app.run_test(size=(160, 48)) as pilot:

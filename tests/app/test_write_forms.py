@@ -207,6 +207,21 @@ async def test_discarding_a_draft_removes_it(letterbox):
     assert DraftStore(letterbox.root).kept() == []
 
 
+async def test_a_kept_draft_is_offered_with_its_time_in_the_display_zone(letterbox):
+    """Issue 26 item 5: the offer said "saved 2026-12-03T07:45:59+00:00" (UTC, as the
+    draft file keeps it) while every other time on screen was local."""
+    from letterbox_tui.core.draft_store import KeptDraft
+
+    (letterbox.root / "letterbox-tui.toml").write_text('[time]\nzone = "Asia/Tokyo"\n')
+    DraftStore(letterbox.root).save(KeptDraft("compose", {"body": "half a thought"},
+                                              saved_at="2026-11-29T14:30:00+00:00", name="0123456789abcdef"))
+    app = app_for(letterbox)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        await until(pilot, lambda: isinstance(app.screen, ChoiceScreen))
+        offered = app.screen.query_one("#choice-text", Static).render().plain
+        assert offered.splitlines()[-1] == "saved Sun 2026-11-29 23:30 JST", offered
+
 def test_a_damaged_draft_file_is_skipped(letterbox):
     store = DraftStore(letterbox.root)
     store.dir.mkdir(parents=True)

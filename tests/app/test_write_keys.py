@@ -1,7 +1,7 @@
 """Keys typed into the writing forms as a fast typist types them (issue 26 items 1 and 9):
 Tab and the text right behind it arrive together, with no pause between, and every
-character lands in the field Tab moved to, in every form; a review opened and closed at
-once is unchanged (no warning, no draft kept)."""
+character lands in the field Tab moved to, in every form (the chase form too); a review
+opened and closed at once is unchanged (no warning, no draft kept)."""
 
 from __future__ import annotations
 
@@ -134,6 +134,17 @@ async def test_progress_tab_and_typing_together_fill_the_right_fields(letterbox)
         assert screen.query_one("#progress-note", Input).value == "half done"
         assert screen.query_one("#progress-write").has_focus
 
+
+async def test_chase_tab_and_typing_together_fill_the_right_fields(letterbox):
+    from letterbox_tui.app.screens.chase import ChaseScreen
+
+    app = app_for(letterbox)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        screen = await opened(pilot, app, "C", ChaseScreen)  # the focus is in the note
+        await at_once(pilot, "<shift+tab>", "<tab>", "is the plan on track?", "<tab>", "xyz")
+        assert screen.query_one("#chase-note", Input).value == "is the plan on track?"
+        assert screen.query_one("#chase-cancel").has_focus
 
 async def test_a_review_opened_and_closed_at_once_is_unchanged(letterbox):
     """The review's body is written for the seat the form opens with; the seat the Select

@@ -27,10 +27,24 @@ def offer_kept_drafts(app, *, quiet: bool = True) -> None:
     more = len(kept) - 1
     # the line break is the app's, not the draft's (through cleans it showed as ␤)
     text = cleans(("Kept from before: ", "bold"), (draft.summary(), "")) + Content("\n") + cleans(
-        (f"saved {draft.saved_at}" + (f"; {more} more after this one" if more else ""), "$text-muted"))
+        (f"saved {saved_when(draft, app.model.zone)}" + (f"; {more} more after this one" if more else ""),
+         "$text-muted"))
     app.push_screen(ChoiceScreen("A draft was kept", text, [("restore", "Restore"), ("later", "Later"),
                                                            ("discard", "Discard it")], safe="later", focus="restore"),
                     lambda answer: _answer(app, draft, answer))
+
+
+def saved_when(draft: KeptDraft, zone) -> str:
+    """When the draft was saved, in the display zone as every time on screen (the file keeps
+    it in UTC); as kept when it is no time (a draft file edited by hand)."""
+    from datetime import datetime
+
+    from letterbox_tui.core.times import full
+
+    try:
+        return full(datetime.fromisoformat(draft.saved_at), zone)
+    except (TypeError, ValueError):
+        return draft.saved_at
 
 
 def _answer(app, draft: KeptDraft, answer: str | None) -> None:
