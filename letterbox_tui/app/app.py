@@ -18,12 +18,13 @@ from __future__ import annotations
 import os
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable
 from functools import partial
 from datetime import datetime, timezone
 from pathlib import Path
 
-from textual import getters, on
+from textual import events, getters, on
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -145,6 +146,7 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
         theme_dirs: Iterable[Path] | None = None,
     ) -> None:
         super().__init__()
+        self._passed_on = OrderedDict()
         self.root = os.path.realpath(os.fspath(root))
         self.participants = list(participants) if participants else None
         self.settings = settings if settings is not None else load_settings(self.root)
@@ -197,6 +199,32 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
     # --- layout -------------------------------------------------------------------
     def get_theme_variable_defaults(self) -> dict[str, str]:
         return dict(APP_VARIABLES)
+
+    # --- keys typed right behind a key that opens a screen --------------------------------
+    #: the keys lately passed on to the focused widget, by id: (the key, the screen it was
+    #: passed on in); a few dozen at most (a key a field took never comes back)
+    _passed_on: OrderedDict[int, tuple[events.Key, object]]
+
+    async def on_event(self, event: events.Event) -> None:
+        """A key is passed on to the focused widget and comes back to the app, bubbling up,
+        for the bindings. One that comes back after a screen was opened over the screen it
+        was passed on in (``c``, then at once ``Tab Tab my-slug``; ``F`` then ``zebra``) was
+        typed for the new screen: it is passed on afresh, in order, to the field that screen
+        focused, never taken as the old screen's key (on the list ``s`` opens a form, ``e``
+        the pager). The screen-opening actions return once their screen is mounted and its
+        first field focused, so the keys behind them wait for it."""
+        if type(event) is events.Key:
+            passed = self._passed_on
+            if not event.is_forwarded:
+                passed[id(event)] = (event, self.screen_stack[-1] if self.screen_stack else None)
+                while len(passed) > 64:
+                    passed.popitem(last=False)
+            else:
+                found = passed.pop(id(event), None)
+                if found is not None and found[0] is event and self.screen_stack and found[1] is not self.screen_stack[-1]:
+                    self.post_message(events.Key(event.key, event.character))
+                    return
+        await super().on_event(event)
 
     def compose(self) -> ComposeResult:
         yield Static(Content("letterbox-tui"), id="topbar")

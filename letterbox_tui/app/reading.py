@@ -428,7 +428,7 @@ class ReadingMixin:
     #: the view whose body search F asked for while it was being built, or None
     body_search_waiting: str | None = None
 
-    def action_body_search(self) -> None:
+    async def action_body_search(self) -> None:
         from .screens.body_search import BodySearchScreen
 
         if self._showing_pending:  # (4F typed fast: the view's letters are not listed yet)
@@ -446,7 +446,7 @@ class ReadingMixin:
             self.notify("No letters in this view to search.", timeout=2)
             return
         label = self._mailbox_label(self.mailbox_id)
-        self.push_screen(BodySearchScreen(letters, label), self._body_search_done)
+        await self.push_screen(BodySearchScreen(letters, label), self._body_search_done)
 
     #: the walk of the last body search's matches (``n``/``N``), or None
     body_matches = None

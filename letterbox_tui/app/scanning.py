@@ -160,7 +160,7 @@ class ScanningMixin:
         if self.body_search_waiting == message.view:
             self.body_search_waiting = None
             if self.mailbox_id == message.view and len(self.screen_stack) == 1:
-                self.action_body_search()
+                self.call_later(self.action_body_search)
         self._update_topbar()
 
     def on_scan_done(self, message: ScanDone) -> None:

@@ -221,7 +221,7 @@ async def prepare(app, pilot, step: str) -> None:
             lst.cursor = i
             app.action_mark()
         app.clear_notifications()
-        app.action_dispute()
+        await app.action_dispute()
     await pilot.pause()
     await pilot.pause(0.2)
 

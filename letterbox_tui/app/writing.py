@@ -57,7 +57,7 @@ class WritingMixin:
         row = self.letter_list.current
         return row.letter if row is not None and isinstance(row.letter, Letter) else None
 
-    def _open_writer(self, kind: str) -> None:
+    async def _open_writer(self, kind: str) -> None:
         from .screens.write import open_writer
 
         m = self.model
@@ -70,11 +70,11 @@ class WritingMixin:
 
             chase = open_chase(self)
             if chase is not None:
-                self.push_screen(chase, self._chased)
+                await self.push_screen(chase, self._chased)  # (mounted before the next key: ``OPENERS``)
             return
         screen = open_writer(self, kind)
         if screen is not None:
-            self.push_screen(screen, self._written)
+            await self.push_screen(screen, self._written)
 
     def _written(self, result: str | None) -> None:
         if result:
@@ -93,29 +93,29 @@ class WritingMixin:
             self.notify(cleans(("Chased: ", "bold"), (result, "")), timeout=4)
             self.start_scan()
 
-    def action_chase(self) -> None:
+    async def action_chase(self) -> None:
         """Chase the selected task (``screens.chase``)."""
-        self._open_writer("chase")
+        await self._open_writer("chase")
 
-    def action_compose(self) -> None:
-        self._open_writer("compose")
+    async def action_compose(self) -> None:
+        await self._open_writer("compose")
 
-    def action_reply(self) -> None:
-        self._open_writer("reply")
+    async def action_reply(self) -> None:
+        await self._open_writer("reply")
 
-    def action_supersede(self) -> None:
-        self._open_writer("supersede")
+    async def action_supersede(self) -> None:
+        await self._open_writer("supersede")
 
-    def action_dispute(self) -> None:
-        self._open_writer("dispute")
+    async def action_dispute(self) -> None:
+        await self._open_writer("dispute")
 
-    def action_rule(self) -> None:
-        self._open_writer("rule")
+    async def action_rule(self) -> None:
+        await self._open_writer("rule")
 
-    def action_review(self) -> None:
-        self._open_writer("review")
+    async def action_review(self) -> None:
+        await self._open_writer("review")
 
-    def action_progress(self) -> None:
+    async def action_progress(self) -> None:
         """A progress note on the selected letter, in its ack sidecar (issue 13 point 5)."""
         from letterbox_tui.core.sidecar import progress_of
 
@@ -126,14 +126,14 @@ class WritingMixin:
             self.notify("Select a letter you accepted first.", severity="warning")
             return
         now = progress_of(m.root, x, m.snapshot)
-        self.push_screen(ProgressScreen(m.root, x, now.line(self.clock()) if now else ""), self._written)
+        await self.push_screen(ProgressScreen(m.root, x, now.line(self.clock()) if now else ""), self._written)
 
-    def open_waiting_writer(self) -> None:
+    async def open_waiting_writer(self) -> None:
         """Open the form asked for while the first scan ran (``_open_writer``), unless another
         screen (a kept draft offered back) is showing by now."""
         kind, self.writer_waiting = self.writer_waiting, None
         if kind is not None and len(self.screen_stack) == 1:
-            self._open_writer(kind)
+            await self._open_writer(kind)
 
     def action_drafts(self, quiet: bool = False) -> None:
         from .screens.drafts import offer_kept_drafts

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from textual import events
 from textual.keys import _character_to_key
 from textual.widgets import Input, TextArea
@@ -145,6 +147,50 @@ async def test_chase_tab_and_typing_together_fill_the_right_fields(letterbox):
         await at_once(pilot, "<shift+tab>", "<tab>", "is the plan on track?", "<tab>", "xyz")
         assert screen.query_one("#chase-note", Input).value == "is the plan on track?"
         assert screen.query_one("#chase-cancel").has_focus
+
+#: (the app's options, the key that opens a screen, the keys typed right behind it, the
+#: field they must land in and its value); "s", "d", "r" and "u" are in the text on
+#: purpose: on the list they are keys that open other forms
+BEHIND_THE_OPENER = [
+    ({}, "c", ("<tab>", "<tab>", "my-slug"), "#w-slug", "my-slug"),
+    ({"letter": PLAN}, "r", ("Noted, sure.",), "#w-body", "Noted, sure."),
+    ({"letter": PLAN}, "s", ("renewal-plan-v2",), "#w-slug", "renewal-plan-v2"),
+    ({"letter": PLAN}, "P", ("drafts sent",), "#progress-note", "drafts sent"),
+    ({}, "C", ("status, dear?",), "#chase-note", "status, dear?"),
+    ({"view": "all"}, "F", ("ruled",), "#bs-input", "ruled"),
+]
+
+
+@pytest.mark.parametrize("options, key, typed, field, value", BEHIND_THE_OPENER,
+                         ids=[row[1] for row in BEHIND_THE_OPENER])
+async def test_keys_typed_right_behind_the_opening_key_land_in_the_screen_it_opens(letterbox, options, key, typed,
+                                                                                   field, value):
+    """``c`` then at once ``Tab Tab my-slug`` left the slug empty, and ``F`` then ``zebra``
+    left the search empty while the list took the letters as keys (its ``s`` opened a
+    supersede form): the keys behind the opening key had gone to the list before its screen
+    was up, and the form's first field took the focus later still. Such a key is passed on
+    afresh to the new screen, whose first field has the focus once it is mounted."""
+    app = app_for(letterbox, **options)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        await until(pilot, lambda: not app.views_building)
+        await at_once(pilot, key, *typed)
+        assert len(app.screen_stack) == 2, app.screen_stack  # the one screen asked for, nothing else
+        got = app.screen.query_one(field)
+        assert (got.value if isinstance(got, Input) else got.text).startswith(value)
+
+
+async def test_an_opening_key_typed_into_a_bar_is_a_letter_there(letterbox):
+    """Keys a bar's field takes are its own: ``c``, ``r``, ``s``, ``d`` typed into the query
+    bar are letters of the query, no form opens."""
+    app = app_for(letterbox)
+    async with app.run_test(size=SIZE) as pilot:
+        await scanned(pilot, app)
+        await pilot.press("backslash")
+        await until(pilot, lambda: isinstance(app.focused, Input))
+        await at_once(pilot, "from=c", "rsd")
+        assert len(app.screen_stack) == 1 and app.focused.value == "from=crsd"
+
 
 async def test_a_review_opened_and_closed_at_once_is_unchanged(letterbox):
     """The review's body is written for the seat the form opens with; the seat the Select

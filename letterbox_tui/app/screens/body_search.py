@@ -143,7 +143,7 @@ class BodySearchScreen(ModalScreen[object]):
 
     def on_mount(self) -> None:
         self.query_one("#bs-progress", ProgressBar).display = False  # until a search starts
-        self.query_one("#bs-input", Input).focus()
+        self.set_focus(self.query_one("#bs-input", Input))  # now, not later: keys typed behind F land here
 
     @on(Input.Submitted, "#bs-input")
     def _start(self, event: Input.Submitted) -> None:

@@ -134,7 +134,7 @@ class ChaseScreen(ModalScreen[str | None]):
         note = self.query_one("#chase-note", FieldInput)
         if self.app.is_headless:
             note.cursor_blink = False
-        note.focus()
+        self.set_focus(note)  # now, not later: keys typed behind C land here
         self.validate()
 
     # --- the check, as the form is filled -------------------------------------------

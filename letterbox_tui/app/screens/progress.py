@@ -53,7 +53,7 @@ class ProgressScreen(ModalScreen[str | None]):
                 yield Button("Cancel (esc)", id="progress-cancel", compact=True)
 
     def on_mount(self) -> None:
-        self.query_one("#progress-note", Input).focus()
+        self.set_focus(self.query_one("#progress-note", Input))  # now: keys typed behind P land here
 
     @on(Input.Submitted, "#progress-note")
     @on(Button.Pressed, "#progress-write")

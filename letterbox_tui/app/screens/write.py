@@ -228,7 +228,9 @@ class WriteScreen(DraftKeeping, ModalScreen[str | None]):
         if self.restore is not None:
             self._apply(self.restore.fields)
         self._sync_task()
-        self._first_field().focus()
+        # now, not with ``focus()`` (a callback queued behind the keys the app already holds):
+        # the keys typed right behind the key that opened the form land in its first field
+        self.set_focus(self._first_field())
         if self.pointers is None:
             self._build_pointers()
         self.validate()
