@@ -68,10 +68,15 @@ class SyncMixin:
 
     @work(thread=True, exclusive=True, group="sync", exit_on_error=False)
     def _sync_worker(self) -> None:
+        from letterbox_tui.core.sync_git import NoRemote
         from letterbox_tui.core.sync_run import sync
 
         try:
             result = sync(self.root)  # type: ignore[attr-defined]
+        except NoRemote:  # (the command line's words name its --remote, which the app has not)
+            self.post_message(SyncDone("", "no remote to sync with: add one (git remote add origin URL), "  # type: ignore[attr-defined]
+                                           "then press S again"))
+            return
         except LetterboxError as exc:
             self.post_message(SyncDone("", str(exc)))  # type: ignore[attr-defined]
             return

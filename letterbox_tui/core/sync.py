@@ -41,7 +41,7 @@ except ImportError:  # pragma: no cover - every CPython build has _blake2
 from typing import Any
 
 from .sync_git import (  # noqa: F401  (re-exported: what sync's callers import from here)
-    READING, SyncError, SyncTimeout, git, git_env, last_line, run_git, user_git,
+    READING, NoRemote, SyncError, SyncTimeout, git, git_env, last_line, run_git, user_git,
 )
 from .user_files import replace_atomically
 

@@ -26,6 +26,10 @@ class SyncError(LetterboxError):
     """git could not do what was asked (one line; the CLI exits 2)."""
 
 
+class NoRemote(SyncError):
+    """The copy has no remote to sync with (its message says how to add one, or name one)."""
+
+
 def git_env() -> dict[str, str]:
     """The environment every git call gets: never prompts, plain C messages, and none of
     the caller's GIT_DIR-style overrides (the repository is the one found here)."""

@@ -33,7 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .sync import Repo, SyncError, changed_paths, find_repo, git_env, kept_in_git, last_line, run_git, status_raw
+from .sync import NoRemote, Repo, SyncError, changed_paths, find_repo, git_env, kept_in_git, last_line, run_git, status_raw
 from .sync import user_git as git  # sync's steps run the user's hooks, as git does
 from .sync_init import config as _config, identity as _identity, init_git, keep_folders  # noqa: F401
 from .sync_losses import Loss, letter_halves, other_half
@@ -167,7 +167,7 @@ def _remote_of(repo: Repo, branch: str, *, none_ok: bool = False) -> str | None:
     if not remotes:
         if none_ok:
             return None
-        raise SyncError("no remote to sync with (git remote add origin URL, or --remote R)")
+        raise NoRemote("no remote to sync with (git remote add origin URL, or --remote R)")
     raise SyncError(f"several remotes ({', '.join(remotes)}): name one with --remote R")
 
 

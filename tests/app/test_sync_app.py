@@ -117,11 +117,15 @@ async def test_a_copy_with_no_remote_is_not_offered_a_sync_it_cannot_make(tmp_pa
             git(tmp_path, "init", "-q", "--bare", str(remote))
             git(box.root, "remote", "add", "origin", str(remote))
         app = app_for(Root(box.root), view="all")
-        async with app.run_test(size=(160, 48)) as pilot:
+        async with app.run_test(size=(160, 48), notifications=True) as pilot:
             await scanned(pilot, app)
             text = banner(app)
             if remote is None:
                 assert "no remote: nothing is shared yet" in text and "git remote add origin URL" in text
                 assert "Press S" not in text
+                await pilot.press("S")  # pressed all the same: refused in the app's own words
+                await until(pilot, lambda: not app.syncing)
+                said = [str(n.message) for n in app._notifications if n.title == "Sync refused"]
+                assert said and "git remote add origin URL" in said[-1] and "--remote" not in said[-1], said
             else:
                 assert "no upstream: nothing is shared yet" in text and "Press S to sync." in text
