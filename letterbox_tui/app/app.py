@@ -425,12 +425,11 @@ class LetterboxApp(ScanningMixin, ReadingMixin, WritingMixin, RawFileMixin, Sync
             scope = m.snapshot.scope
             # Problems lists what was not read; a partial scope alone is the user's choice
             # (--participant), which Problems has nothing to say of
-            found = scope.unreadable or scope.unsupported or not scope.atomic
             text = Content.assemble(
                 ("⚠ Incomplete scope: ", "bold"),
                 clean("; ".join(scope.why_incomplete()), single_line=True),
                 (". Answers that depend on what could not be read are shown as unknown; absence is not proof. ", ""),
-                ("Press p for Problems.", "bold underline") if found
+                ("Press p for Problems.", "bold underline") if not scope.all_read
                 else ("Start without --participant to read every seat.", "bold"),
             )
             if copy is not None:

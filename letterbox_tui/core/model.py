@@ -367,8 +367,14 @@ class Scope:
     sync: dict[str, object] | None = field(default=None, compare=False)
 
     @property
+    def all_read(self) -> bool:
+        """Every file the scope takes in was read: none unreadable or unsupported, none
+        changed while the scan ran (a partial scope may still be all read)."""
+        return not self.unreadable and not self.unsupported and self.atomic
+
+    @property
     def complete(self) -> bool:
-        return not self.unreadable and not self.unsupported and not self.partial and self.atomic
+        return self.all_read and not self.partial
 
     def to_json(self) -> dict[str, object]:
         return {
